@@ -1,0 +1,3 @@
+module github.com/tflrun/tflrun
+
+go 1.26

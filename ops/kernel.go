@@ -1,0 +1,127 @@
+package ops
+
+import (
+	"fmt"
+)
+
+// Kernel is one operator instance's implementation. The interpreter makes
+// a fresh Kernel (Registration.New) for every operator node, so a kernel
+// keeps what it derives at Prepare (quantised multipliers, packed weights,
+// scratch indices) in its own fields.
+//
+// The split follows TFLite (and TFLite Micro): Prepare runs at
+// AllocateTensors, in execution order, once the shapes of the node's
+// inputs are known; it validates types and shapes, sets the shapes of the
+// outputs (Tensor.Shape), may read constant inputs, and requests scratch
+// memory. Eval runs at every Invoke after the arena is planned; it must
+// not allocate on the heap and must not keep slices of tensor data
+// between calls.
+type Kernel interface {
+	// Prepare validates the node and sets its output shapes. Errors name
+	// the offending input or output (the interpreter adds the operator,
+	// its index and subgraph).
+	Prepare(n *Node) error
+	// Eval computes the node's outputs from its inputs.
+	Eval(n *Node) error
+}
+
+// Node is one operator of a subgraph as a kernel sees it.
+type Node struct {
+	// Subgraph and Index locate the operator in the model.
+	Subgraph, Index int
+	// OpName is the operator's TFLite name ("FULLY_CONNECTED") or, for a
+	// custom operator, its custom code.
+	OpName string
+	// Op is the builtin operator code (BuiltinCustom for custom ops).
+	Op BuiltinOperator
+	// Version is the operator version recorded in the model (1 when the
+	// model omits it).
+	Version int
+	// Inputs, Outputs and Intermediates are the node's tensors in model
+	// order. An omitted optional input (index -1 in the model) is nil.
+	Inputs, Outputs, Intermediates []*Tensor
+	// Options is the decoded builtin options table (a pointer to one of
+	// the *Options structs of this package), nil when the operator has
+	// none or the model omits them.
+	Options any
+	// CustomOptions is the raw custom_options bytes (a view of the model).
+	CustomOptions []byte
+	// Scratch holds the scratch buffers requested at Prepare, each
+	// 64-byte aligned and at least the requested size. They are valid
+	// during Eval only, and their contents do not persist between calls.
+	Scratch [][]byte
+
+	scratchSizes []int
+}
+
+// Input returns input i, or nil when i is out of range or the input is
+// omitted.
+func (n *Node) Input(i int) *Tensor {
+	if i < 0 || i >= len(n.Inputs) {
+		return nil
+	}
+	return n.Inputs[i]
+}
+
+// Output returns output i, or nil when i is out of range.
+func (n *Node) Output(i int) *Tensor {
+	if i < 0 || i >= len(n.Outputs) {
+		return nil
+	}
+	return n.Outputs[i]
+}
+
+// RequestScratch asks for a scratch buffer of the given size in bytes,
+// available in Eval as n.Scratch[id]. Call it from Prepare only; a new
+// Prepare (after a resize) starts with no requests. The interpreter places
+// scratch in the arena, sharing space with tensors that are not live while
+// this node runs.
+func (n *Node) RequestScratch(bytes int) (id int) {
+	if bytes < 0 {
+		bytes = 0
+	}
+	n.scratchSizes = append(n.scratchSizes, bytes)
+	return len(n.scratchSizes) - 1
+}
+
+// ScratchSizes returns the sizes (bytes) requested at Prepare, for the
+// memory planner.
+func (n *Node) ScratchSizes() []int { return n.scratchSizes }
+
+// ResetScratch forgets the scratch requests; the interpreter calls it
+// before each Prepare.
+func (n *Node) ResetScratch() {
+	n.scratchSizes = n.scratchSizes[:0]
+	n.Scratch = n.Scratch[:0]
+}
+
+// String names the node for messages: "FULLY_CONNECTED v9 (operator 3,
+// subgraph 0)".
+func (n *Node) String() string {
+	return fmt.Sprintf("%s v%d (operator %d, subgraph %d)", n.OpName, n.Version, n.Index, n.Subgraph)
+}
+
+// CheckIO verifies the node's input and output counts: between minIn and
+// maxIn inputs, exactly outs outputs. It returns an error naming the
+// counts.
+func (n *Node) CheckIO(minIn, maxIn, outs int) error {
+	if len(n.Inputs) < minIn || len(n.Inputs) > maxIn {
+		if minIn == maxIn {
+			return fmt.Errorf("has %d inputs, needs %d", len(n.Inputs), minIn)
+		}
+		return fmt.Errorf("has %d inputs, needs %d to %d", len(n.Inputs), minIn, maxIn)
+	}
+	if len(n.Outputs) != outs {
+		return fmt.Errorf("has %d outputs, needs %d", len(n.Outputs), outs)
+	}
+	return nil
+}
+
+// RequireInput returns input i, or an error when it is omitted.
+func (n *Node) RequireInput(i int) (*Tensor, error) {
+	t := n.Input(i)
+	if t == nil {
+		return nil, fmt.Errorf("input %d is required but omitted", i)
+	}
+	return t, nil
+}

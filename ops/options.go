@@ -1,0 +1,120 @@
+package ops
+
+import "strconv"
+
+// This file declares the decoded builtin options tables kernels receive in
+// Node.Options. Field meanings and defaults are those of the matching
+// tables in TFLite's schema.fbs; the interpreter fills them from the model
+// (a missing field takes the schema default).
+
+// Activation is a fused activation function, numbered as TFLite's
+// ActivationFunctionType.
+type Activation int8
+
+// Fused activations (TFLite ActivationFunctionType numbering).
+const (
+	ActNone      Activation = 0
+	ActRelu      Activation = 1
+	ActReluN1To1 Activation = 2
+	ActRelu6     Activation = 3
+	ActTanh      Activation = 4
+	ActSignBit   Activation = 5
+)
+
+// String returns the schema name of the activation ("RELU6").
+func (a Activation) String() string {
+	switch a {
+	case ActNone:
+		return "NONE"
+	case ActRelu:
+		return "RELU"
+	case ActReluN1To1:
+		return "RELU_N1_TO_1"
+	case ActRelu6:
+		return "RELU6"
+	case ActTanh:
+		return "TANH"
+	case ActSignBit:
+		return "SIGN_BIT"
+	}
+	return "ACTIVATION(" + strconv.Itoa(int(a)) + ")"
+}
+
+// FullyConnectedOptions is TFLite's FullyConnectedOptions.
+type FullyConnectedOptions struct {
+	Activation Activation
+	// WeightsFormat is 0 (DEFAULT) or 1 (SHUFFLED4x16INT8).
+	WeightsFormat int8
+	// KeepNumDims keeps the input's leading dimensions in the output
+	// instead of flattening them into one batch dimension.
+	KeepNumDims bool
+	// AsymmetricQuantizeInputs selects asymmetric input quantisation in
+	// the hybrid (float input, int8 weights) path.
+	AsymmetricQuantizeInputs bool
+	// QuantizedBiasType is the bias type of a quantised FC (Float32 = 0
+	// means "the default for the input type").
+	QuantizedBiasType DataType
+}
+
+// SoftmaxOptions is TFLite's SoftmaxOptions.
+type SoftmaxOptions struct {
+	Beta float32
+}
+
+// AddOptions is TFLite's AddOptions.
+type AddOptions struct {
+	Activation Activation
+	// PotScaleInt16 selects the power-of-two-scale int16 path (schema
+	// default true).
+	PotScaleInt16 bool
+}
+
+// SubOptions is TFLite's SubOptions.
+type SubOptions struct {
+	Activation    Activation
+	PotScaleInt16 bool
+}
+
+// MulOptions is TFLite's MulOptions.
+type MulOptions struct {
+	Activation Activation
+}
+
+// ReshapeOptions is TFLite's ReshapeOptions. NewShape is nil when the
+// model does not give the field.
+type ReshapeOptions struct {
+	NewShape []int
+}
+
+// LSTMKernelType is TFLite's LSTMKernelType.
+type LSTMKernelType int8
+
+// LSTM kernel types.
+const (
+	LSTMFull  LSTMKernelType = 0
+	LSTMBasic LSTMKernelType = 1
+)
+
+// LSTMOptions is TFLite's LSTMOptions (operator LSTM).
+type LSTMOptions struct {
+	Activation               Activation
+	CellClip                 float32
+	ProjClip                 float32
+	KernelType               LSTMKernelType
+	AsymmetricQuantizeInputs bool
+}
+
+// UnidirectionalSequenceLSTMOptions is TFLite's
+// UnidirectionalSequenceLSTMOptions.
+type UnidirectionalSequenceLSTMOptions struct {
+	Activation Activation
+	CellClip   float32
+	ProjClip   float32
+	// TimeMajor: input is [time, batch, input] when true, [batch, time,
+	// input] when false.
+	TimeMajor                bool
+	AsymmetricQuantizeInputs bool
+	// DiagonalRecurrentTensors: recurrent weights are diagonal vectors
+	// [n_cell] instead of matrices (version 4).
+	DiagonalRecurrentTensors bool
+}

@@ -1,0 +1,139 @@
+package ops
+
+import (
+	"fmt"
+	"sort"
+)
+
+// BuiltinOperator is a TFLite builtin operator code, numbered as the
+// BuiltinOperator enum of TFLite's schema.fbs. Only the codes tflrun's
+// kernels register are named here; the schema package has the complete
+// enum (the interpreter's tests check that the two agree).
+type BuiltinOperator int32
+
+// Builtin operator codes (TFLite schema numbering).
+const (
+	OpAdd                        BuiltinOperator = 0
+	OpAveragePool2D              BuiltinOperator = 1
+	OpConcatenation              BuiltinOperator = 2
+	OpConv2D                     BuiltinOperator = 3
+	OpDepthwiseConv2D            BuiltinOperator = 4
+	OpDequantize                 BuiltinOperator = 6
+	OpEmbeddingLookup            BuiltinOperator = 7
+	OpFullyConnected             BuiltinOperator = 9
+	OpLogistic                   BuiltinOperator = 14
+	OpLSTM                       BuiltinOperator = 16
+	OpMaxPool2D                  BuiltinOperator = 17
+	OpMul                        BuiltinOperator = 18
+	OpRelu                       BuiltinOperator = 19
+	OpReluN1To1                  BuiltinOperator = 20
+	OpRelu6                      BuiltinOperator = 21
+	OpReshape                    BuiltinOperator = 22
+	OpRNN                        BuiltinOperator = 24
+	OpSoftmax                    BuiltinOperator = 25
+	OpSVDF                       BuiltinOperator = 27
+	OpTanh                       BuiltinOperator = 28
+	BuiltinCustom                BuiltinOperator = 32
+	OpUnidirectionalSequenceRNN  BuiltinOperator = 35
+	OpGather                     BuiltinOperator = 36
+	OpTranspose                  BuiltinOperator = 39
+	OpMean                       BuiltinOperator = 40
+	OpSub                        BuiltinOperator = 41
+	OpSqueeze                    BuiltinOperator = 43
+	OpUnidirectionalSequenceLSTM BuiltinOperator = 44
+	OpStridedSlice               BuiltinOperator = 45
+	OpBidirectionalSequenceRNN   BuiltinOperator = 46
+	OpBidirectionalSequenceLSTM  BuiltinOperator = 52
+	OpCast                       BuiltinOperator = 53
+	OpExpandDims                 BuiltinOperator = 70
+	OpNotEqual                   BuiltinOperator = 72
+	OpPack                       BuiltinOperator = 83
+	OpUnpack                     BuiltinOperator = 88
+	OpQuantize                   BuiltinOperator = 114
+)
+
+// Registration binds an operator to its kernel: a builtin code with the
+// range of versions the kernel implements, or a custom operator name.
+type Registration struct {
+	// Op is the builtin code, BuiltinCustom for a custom operator.
+	Op BuiltinOperator
+	// Custom is the custom operator's name (custom_code), empty for
+	// builtins.
+	Custom string
+	// MinVersion and MaxVersion bound the builtin versions the kernel
+	// accepts (inclusive). Custom operators ignore them.
+	MinVersion, MaxVersion int
+	// New makes a kernel instance for one operator node.
+	New func() Kernel
+}
+
+// Resolver maps operators to kernels, like TFLite's OpResolver. The zero
+// value is not usable; make one with NewResolver.
+type Resolver struct {
+	builtins map[BuiltinOperator][]Registration
+	customs  map[string]Registration
+}
+
+// NewResolver returns an empty resolver.
+func NewResolver() *Resolver {
+	return &Resolver{
+		builtins: map[BuiltinOperator][]Registration{},
+		customs:  map[string]Registration{},
+	}
+}
+
+// AddBuiltin registers a kernel for versions minVersion..maxVersion of a
+// builtin operator. A later registration overlapping an earlier one takes
+// precedence for the overlapping versions.
+func (r *Resolver) AddBuiltin(op BuiltinOperator, minVersion, maxVersion int, newKernel func() Kernel) {
+	r.builtins[op] = append([]Registration{{Op: op, MinVersion: minVersion, MaxVersion: maxVersion, New: newKernel}}, r.builtins[op]...)
+}
+
+// AddCustom registers (or replaces) the kernel of the custom operator
+// called name.
+func (r *Resolver) AddCustom(name string, newKernel func() Kernel) {
+	r.customs[name] = Registration{Op: BuiltinCustom, Custom: name, New: newKernel}
+}
+
+// FindBuiltin returns the registration for version v of op. The error says
+// whether the operator is unknown or only the version is unsupported
+// (naming the versions that are).
+func (r *Resolver) FindBuiltin(op BuiltinOperator, v int) (Registration, error) {
+	regs := r.builtins[op]
+	if len(regs) == 0 {
+		return Registration{}, fmt.Errorf("no kernel for this operator")
+	}
+	for _, reg := range regs {
+		if v >= reg.MinVersion && v <= reg.MaxVersion {
+			return reg, nil
+		}
+	}
+	return Registration{}, fmt.Errorf("version %d is not supported (supported: %s)", v, versionRanges(regs))
+}
+
+// FindCustom returns the registration for the custom operator name.
+func (r *Resolver) FindCustom(name string) (Registration, error) {
+	reg, ok := r.customs[name]
+	if !ok {
+		return Registration{}, fmt.Errorf("no kernel for custom operator %q", name)
+	}
+	return reg, nil
+}
+
+func versionRanges(regs []Registration) string {
+	s := make([]Registration, len(regs))
+	copy(s, regs)
+	sort.Slice(s, func(i, j int) bool { return s[i].MinVersion < s[j].MinVersion })
+	out := ""
+	for i, reg := range s {
+		if i > 0 {
+			out += ", "
+		}
+		if reg.MinVersion == reg.MaxVersion {
+			out += fmt.Sprint(reg.MinVersion)
+		} else {
+			out += fmt.Sprintf("%d-%d", reg.MinVersion, reg.MaxVersion)
+		}
+	}
+	return out
+}

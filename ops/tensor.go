@@ -1,0 +1,265 @@
+// Package ops holds the kernel contract of tflrun (tensor views, the
+// Prepare/Eval interface, the operator registry) and the builtin
+// non-recurrent kernels, one operator per file.
+//
+// The semantics of every kernel follow TensorFlow Lite's builtin kernels
+// (tensorflow/lite/kernels): the same rounding, saturation and quantisation
+// arithmetic, so integer models give TFLite's outputs bit for bit.
+package ops
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+)
+
+// DataType is the element type of a tensor. The numbering is TFLite's
+// TensorType enum (schema.fbs), so a value read from a model converts
+// directly.
+type DataType int8
+
+// Element types, numbered as TFLite's TensorType.
+const (
+	Float32    DataType = 0
+	Float16    DataType = 1
+	Int32      DataType = 2
+	Uint8      DataType = 3
+	Int64      DataType = 4
+	String     DataType = 5
+	Bool       DataType = 6
+	Int16      DataType = 7
+	Complex64  DataType = 8
+	Int8       DataType = 9
+	Float64    DataType = 10
+	Complex128 DataType = 11
+	Uint64     DataType = 12
+	Resource   DataType = 13
+	Variant    DataType = 14
+	Uint32     DataType = 15
+	Uint16     DataType = 16
+	Int4       DataType = 17
+	BFloat16   DataType = 18
+)
+
+var dataTypeNames = [...]string{
+	Float32: "float32", Float16: "float16", Int32: "int32", Uint8: "uint8",
+	Int64: "int64", String: "string", Bool: "bool", Int16: "int16",
+	Complex64: "complex64", Int8: "int8", Float64: "float64",
+	Complex128: "complex128", Uint64: "uint64", Resource: "resource",
+	Variant: "variant", Uint32: "uint32", Uint16: "uint16", Int4: "int4",
+	BFloat16: "bfloat16",
+}
+
+// String returns the lower-case name of the type as NumPy spells it
+// ("float32", "int8"); unknown values print as "DataType(N)".
+func (d DataType) String() string {
+	if d >= 0 && int(d) < len(dataTypeNames) {
+		return dataTypeNames[d]
+	}
+	return fmt.Sprintf("DataType(%d)", int(d))
+}
+
+// Size is the number of bytes one element occupies in a tensor buffer.
+// It is 0 for types without a fixed element size (String, Resource,
+// Variant, and Int4, which TFLite packs two to a byte in constant buffers
+// but one to a byte at run time) and for unknown values.
+func (d DataType) Size() int {
+	switch d {
+	case Bool, Int8, Uint8:
+		return 1
+	case Int16, Uint16, Float16, BFloat16:
+		return 2
+	case Int32, Uint32, Float32:
+		return 4
+	case Int64, Uint64, Float64, Complex64:
+		return 8
+	case Complex128:
+		return 16
+	}
+	return 0
+}
+
+// Quantization holds a tensor's affine quantisation: real = Scale *
+// (q - ZeroPoint). A per-tensor quantisation has one scale and one zero
+// point; a per-channel one has one of each per index of dimension
+// QuantizedDimension. Semantics are TFLite's QuantizationParameters.
+type Quantization struct {
+	Scale              []float32
+	ZeroPoint          []int64
+	QuantizedDimension int
+}
+
+// TensorKind says where a tensor's bytes live.
+type TensorKind uint8
+
+const (
+	// ArenaTensor is an activation: its bytes are a slice of the
+	// interpreter's arena, valid from AllocateTensors on, and may share
+	// space with tensors whose lifetimes do not overlap.
+	ArenaTensor TensorKind = iota
+	// ConstTensor is a weight: its bytes are a read-only view of the model
+	// buffer (copied only when misaligned for its element type).
+	ConstTensor
+	// VariableTensor is persistent state (an LSTM's cell state, say): its
+	// bytes are never shared and survive across Invoke calls.
+	VariableTensor
+)
+
+// Tensor is one tensor of a subgraph as kernels and users see it: type,
+// shape and quantisation, and its bytes. Data is nil before
+// AllocateTensors (for non-constant tensors) and for tensors with no
+// elements. Kernels must not retain views across Prepare and Eval: the
+// arena may move when it is re-planned.
+type Tensor struct {
+	// Index is the tensor's position in its subgraph's tensor list.
+	Index int
+	// Name is the tensor's name in the model (may be empty).
+	Name string
+	// Type is the element type.
+	Type DataType
+	// Shape is the current shape (row-major, outermost first).
+	Shape []int
+	// Signature is the model's shape_signature, with -1 for a dimension
+	// that may be resized; nil when the model gives none (then Shape is
+	// the signature).
+	Signature []int
+	// Quant is the quantisation, nil for a float tensor.
+	Quant *Quantization
+	// Kind says whether the tensor is an activation, a constant or a
+	// variable.
+	Kind TensorKind
+	// Data is the tensor's bytes, little-endian, exactly Bytes() long once
+	// allocated.
+	Data []byte
+}
+
+// NumElements is the product of the shape's dimensions (1 for a scalar).
+// Shapes are checked for overflow when they are set, so this cannot
+// overflow for a tensor the interpreter accepted.
+func (t *Tensor) NumElements() int {
+	n := 1
+	for _, d := range t.Shape {
+		n *= d
+	}
+	return n
+}
+
+// Bytes is the size in bytes the tensor's data occupies: NumElements
+// times the element size, 0 for types without a fixed size.
+func (t *Tensor) Bytes() int { return t.NumElements() * t.Type.Size() }
+
+// Dim returns dimension i of the shape, counting from the end when i is
+// negative (Dim(-1) is the innermost dimension).
+func (t *Tensor) Dim(i int) int {
+	if i < 0 {
+		i += len(t.Shape)
+	}
+	return t.Shape[i]
+}
+
+// Rank is the number of dimensions.
+func (t *Tensor) Rank() int { return len(t.Shape) }
+
+// Scale returns the first (per-tensor) quantisation scale, 0 when the
+// tensor is not quantised.
+func (t *Tensor) Scale() float32 {
+	if t.Quant == nil || len(t.Quant.Scale) == 0 {
+		return 0
+	}
+	return t.Quant.Scale[0]
+}
+
+// ZeroPoint returns the first (per-tensor) zero point, 0 when the tensor
+// is not quantised.
+func (t *Tensor) ZeroPoint() int32 {
+	if t.Quant == nil || len(t.Quant.ZeroPoint) == 0 {
+		return 0
+	}
+	return int32(t.Quant.ZeroPoint[0])
+}
+
+// String describes the tensor for error messages: index, name, type and
+// shape, e.g. `tensor 3 "input" float32[1 28 28]`.
+func (t *Tensor) String() string {
+	return fmt.Sprintf("tensor %d %q %s%v", t.Index, t.Name, t.Type, t.Shape)
+}
+
+// view reinterprets the tensor's bytes as n elements of type E, where n
+// is len(Data)/size. The interpreter guarantees Data is aligned for its
+// element type.
+func view[E any](b []byte) []E {
+	var z E
+	size := int(unsafe.Sizeof(z))
+	if len(b) < size {
+		return nil
+	}
+	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/size)
+}
+
+// Float32s returns the data as []float32 sharing the tensor's memory. It
+// does not check Type; callers check types in Prepare.
+func (t *Tensor) Float32s() []float32 { return view[float32](t.Data) }
+
+// Float64s returns the data as []float64 sharing the tensor's memory.
+func (t *Tensor) Float64s() []float64 { return view[float64](t.Data) }
+
+// Int8s returns the data as []int8 sharing the tensor's memory.
+func (t *Tensor) Int8s() []int8 { return view[int8](t.Data) }
+
+// Uint8s returns the data as []uint8 sharing the tensor's memory (the same
+// slice as Data).
+func (t *Tensor) Uint8s() []uint8 { return t.Data }
+
+// Int16s returns the data as []int16 sharing the tensor's memory.
+func (t *Tensor) Int16s() []int16 { return view[int16](t.Data) }
+
+// Uint16s returns the data as []uint16 sharing the tensor's memory.
+func (t *Tensor) Uint16s() []uint16 { return view[uint16](t.Data) }
+
+// Int32s returns the data as []int32 sharing the tensor's memory.
+func (t *Tensor) Int32s() []int32 { return view[int32](t.Data) }
+
+// Uint32s returns the data as []uint32 sharing the tensor's memory.
+func (t *Tensor) Uint32s() []uint32 { return view[uint32](t.Data) }
+
+// Int64s returns the data as []int64 sharing the tensor's memory.
+func (t *Tensor) Int64s() []int64 { return view[int64](t.Data) }
+
+// Bools returns the data as []bool sharing the tensor's memory (TFLite
+// stores bool as one byte, 0 or 1).
+func (t *Tensor) Bools() []bool { return view[bool](t.Data) }
+
+// ShapeElements multiplies dims with overflow and sign checks: it returns
+// the element count, or an error when a dimension is negative or the
+// product (or the product times elemSize bytes) exceeds math.MaxInt32
+// elements / math.MaxInt64 bytes. elemSize may be 0 to skip the byte
+// check.
+func ShapeElements(dims []int, elemSize int) (int, error) {
+	n := int64(1)
+	for i, d := range dims {
+		if d < 0 {
+			return 0, fmt.Errorf("dimension %d is negative (%d)", i, d)
+		}
+		if d != 0 && n > math.MaxInt32/int64(d) {
+			return 0, fmt.Errorf("shape %v has more than %d elements", dims, math.MaxInt32)
+		}
+		n *= int64(d)
+	}
+	if elemSize > 0 && n > math.MaxInt64/int64(elemSize) {
+		return 0, fmt.Errorf("shape %v of %d-byte elements overflows", dims, elemSize)
+	}
+	return int(n), nil
+}
+
+// SameShape reports whether a and b have identical dimensions.
+func SameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
