@@ -2,4 +2,11 @@ module github.com/tflrun/tflrun
 
 go 1.26.0
 
-require golang.org/x/sys v0.50.0 // indirect
+require github.com/google/flatbuffers v25.12.19+incompatible
+
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/cobra v1.10.2 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)
