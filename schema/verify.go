@@ -75,6 +75,14 @@ func (e *FormatError) Error() string { return e.Path + ": " + e.Reason }
 // indexed accessors are called with j < the matching ...Length() and union
 // values are read as their declared type. The error is a *FormatError.
 func VerifyModel(buf []byte) error {
+	if err := verifyBuffer(buf, modelDesc); err != nil {
+		return err
+	}
+	return checkOutOfLineData(buf)
+}
+
+// verifyBuffer checks the identifier and the root table of type root.
+func verifyBuffer(buf []byte, root *tableDesc) error {
 	v := verifier{buf: buf, n: int64(len(buf))}
 	if v.n > maxFlatbufferSize {
 		// The flatbuffer itself must lie in the first 2 GiB; the rest of a
@@ -90,14 +98,11 @@ func VerifyModel(buf []byte) error {
 			strconv.Quote(id) + ", want \"TFL3\" (not a TFLite model, or a size-prefixed one)"}
 	}
 	v.path = append(v.path, pathSeg{name: "model", idx: -1})
-	root, err := v.offset(0, "root offset")
+	pos, err := v.offset(0, "root offset")
 	if err != nil {
 		return err
 	}
-	if err := v.table(modelDesc, root); err != nil {
-		return err
-	}
-	return checkOutOfLineData(buf)
+	return v.table(root, pos)
 }
 
 // ModelIdentifier is the 4-byte file identifier of TFLite model files
