@@ -50,6 +50,7 @@ const (
 	OpPack                       BuiltinOperator = 83
 	OpUnpack                     BuiltinOperator = 88
 	OpQuantize                   BuiltinOperator = 114
+	OpRelu0To1                   BuiltinOperator = 152
 )
 
 // Registration binds an operator to its kernel: a builtin code with the

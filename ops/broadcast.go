@@ -1,0 +1,227 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// maxBroadcastRank is the largest rank TFLite's binary kernels broadcast
+// (BroadcastAdd6DSlow and friends).
+const maxBroadcastRank = 6
+
+// broadcast holds, for a binary elementwise node, the output shape padded
+// to six dimensions and each input's element strides (0 along broadcast
+// dimensions), computed at Prepare so Eval walks the inputs without
+// allocating. Every output element depends only on its two input
+// elements, so visiting order does not affect results.
+type broadcast struct {
+	needed   bool
+	count    int
+	dims     [maxBroadcastRank]int
+	strideA  [maxBroadcastRank]int
+	strideB  [maxBroadcastRank]int
+	outShape []int
+}
+
+// binaryInputs is the common Prepare of ADD, SUB and MUL: two inputs of
+// one type, one output of that type, and the broadcast output shape
+// (TFLite's CalculateShapeForBroadcast: trailing dimensions must match or
+// be 1; a 0 against 1 gives 0).
+func binaryInputs(n *Node, bc *broadcast) (a, b, out *Tensor, err error) {
+	if err := n.CheckIO(2, 2, 1); err != nil {
+		return nil, nil, nil, err
+	}
+	if a, err = n.RequireInput(0); err != nil {
+		return nil, nil, nil, err
+	}
+	if b, err = n.RequireInput(1); err != nil {
+		return nil, nil, nil, err
+	}
+	if out = n.Output(0); out == nil {
+		return nil, nil, nil, errors.New("output 0 is missing")
+	}
+	if a.Type != b.Type {
+		return nil, nil, nil, fmt.Errorf("input 1: type %s differs from input 0 type %s", b.Type, a.Type)
+	}
+	if out.Type != a.Type {
+		return nil, nil, nil, fmt.Errorf("output 0: type %s differs from input type %s", out.Type, a.Type)
+	}
+	if a.Rank() > maxBroadcastRank || b.Rank() > maxBroadcastRank {
+		return nil, nil, nil, fmt.Errorf("inputs of rank %d and %d: at most %d dimensions are supported", a.Rank(), b.Rank(), maxBroadcastRank)
+	}
+	if _, err := numElementsChecked(a, "input 0"); err != nil {
+		return nil, nil, nil, err
+	}
+	if _, err := numElementsChecked(b, "input 1"); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := bc.prepare(a.Shape, b.Shape); err != nil {
+		return nil, nil, nil, err
+	}
+	out.Shape = bc.outShape
+	return a, b, out, nil
+}
+
+func (bc *broadcast) prepare(sa, sb []int) error {
+	*bc = broadcast{}
+	rank := max(len(sa), len(sb))
+	bc.outShape = make([]int, rank)
+	bc.needed = !SameShape(sa, sb)
+	for i := 0; i < rank; i++ {
+		da, db := 1, 1
+		if j := len(sa) - rank + i; j >= 0 {
+			da = sa[j]
+		}
+		if j := len(sb) - rank + i; j >= 0 {
+			db = sb[j]
+		}
+		if da != db && da != 1 && db != 1 {
+			return fmt.Errorf("input shapes %v and %v are not broadcastable", sa, sb)
+		}
+		d := max(da, db)
+		if da == 0 || db == 0 {
+			d = 0
+		}
+		bc.outShape[i] = d
+	}
+	// Pad to six dimensions (leading 1s) and compute strides.
+	off := maxBroadcastRank - rank
+	for i := range bc.dims {
+		bc.dims[i] = 1
+	}
+	copy(bc.dims[off:], bc.outShape)
+	sA, sB := 1, 1
+	for i := maxBroadcastRank - 1; i >= off; i-- {
+		da, db := 1, 1
+		if j := len(sa) - (maxBroadcastRank - i); j >= 0 {
+			da = sa[j]
+		}
+		if j := len(sb) - (maxBroadcastRank - i); j >= 0 {
+			db = sb[j]
+		}
+		if da != 1 {
+			bc.strideA[i] = sA
+		}
+		if db != 1 {
+			bc.strideB[i] = sB
+		}
+		sA *= da
+		sB *= db
+	}
+	n, err := ShapeElements(bc.outShape, 0)
+	if err != nil {
+		return fmt.Errorf("output 0: %v", err)
+	}
+	bc.count = n
+	return nil
+}
+
+// apply computes out[i] = f(a[ia], b[ib]) over the broadcast output.
+func broadcastApply[T any](bc *broadcast, a, b, out []T, f func(x, y T) T) {
+	if !bc.needed {
+		a, b, out = a[:bc.count], b[:bc.count], out[:bc.count]
+		for i := range out {
+			out[i] = f(a[i], b[i])
+		}
+		return
+	}
+	d := &bc.dims
+	o := 0
+	for i0 := 0; i0 < d[0]; i0++ {
+		a0, b0 := i0*bc.strideA[0], i0*bc.strideB[0]
+		for i1 := 0; i1 < d[1]; i1++ {
+			a1, b1 := a0+i1*bc.strideA[1], b0+i1*bc.strideB[1]
+			for i2 := 0; i2 < d[2]; i2++ {
+				a2, b2 := a1+i2*bc.strideA[2], b1+i2*bc.strideB[2]
+				for i3 := 0; i3 < d[3]; i3++ {
+					a3, b3 := a2+i3*bc.strideA[3], b2+i3*bc.strideB[3]
+					for i4 := 0; i4 < d[4]; i4++ {
+						a4, b4 := a3+i4*bc.strideA[4], b3+i4*bc.strideB[4]
+						sa, sb := bc.strideA[5], bc.strideB[5]
+						for i5 := 0; i5 < d[5]; i5++ {
+							out[o] = f(a[a4+i5*sa], b[b4+i5*sb])
+							o++
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// checkedLog2 is TFLite's CheckedLog2: in float32, log2(x) rounded, and
+// whether x is a power of two to within 1e-3 in the exponent.
+func checkedLog2(x float32) (int, bool) {
+	l := float32(float32(math.Log(float64(x))) * float32(1/float32(math.Log(2))))
+	r := roundf(l)
+	return int(r), math.Abs(float64(l-r)) < 1e-3
+}
+
+// saturatingAdd16 adds two int16 values, clamping to the int16 range
+// (gemmlowp's SaturatingAdd for int16).
+func saturatingAdd16(a, b int16) int16 { return SaturateInt16(int32(a) + int32(b)) }
+
+// quantAddParams are the multipliers of TFLite's general 8-bit (left
+// shift 20) and 16-bit (left shift 15) quantised ADD and SUB.
+type quantAddParams struct {
+	leftShift          int
+	in1Off, in2Off     int32
+	outOff             int32
+	in1Mult, in2Mult   int32
+	in1Shift, in2Shift int
+	outMult            int32
+	outShift           int
+	actMin, actMax     int32
+}
+
+// prepareQuantAdd derives the parameters; allowOutAboveOne permits an
+// output multiplier ≥ 1 (SUB does, ADD does not).
+func (p *quantAddParams) prepare(a, b, out *Tensor, act Activation, int16General, allowOutAboveOne bool) error {
+	s1, z1, err := perTensorQuant(a, "input 0")
+	if err != nil {
+		return err
+	}
+	s2, z2, err := perTensorQuant(b, "input 1")
+	if err != nil {
+		return err
+	}
+	so, zo, err := perTensorQuant(out, "output 0")
+	if err != nil {
+		return err
+	}
+	p.in1Off, p.in2Off, p.outOff = -z1, -z2, zo
+	p.leftShift = 20
+	if int16General {
+		p.leftShift = 15
+	}
+	twiceMax := 2 * float64(max(s1, s2))
+	p.in1Mult, p.in1Shift = QuantizeMultiplier(float64(s1) / twiceMax)
+	p.in2Mult, p.in2Shift = QuantizeMultiplier(float64(s2) / twiceMax)
+	realOut := twiceMax / (float64(int64(1)<<p.leftShift) * float64(so))
+	if realOut >= 1 && !allowOutAboveOne {
+		return fmt.Errorf("output 0: scale %g is too small for input scales %g and %g (rescale factor %g must be < 1)", so, s1, s2, realOut)
+	}
+	p.outMult, p.outShift = QuantizeMultiplier(realOut)
+	p.actMin, p.actMax, err = ActivationRangeQuantized(act, out)
+	return err
+}
+
+// scaledInputs returns the two inputs brought to the common fixed-point
+// scale (TFLite's AddFunc/SubFunc first half).
+func (p *quantAddParams) scaledInputs(x, y int32) (int32, int32) {
+	sx := MultiplyByQuantizedMultiplierSmallerThanOneExp((p.in1Off+x)*(int32(1)<<p.leftShift), p.in1Mult, p.in1Shift)
+	sy := MultiplyByQuantizedMultiplierSmallerThanOneExp((p.in2Off+y)*(int32(1)<<p.leftShift), p.in2Mult, p.in2Shift)
+	return sx, sy
+}
+
+// finish rescales a raw sum or difference to the output.
+func (p *quantAddParams) finish(raw int32) int32 {
+	var v int32
+	if p.outShift <= 0 {
+		v = MultiplyByQuantizedMultiplierSmallerThanOneExp(raw, p.outMult, p.outShift)
+	} else {
+		v = MultiplyByQuantizedMultiplier(raw, p.outMult, p.outShift)
+	}
+	return ClampInt32(v+p.outOff, p.actMin, p.actMax)
+}
