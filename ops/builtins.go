@@ -1,0 +1,48 @@
+package ops
+
+// builtinVersions lists, for each kernel of this package, the operator
+// versions it implements: the versions TFLite's BuiltinOpResolver
+// registers (tflite/core/kernels/register.cc), minus those whose features
+// (per TFLite's op_version.cc) these kernels lack.
+var builtinVersions = []struct {
+	op     BuiltinOperator
+	ranges [][2]int
+	newK   func() Kernel
+}{
+	// TFLite registers 1-14. Missing here: 2 (shuffled weights), 8
+	// (sparse weights), 10 and 13 (int4 weights), 14 (int2 weights).
+	{OpFullyConnected, [][2]int{{1, 1}, {3, 7}, {9, 9}, {11, 12}}, NewFullyConnected},
+	// TFLite 1-3; 3 is int16.
+	{OpSoftmax, [][2]int{{1, 2}}, NewSoftmax},
+	// TFLite 1-3; 3 is int16.
+	{OpLogistic, [][2]int{{1, 2}}, NewLogistic},
+	{OpTanh, [][2]int{{1, 2}}, NewTanh},
+	{OpRelu, [][2]int{{1, 3}}, NewRelu},
+	{OpRelu6, [][2]int{{1, 3}}, NewRelu6},
+	{OpReluN1To1, [][2]int{{1, 1}}, NewReluN1To1},
+	{OpRelu0To1, [][2]int{{1, 1}}, NewRelu0To1},
+	// TFLite 1-5; 5 is non-quantised int16.
+	{OpAdd, [][2]int{{1, 4}}, NewAdd},
+	{OpSub, [][2]int{{1, 5}}, NewSub},
+	// TFLite 1-7; 6 is complex64, 7 non-quantised int16 and uint32.
+	{OpMul, [][2]int{{1, 5}}, NewMul},
+	{OpReshape, [][2]int{{1, 1}}, NewReshape},
+	// TFLite 1-6; 4 and up are int4 (and later) formats.
+	{OpQuantize, [][2]int{{1, 3}}, NewQuantize},
+	// TFLite 1-8; 4 has no documented meaning in op_version.cc, 6 and up
+	// are int4 (and later) formats.
+	{OpDequantize, [][2]int{{1, 3}, {5, 5}}, NewDequantize},
+}
+
+// RegisterBuiltins adds every kernel of this package to r for the operator
+// versions it implements (see builtinVersions in builtins.go): FULLY_CONNECTED,
+// SOFTMAX, LOGISTIC, TANH, RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1, ADD,
+// SUB, MUL, RESHAPE, QUANTIZE and DEQUANTIZE. Registering again replaces
+// earlier registrations of the same versions.
+func RegisterBuiltins(r *Resolver) {
+	for _, b := range builtinVersions {
+		for _, v := range b.ranges {
+			r.AddBuiltin(b.op, v[0], v[1], b.newK)
+		}
+	}
+}
