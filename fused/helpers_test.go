@@ -2,6 +2,7 @@ package fused
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 	"unsafe"
 
@@ -82,3 +83,6 @@ func maxAbsDiff(a []float32, b []float64) (float64, int) {
 	}
 	return worst, at
 }
+
+// newTestRand returns a deterministic generator for seed.
+func newTestRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
