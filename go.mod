@@ -2,11 +2,11 @@ module github.com/tflrun/tflrun
 
 go 1.26.0
 
-require github.com/google/flatbuffers v25.12.19+incompatible
-
 require (
-	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/spf13/cobra v1.10.2 // indirect
-	github.com/spf13/pflag v1.0.9 // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	github.com/google/flatbuffers v25.12.19+incompatible
+	github.com/spf13/cobra v1.10.2
+	github.com/spf13/pflag v1.0.9
+	golang.org/x/sys v0.50.0
 )
+
+require github.com/inconshreveable/mousetrap v1.1.0 // indirect

@@ -1,0 +1,95 @@
+package main
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/tflrun/tflrun/bench"
+)
+
+// embeddedModel is benchmarked when `tflrun bench` gets no model; see
+// embedded/README.md for what it is and where it comes from.
+//
+//go:embed embedded/trained_lstm.tflite
+var embeddedModel []byte
+
+const embeddedName = "trained_lstm.tflite"
+
+func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
+	opts := bench.DefaultOptions()
+	var graph string
+	var intervalMs int
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "bench [MODEL] [flags]",
+		Short: "Benchmark a model like TensorFlow Lite's benchmark_model",
+		Long: `Bench measures MODEL the way TensorFlow Lite's benchmark_model does and prints
+its log lines in the same format: init time, first inference, warm-up and timed
+runs (count, first, curr, min, max, avg, std, p5, median, p95), model size and
+memory footprint, plus tflrun's median/p90/p99, arena and variable bytes and
+peak RSS. Runs continue until both --num_runs and --min_secs are reached, and
+none starts after --max_secs. Inputs are filled with deterministic
+pseudo-random data (see package bench).
+
+With no MODEL it benchmarks a model embedded in the binary: the float32 MNIST
+LSTM trained_lstm.tflite from TensorFlow Lite Micro's mnist_lstm example.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageErrorf("bench takes at most one MODEL, got %d arguments", len(args))
+			}
+			if len(args) == 1 && graph != "" {
+				return usageErrorf("give the model either as an argument or with --graph, not both")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				graph = args[0]
+			}
+			opts.MemoryCheckInterval = time.Duration(intervalMs) * time.Millisecond
+			cmd.Flags().Visit(func(f *pflag.Flag) { opts.Changed = append(opts.Changed, f.Name) })
+			src := bench.Source{Path: graph}
+			if graph == "" {
+				src = bench.Source{Bytes: embeddedModel, Name: "embedded:" + embeddedName}
+				note := fmt.Sprintf("tflrun bench: no model given; benchmarking the embedded %s (float32 Keras LSTM(20) MNIST classifier from TensorFlow Lite Micro's mnist_lstm example, %d bytes)", embeddedName, len(embeddedModel))
+				if asJSON {
+					fmt.Fprintln(stderr, note)
+				} else {
+					fmt.Fprintln(stdout, note)
+				}
+			}
+			res, err := bench.Run(src, opts)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(res)
+			}
+			res.WriteText(stdout)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&graph, "graph", "", "model file (as benchmark_model's --graph; or give it as the argument)")
+	f.IntVar(&opts.NumRuns, "num_runs", opts.NumRuns, "minimum number of timed runs (see --min_secs, --max_secs)")
+	f.Float64Var(&opts.MinSecs, "min_secs", opts.MinSecs, "minimum duration of the timed runs in seconds")
+	f.Float64Var(&opts.MaxSecs, "max_secs", opts.MaxSecs, "no run starts after this many seconds")
+	f.IntVar(&opts.WarmupRuns, "warmup_runs", opts.WarmupRuns, "minimum number of warm-up runs")
+	f.Float64Var(&opts.WarmupMinSecs, "warmup_min_secs", opts.WarmupMinSecs, "minimum duration of the warm-up runs in seconds")
+	f.Float64Var(&opts.RunDelay, "run_delay", opts.RunDelay, "delay between runs in seconds (<= 0: none)")
+	f.IntVar(&opts.NumThreads, "num_threads", opts.NumThreads, "number of threads (tflrun's kernels run on 1 thread; other values are reported, not used)")
+	f.BoolVar(&opts.EnableOpProfiling, "enable_op_profiling", false, "print per-operator times of the timed runs")
+	f.BoolVar(&opts.ReportPeakMemory, "report_peak_memory_footprint", false, "sample the memory footprint periodically and report its peak")
+	f.IntVar(&intervalMs, "memory_footprint_check_interval_ms", 50, "interval between memory footprint samples in milliseconds")
+	f.Uint64Var(&opts.Seed, "seed", bench.DefaultSeed, "seed of the deterministic input fill")
+	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}

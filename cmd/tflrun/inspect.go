@@ -1,0 +1,268 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tflrun/tflrun/interpreter"
+	"github.com/tflrun/tflrun/ops"
+)
+
+func newInspectCmd(stdout io.Writer) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "inspect MODEL [--json]",
+		Short: "Describe a model: tensors, operators, signatures, metadata, support",
+		Long: `Inspect prints a model's schema version, description and size; each subgraph's
+inputs and outputs (name, type, shape, shape_signature, quantisation) and
+operators (index, name, version, options, input and output tensors); its
+signature defs and metadata; the total size of its constant buffers; and which
+operators tflrun has no kernel for (looked up in the default resolver, with the
+reason), and whether tensor allocation succeeds.`,
+		Args: exactArgs(1, "exactly one MODEL"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := interpreter.Load(args[0])
+			if err != nil {
+				return err
+			}
+			defer m.Close()
+			rep := describeModel(args[0], m)
+			if asJSON {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			rep.writeText(stdout)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON document instead of text")
+	return cmd
+}
+
+type inspectReport struct {
+	Model         string            `json:"model"`
+	Size          int               `json:"size"`
+	Version       uint32            `json:"schema_version"`
+	Description   string            `json:"description"`
+	Subgraphs     []inspectSubgraph `json:"subgraphs"`
+	Signatures    []inspectSig      `json:"signatures"`
+	Metadata      []inspectMeta     `json:"metadata"`
+	BufferBytes   int64             `json:"buffer_bytes"`
+	Unsupported   []inspectUnsup    `json:"unsupported_operators"`
+	Allocation    string            `json:"allocation"`
+	ArenaBytes    int               `json:"arena_bytes"`
+	VariableBytes int               `json:"variable_bytes"`
+}
+
+type inspectSubgraph struct {
+	Index     int             `json:"index"`
+	Name      string          `json:"name"`
+	Tensors   int             `json:"tensor_count"`
+	Inputs    []inspectTensor `json:"inputs"`
+	Outputs   []inspectTensor `json:"outputs"`
+	Operators []inspectOp     `json:"operators"`
+}
+
+type inspectTensor struct {
+	Tensor       int        `json:"tensor"`
+	Name         string     `json:"name"`
+	Type         string     `json:"type"`
+	Shape        []int      `json:"shape"`
+	Signature    []int      `json:"shape_signature,omitempty"`
+	Quantization *quantJSON `json:"quantization,omitempty"`
+	Variable     bool       `json:"is_variable,omitempty"`
+}
+
+type inspectOp struct {
+	Index         int    `json:"index"`
+	Name          string `json:"name"`
+	Version       int    `json:"version"`
+	Inputs        []int  `json:"inputs"`
+	Outputs       []int  `json:"outputs"`
+	Intermediates []int  `json:"intermediates,omitempty"`
+	OptionsType   string `json:"options_type,omitempty"`
+	// Options is the decoded options as Go prints them (%+v), or a note
+	// that tflrun does not decode this options table.
+	Options string `json:"options,omitempty"`
+}
+
+type inspectSig struct {
+	Key      string           `json:"key"`
+	Subgraph int              `json:"subgraph"`
+	Inputs   []inspectSigPort `json:"inputs"`
+	Outputs  []inspectSigPort `json:"outputs"`
+}
+
+type inspectSigPort struct {
+	Name   string `json:"name"`
+	Tensor int    `json:"tensor"`
+}
+
+type inspectMeta struct {
+	Name  string `json:"name"`
+	Bytes int    `json:"bytes"`
+}
+
+type inspectUnsup struct {
+	Subgraph int    `json:"subgraph"`
+	Index    int    `json:"index"`
+	Name     string `json:"name"`
+	Version  int    `json:"version"`
+	Reason   string `json:"reason"`
+}
+
+func describeModel(path string, m *interpreter.Model) *inspectReport {
+	rep := &inspectReport{
+		Model: path, Size: m.Size, Version: m.Version, Description: m.Description,
+		BufferBytes: m.BufferBytes,
+		Subgraphs:   []inspectSubgraph{}, Signatures: []inspectSig{}, Metadata: []inspectMeta{}, Unsupported: []inspectUnsup{},
+	}
+	resolver := interpreter.DefaultResolver()
+	for si := range m.Subgraphs {
+		sg := &m.Subgraphs[si]
+		s := inspectSubgraph{Index: si, Name: sg.Name, Tensors: len(sg.Tensors), Inputs: []inspectTensor{}, Outputs: []inspectTensor{}, Operators: []inspectOp{}}
+		for _, t := range sg.Inputs {
+			s.Inputs = append(s.Inputs, describeTensor(sg, t))
+		}
+		for _, t := range sg.Outputs {
+			s.Outputs = append(s.Outputs, describeTensor(sg, t))
+		}
+		for oi := range sg.Operators {
+			op := &sg.Operators[oi]
+			d := inspectOp{Index: oi, Name: op.Name, Version: op.Version, Inputs: op.Inputs, Outputs: op.Outputs, Intermediates: op.Intermediates, OptionsType: op.OptionsType}
+			switch {
+			case op.Options != nil:
+				d.Options = strings.TrimPrefix(fmt.Sprintf("%+v", op.Options), "&")
+			case op.OptionsType != "":
+				d.Options = "(" + op.OptionsType + ", not decoded by tflrun)"
+			}
+			s.Operators = append(s.Operators, d)
+			var err error
+			if op.Op == ops.BuiltinCustom {
+				_, err = resolver.FindCustom(op.Name)
+			} else {
+				_, err = resolver.FindBuiltin(op.Op, op.Version)
+			}
+			if err != nil {
+				rep.Unsupported = append(rep.Unsupported, inspectUnsup{Subgraph: si, Index: oi, Name: op.Name, Version: op.Version, Reason: err.Error()})
+			}
+		}
+		rep.Subgraphs = append(rep.Subgraphs, s)
+	}
+	for _, sig := range m.Signatures {
+		s := inspectSig{Key: sig.Key, Subgraph: sig.Subgraph, Inputs: []inspectSigPort{}, Outputs: []inspectSigPort{}}
+		for _, p := range sig.Inputs {
+			s.Inputs = append(s.Inputs, inspectSigPort{p.Name, p.Tensor})
+		}
+		for _, p := range sig.Outputs {
+			s.Outputs = append(s.Outputs, inspectSigPort{p.Name, p.Tensor})
+		}
+		rep.Signatures = append(rep.Signatures, s)
+	}
+	for _, md := range m.Metadata {
+		rep.Metadata = append(rep.Metadata, inspectMeta{md.Name, len(md.Data)})
+	}
+	// Allocation runs every kernel's Prepare: it finds type and shape
+	// combinations the kernels refuse, beyond missing kernels.
+	it, err := interpreter.New(m, nil)
+	if err == nil {
+		err = it.AllocateTensors()
+	}
+	if err != nil {
+		rep.Allocation = "failed: " + err.Error()
+	} else {
+		rep.Allocation = "ok"
+		rep.ArenaBytes, rep.VariableBytes = it.ArenaBytes(), it.VariableBytes()
+	}
+	return rep
+}
+
+func describeTensor(sg *interpreter.SubgraphInfo, i int) inspectTensor {
+	if i < 0 || i >= len(sg.Tensors) {
+		return inspectTensor{Tensor: i, Name: "(invalid tensor index)"}
+	}
+	t := &sg.Tensors[i]
+	d := inspectTensor{Tensor: i, Name: t.Name, Type: t.Type.String(), Shape: t.Shape, Signature: t.Signature, Variable: t.IsVariable}
+	if d.Shape == nil {
+		d.Shape = []int{}
+	}
+	if t.Quant != nil && len(t.Quant.Scale) > 0 {
+		d.Quantization = &quantJSON{t.Quant.Scale, t.Quant.ZeroPoint, t.Quant.QuantizedDimension}
+	}
+	return d
+}
+
+func (r *inspectReport) writeText(w io.Writer) {
+	fmt.Fprintf(w, "model: %s (%d bytes), schema version %d\n", r.Model, r.Size, r.Version)
+	if r.Description != "" {
+		fmt.Fprintf(w, "description: %s\n", r.Description)
+	}
+	for _, s := range r.Subgraphs {
+		fmt.Fprintf(w, "\nsubgraph %d %q: %d tensors, %d operators\n", s.Index, s.Name, s.Tensors, len(s.Operators))
+		for _, part := range []struct {
+			title string
+			ts    []inspectTensor
+		}{{"inputs", s.Inputs}, {"outputs", s.Outputs}} {
+			fmt.Fprintf(w, "  %s:\n", part.title)
+			for k, t := range part.ts {
+				fmt.Fprintf(w, "    %d: tensor %d %q %s %v", k, t.Tensor, t.Name, t.Type, t.Shape)
+				if t.Signature != nil && !ops.SameShape(t.Signature, t.Shape) {
+					fmt.Fprintf(w, " signature %v", t.Signature)
+				}
+				if t.Quantization != nil {
+					fmt.Fprintf(w, " (%s)", quantString(&ops.Quantization{Scale: t.Quantization.Scale, ZeroPoint: t.Quantization.ZeroPoint, QuantizedDimension: t.Quantization.QuantizedDimension}))
+				}
+				fmt.Fprintln(w)
+			}
+		}
+		fmt.Fprintf(w, "  operators:\n")
+		for _, o := range s.Operators {
+			fmt.Fprintf(w, "    %d: %s v%d %v -> %v", o.Index, o.Name, o.Version, o.Inputs, o.Outputs)
+			if len(o.Intermediates) > 0 {
+				fmt.Fprintf(w, " intermediates %v", o.Intermediates)
+			}
+			fmt.Fprintln(w)
+			if o.Options != "" {
+				fmt.Fprintf(w, "       options: %s\n", o.Options)
+			}
+		}
+	}
+	if len(r.Signatures) > 0 {
+		fmt.Fprintf(w, "\nsignatures:\n")
+		for _, s := range r.Signatures {
+			fmt.Fprintf(w, "  %q (subgraph %d):", s.Key, s.Subgraph)
+			for _, p := range s.Inputs {
+				fmt.Fprintf(w, " in %s=tensor %d", p.Name, p.Tensor)
+			}
+			for _, p := range s.Outputs {
+				fmt.Fprintf(w, " out %s=tensor %d", p.Name, p.Tensor)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if len(r.Metadata) > 0 {
+		fmt.Fprintf(w, "\nmetadata:\n")
+		for _, m := range r.Metadata {
+			fmt.Fprintf(w, "  %s (%d bytes)\n", m.Name, m.Bytes)
+		}
+	}
+	fmt.Fprintf(w, "\nconstant buffers: %d bytes\n", r.BufferBytes)
+	if len(r.Unsupported) == 0 {
+		fmt.Fprintf(w, "unsupported operators: none\n")
+	} else {
+		fmt.Fprintf(w, "unsupported operators (%d):\n", len(r.Unsupported))
+		for _, u := range r.Unsupported {
+			fmt.Fprintf(w, "  subgraph %d operator %d %s v%d: %s\n", u.Subgraph, u.Index, u.Name, u.Version, u.Reason)
+		}
+	}
+	if r.Allocation == "ok" {
+		fmt.Fprintf(w, "allocation: ok (arena %d bytes, variables %d bytes)\n", r.ArenaBytes, r.VariableBytes)
+	} else {
+		fmt.Fprintf(w, "allocation: %s\n", r.Allocation)
+	}
+}

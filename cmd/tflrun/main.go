@@ -1,0 +1,94 @@
+// Command tflrun runs, benchmarks and inspects TensorFlow Lite models with
+// tflrun's pure-Go interpreter.
+//
+//	tflrun run MODEL [--input NAME|INDEX=FILE]... [--output-dir DIR] [--json]
+//	tflrun bench [MODEL] [--num_runs N] [--warmup_runs N] [--min_secs S] ...
+//	tflrun inspect MODEL [--json]
+//	tflrun version
+//
+// Errors are printed to stderr as "tflrun: <message>"; the exit code is 1
+// for a failure and 2 for a usage error (unknown command or flag, wrong
+// number of arguments, malformed flag value).
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// usageError marks an error in how tflrun was called (exit code 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usageErrorf(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// execute runs tflrun with args, writing to stdout and stderr, and
+// returns the process exit code.
+func execute(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "tflrun: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "Run 'tflrun --help' for usage.\n")
+		return 2
+	}
+	return 1
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "tflrun",
+		Short: "Run, benchmark and inspect TensorFlow Lite models in pure Go",
+		Long: `tflrun runs TensorFlow Lite (.tflite) models with a pure-Go interpreter
+whose fused recurrent kernels (LSTM, RNN, GRU, SVDF) follow TensorFlow Lite's
+semantics exactly.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErrorf("unknown command %q", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cmd.SetOut(stderr)
+			_ = cmd.Help()
+			return usageErrorf("no command given")
+		},
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageError{err}
+	})
+	root.AddCommand(newRunCmd(stdout, stderr), newBenchCmd(stdout, stderr), newInspectCmd(stdout), newVersionCmd(stdout))
+	return root
+}
+
+// exactArgs is cobra.ExactArgs with a usage error.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErrorf("%s takes %s, got %d argument(s)", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}
