@@ -40,7 +40,7 @@ func checkLSTMShapes(t *lstmTensors, timeMajor bool) (lstmConfig, error) {
 	if err := required(iow, lstmInputToOutputWeights); err != nil {
 		return cfg, err
 	}
-	if iow.Rank() != 2 {
+	if iow.Rank() != 2 || iow.Dim(1) != cfg.nInput {
 		return cfg, fmt.Errorf("%s has shape %v, needs [n_cell, %d]", lstmInputName(lstmInputToOutputWeights), iow.Shape, cfg.nInput)
 	}
 	cfg.nCell = iow.Dim(0)
