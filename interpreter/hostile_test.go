@@ -1,0 +1,191 @@
+package interpreter
+
+import (
+	"encoding/binary"
+	"os"
+	"strings"
+	"testing"
+
+	flatbuffers "github.com/google/flatbuffers/go"
+
+	"github.com/tflrun/tflrun/schema"
+)
+
+// loadAndAllocate runs a model through the whole set-up path and returns
+// the first error: LoadBytes, New, AllocateTensors, then one Invoke.
+func loadAndAllocate(b []byte) error {
+	m, err := LoadBytes(b)
+	if err != nil {
+		return err
+	}
+	it, err := New(m, &Options{MaxArenaBytes: 64 << 20})
+	if err != nil {
+		return err
+	}
+	if err := it.AllocateTensors(); err != nil {
+		return err
+	}
+	return it.Invoke()
+}
+
+// misalign moves the vector that field slot `field` of the first subgraph
+// points to by one byte, so it starts at an odd offset.
+func misalignSubgraphVector(t *testing.T, b []byte, field int) []byte {
+	t.Helper()
+	b = append([]byte(nil), b...)
+	var sg schema.SubGraph
+	if !schema.GetRootAsModel(b, 0).Subgraphs(&sg, 0) {
+		t.Fatal("no subgraph")
+	}
+	tab := sg.Table()
+	o := tab.Offset(flatbufferSlot(field))
+	if o == 0 {
+		t.Fatal("field absent")
+	}
+	at := int(tab.Pos) + int(o)
+	binary.LittleEndian.PutUint32(b[at:], binary.LittleEndian.Uint32(b[at:])+1)
+	return b
+}
+
+// flatbufferSlot is the vtable offset of field number id.
+func flatbufferSlot(id int) flatbuffers.VOffsetT { return flatbuffers.VOffsetT(4 + 2*id) }
+
+func TestHostileModels(t *testing.T) {
+	valid := pack(fcModel())
+	if err := loadAndAllocate(valid); err != nil {
+		t.Fatalf("the base model must be valid: %v", err)
+	}
+	edit := func(f func(m *schema.ModelT)) []byte {
+		m := fcModel()
+		f(m)
+		return pack(m)
+	}
+	rootPastEnd := append([]byte(nil), valid...)
+	binary.LittleEndian.PutUint32(rootPastEnd, uint32(len(valid)+100))
+
+	cases := []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"empty", nil, "buffer"},
+		{"root offset past the end", rootPastEnd, "root"},
+		{"misaligned subgraph inputs vector", misalignSubgraphVector(t, valid, 1), "align"},
+		{"operator input index out of range", edit(func(m *schema.ModelT) { m.Subgraphs[0].Operators[0].Inputs[1] = 99 }),
+			"subgraph 0: operator 0: FULLY_CONNECTED: input 1: tensor 99 out of range"},
+		{"operator output index negative", edit(func(m *schema.ModelT) { m.Subgraphs[0].Operators[0].Outputs[0] = -1 }),
+			"output 0: tensor -1 out of range"},
+		{"subgraph input out of range", edit(func(m *schema.ModelT) { m.Subgraphs[0].Inputs[0] = 4 }),
+			"subgraph 0: input 0: tensor 4 out of range"},
+		{"buffer index out of range", edit(func(m *schema.ModelT) { m.Subgraphs[0].Tensors[1].Buffer = 40 }),
+			"subgraph 0: tensor 1: \"weights\": buffer 40 out of range"},
+		{"opcode index out of range", edit(func(m *schema.ModelT) { m.Subgraphs[0].Operators[0].OpcodeIndex = 3 }),
+			"operator 0: opcode index 3 out of range"},
+		{"negative dimension", edit(func(m *schema.ModelT) { m.Subgraphs[0].Tensors[0].Shape = []int32{1, -4} }),
+			"tensor 0: \"input\": dimension 1 is negative"},
+		{"shape product overflows int32", edit(func(m *schema.ModelT) { m.Subgraphs[0].Tensors[0].Shape = []int32{65536, 65536} }),
+			"tensor 0: \"input\": shape [65536 65536] has more than"},
+		{"shape product overflows int64", edit(func(m *schema.ModelT) {
+			m.Subgraphs[0].Tensors[0].Shape = []int32{2147483647, 2147483647, 2147483647}
+		}), "has more than 2147483647 elements"},
+		{"constant buffer one byte short", edit(func(m *schema.ModelT) { m.Buffers[1].Data = m.Buffers[1].Data[:47] }),
+			"tensor 1: \"weights\": constant buffer 1 has 47 bytes, shape [3 4] of float32 needs 48"},
+		{"constant buffer one byte long", edit(func(m *schema.ModelT) { m.Buffers[1].Data = append(m.Buffers[1].Data, 0) }),
+			"constant buffer 1 has 49 bytes, shape [3 4] of float32 needs 48"},
+		{"operator input never produced", edit(func(m *schema.ModelT) {
+			m.Subgraphs[0].Tensors = append(m.Subgraphs[0].Tensors, &schema.TensorT{Name: "ghost", Shape: []int32{3}, Type: schema.TensorTypeFLOAT32})
+			m.Subgraphs[0].Operators[0].Inputs[2] = 4
+		}), "input 2 (tensor 4 \"ghost\") is read before anything produces it"},
+		{"graph output never produced", edit(func(m *schema.ModelT) {
+			m.Subgraphs[0].Tensors = append(m.Subgraphs[0].Tensors, &schema.TensorT{Name: "orphan", Shape: []int32{3}, Type: schema.TensorTypeFLOAT32})
+			m.Subgraphs[0].Outputs = []int32{4}
+		}), "output 0 (tensor 4 \"orphan\") is never produced"},
+		{"operator writes a constant", edit(func(m *schema.ModelT) { m.Subgraphs[0].Operators[0].Outputs[0] = 2 }),
+			"output 0 (tensor 2 \"bias\") is a constant"},
+		{"quantization scale/zero point count mismatch", edit(func(m *schema.ModelT) {
+			m.Subgraphs[0].Tensors[0].Quantization = &schema.QuantizationParametersT{Scale: []float32{1, 2}, ZeroPoint: []int64{0}}
+		}), "2 scales and 1 zero points"},
+		{"wrong schema version", edit(func(m *schema.ModelT) { m.Version = 2 }), "schema version is 2"},
+		{"unknown tensor type", edit(func(m *schema.ModelT) { m.Subgraphs[0].Tensors[0].Type = 99 }), "unknown tensor type 99"},
+		{"no subgraphs", edit(func(m *schema.ModelT) { m.Subgraphs = nil }), "no subgraphs"},
+		{"RESHAPE new_shape rank above the output's", pack(reshapeModel([]int32{1, 1, 2, 3}, []int32{2, 3})),
+			"produces shape [1 1 2 3] but the model declares [2 3]"},
+		{"RESHAPE new_shape beyond rank 8", pack(reshapeModel([]int32{1, 1, 1, 1, 1, 1, 1, 2, 3}, []int32{1, 1, 1, 1, 1, 1, 1, 2, 3})),
+			"RESHAPE"},
+		{"RESHAPE element count mismatch", pack(reshapeModel([]int32{4, 2}, []int32{4, 2})), "RESHAPE"},
+		{"arena larger than the limit", edit(func(m *schema.ModelT) {
+			m.Subgraphs[0].Tensors[0].Shape = []int32{1 << 24, 4}
+		}), "arena"},
+		{"LSTM state input that is not a variable", func() []byte {
+			m := lstmModel()
+			m.Subgraphs[0].Tensors[13].IsVariable = false
+			m.Subgraphs[0].Inputs = []int32{0, 13}
+			return pack(m)
+		}(), "UNIDIRECTIONAL_SEQUENCE_LSTM v1 (operator 0, subgraph 0)"},
+		{"LSTM state input that is a constant", func() []byte {
+			m := lstmModel()
+			m.Subgraphs[0].Tensors[14].IsVariable = false
+			m.Buffers = append(m.Buffers, &schema.BufferT{Data: f32bytes(0, 0, 0)})
+			m.Subgraphs[0].Tensors[14].Buffer = uint32(len(m.Buffers) - 1)
+			return pack(m)
+		}(), "UNIDIRECTIONAL_SEQUENCE_LSTM v1 (operator 0, subgraph 0)"},
+		{"LSTM weight of the wrong shape", func() []byte {
+			m := lstmModel()
+			m.Subgraphs[0].Tensors[1].Shape = []int32{2, 3}
+			return pack(m)
+		}(), "UNIDIRECTIONAL_SEQUENCE_LSTM v1 (operator 0, subgraph 0)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := loadAndAllocate(tc.b)
+			if err == nil {
+				t.Fatalf("accepted; want an error containing %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %q does not contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestTruncatedRealModel cuts a real model at every byte: every proper
+// prefix must be refused with an error, none may panic.
+func TestTruncatedRealModel(t *testing.T) {
+	b, err := os.ReadFile("../testdata/mnist_lstm/trained_lstm.tflite")
+	if err != nil {
+		t.Skipf("model missing: %v", err)
+	}
+	if err := loadAndAllocate(b); err != nil {
+		t.Fatalf("full model: %v", err)
+	}
+	for n := 0; n < len(b); n++ {
+		if _, err := LoadBytes(b[:n:n]); err == nil {
+			t.Fatalf("prefix of %d of %d bytes accepted", n, len(b))
+		}
+	}
+}
+
+// TestCorruptedRealModel flips single bytes of a real model through the
+// whole pipeline: load, allocate, invoke. Errors are fine; panics are not.
+func TestCorruptedRealModel(t *testing.T) {
+	b, err := os.ReadFile("../testdata/mnist_lstm/trained_lstm_int8.tflite")
+	if err != nil {
+		t.Skipf("model missing: %v", err)
+	}
+	// Every byte takes ~15 s; every third byte keeps the suite quick
+	// while still touching every field of every table (fields are at
+	// least 4 bytes apart or adjacent scalars of one table). The fuzz
+	// target covers the rest.
+	step := 3
+	if testing.Short() {
+		step = 13
+	}
+	c := append([]byte(nil), b...)
+	for i := 0; i < len(b); i += step {
+		for _, v := range []byte{0x00, 0xFF, b[i] ^ 0x80} {
+			c[i] = v
+			_ = loadAndAllocate(c)
+		}
+		c[i] = b[i]
+	}
+}

@@ -1,0 +1,163 @@
+package interpreter
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// Model is a loaded and verified TFLite model. It is immutable and may be
+// shared by any number of Interpreters (each has its own tensors and
+// arena). Constant tensors are views of the model bytes, so the bytes must
+// stay unchanged while the Model is in use; Close releases a memory map.
+type Model struct {
+	data  []byte
+	unmap func() error
+
+	// Version is the schema version of the file (always 3: older ones are
+	// refused at load, as TFLite does).
+	Version uint32
+	// Description is the model's description string (often the converter
+	// that wrote it).
+	Description string
+	// Subgraphs are the model's subgraphs; subgraph 0 is the one Invoke
+	// runs. Treat them as read-only.
+	Subgraphs []SubgraphInfo
+	// Signatures are the model's SignatureDefs.
+	Signatures []SignatureInfo
+	// Metadata are the model's named metadata buffers.
+	Metadata []MetadataInfo
+	// BufferBytes is the total size in bytes of the model's constant
+	// buffers.
+	BufferBytes int64
+	// Size is the size in bytes of the model file.
+	Size int
+}
+
+// SubgraphInfo describes one subgraph of a model: its tensors, its inputs
+// and outputs (tensor indices), and its operators in execution order.
+type SubgraphInfo struct {
+	Name      string
+	Tensors   []TensorInfo
+	Inputs    []int
+	Outputs   []int
+	Operators []OperatorInfo
+}
+
+// TensorInfo describes one tensor as the model declares it.
+type TensorInfo struct {
+	Index int
+	Name  string
+	Type  ops.DataType
+	// Shape is the declared shape; Signature the shape_signature (nil when
+	// the model gives none), with -1 for resizable dimensions.
+	Shape, Signature []int
+	// Quant is the quantisation, nil for none.
+	Quant *ops.Quantization
+	// IsVariable marks persistent state (TFLite's is_variable).
+	IsVariable bool
+	// Buffer is the index of the tensor's buffer in the model (0 = none).
+	Buffer int
+	// data is the constant contents (exactly Bytes long), nil for a
+	// non-constant tensor.
+	data []byte
+}
+
+// IsConst reports whether the tensor has constant data in the model.
+func (t *TensorInfo) IsConst() bool { return t.data != nil }
+
+// ConstBytes returns the size in bytes of the tensor's constant data (0
+// when it has none).
+func (t *TensorInfo) ConstBytes() int { return len(t.data) }
+
+// OperatorInfo describes one operator as the model declares it.
+type OperatorInfo struct {
+	Index int
+	// Op is the builtin code (ops.BuiltinCustom for a custom operator);
+	// Name is its TFLite name ("FULLY_CONNECTED") or the custom code.
+	Op      ops.BuiltinOperator
+	Name    string
+	Custom  string
+	Version int
+	// Inputs, Outputs and Intermediates are tensor indices; -1 marks an
+	// omitted optional input.
+	Inputs, Outputs, Intermediates []int
+	// Options is the decoded builtin options (a pointer to an ops.*Options
+	// struct) for the operators tflrun decodes, else nil. OptionsType is
+	// the name of the builtin options table the model carries ("" for
+	// none).
+	Options     any
+	OptionsType string
+	// CustomOptions are the raw custom options bytes.
+	CustomOptions []byte
+}
+
+// SignatureInfo is one SignatureDef: a named entry point mapping names to
+// tensor indices of a subgraph.
+type SignatureInfo struct {
+	Key      string
+	Subgraph int
+	Inputs   []SignatureTensor
+	Outputs  []SignatureTensor
+}
+
+// SignatureTensor maps a signature name to a tensor index.
+type SignatureTensor struct {
+	Name   string
+	Tensor int
+}
+
+// MetadataInfo is a named metadata buffer of the model (for example
+// "min_runtime_version" or "TFLITE_METADATA").
+type MetadataInfo struct {
+	Name string
+	Data []byte
+}
+
+// Load reads and verifies the model file at path. On Linux and macOS the
+// file is memory-mapped read-only (constant tensors are then views of the
+// mapping, never copied); elsewhere it is read into memory. The error names
+// the file and, for a malformed model, the problem and where it is.
+func Load(path string) (*Model, error) {
+	data, unmap, err := mapFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := parseModel(data)
+	if err != nil {
+		if unmap != nil {
+			_ = unmap()
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	m.unmap = unmap
+	return m, nil
+}
+
+// LoadBytes verifies a model held in memory. The Model keeps views of b
+// (no copy), so b must not be modified while the Model is in use.
+func LoadBytes(b []byte) (*Model, error) {
+	return parseModel(b)
+}
+
+// Close releases the memory map of a model opened with Load. Interpreters
+// made from the model must not be used afterwards. Close is a no-op for
+// models from LoadBytes.
+func (m *Model) Close() error {
+	if m.unmap == nil {
+		return nil
+	}
+	err := m.unmap()
+	m.unmap = nil
+	return err
+}
+
+// readFile is the portable fallback of mapFile.
+func readFile(path string) ([]byte, func() error, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, nil, nil
+}
