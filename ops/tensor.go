@@ -59,6 +59,10 @@ func (d DataType) String() string {
 	return fmt.Sprintf("DataType(%d)", int(d))
 }
 
+// Known reports whether d is a value of TFLite's TensorType enum that
+// tflrun knows.
+func (d DataType) Known() bool { return d >= 0 && int(d) < len(dataTypeNames) }
+
 // Size is the number of bytes one element occupies in a tensor buffer.
 // It is 0 for types without a fixed element size (String, Resource,
 // Variant, and Int4, which TFLite packs two to a byte in constant buffers
