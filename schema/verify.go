@@ -42,12 +42,13 @@ func (e *FormatError) Error() string { return e.Path + ": " + e.Reason }
 //
 //   - len(buf) >= 8, the root offset points inside the buffer, and bytes 4..8
 //     are the file identifier "TFL3";
-//   - every table reachable from Model that this schema describes (see the
-//     descriptors below: operator codes, subgraphs, tensors, quantization
-//     and its details union, sparsity and its index-vector unions, variant
-//     subtypes, operators with both builtin-options unions and every member
-//     table, buffers, metadata, signature defs, tensor maps, external
-//     buffers) has its vtable inside the buffer, 2-byte aligned, of even
+//   - every table reachable from Model that this schema describes (the
+//     descriptors in verify_tables.go: operator codes, subgraphs, tensors,
+//     quantization and its details union, sparsity and its index-vector
+//     unions, variant subtypes, operators with both builtin-options unions
+//     and every member table, buffers, metadata, signature defs, tensor
+//     maps, external buffers) has its vtable inside the buffer, 2-byte
+//     aligned, of even
 //     size >= 4, its object (size from the vtable) inside the buffer, and
 //     every known field inside the object and aligned to its size relative
 //     to the start of buf;
@@ -67,7 +68,14 @@ func (e *FormatError) Error() string { return e.Path + ": " + e.Reason }
 // not read either. Fields unknown to this schema (from a newer writer) are
 // not checked and cannot be read through the generated code.
 //
-// Checks of meaning (indices in range, shapes, types) are the
+// Beyond the C++ verifier, the vtable must be at least 4 bytes and every
+// known field must lie inside its table's object; the object size itself
+// need not be even (flatbuffers does not promise that). Vector elements
+// wider than 4 bytes and Buffer.data are not checked for their natural or
+// force_align alignment, as in C++: many real models (TFLite's MLIR
+// converter output among them) have Buffer.data only 4-byte aligned, so
+// code that makes typed views of constant data must check alignment
+// itself. Checks of meaning (indices in range, shapes, types) are the
 // interpreter's job, not this function's.
 //
 // Once VerifyModel returns nil, GetRootAsModel(buf, 0) and every generated
