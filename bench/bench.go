@@ -217,7 +217,10 @@ type Memory struct {
 	Supported bool `json:"supported"`
 	// InitDeltaMB and OverallDeltaMB are the growth of the maximum
 	// resident set size (getrusage ru_maxrss) from the start of Run to
-	// after init and to the end, in MiB (TFLite's "MB" = 1024 KB).
+	// after init and to the end, in MiB (TFLite's "MB" = 1024 KB). On
+	// Linux ru_maxrss survives execve, so a process started by a larger
+	// one (`go test`, `go run`) may start at the parent's peak and show
+	// deltas of 0; this is TFLite's measure, kept for comparability.
 	InitDeltaMB    float64 `json:"init_delta_mb"`
 	OverallDeltaMB float64 `json:"overall_delta_mb"`
 	// PeakMonitoredMB is the peak footprint seen by the periodic monitor
@@ -225,7 +228,8 @@ type Memory struct {
 	PeakMonitoredMB float64 `json:"peak_monitored_mb"`
 	// PeakRSSBytes is the process's peak resident set size and
 	// PeakRSSSource where it was read ("VmHWM" from /proc/self/status, or
-	// "getrusage"); 0 and "" when unavailable.
+	// "getrusage"); 0 and "" when unavailable. VmHWM is reset by execve,
+	// so it is this process's own peak.
 	PeakRSSBytes  int64  `json:"peak_rss_bytes"`
 	PeakRSSSource string `json:"peak_rss_source"`
 }

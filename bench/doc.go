@@ -13,9 +13,10 @@
 //     PCG generator seeded per input; float inputs uniform in [-1, 1),
 //     8- and 16-bit integer inputs uniform over their whole range, bool
 //     0 or 1, and 32/64-bit integer inputs uniform in [0, rows) when the
-//     input is the index operand of a GATHER or the ids of an
-//     EMBEDDING_LOOKUP (rows = the table's size along the gathered
-//     axis), else in [0, 99] like benchmark_model's default int range.
+//     input is (directly or through RESHAPE, SQUEEZE or EXPAND_DIMS) the
+//     index operand of a GATHER or the ids of an EMBEDDING_LOOKUP (rows =
+//     the table's size along the gathered axis), else in [0, 99] like
+//     benchmark_model's default int range.
 //  3. Warm-up runs, then timed runs, each with benchmark_model's loop:
 //     keep invoking while (runs < N or elapsed < min_secs) and elapsed <=
 //     max_secs, so at least N runs and at least min_secs, but no run
@@ -33,10 +34,12 @@
 //  5. Memory, as benchmark_model reports it: the "footprint" is the
 //     process's maximum resident set size from getrusage (ru_maxrss), and
 //     the deltas are taken from the start of Run to after init and to the
-//     end. With ReportPeakMemory a goroutine samples that value every
+//     end (on Linux ru_maxrss survives execve, so under `go run` or `go
+//     test` it can start at the parent's peak and the deltas read 0). With ReportPeakMemory a goroutine samples that value every
 //     MemoryCheckInterval (default 50 ms) like TFLite's
 //     MemoryUsageMonitor. tflrun adds the peak RSS of the process: VmHWM
-//     from /proc/self/status on Linux, getrusage's ru_maxrss elsewhere on
+//     from /proc/self/status on Linux (reset by execve, so the process's
+//     own peak), getrusage's ru_maxrss elsewhere on
 //     Unix (bytes on macOS, kilobytes on the BSDs); unavailable on other
 //     systems. It also reports the interpreter's own memory: the
 //     activation arena and the variable-tensor bytes.

@@ -55,9 +55,10 @@ func FillInputs(it *interpreter.Interpreter, seed uint64) ([]InputFill, error) {
 //   - int8, uint8, int16, uint16: uniform over the whole type range;
 //   - bool: 0 or 1;
 //   - int32, int64, uint32, uint64: uniform in [0, rows) when the input
-//     is the indices operand of a GATHER or the ids of an
-//     EMBEDDING_LOOKUP in subgraph 0 (rows = the smallest such table's
-//     size along the looked-up axis), otherwise uniform in [0, 99].
+//     is (directly or through RESHAPE / SQUEEZE / EXPAND_DIMS) the indices
+//     operand of a GATHER or the ids of an EMBEDDING_LOOKUP in subgraph 0
+//     (rows = the smallest such table's size along the looked-up axis),
+//     otherwise uniform in [0, 99].
 //
 // Other types (string, float16, complex, ...) give an error naming the
 // input.
@@ -123,23 +124,37 @@ func FillInput(it *interpreter.Interpreter, i int, seed uint64) (InputFill, erro
 }
 
 // lookupRows returns the number of rows an integer tensor may index when
-// subgraph 0 uses it as GATHER indices (input 1; the table is input 0 and
-// the axis comes from the operator's options, 0 when absent) or as
-// EMBEDDING_LOOKUP ids (input 0; the table is input 1, rows along axis
-// 0). With several consumers the smallest table wins; 0 means none.
+// subgraph 0 uses it — directly or through value-preserving operators
+// (RESHAPE, SQUEEZE, EXPAND_DIMS) — as GATHER indices (input 1; the table
+// is input 0 and the axis comes from the operator's options, 0 when
+// absent) or as EMBEDDING_LOOKUP ids (input 0; the table is input 1, rows
+// along axis 0). With several consumers the smallest table wins; 0 means
+// none.
 func lookupRows(it *interpreter.Interpreter, tensor int) (rows int, op string) {
 	m := it.Model()
 	if m == nil || len(m.Subgraphs) == 0 {
 		return 0, ""
 	}
 	sg := &m.Subgraphs[0]
+	same := map[int]bool{tensor: true}
+	// Operators are in execution order, so one forward pass follows
+	// chains of reshapes.
+	for k := range sg.Operators {
+		o := &sg.Operators[k]
+		switch o.Op {
+		case ops.OpReshape, ops.OpSqueeze, ops.OpExpandDims:
+			if len(o.Inputs) > 0 && same[o.Inputs[0]] && len(o.Outputs) == 1 {
+				same[o.Outputs[0]] = true
+			}
+		}
+	}
 	for k := range sg.Operators {
 		o := &sg.Operators[k]
 		table, axis := -1, 0
 		switch {
-		case o.Op == ops.OpGather && len(o.Inputs) >= 2 && o.Inputs[1] == tensor:
+		case o.Op == ops.OpGather && len(o.Inputs) >= 2 && same[o.Inputs[1]]:
 			table, axis = o.Inputs[0], optionAxis(o.Options)
-		case o.Op == ops.OpEmbeddingLookup && len(o.Inputs) >= 2 && o.Inputs[0] == tensor:
+		case o.Op == ops.OpEmbeddingLookup && len(o.Inputs) >= 2 && same[o.Inputs[0]]:
 			table = o.Inputs[1]
 		default:
 			continue

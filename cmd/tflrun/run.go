@@ -152,7 +152,7 @@ func runModel(modelPath string, inputArgs []string, outDir string, asJSON bool, 
 			continue
 		}
 		if err := it.ResizeInputTensorStrict(f.index, f.arr.Shape); err != nil {
-			return fmt.Errorf("--input %d=%s: the array has shape %v, the input %v: %w", f.index, f.path, f.arr.Shape, t.Shape, err)
+			return fmt.Errorf("--input %d=%s: the array has shape %v and the input %v cannot be resized to it: %w", f.index, f.path, f.arr.Shape, t.Shape, err)
 		}
 		resized = true
 	}
