@@ -199,3 +199,71 @@ func TestLSTMZeroSizes(t *testing.T) {
 		}
 	}
 }
+
+func TestLSTMEvalBeforePrepare(t *testing.T) {
+	s := &lstmSpec{batch: 1, time: 2, nIn: 3, nCell: 4, nOut: 4, timeMajor: true, act: ops.ActTanh}
+	s.randomize(newTestRand(51))
+	n := s.node(s.randomInput(newTestRand(52)))
+	if err := NewUnidirectionalSequenceLSTM().Eval(n); err == nil {
+		t.Error("Eval before Prepare succeeded")
+	}
+}
+
+// TestLSTMHostileShapes perturbs one dimension of one input of valid float
+// and integer nodes at a time: Prepare must either refuse or leave a node
+// that Eval runs without panicking.
+func TestLSTMHostileShapes(t *testing.T) {
+	rng := newTestRand(61)
+	for trial := 0; trial < 400; trial++ {
+		s := &lstmSpec{batch: 2, time: 2, nIn: 3, nCell: 4, nOut: 4, timeMajor: trial%2 == 0, act: ops.ActTanh,
+			peephole: trial%3 == 0, layerNorm: trial%5 == 0, cifg: trial%7 == 0}
+		s.randomize(rng)
+		var n *ops.Node
+		if trial%4 < 2 {
+			n = s.node(s.randomInput(rng))
+		} else {
+			n, _, _, _, _ = integerSpecNode(s, s.randomInput(rng))
+		}
+		i := rng.IntN(len(n.Inputs))
+		x := n.Inputs[i]
+		if x == nil {
+			continue
+		}
+		shape := append([]int(nil), x.Shape...)
+		switch rng.IntN(3) {
+		case 0:
+			if len(shape) > 0 {
+				shape[rng.IntN(len(shape))] += rng.IntN(5) - 2
+			}
+		case 1:
+			shape = append(shape, 1+rng.IntN(2))
+		case 2:
+			if len(shape) > 0 {
+				shape = shape[:len(shape)-1]
+			}
+		}
+		for j := range shape {
+			shape[j] = max(shape[j], 0)
+		}
+		x.Shape = shape
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("trial %d: input %d shape %v: panic %v", trial, i, shape, r)
+				}
+			}()
+			k := NewUnidirectionalSequenceLSTM()
+			n.ResetScratch()
+			if err := k.Prepare(n); err != nil {
+				return
+			}
+			for _, out := range n.Outputs {
+				out.Data = alignedBytes(out.Bytes())
+			}
+			for _, sz := range n.ScratchSizes() {
+				n.Scratch = append(n.Scratch, alignedBytes(sz))
+			}
+			_ = k.Eval(n) // short data must be reported, not crash
+		}()
+	}
+}

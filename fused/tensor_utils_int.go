@@ -137,6 +137,9 @@ func vecBatchVecCwiseProdAccInt16(vec []int16, n int, batchVec []int16, batch in
 func applyLayerNormInt16(in, weights []int16, bias []int32, scaleA int32, scaleB int,
 	varianceLimit int32, batch, n int, out []int16) {
 	const twoToPower20 = 1 << 20
+	if n == 0 {
+		return
+	}
 	weights = weights[:n]
 	bias = bias[:n]
 	for b := 0; b < batch; b++ {

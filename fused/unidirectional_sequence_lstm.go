@@ -40,16 +40,20 @@ import (
 //     and without projection the output uses intermediate 4's scale and
 //     zero point, as in TFLite.
 //
-// The hybrid path (float32 input with int8 weights) and int16 activations
-// are refused at Prepare with an error, as are configurations in which
-// TFLite would read or write outside its buffers (see Prepare).
+// Diagonal recurrent weights are recognised by their rank, as TFLite does;
+// the DiagonalRecurrentTensors option is not consulted. The hybrid path
+// (float32 input with int8 weights) and int16 activations are refused at
+// Prepare with an error, as are configurations in which TFLite would read
+// or write outside its buffers (see Prepare).
 type UnidirectionalSequenceLSTM struct {
-	cfg     lstmConfig
-	integer bool
-	params  *lstmIntegerParams
-	// Scratch buffer ids: float gates, or integer gates / hidden / acc.
-	scratchGates           [numGates]int
-	scratchHidden, scratch int
+	prepared bool
+	cfg      lstmConfig
+	integer  bool
+	params   *lstmIntegerParams
+	// Scratch buffer ids: the gate buffers (float32 or int16), and for the
+	// integer path the int8 hidden buffer and the int32 accumulator.
+	scratchGates              [numGates]int
+	scratchHidden, scratchAcc int
 	// need holds the byte sizes Eval checks its tensors' data against.
 	need [lstmFullInputCount]int
 }
@@ -144,8 +148,9 @@ func (k *UnidirectionalSequenceLSTM) Prepare(n *ops.Node) error {
 	}
 	if k.integer {
 		k.scratchHidden = n.RequestScratch(scratchBytes[int8](gateElems))
-		k.scratch = n.RequestScratch(scratchBytes[int32](cfg.nBatch * max(cfg.nCell, cfg.nOutput)))
+		k.scratchAcc = n.RequestScratch(scratchBytes[int32](cfg.nBatch * max(cfg.nCell, cfg.nOutput)))
 	}
+	k.prepared = true
 	return nil
 }
 
@@ -211,6 +216,9 @@ func (k *UnidirectionalSequenceLSTM) recordSizes(t *lstmTensors) {
 // checkData verifies, before Eval touches them, that the tensors hold as
 // many bytes as their Prepare-time shapes need.
 func (k *UnidirectionalSequenceLSTM) checkData(n *ops.Node) error {
+	if !k.prepared {
+		return fmt.Errorf("Eval before a successful Prepare")
+	}
 	for i, need := range k.need {
 		if need == 0 {
 			continue
@@ -221,7 +229,10 @@ func (k *UnidirectionalSequenceLSTM) checkData(n *ops.Node) error {
 		}
 	}
 	out := n.Output(0)
-	if out == nil || len(out.Data) < out.Bytes() {
+	if out == nil {
+		return fmt.Errorf("output 0 is missing")
+	}
+	if len(out.Data) < out.Bytes() {
 		return fmt.Errorf("output 0 has no data or fewer than %d bytes", out.Bytes())
 	}
 	return nil
@@ -316,7 +327,7 @@ func (k *UnidirectionalSequenceLSTM) evalInteger(n *ops.Node, t *lstmTensors) er
 	}
 	var okh, oka bool
 	s.hidden, okh = scratchView[int8](scratchOf(n, k.scratchHidden), gateElems)
-	s.acc, oka = scratchView[int32](scratchOf(n, k.scratch), cfg.nBatch*max(cfg.nCell, cfg.nOutput))
+	s.acc, oka = scratchView[int32](scratchOf(n, k.scratchAcc), cfg.nBatch*max(cfg.nCell, cfg.nOutput))
 	if !ok || !okh || !oka {
 		return errScratch
 	}
