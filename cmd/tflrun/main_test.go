@@ -62,10 +62,13 @@ func TestRunMNISTImages(t *testing.T) {
 			}
 		}
 	}
-	// The text report names the class too.
-	code, out, _ := tflrun(t, "run", int8Model, "--input", "serving_default_fixed_input:0="+sample(7))
-	if code != 0 || !regexp.MustCompile(`top 5 \(dequantised\):\n    class 7 `).MatchString(out) {
-		t.Errorf("text report (exit %d):\n%s", code, out)
+	// The text report names the class too; inputs may be named by tensor
+	// name or signature name.
+	for _, key := range []string{"serving_default_fixed_input:0", "fixed_input"} {
+		code, out, errs := tflrun(t, "run", int8Model, "--input", key+"="+sample(7))
+		if code != 0 || !regexp.MustCompile(`top 5 \(dequantised\):\n    class 7 `).MatchString(out) {
+			t.Errorf("--input %s: text report (exit %d):\n%s%s", key, code, out, errs)
+		}
 	}
 }
 

@@ -33,7 +33,8 @@ func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
 name, type, shape and values (and, for a [N] or [1,N] output, the top 5
 classes, dequantised when the output is quantised).
 
---input NAME=FILE or INDEX=FILE sets an input from:
+--input NAME=FILE or INDEX=FILE sets an input (NAME: the input tensor's name
+or its name in a signature def) from:
   FILE.npy                 a NumPy array of exactly the input's dtype; its shape
                            must equal the input's, or the input is resized to it
                            when the model's shape_signature allows (-1 dims)
@@ -251,18 +252,36 @@ func runModel(modelPath string, inputArgs []string, outDir string, asJSON bool, 
 }
 
 // resolveInput maps an --input key to an input position: a decimal index
-// below the input count, else an input tensor name.
+// below the input count, else an input tensor name, else the input name
+// of a signature def of subgraph 0 ("fixed_input" for the tensor
+// "serving_default_fixed_input:0").
 func resolveInput(it *interpreter.Interpreter, key string) (int, error) {
-	if n, err := strconv.Atoi(key); err == nil {
-		if n < 0 || n >= it.InputCount() {
-			if _, nameErr := it.InputIndex(key); nameErr == nil {
-				return it.InputIndex(key)
-			}
-			return 0, fmt.Errorf("no input %d (the model has %d)", n, it.InputCount())
-		}
+	if n, err := strconv.Atoi(key); err == nil && n >= 0 && n < it.InputCount() {
 		return n, nil
 	}
-	return it.InputIndex(key)
+	idx, nameErr := it.InputIndex(key)
+	if nameErr == nil {
+		return idx, nil
+	}
+	for _, sig := range it.Model().Signatures {
+		if sig.Subgraph != 0 {
+			continue
+		}
+		for _, p := range sig.Inputs {
+			if p.Name != key {
+				continue
+			}
+			for i := 0; i < it.InputCount(); i++ {
+				if it.Input(i).Index == p.Tensor {
+					return i, nil
+				}
+			}
+		}
+	}
+	if n, err := strconv.Atoi(key); err == nil {
+		return 0, fmt.Errorf("no input %d (the model has %d)", n, it.InputCount())
+	}
+	return 0, nameErr
 }
 
 // readInputFile reads an input file, choosing the format by extension:
