@@ -1,6 +1,8 @@
 package fused
 
 import (
+	"sync"
+
 	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 )
@@ -179,17 +181,50 @@ func applyLayerNormInt16(in, weights []int16, bias []int32, scaleA int32, scaleB
 // FixedPoint<int16, 3>). in and out may be the same slice.
 func applySigmoidInt16(in, out []int16) {
 	out = out[:len(in)]
+	tbl := sigmoidQ3Table()
 	for i, v := range in {
-		out[i] = logistic16(v, 3)
+		out[i] = tbl[uint16(v)]
 	}
 }
 
 // applyTanhInt16 applies tanh to inputs with intBits integer bits
 // (Q intBits.(15-intBits)) giving Q0.15 outputs (TFLite's ApplyTanh, which
-// supports intBits 0..6). in and out may be the same slice.
+// supports intBits 0..6; the caller checks the range). in and out may be
+// the same slice.
 func applyTanhInt16(intBits int, in, out []int16) {
 	out = out[:len(in)]
+	tbl := tanhTables[intBits]()
 	for i, v := range in {
-		out[i] = tanh16(v, intBits)
+		out[i] = tbl[uint16(v)]
+	}
+}
+
+// The fixed-point activations are pure functions of an int16, so they are
+// tabulated once (128 KiB per table, built on first use in about a
+// millisecond) and looked up: the same bits as gemmlowp, several times
+// faster than evaluating the polynomial and Newton steps per element.
+type int16Table = [1 << 16]int16
+
+func tabulate(f func(int16) int16) *int16Table {
+	var t int16Table
+	for i := range t {
+		t[i] = f(int16(uint16(i)))
+	}
+	return &t
+}
+
+var (
+	sigmoidQ3Table = sync.OnceValue(func() *int16Table {
+		return tabulate(func(v int16) int16 { return logistic16(v, 3) })
+	})
+	// tanhTables[n] maps Qn.(15-n) inputs, n = 0..6.
+	tanhTables [7]func() *int16Table
+)
+
+func init() {
+	for n := range tanhTables {
+		tanhTables[n] = sync.OnceValue(func() *int16Table {
+			return tabulate(func(v int16) int16 { return tanh16(v, n) })
+		})
 	}
 }

@@ -414,3 +414,27 @@ func TestInvSqrtQuantizedMultiplierExp(t *testing.T) {
 		t.Errorf("inv sqrt of 1 = (%d, %d), want (MaxInt32, 0)", m, s)
 	}
 }
+
+// TestActivationTables: the lookup tables hold exactly the fixed-point
+// functions' values.
+func TestActivationTables(t *testing.T) {
+	in := make([]int16, 1<<16)
+	for i := range in {
+		in[i] = int16(uint16(i))
+	}
+	out := make([]int16, len(in))
+	applySigmoidInt16(in, out)
+	for i, v := range in {
+		if out[i] != logistic16(v, 3) {
+			t.Fatalf("sigmoid table at %d: %d, function %d", v, out[i], logistic16(v, 3))
+		}
+	}
+	for n := 0; n <= 6; n++ {
+		applyTanhInt16(n, in, out)
+		for i, v := range in {
+			if out[i] != tanh16(v, n) {
+				t.Fatalf("tanh(%d) table at %d: %d, function %d", n, v, out[i], tanh16(v, n))
+			}
+		}
+	}
+}

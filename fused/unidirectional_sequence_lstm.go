@@ -185,6 +185,10 @@ func (k *UnidirectionalSequenceLSTM) prepareInteger(n *ops.Node, t *lstmTensors,
 		return err
 	}
 	k.params = p
+	// Build the activation tables now rather than in the first Eval.
+	sigmoidQ3Table()
+	tanhTables[3]()
+	tanhTables[15+p.cellScale]()
 	return nil
 }
 
