@@ -76,6 +76,7 @@ type inspectTensor struct {
 	Signature    []int      `json:"shape_signature,omitempty"`
 	Quantization *quantJSON `json:"quantization,omitempty"`
 	Variable     bool       `json:"is_variable,omitempty"`
+	quant        *ops.Quantization
 }
 
 type inspectOp struct {
@@ -193,6 +194,7 @@ func describeTensor(sg *interpreter.SubgraphInfo, i int) inspectTensor {
 	}
 	if t.Quant != nil && len(t.Quant.Scale) > 0 {
 		d.Quantization = &quantJSON{t.Quant.Scale, t.Quant.ZeroPoint, t.Quant.QuantizedDimension}
+		d.quant = t.Quant
 	}
 	return d
 }
@@ -214,8 +216,8 @@ func (r *inspectReport) writeText(w io.Writer) {
 				if t.Signature != nil && !ops.SameShape(t.Signature, t.Shape) {
 					fmt.Fprintf(w, " signature %v", t.Signature)
 				}
-				if t.Quantization != nil {
-					fmt.Fprintf(w, " (%s)", quantString(&ops.Quantization{Scale: t.Quantization.Scale, ZeroPoint: t.Quantization.ZeroPoint, QuantizedDimension: t.Quantization.QuantizedDimension}))
+				if q := quantString(t.quant); q != "" {
+					fmt.Fprintf(w, " (%s)", q)
 				}
 				fmt.Fprintln(w)
 			}

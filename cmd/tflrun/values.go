@@ -117,10 +117,20 @@ func topK(t *ops.Tensor, k int) []classScore {
 	return scores[:min(k, len(scores))]
 }
 
+// isNumeric reports whether element can read typ (bool excluded).
+func isNumeric(typ ops.DataType) bool {
+	switch typ {
+	case ops.Float32, ops.Float64, ops.Float16, ops.Int8, ops.Uint8, ops.Int16,
+		ops.Uint16, ops.Int32, ops.Uint32, ops.Int64, ops.Uint64:
+		return true
+	}
+	return false
+}
+
 // isClassVector reports whether a tensor looks like per-class scores:
 // shape [N] or [1, N] with N > 2 and a numeric type.
 func isClassVector(t *ops.Tensor) bool {
-	if _, ok := element(t.Type, make([]byte, 8), 0); !ok || t.Type == ops.Bool {
+	if !isNumeric(t.Type) {
 		return false
 	}
 	switch len(t.Shape) {
