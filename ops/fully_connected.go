@@ -22,13 +22,16 @@ import (
 //   - float32 input/weights/bias/output, fused NONE, RELU, RELU_N1_TO_1 or
 //     RELU6;
 //   - int8 input and weights, int32 bias, int8 output, per-tensor or
-//     per-channel weight scales: the accumulator is rescaled with ruy's
-//     single-rounding multiplier (TFLite sends this path to ruy);
+//     per-channel weight scales: the accumulator is rescaled with TFLite's
+//     double-rounding multiplier (MultiplyByQuantizedMultiplier). TFLite's
+//     x86 build hands this product to ruy; ruy's reference code describes
+//     a single rounding, but TFLite's own outputs (the DTLN golden case)
+//     match the double rounding bit for bit and not the single one;
 //   - uint8 input and weights (asymmetric, any zero points), int32 bias,
 //     uint8 or int16 output: gemmlowp's double-rounding multiplier;
 //   - int16 input with int8 weights (int32 or int64 bias, per-tensor or
 //     per-channel) or int16 weights, int16 output: with all zero points 0
-//     and an int32 (or no) bias through ruy as for int8, otherwise TFLite's
+//     and an int32 (or no) bias through the GEMM path as for int8, otherwise TFLite's
 //     reference arithmetic (rounding acc·scale computed in double);
 //   - hybrid: float32 input and output, int8 symmetric weights (per-tensor
 //     or per-channel scales), float32 bias; each batch row of the input is
@@ -72,7 +75,7 @@ const (
 	fcFloat fcPath = iota
 	fcInt8
 	fcUint8
-	fcInt16Ruy
+	fcInt16Gemm
 	fcInt16Ref
 	fcHybrid
 )
@@ -179,7 +182,7 @@ func (k *FullyConnected) Prepare(n *Node) error {
 		return err
 	}
 	switch k.path {
-	case fcInt8, fcInt16Ruy:
+	case fcInt8, fcInt16Gemm:
 		k.accScratch = n.RequestScratch(4 * k.units)
 		k.rowSums = make([]int32, k.units)
 	case fcHybrid:
@@ -336,16 +339,16 @@ func (k *FullyConnected) prepareQuant(in, w, bias, out *Tensor) error {
 				return fmt.Errorf("%s: type %s differs from quantized_bias_type %s", fcBias, bias.Type, qbt)
 			}
 		}
-		// TFLite routes int16 activations to ruy only for int8 weights with
-		// all zero points 0 and no int64 bias; everything else goes through
-		// its reference loop.
+		// TFLite routes int16 activations to its GEMM backend only for int8
+		// weights with all zero points 0 and no int64 bias; everything else
+		// goes through its reference loop.
 		wZP := int32(0)
 		if !perChannel {
 			wZP = -k.wOffset
 		}
-		useRuy := w.Type == Int8 && wZP == 0 && (bias == nil || bias.Type == Int32) && qbt != Int64
-		if useRuy {
-			k.path = fcInt16Ruy
+		viaGemm := w.Type == Int8 && wZP == 0 && (bias == nil || bias.Type == Int32) && qbt != Int64
+		if viaGemm {
+			k.path = fcInt16Gemm
 		} else {
 			k.bias64 = (bias != nil && bias.Type == Int64) || (bias == nil && qbt != Int32)
 			k.effScale = make([]float64, len(wScales))
@@ -385,8 +388,8 @@ func (k *FullyConnected) Eval(n *Node) error {
 		return k.evalInt8(n, in, w, bias, out)
 	case fcUint8:
 		k.evalUint8(in, w, bias, out)
-	case fcInt16Ruy:
-		return k.evalInt16Ruy(n, in, w, bias, out)
+	case fcInt16Gemm:
+		return k.evalInt16Gemm(n, in, w, bias, out)
 	case fcInt16Ref:
 		k.evalInt16Ref(in, w, bias, out)
 	}
@@ -422,7 +425,7 @@ func (k *FullyConnected) weightRowSums(w *Tensor) []int32 {
 }
 
 // int8Accumulators fills acc[u] = Σ_c (w[u,c] - wzp)(x[c] - xzp) + bias[u]
-// for one batch row x, with TFLite/ruy's wrapping int32 arithmetic.
+// for one batch row x, with TFLite's wrapping int32 arithmetic.
 func (k *FullyConnected) int8Accumulators(acc []int32, m []int8, x []int8, rowSums []int32, bias []int32) {
 	clear(acc)
 	arch.MatVecMulAccInt8(acc, m, k.units, k.cols, x)
@@ -462,7 +465,7 @@ func (k *FullyConnected) evalInt8(n *Node, in, w, bias, out *Tensor) error {
 			if k.chanMult != nil {
 				mult, shift = k.chanMult[u], k.chanShift[u]
 			}
-			v := multiplyByQuantizedMultiplierRuy(a, mult, shift) + k.outOffset
+			v := MultiplyByQuantizedMultiplier(a, mult, shift) + k.outOffset
 			row[u] = int8(ClampInt32(v, k.actMin, k.actMax))
 		}
 	}
@@ -502,7 +505,7 @@ func (k *FullyConnected) evalUint8(in, w, bias, out *Tensor) {
 	}
 }
 
-func (k *FullyConnected) evalInt16Ruy(n *Node, in, w, bias, out *Tensor) error {
+func (k *FullyConnected) evalInt16Gemm(n *Node, in, w, bias, out *Tensor) error {
 	acc, err := scratchInt32(n, k.accScratch, k.units)
 	if err != nil {
 		return err
@@ -532,7 +535,7 @@ func (k *FullyConnected) evalInt16Ruy(n *Node, in, w, bias, out *Tensor) error {
 			if k.chanMult != nil {
 				mult, shift = k.chanMult[u], k.chanShift[u]
 			}
-			v := multiplyByQuantizedMultiplierRuy(a, mult, shift) + k.outOffset
+			v := MultiplyByQuantizedMultiplier(a, mult, shift) + k.outOffset
 			row[u] = int16(ClampInt32(v, k.actMin, k.actMax))
 		}
 	}

@@ -1,0 +1,39 @@
+package interpreter
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// benchmarkModel times Invoke on a real model from ../testdata with its
+// inputs left zero; it reports allocations, which must be 0 per op.
+func benchmarkModel(b *testing.B, name string) {
+	m, err := Load(filepath.Join("..", "testdata", name))
+	if err != nil {
+		b.Skipf("model missing: %v", err)
+	}
+	defer m.Close()
+	it, err := New(m, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := it.AllocateTensors(); err != nil {
+		b.Fatal(err)
+	}
+	if err := it.Invoke(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := it.Invoke(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkInvokeMNISTLSTMFloat(b *testing.B) { benchmarkModel(b, "mnist_lstm/trained_lstm.tflite") }
+func BenchmarkInvokeMNISTLSTMInt8(b *testing.B) {
+	benchmarkModel(b, "mnist_lstm/trained_lstm_int8.tflite")
+}
+func BenchmarkInvokeDTLN(b *testing.B) { benchmarkModel(b, "dtln/dtln_noise_suppression.tflite") }
