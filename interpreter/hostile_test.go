@@ -105,6 +105,9 @@ func TestHostileModels(t *testing.T) {
 		{"quantization scale/zero point count mismatch", edit(func(m *schema.ModelT) {
 			m.Subgraphs[0].Tensors[0].Quantization = &schema.QuantizationParametersT{Scale: []float32{1, 2}, ZeroPoint: []int64{0}}
 		}), "2 scales and 1 zero points"},
+		{"string tensor offsets past the buffer", withString(1, []uint32{12, 40}, "abc"), "string offset 1 (40) is out of order or past the 15-byte buffer"},
+		{"string tensor count differs from its shape", withString(2, []uint32{16, 17, 18}, "ab"), "string buffer holds 2 strings, the shape needs 1"},
+		{"string tensor first offset wrong", withString(1, []uint32{8, 15}, "abc"), "string 0 starts at 8, expected 12"},
 		{"wrong schema version", edit(func(m *schema.ModelT) { m.Version = 2 }), "schema version is 2"},
 		{"unknown tensor type", edit(func(m *schema.ModelT) { m.Subgraphs[0].Tensors[0].Type = 99 }), "unknown tensor type 99"},
 		{"no subgraphs", edit(func(m *schema.ModelT) { m.Subgraphs = nil }), "no subgraphs"},
@@ -145,6 +148,27 @@ func TestHostileModels(t *testing.T) {
 				t.Fatalf("error %q does not contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// withString returns fcModel with an extra constant string tensor of shape
+// [1] whose buffer has the given count, offsets and bytes.
+func withString(count uint32, offsets []uint32, text string) []byte {
+	m := fcModel()
+	buf := binary.LittleEndian.AppendUint32(nil, count)
+	for _, o := range offsets {
+		buf = binary.LittleEndian.AppendUint32(buf, o)
+	}
+	buf = append(buf, text...)
+	m.Buffers = append(m.Buffers, &schema.BufferT{Data: buf})
+	m.Subgraphs[0].Tensors = append(m.Subgraphs[0].Tensors, &schema.TensorT{Name: "label", Shape: []int32{1},
+		Type: schema.TensorTypeSTRING, Buffer: uint32(len(m.Buffers) - 1)})
+	return pack(m)
+}
+
+func TestValidStringTensorLoads(t *testing.T) {
+	if err := loadAndAllocate(withString(1, []uint32{12, 15}, "abc")); err != nil {
+		t.Fatal(err)
 	}
 }
 
