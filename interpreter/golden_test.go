@@ -31,6 +31,12 @@ type goldenCase struct {
 // to the folder holding shared/) to a file: the repository's testdata copy
 // when the case lives in testdata, else the shared folder.
 func resolveGoldenModel(caseDir, model string) string {
+	// Generated cases carry their own model.tflite beside case.json.
+	if local := filepath.Join(caseDir, filepath.Base(model)); strings.HasPrefix(model, "shared/golden/") {
+		if _, err := os.Stat(local); err == nil {
+			return local
+		}
+	}
 	if rest, ok := strings.CutPrefix(model, "shared/models/"); ok {
 		local := filepath.Join("..", "testdata", filepath.FromSlash(rest))
 		if _, err := os.Stat(local); err == nil {
@@ -170,8 +176,22 @@ func asFloat64(typ ops.DataType, data []byte) []float64 {
 	return out
 }
 
-func testGoldenFolder(t *testing.T, root string) {
+// testGoldenFolder runs every case under root, or only the cases whose
+// folder name starts with one of prefixes when prefixes are given.
+func testGoldenFolder(t *testing.T, root string, prefixes ...string) {
 	dirs := goldenCases(t, root)
+	if len(prefixes) > 0 {
+		kept := dirs[:0]
+		for _, d := range dirs {
+			for _, p := range prefixes {
+				if strings.HasPrefix(filepath.Base(d), p) {
+					kept = append(kept, d)
+					break
+				}
+			}
+		}
+		dirs = kept
+	}
 	if len(dirs) == 0 {
 		t.Skipf("no golden cases under %s", root)
 	}
@@ -199,4 +219,38 @@ func TestGoldenMNISTLSTM(t *testing.T) {
 // TFLite's builtin-kernel output.
 func TestGoldenDTLN(t *testing.T) {
 	testGoldenFolder(t, filepath.Join("..", "testdata", "golden", "dtln"))
+}
+
+// goldenRecurrentFamilies are the variants of ../shared/golden/recurrent
+// (copied to ../testdata/golden/recurrent) whose kernels tflrun has; a
+// family joins the list when its kernel lands. See that folder's README
+// for what each case is.
+var goldenRecurrentFamilies = []string{
+	"usl_f32_",  // UNIDIRECTIONAL_SEQUENCE_LSTM float32
+	"usl_int8_", // UNIDIRECTIONAL_SEQUENCE_LSTM int8x8_16
+}
+
+// TestGoldenRecurrent: the single-operator recurrent models, TFLite's
+// outputs within the tolerance each case records (exact for integer).
+func TestGoldenRecurrent(t *testing.T) {
+	testGoldenFolder(t, filepath.Join("..", "testdata", "golden", "recurrent"), goldenRecurrentFamilies...)
+}
+
+// goldenSharedFolders are the folders of ../shared/golden (read in place,
+// not copied: they hold larger real models) whose operators tflrun runs.
+var goldenSharedFolders = []string{
+	"coral_lstm_mnist_uint8",
+	"micro_speech_lstm",
+}
+
+// TestGoldenShared runs the real-model cases of ../shared/golden that are
+// too large to copy; it skips, naming the path, where ../shared is absent.
+func TestGoldenShared(t *testing.T) {
+	root := filepath.Join("..", "..", "shared", "golden")
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("%s is absent: %v", root, err)
+	}
+	for _, f := range goldenSharedFolders {
+		t.Run(f, func(t *testing.T) { testGoldenFolder(t, filepath.Join(root, f)) })
+	}
 }
