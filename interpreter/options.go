@@ -13,6 +13,10 @@ import (
 // (TFLite's TFLITE_RESHAPE_PARAMS_MAX_DIMENSION_COUNT).
 const maxReshapeDims = 8
 
+// maxSqueezeDims is the most entries SqueezeOptions.squeeze_dims may have
+// (the size of TfLiteSqueezeParams.squeeze_dims).
+const maxSqueezeDims = 8
+
 // decodeOptions turns the builtin options table of an operator into the
 // ops.*Options struct its kernel reads. Tables tflrun has no kernel for
 // decode to nil (the operator is refused at AllocateTensors anyway).
@@ -79,6 +83,92 @@ func decodeOptions(typ schema.BuiltinOptions, tbl flatbuffers.Table) (any, error
 			AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs(),
 			DiagonalRecurrentTensors: o.DiagonalRecurrentTensors(),
 		}, nil
+	case schema.BuiltinOptionsConv2DOptions:
+		var o schema.Conv2DOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.Conv2DOptions{
+			Padding:           ops.Padding(o.Padding()),
+			StrideW:           int(o.StrideW()),
+			StrideH:           int(o.StrideH()),
+			DilationWFactor:   int(o.DilationWFactor()),
+			DilationHFactor:   int(o.DilationHFactor()),
+			Activation:        ops.Activation(o.FusedActivationFunction()),
+			QuantizedBiasType: ops.DataType(o.QuantizedBiasType()),
+		}, nil
+	case schema.BuiltinOptionsDepthwiseConv2DOptions:
+		var o schema.DepthwiseConv2DOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.DepthwiseConv2DOptions{
+			Padding:         ops.Padding(o.Padding()),
+			StrideW:         int(o.StrideW()),
+			StrideH:         int(o.StrideH()),
+			DepthMultiplier: int(o.DepthMultiplier()),
+			DilationWFactor: int(o.DilationWFactor()),
+			DilationHFactor: int(o.DilationHFactor()),
+			Activation:      ops.Activation(o.FusedActivationFunction()),
+		}, nil
+	case schema.BuiltinOptionsPool2DOptions:
+		var o schema.Pool2DOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.Pool2DOptions{
+			Padding:      ops.Padding(o.Padding()),
+			StrideW:      int(o.StrideW()),
+			StrideH:      int(o.StrideH()),
+			FilterWidth:  int(o.FilterWidth()),
+			FilterHeight: int(o.FilterHeight()),
+			Activation:   ops.Activation(o.FusedActivationFunction()),
+		}, nil
+	case schema.BuiltinOptionsGatherOptions:
+		var o schema.GatherOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.GatherOptions{Axis: int(o.Axis()), BatchDims: int(o.BatchDims())}, nil
+	case schema.BuiltinOptionsStridedSliceOptions:
+		var o schema.StridedSliceOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.StridedSliceOptions{
+			BeginMask:      o.BeginMask(),
+			EndMask:        o.EndMask(),
+			EllipsisMask:   o.EllipsisMask(),
+			NewAxisMask:    o.NewAxisMask(),
+			ShrinkAxisMask: o.ShrinkAxisMask(),
+			Offset:         o.Offset(),
+		}, nil
+	case schema.BuiltinOptionsReducerOptions:
+		var o schema.ReducerOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.ReducerOptions{KeepDims: o.KeepDims()}, nil
+	case schema.BuiltinOptionsConcatenationOptions:
+		var o schema.ConcatenationOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.ConcatenationOptions{Axis: int(o.Axis()), Activation: ops.Activation(o.FusedActivationFunction())}, nil
+	case schema.BuiltinOptionsPackOptions:
+		var o schema.PackOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.PackOptions{ValuesCount: int(o.ValuesCount()), Axis: int(o.Axis())}, nil
+	case schema.BuiltinOptionsUnpackOptions:
+		var o schema.UnpackOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.UnpackOptions{Num: int(o.Num()), Axis: int(o.Axis())}, nil
+	case schema.BuiltinOptionsSqueezeOptions:
+		var o schema.SqueezeOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		if n := o.SqueezeDimsLength(); n > maxSqueezeDims {
+			// TFLite's parser copies squeeze_dims into a fixed array of 8.
+			return nil, fmt.Errorf("squeeze_dims has %d entries, at most %d are allowed", n, maxSqueezeDims)
+		}
+		return &ops.SqueezeOptions{SqueezeDims: intList(o.SqueezeDimsLength(), o.SqueezeDims)}, nil
+	case schema.BuiltinOptionsSplitOptions:
+		var o schema.SplitOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.SplitOptions{NumSplits: int(o.NumSplits())}, nil
+	case schema.BuiltinOptionsSplitVOptions:
+		var o schema.SplitVOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.SplitOptions{NumSplits: int(o.NumSplits())}, nil
+	case schema.BuiltinOptionsCastOptions:
+		var o schema.CastOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.CastOptions{InDataType: ops.DataType(o.InDataType()), OutDataType: ops.DataType(o.OutDataType())}, nil
 	}
 	return nil, nil
 }

@@ -118,3 +118,113 @@ type UnidirectionalSequenceLSTMOptions struct {
 	// [n_cell] instead of matrices (version 4).
 	DiagonalRecurrentTensors bool
 }
+
+// Padding is a convolution or pooling padding scheme, numbered as TFLite's
+// schema Padding enum.
+type Padding int8
+
+// Padding schemes (TFLite schema numbering).
+const (
+	// PaddingSame pads so that the output has ceil(input/stride) positions.
+	PaddingSame Padding = 0
+	// PaddingValid uses only windows that lie fully inside the input.
+	PaddingValid Padding = 1
+)
+
+// String returns the schema name of the padding ("SAME").
+func (p Padding) String() string {
+	switch p {
+	case PaddingSame:
+		return "SAME"
+	case PaddingValid:
+		return "VALID"
+	}
+	return "PADDING(" + strconv.Itoa(int(p)) + ")"
+}
+
+// Conv2DOptions is TFLite's Conv2DOptions. Dilation factors default to 1.
+type Conv2DOptions struct {
+	Padding                          Padding
+	StrideW, StrideH                 int
+	DilationWFactor, DilationHFactor int
+	Activation                       Activation
+	// QuantizedBiasType is the bias type of an int16 convolution (Float32
+	// = 0 means "the default for the input type").
+	QuantizedBiasType DataType
+}
+
+// DepthwiseConv2DOptions is TFLite's DepthwiseConv2DOptions. TFLite
+// derives the depth multiplier from the tensor shapes for float, uint8 and
+// int8 inputs; DepthMultiplier is kept for reference.
+type DepthwiseConv2DOptions struct {
+	Padding                          Padding
+	StrideW, StrideH                 int
+	DepthMultiplier                  int
+	DilationWFactor, DilationHFactor int
+	Activation                       Activation
+}
+
+// Pool2DOptions is TFLite's Pool2DOptions (MAX_POOL_2D, AVERAGE_POOL_2D,
+// L2_POOL_2D).
+type Pool2DOptions struct {
+	Padding                   Padding
+	StrideW, StrideH          int
+	FilterWidth, FilterHeight int
+	Activation                Activation
+}
+
+// GatherOptions is TFLite's GatherOptions. The field name Axis is read by
+// reflection in package bench; keep it.
+type GatherOptions struct {
+	Axis      int
+	BatchDims int
+}
+
+// StridedSliceOptions is TFLite's StridedSliceOptions: bit i of a mask
+// refers to dimension i of the begin/end/strides vectors.
+type StridedSliceOptions struct {
+	BeginMask, EndMask, EllipsisMask, NewAxisMask, ShrinkAxisMask int32
+	// Offset: end is relative to begin (end = begin + end) when true.
+	Offset bool
+}
+
+// ReducerOptions is TFLite's ReducerOptions (MEAN, SUM, REDUCE_MAX, …).
+type ReducerOptions struct {
+	KeepDims bool
+}
+
+// ConcatenationOptions is TFLite's ConcatenationOptions.
+type ConcatenationOptions struct {
+	Axis       int
+	Activation Activation
+}
+
+// PackOptions is TFLite's PackOptions.
+type PackOptions struct {
+	ValuesCount int
+	Axis        int
+}
+
+// UnpackOptions is TFLite's UnpackOptions.
+type UnpackOptions struct {
+	Num  int
+	Axis int
+}
+
+// SqueezeOptions is TFLite's SqueezeOptions; SqueezeDims empty means
+// "every dimension of size 1".
+type SqueezeOptions struct {
+	SqueezeDims []int
+}
+
+// SplitOptions is TFLite's SplitOptions (also used for SPLIT_V's
+// SplitVOptions, which has the same single field).
+type SplitOptions struct {
+	NumSplits int
+}
+
+// CastOptions is TFLite's CastOptions. TFLite's kernel reads the types
+// from the tensors; the options are informational.
+type CastOptions struct {
+	InDataType, OutDataType DataType
+}

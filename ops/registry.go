@@ -34,6 +34,7 @@ const (
 	OpSVDF                       BuiltinOperator = 27
 	OpTanh                       BuiltinOperator = 28
 	BuiltinCustom                BuiltinOperator = 32
+	OpPad                        BuiltinOperator = 34
 	OpUnidirectionalSequenceRNN  BuiltinOperator = 35
 	OpGather                     BuiltinOperator = 36
 	OpTranspose                  BuiltinOperator = 39
@@ -43,12 +44,22 @@ const (
 	OpUnidirectionalSequenceLSTM BuiltinOperator = 44
 	OpStridedSlice               BuiltinOperator = 45
 	OpBidirectionalSequenceRNN   BuiltinOperator = 46
+	OpTopKV2                     BuiltinOperator = 48
+	OpSplit                      BuiltinOperator = 49
 	OpBidirectionalSequenceLSTM  BuiltinOperator = 52
 	OpCast                       BuiltinOperator = 53
+	OpLess                       BuiltinOperator = 58
+	OpPadV2                      BuiltinOperator = 60
+	OpGreater                    BuiltinOperator = 61
+	OpGreaterEqual               BuiltinOperator = 62
+	OpLessEqual                  BuiltinOperator = 63
 	OpExpandDims                 BuiltinOperator = 70
+	OpEqual                      BuiltinOperator = 71
 	OpNotEqual                   BuiltinOperator = 72
 	OpPack                       BuiltinOperator = 83
 	OpUnpack                     BuiltinOperator = 88
+	OpSplitV                     BuiltinOperator = 102
+	OpReverseV2                  BuiltinOperator = 105
 	OpQuantize                   BuiltinOperator = 114
 	OpRelu0To1                   BuiltinOperator = 152
 )
