@@ -72,6 +72,38 @@ func decodeOptions(typ schema.BuiltinOptions, tbl flatbuffers.Table) (any, error
 			KernelType:               ops.LSTMKernelType(o.KernelType()),
 			AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs(),
 		}, nil
+	case schema.BuiltinOptionsRNNOptions:
+		var o schema.RNNOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.RNNOptions{
+			Activation:               ops.Activation(o.FusedActivationFunction()),
+			AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs(),
+		}, nil
+	case schema.BuiltinOptionsSequenceRNNOptions:
+		var o schema.SequenceRNNOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.SequenceRNNOptions{
+			TimeMajor:                o.TimeMajor(),
+			Activation:               ops.Activation(o.FusedActivationFunction()),
+			AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs(),
+		}, nil
+	case schema.BuiltinOptionsBidirectionalSequenceRNNOptions:
+		var o schema.BidirectionalSequenceRNNOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.BidirectionalSequenceRNNOptions{
+			TimeMajor:                o.TimeMajor(),
+			Activation:               ops.Activation(o.FusedActivationFunction()),
+			MergeOutputs:             o.MergeOutputs(),
+			AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs(),
+		}, nil
+	case schema.BuiltinOptionsSVDFOptions:
+		var o schema.SVDFOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.SVDFOptions{
+			Rank:                     int(o.Rank()),
+			Activation:               ops.Activation(o.FusedActivationFunction()),
+			AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs(),
+		}, nil
 	case schema.BuiltinOptionsUnidirectionalSequenceLSTMOptions:
 		var o schema.UnidirectionalSequenceLSTMOptions
 		o.Init(tbl.Bytes, tbl.Pos)

@@ -228,3 +228,40 @@ type SplitOptions struct {
 type CastOptions struct {
 	InDataType, OutDataType DataType
 }
+
+// RNNOptions is TFLite's RNNOptions (operator RNN).
+type RNNOptions struct {
+	Activation Activation
+	// AsymmetricQuantizeInputs selects per-batch asymmetric quantisation
+	// of the float activations in the hybrid (int8 weights) path.
+	AsymmetricQuantizeInputs bool
+}
+
+// SequenceRNNOptions is TFLite's SequenceRNNOptions (operator
+// UNIDIRECTIONAL_SEQUENCE_RNN).
+type SequenceRNNOptions struct {
+	// TimeMajor: input is [time, batch, input] when true, [batch, time,
+	// input] when false.
+	TimeMajor                bool
+	Activation               Activation
+	AsymmetricQuantizeInputs bool
+}
+
+// BidirectionalSequenceRNNOptions is TFLite's
+// BidirectionalSequenceRNNOptions (operator BIDIRECTIONAL_SEQUENCE_RNN).
+type BidirectionalSequenceRNNOptions struct {
+	TimeMajor  bool
+	Activation Activation
+	// MergeOutputs concatenates the forward and backward outputs into one
+	// output tensor (last dimension fw_units + bw_units).
+	MergeOutputs             bool
+	AsymmetricQuantizeInputs bool
+}
+
+// SVDFOptions is TFLite's SVDFOptions (operator SVDF).
+type SVDFOptions struct {
+	// Rank is the number of filters per output unit.
+	Rank                     int
+	Activation               Activation
+	AsymmetricQuantizeInputs bool
+}
