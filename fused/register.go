@@ -2,10 +2,21 @@ package fused
 
 import "github.com/tflrun/tflrun/ops"
 
-// RegisterBuiltins adds the package's kernels to r:
+// RegisterBuiltins adds the package's kernels to r (RNN,
+// UNIDIRECTIONAL_SEQUENCE_RNN, BIDIRECTIONAL_SEQUENCE_RNN, SVDF and the
+// custom UNIDIRECTIONAL_SEQUENCE_GRU as listed below, and)
 // UNIDIRECTIONAL_SEQUENCE_LSTM versions 1–4 (the versions TFLite's builtin
 // resolver registers; version 4 adds diagonal recurrent weights, which the
 // float path implements and the integer path refuses at Prepare).
 func RegisterBuiltins(r *ops.Resolver) {
 	r.AddBuiltin(ops.OpUnidirectionalSequenceLSTM, 1, 4, NewUnidirectionalSequenceLSTM)
+	// The RNN family and SVDF: the versions TFLite's builtin resolver
+	// registers (RNN family 1–3: float, hybrid, asymmetric hybrid; SVDF
+	// 1–4: float, hybrid, integer, asymmetric hybrid). The GRU is TFLite's
+	// experimental custom operator, looked up by name.
+	r.AddBuiltin(ops.OpRNN, 1, 3, NewRNN)
+	r.AddBuiltin(ops.OpUnidirectionalSequenceRNN, 1, 3, NewUnidirectionalSequenceRNN)
+	r.AddBuiltin(ops.OpBidirectionalSequenceRNN, 1, 3, NewBidirectionalSequenceRNN)
+	r.AddBuiltin(ops.OpSVDF, 1, 4, NewSVDF)
+	r.AddCustom(GRUCustomName, NewUnidirectionalSequenceGRU)
 }

@@ -228,6 +228,11 @@ func TestGoldenDTLN(t *testing.T) {
 var goldenRecurrentFamilies = []string{
 	"usl_f32_",  // UNIDIRECTIONAL_SEQUENCE_LSTM float32
 	"usl_int8_", // UNIDIRECTIONAL_SEQUENCE_LSTM int8x8_16
+	"rnn_",      // RNN float32 and hybrid
+	"usrnn_",    // UNIDIRECTIONAL_SEQUENCE_RNN float32 and hybrid
+	"birnn_",    // BIDIRECTIONAL_SEQUENCE_RNN float32 and hybrid
+	"svdf_",     // SVDF float32, hybrid and int8
+	"gru_",      // custom UNIDIRECTIONAL_SEQUENCE_GRU float32
 }
 
 // TestGoldenRecurrent: the single-operator recurrent models, TFLite's
@@ -241,6 +246,7 @@ func TestGoldenRecurrent(t *testing.T) {
 var goldenSharedFolders = []string{
 	"coral_lstm_mnist_uint8",
 	"micro_speech_lstm",
+	"keyword_scrambled_svdf",
 }
 
 // TestGoldenShared runs the real-model cases of ../shared/golden that are

@@ -1,0 +1,196 @@
+package fused
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tflrun/tflrun/arch"
+	"github.com/tflrun/tflrun/ops"
+)
+
+// GRUCustomName is the custom operator name of the GRU kernel,
+// UNIDIRECTIONAL_SEQUENCE_GRU, as TFLite's experimental kernel is
+// registered.
+const GRUCustomName = "UNIDIRECTIONAL_SEQUENCE_GRU"
+
+// UNIDIRECTIONAL_SEQUENCE_GRU input indices (TFLite's experimental
+// unidirectional_sequence_gru.cc).
+const (
+	gruInput           = 0
+	gruInputState      = 1
+	gruGateWeight      = 2
+	gruGateBias        = 3
+	gruCandidateWeight = 4
+	gruCandidateBias   = 5
+)
+
+var gruRoles = ioRoles{"input", "input_state", "gate_weight", "gate_bias", "candidate_weight", "candidate_bias"}
+
+// UnidirectionalSequenceGRU is the kernel of the custom operator
+// UNIDIRECTIONAL_SEQUENCE_GRU with the tensor layout and arithmetic of
+// TensorFlow Lite's experimental kernel (experimental/kernels/
+// unidirectional_sequence_gru.cc and gru_cell.cc), float32 only.
+//
+// Inputs: 0 input [max_time, batch, n_input] (always time-major); 1
+// input_state [batch, units], a variable tensor; 2 gate_weight [2·units,
+// n_input + units] (the reset gate's rows, then the update gate's); 3
+// gate_bias [2·units]; 4 candidate_weight [units, n_input + units]; 5
+// candidate_bias [units]. Outputs: 0 output [max_time, batch, units]; 1
+// output_state [batch, units], the state after the last step. No options.
+//
+// Each step, with [a, b] the concatenation along the features:
+//
+//	r, u = sigmoid(gate_weight·[x, h] + gate_bias)
+//	c    = tanh(candidate_weight·[x, r⊙h] + candidate_bias)
+//	h    = (1 − u)⊙c + u⊙h
+//
+// The concatenated [x, h] row is built once per step so that each of the
+// two products is one matrix × vector over the packed weights.
+//
+// One difference from TFLite: the experimental kernel never writes
+// input_state back, so every Invoke starts again from the same state;
+// tflrun carries the final state over in input_state, as every other
+// recurrent kernel's variable state, so that T invokes of one step equal
+// one invoke of T steps. One Invoke from a fresh state gives TFLite's
+// outputs.
+type UnidirectionalSequenceGRU struct {
+	prepared                bool
+	maxTime, batch, nInput  int
+	units                   int
+	idConcat, idAct         int
+	sizes                   ioSizes
+	concatWidth, stateElems int
+}
+
+// NewUnidirectionalSequenceGRU returns a kernel for one
+// UNIDIRECTIONAL_SEQUENCE_GRU node.
+func NewUnidirectionalSequenceGRU() ops.Kernel { return &UnidirectionalSequenceGRU{} }
+
+// Prepare validates the node as TFLite's experimental Prepare does (plus
+// types, input_state being a variable), sets the output shapes and the
+// state's batch, and requests the concatenation and gate scratch. Errors
+// name the input.
+func (k *UnidirectionalSequenceGRU) Prepare(n *ops.Node) error {
+	k.prepared = false
+	if err := n.CheckIO(6, 6, 2); err != nil {
+		return err
+	}
+	roles := gruRoles
+	for i := range roles {
+		if _, err := roles.require(n, i); err != nil {
+			return err
+		}
+		if err := roles.dtype(n, i, ops.Float32, "float32 (the only one TFLite's GRU has)"); err != nil {
+			return err
+		}
+	}
+	in := n.Inputs[gruInput]
+	if err := roles.rank(n, gruInput, 3); err != nil {
+		return err
+	}
+	k.maxTime, k.batch, k.nInput = in.Dim(0), in.Dim(1), in.Dim(2)
+	st := n.Inputs[gruInputState]
+	if err := roles.rank(n, gruInputState, 2); err != nil {
+		return err
+	}
+	k.units = st.Dim(1)
+	if err := roles.state(n, gruInputState, k.batch, k.units); err != nil {
+		return err
+	}
+	u := k.units
+	cols, err := ops.ShapeElements([]int{k.nInput + u}, 0)
+	if err != nil || k.nInput+u < k.nInput {
+		return fmt.Errorf("n_input %d + units %d overflows", k.nInput, u)
+	}
+	k.concatWidth = cols
+	if err := roles.shape(n, gruGateWeight, 2*u, cols); err != nil {
+		return err
+	}
+	if err := roles.shape(n, gruGateBias, 2*u); err != nil {
+		return err
+	}
+	if err := roles.shape(n, gruCandidateWeight, u, cols); err != nil {
+		return err
+	}
+	if err := roles.shape(n, gruCandidateBias, u); err != nil {
+		return err
+	}
+	for i := 0; i < 2; i++ {
+		if err := floatOutput(n, i); err != nil {
+			return err
+		}
+	}
+	if _, err := outputShape(n, 0, k.maxTime, k.batch, u); err != nil {
+		return err
+	}
+	if _, err := outputShape(n, 1, k.batch, u); err != nil {
+		return err
+	}
+	k.stateElems = k.batch * u
+	k.idConcat = n.RequestScratch(scratchBytes[float32](k.batch * cols))
+	k.idAct = n.RequestScratch(scratchBytes[float32](k.batch * 2 * u))
+	k.sizes.record(n)
+	k.prepared = true
+	return nil
+}
+
+// Eval runs the sequence from the state in input_state, writes every
+// step's output, and leaves the final state in both input_state and
+// output_state. It allocates nothing.
+func (k *UnidirectionalSequenceGRU) Eval(n *ops.Node) error {
+	if !k.prepared {
+		return errUnprepared
+	}
+	if err := k.sizes.check(n); err != nil {
+		return err
+	}
+	B, U, nIn, W := k.batch, k.units, k.nInput, k.concatWidth
+	concat, ok1 := scratchView[float32](scratchOf(n, k.idConcat), B*W)
+	act, ok2 := scratchView[float32](scratchOf(n, k.idAct), B*2*U)
+	if !ok1 || !ok2 {
+		return errScratch
+	}
+	x := n.Inputs[gruInput].Float32s()
+	h := n.Inputs[gruInputState].Float32s()[:k.stateElems]
+	gw := n.Inputs[gruGateWeight].Float32s()
+	gb := n.Inputs[gruGateBias].Float32s()[:2*U]
+	cw := n.Inputs[gruCandidateWeight].Float32s()
+	cb := n.Inputs[gruCandidateBias].Float32s()[:U]
+	out := n.Outputs[0].Float32s()
+	for t := 0; t < k.maxTime; t++ {
+		xt := x[t*B*nIn:]
+		ot := out[t*B*U : t*B*U+B*U]
+		for b := 0; b < B; b++ {
+			row := concat[b*W : b*W+W]
+			copy(row[:nIn], xt[b*nIn:b*nIn+nIn])
+			copy(row[nIn:], h[b*U:b*U+U])
+			a := act[b*2*U : b*2*U+2*U]
+			copy(a, gb)
+			arch.MatVecMulAcc(a, gw, 2*U, W, row)
+			applySigmoidFloat(a)
+			// The candidate reads [x, r⊙h].
+			r := a[:U]
+			hr := row[nIn:]
+			for i, hv := range h[b*U : b*U+U] {
+				hr[i] = hv * r[i]
+			}
+			o := ot[b*U : b*U+U]
+			copy(o, cb)
+			arch.MatVecMulAcc(o, cw, U, W, row)
+		}
+		// h = (1 − u)⊙tanh(c) + u⊙h, each product rounded to float32.
+		for b := 0; b < B; b++ {
+			upd := act[b*2*U+U : b*2*U+2*U]
+			o := ot[b*U : b*U+U]
+			hb := h[b*U : b*U+U]
+			for i, c := range o {
+				uv := upd[i]
+				keep := float32((1 - uv) * float32(math.Tanh(float64(c))))
+				o[i] = keep + float32(uv*hb[i])
+			}
+			copy(hb, o)
+		}
+	}
+	copy(n.Outputs[1].Float32s()[:k.stateElems], h)
+	return nil
+}
