@@ -10,172 +10,301 @@ import (
 type lstmConfig struct {
 	nBatch, maxTime        int
 	nInput, nCell, nOutput int
-	timeMajor              bool
-	cifg, peephole         bool
-	projection, layerNorm  bool
+	// nAux is the auxiliary input size (BIDIRECTIONAL_SEQUENCE_LSTM with
+	// auxiliary weights), 0 without.
+	nAux                  int
+	timeMajor             bool
+	cifg, peephole        bool
+	projection, layerNorm bool
 	// recurrentDiag marks recurrent weights given as [n_cell] diagonals
-	// (float path only).
+	// (UNIDIRECTIONAL_SEQUENCE_LSTM version 4, float and hybrid).
 	recurrentDiag [numGates]bool
-	// activation is the float path's cell-gate and cell-output activation;
-	// the integer path always uses tanh.
+	// activation is the float and hybrid paths' cell-gate and cell-output
+	// activation; the integer path always uses tanh.
 	activation         ops.Activation
 	cellClip, projClip float32
+	// asymmetric selects asymmetric (zero-point) quantisation of the
+	// hybrid path's float operands.
+	asymmetric bool
 }
 
-// lstmFloatWeights are float32 views of one LSTM direction's constant
-// inputs, nil where an input is omitted.
-type lstmFloatWeights struct {
-	inputToGate     [numGates][]float32 // [n_cell, n_input]
-	recurrentToGate [numGates][]float32 // [n_cell, n_output] or diagonal [n_cell]
-	cellToGate      [numGates][]float32 // [n_cell] peephole
-	gateBias        [numGates][]float32 // [n_cell]
-	layerNorm       [numGates][]float32 // [n_cell]
-	projWeights     []float32           // [n_output, n_cell]
-	projBias        []float32           // [n_output]
-}
-
-// lstmStepFloat advances nBatch sequences by one time step, as TFLite's
-// LstmStepFloat (lstm_eval.cc): x holds nBatch input vectors of n_input,
-// outputState (nBatch×n_output) and cellState (nBatch×n_cell) are read and
-// updated in place, and row b of the new output state is also written to
-// out[b*outStride:]. gates are four scratch buffers of at least
-// nBatch×n_cell floats; the input-gate buffer is unused with CIFG.
-func lstmStepFloat(cfg *lstmConfig, w *lstmFloatWeights, x []float32, nBatch int,
-	outputState, cellState []float32, gates *[numGates][]float32, out []float32, outStride int) {
-	// TFLite skips the input products when the input is all zeros; the
-	// result is the same and padded sequences get cheaper.
-	inputZero := isZeroFloat(x[:nBatch*cfg.nInput])
-	if !cfg.cifg {
-		lstmGateFloat(cfg, w, gateInput, x, inputZero, outputState, cellState, nBatch, gates[gateInput])
-	}
-	lstmGateFloat(cfg, w, gateForget, x, inputZero, outputState, cellState, nBatch, gates[gateForget])
-	lstmGateFloat(cfg, w, gateCell, x, inputZero, outputState, cellState, nBatch, gates[gateCell])
-	lstmUpdateCellFloat(cfg, nBatch, cellState, gates)
-	// The output gate's peephole sees the updated cell state.
-	lstmGateFloat(cfg, w, gateOutput, x, inputZero, outputState, cellState, nBatch, gates[gateOutput])
-	lstmOutputFloat(cfg, w, nBatch, cellState, gates, outputState)
-	for b := 0; b < nBatch; b++ {
-		copy(out[b*outStride:b*outStride+cfg.nOutput], outputState[b*cfg.nOutput:])
-	}
-}
-
-// lstmGateFloat computes one gate for nBatch sequences (TFLite's
-// CalculateLstmGateFloat):
-//
-//	gate = act(W_x·x + W_h·h + w_c⊙c + bias)               without layer norm
-//	gate = act(ln⊙normalize(W_x·x + W_h·h + w_c⊙c) + bias) with layer norm
-//
-// act is the sigmoid, except for the cell gate, which uses the option's
-// activation.
-func lstmGateFloat(cfg *lstmConfig, w *lstmFloatWeights, g int, x []float32, inputZero bool,
-	outputState, cellState []float32, nBatch int, gate []float32) {
-	nCell := cfg.nCell
-	gate = gate[:nBatch*nCell]
-	bias := w.gateBias[g][:nCell]
-	ln := w.layerNorm[g]
-	if ln != nil {
-		clear(gate)
-	} else {
-		for b := 0; b < nBatch; b++ {
-			copy(gate[b*nCell:], bias)
+// anyDiag reports whether some gate has diagonal recurrent weights.
+func (cfg *lstmConfig) anyDiag() bool {
+	for _, d := range cfg.recurrentDiag {
+		if d {
+			return true
 		}
 	}
-	if !inputZero {
-		arch.MatBatchVecMulAcc(gate, w.inputToGate[g], nCell, cfg.nInput, x, nBatch)
+	return false
+}
+
+// lstmFloatPacked is the float path's copy of one direction's constants:
+// gate weight panels (see lstm_cell.go) and per-gate vectors, nil where
+// omitted.
+type lstmFloatPacked struct {
+	wx   []float32 // [nG·n_cell, n_input]
+	wAux []float32 // [nG·n_cell, n_aux], nil without auxiliary input
+	// wh is the recurrent panel [nG·n_cell, n_output]; nil when a gate has
+	// diagonal recurrent weights, which are then in diag.
+	wh   []float32
+	diag [numGates][]float32 // [n_cell]
+	bias [numGates][]float32 // [n_cell]
+	peep [numGates][]float32 // [n_cell] peephole weights
+	ln   [numGates][]float32 // [n_cell] layer-norm coefficients
+	proj []float32           // [n_output, n_cell]
+	// projBias is [n_output], nil for none.
+	projBias []float32
+}
+
+// packFloat copies and packs the float weights of t (and aux, if any).
+// Shapes and types are already checked.
+func (c *lstmCell) packFloat(t *lstmTensors, aux *lstmAuxTensors) {
+	cfg := &c.cfg
+	p := &lstmFloatPacked{}
+	p.wx = packPanel(c, cfg.nCell, cfg.nInput, func(g int) []float32 { return t.inputToGate[g].Float32s() })
+	if cfg.nAux > 0 {
+		p.wAux = packPanel(c, cfg.nCell, cfg.nAux, func(g int) []float32 { return aux.weights[g].Float32s() })
 	}
-	if cfg.recurrentDiag[g] {
-		// Diagonal recurrent weights (n_output == n_cell, checked at Prepare).
-		wr := w.recurrentToGate[g][:nCell]
-		for b := 0; b < nBatch; b++ {
-			row := gate[b*nCell : b*nCell+nCell]
-			h := outputState[b*nCell : b*nCell+nCell]
-			for i, wi := range wr {
-				row[i] += float32(wi * h[i])
+	if cfg.anyDiag() {
+		for g := 0; g < numGates; g++ {
+			if c.slot[g] >= 0 && cfg.recurrentDiag[g] {
+				p.diag[g] = cloneF32(t.recurrentToGate[g])
 			}
+		}
+		// Gates with full recurrent matrices keep them per gate in a
+		// panel of their own slot; a mixed model is rare, so the panel
+		// holds zeros for the diagonal gates and they add nothing.
+		p.wh = packPanel(c, cfg.nCell, cfg.nOutput, func(g int) []float32 {
+			if cfg.recurrentDiag[g] {
+				return make([]float32, cfg.nCell*cfg.nOutput)
+			}
+			return t.recurrentToGate[g].Float32s()
+		})
+		if allDiag(c) {
+			p.wh = nil
 		}
 	} else {
-		arch.MatBatchVecMulAcc(gate, w.recurrentToGate[g], nCell, cfg.nOutput, outputState, nBatch)
+		p.wh = packPanel(c, cfg.nCell, cfg.nOutput, func(g int) []float32 { return t.recurrentToGate[g].Float32s() })
 	}
-	if peep := w.cellToGate[g]; peep != nil {
-		peep = peep[:nCell]
-		for b := 0; b < nBatch; b++ {
-			row := gate[b*nCell : b*nCell+nCell]
-			c := cellState[b*nCell : b*nCell+nCell]
-			for i, wi := range peep {
-				row[i] += float32(wi * c[i])
+	for g := 0; g < numGates; g++ {
+		if c.slot[g] < 0 {
+			continue
+		}
+		p.bias[g] = cloneF32(t.gateBias[g])
+		if g != gateCell {
+			p.peep[g] = cloneF32(t.cellToGate[g])
+		}
+		if cfg.layerNorm {
+			p.ln[g] = cloneF32(t.layerNorm[g])
+		}
+	}
+	if cfg.projection {
+		p.proj = cloneF32(t.projWeights)
+		p.projBias = cloneF32(t.projBias)
+	}
+	c.fl = p
+}
+
+// allDiag reports whether every used gate has diagonal recurrent weights.
+func allDiag(c *lstmCell) bool {
+	for g := 0; g < numGates; g++ {
+		if c.slot[g] >= 0 && !c.cfg.recurrentDiag[g] {
+			return false
+		}
+	}
+	return true
+}
+
+// lstmFloatScratch are the float step's scratch views: the gate buffer
+// [nb][nG][n_cell] and the hidden buffer [nb][n_cell].
+type lstmFloatScratch struct {
+	gates, hidden []float32
+}
+
+// floatScratch returns the float scratch views of the node, ok=false when
+// the interpreter did not provide them.
+func (c *lstmCell) floatScratch(n *ops.Node) (s lstmFloatScratch, ok bool) {
+	nb := c.cfg.nBatch
+	var ok1, ok2 bool
+	s.gates, ok1 = scratchView[float32](scratchOf(n, c.scr.gates), nb*c.rows())
+	s.hidden, ok2 = scratchView[float32](scratchOf(n, c.scr.hidden), nb*c.cfg.nCell)
+	return s, ok1 && ok2
+}
+
+// passFloat runs the float direction over a sequence: x holds the input
+// rows (n_input each) in seq's layout, aux the auxiliary input rows (n_aux
+// each, nil without), h and cs the state (n_batch rows of n_output and
+// n_cell), updated in place; row r's output goes to out[r·outStride+outOff].
+func (c *lstmCell) passFloat(seq lstmSeq, x, aux, h, cs, out []float32, outStride, outOff int, s *lstmFloatScratch) {
+	cfg := &c.cfg
+	for i := 0; i < seq.calls(); i++ {
+		row, b0, nb := seq.at(i)
+		var auxRows []float32
+		if aux != nil {
+			auxRows = aux[row*cfg.nAux : (row+nb)*cfg.nAux]
+		}
+		hs := h[b0*cfg.nOutput : (b0+nb)*cfg.nOutput]
+		c.stepFloat(x[row*cfg.nInput:(row+nb)*cfg.nInput], auxRows, nb,
+			hs, cs[b0*cfg.nCell:(b0+nb)*cfg.nCell], s)
+		copyRows(out[row*outStride+outOff:], outStride, hs, nb, cfg.nOutput)
+	}
+}
+
+// stepFloat advances nb sequences by one time step, as TFLite's
+// LstmStepFloat (lstm_eval.cc): x holds nb input vectors, aux nb auxiliary
+// vectors (or nil), h (nb×n_output) and cs (nb×n_cell) are read and
+// updated in place.
+//
+//	gate = act(W_x·x + W_aux·aux + W_h·h + w_c⊙c + bias)               without layer norm
+//	gate = act(ln⊙normalize(W_x·x + W_aux·aux + W_h·h + w_c⊙c) + bias) with layer norm
+//
+// act is the sigmoid except for the cell gate (the option's activation);
+// the output gate's peephole sees the updated cell state.
+func (c *lstmCell) stepFloat(x, aux []float32, nb int, h, cs []float32, s *lstmFloatScratch) {
+	cfg, p := &c.cfg, c.fl
+	nCell, rows := cfg.nCell, c.rows()
+	acc := s.gates[:nb*rows]
+	// Bias first (zero with layer norm, where it is added after the
+	// normalisation), then the products, as TFLite accumulates.
+	for b := 0; b < nb; b++ {
+		for g := 0; g < numGates; g++ {
+			if c.slot[g] < 0 {
+				continue
+			}
+			dst := gateRow(c, acc, b, g)
+			if cfg.layerNorm {
+				clear(dst)
+			} else {
+				copy(dst, p.bias[g])
 			}
 		}
 	}
-	if ln != nil {
-		ln = ln[:nCell]
-		meanStddevNormalization(gate, nCell, nBatch)
-		for b := 0; b < nBatch; b++ {
-			row := gate[b*nCell : b*nCell+nCell]
-			for i, li := range ln {
-				row[i] = float32(li*row[i]) + bias[i]
+	// TFLite skips the products of an all-zero input; the result is the
+	// same and padded sequences get cheaper.
+	if !isZeroFloat(x[:nb*cfg.nInput]) {
+		arch.MatBatchVecMulAcc(acc, p.wx, rows, cfg.nInput, x, nb)
+	}
+	if aux != nil && !isZeroFloat(aux[:nb*cfg.nAux]) {
+		arch.MatBatchVecMulAcc(acc, p.wAux, rows, cfg.nAux, aux, nb)
+	}
+	if p.wh != nil {
+		arch.MatBatchVecMulAcc(acc, p.wh, rows, cfg.nOutput, h, nb)
+	}
+	for b := 0; b < nb; b++ {
+		hb := h[b*cfg.nOutput : (b+1)*cfg.nOutput]
+		cb := cs[b*nCell : (b+1)*nCell]
+		for g := 0; g < numGates; g++ {
+			if c.slot[g] < 0 {
+				continue
 			}
+			if d := p.diag[g]; d != nil {
+				// Diagonal recurrent weights (n_output == n_cell).
+				vecCwiseMulAccFloat(gateRow(c, acc, b, g), d, hb)
+			}
+		}
+		if !cfg.cifg {
+			c.finishGateFloat(gateInput, gateRow(c, acc, b, gateInput), cb)
+		}
+		f := gateRow(c, acc, b, gateForget)
+		gc := gateRow(c, acc, b, gateCell)
+		c.finishGateFloat(gateForget, f, cb)
+		c.finishGateFloat(gateCell, gc, cb)
+		var ig []float32
+		if !cfg.cifg {
+			ig = gateRow(c, acc, b, gateInput)
+		}
+		updateCellFloat(cb, f, ig, gc, cfg.cellClip)
+		o := gateRow(c, acc, b, gateOutput)
+		c.finishGateFloat(gateOutput, o, cb)
+		// hidden = o ⊙ act(c) (TFLite's CalculateLstmOutputFloat).
+		hid := s.hidden[b*nCell : (b+1)*nCell]
+		copy(hid, cb)
+		applyActivationFloat(hid, cfg.activation)
+		for k, v := range o {
+			hid[k] *= v
+		}
+	}
+	c.outputFloat(s.hidden[:nb*nCell], nb, h)
+}
+
+// finishGateFloat completes gate g of one batch row from its summed
+// products: the peephole term with the cell state cb, layer norm and bias
+// when enabled, and the activation (TFLite's CalculateLstmGateFloat after
+// the matrix products).
+func (c *lstmCell) finishGateFloat(g int, gate, cb []float32) {
+	p := c.fl
+	if w := p.peep[g]; w != nil {
+		vecCwiseMulAccFloat(gate, w, cb)
+	}
+	if ln := p.ln[g]; ln != nil {
+		meanStddevNormalization(gate, len(gate), 1)
+		bias := p.bias[g]
+		for i, l := range ln {
+			gate[i] = float32(l*gate[i]) + bias[i]
 		}
 	}
 	if g == gateCell {
-		applyActivationFloat(gate, cfg.activation)
+		applyActivationFloat(gate, c.cfg.activation)
 	} else {
 		applySigmoidFloat(gate)
 	}
 }
 
-// lstmUpdateCellFloat sets c = clip(f⊙c + i⊙g), with i = 1-f for CIFG
-// (TFLite's UpdateLstmCellFloat).
-func lstmUpdateCellFloat(cfg *lstmConfig, nBatch int, cellState []float32, gates *[numGates][]float32) {
-	n := nBatch * cfg.nCell
-	c := cellState[:n]
-	f := gates[gateForget][:n]
-	g := gates[gateCell][:n]
-	for k := range c {
-		c[k] = f[k] * c[k]
+// updateCellFloat sets c = clip(f⊙c + i⊙g), with i = 1-f when ig is nil
+// (CIFG), as TFLite's UpdateLstmCellFloat.
+func updateCellFloat(cb, f, ig, gc []float32, clip float32) {
+	f = f[:len(cb)]
+	gc = gc[:len(cb)]
+	for k := range cb {
+		cb[k] = f[k] * cb[k]
 	}
-	if cfg.cifg {
-		for k := range c {
-			c[k] += float32(g[k] * (1 - f[k]))
+	if ig == nil {
+		for k := range cb {
+			cb[k] += float32(gc[k] * (1 - f[k]))
 		}
 	} else {
-		in := gates[gateInput][:n]
-		for k := range c {
-			c[k] += float32(g[k] * in[k])
+		ig = ig[:len(cb)]
+		for k := range cb {
+			cb[k] += float32(gc[k] * ig[k])
 		}
 	}
-	if cfg.cellClip > 0 {
-		cwiseClipFloat(c, cfg.cellClip)
+	if clip > 0 {
+		cwiseClipFloat(cb, clip)
 	}
 }
 
-// lstmOutputFloat sets the output state to o⊙act(c), projected and clipped
-// when the LSTM has a projection (TFLite's CalculateLstmOutputFloat). The
-// cell-gate buffer holds the unprojected output, as in TFLite.
-func lstmOutputFloat(cfg *lstmConfig, w *lstmFloatWeights, nBatch int, cellState []float32,
-	gates *[numGates][]float32, outputState []float32) {
-	n := nBatch * cfg.nCell
-	hidden := gates[gateCell][:n]
-	o := gates[gateOutput][:n]
-	copy(hidden, cellState[:n])
-	applyActivationFloat(hidden, cfg.activation)
-	for k := range hidden {
-		hidden[k] *= o[k]
-	}
+// outputFloat sets the output state h (nb×n_output) from the hidden
+// vectors o⊙act(c) (nb×n_cell): a copy without projection, else
+// projBias + W_proj·hidden, clipped by proj_clip. Unlike TFLite, whose
+// projection scratch has n_cell floats per batch row, any n_output works.
+func (c *lstmCell) outputFloat(hidden []float32, nb int, h []float32) {
+	cfg, p := &c.cfg, c.fl
 	nOut := cfg.nOutput
-	h := outputState[:nBatch*nOut]
+	h = h[:nb*nOut]
 	if !cfg.projection {
 		copy(h, hidden) // n_output == n_cell without projection
 		return
 	}
-	for b := 0; b < nBatch; b++ {
-		if w.projBias != nil {
-			copy(h[b*nOut:b*nOut+nOut], w.projBias)
+	for b := 0; b < nb; b++ {
+		if p.projBias != nil {
+			copy(h[b*nOut:(b+1)*nOut], p.projBias)
 		} else {
-			clear(h[b*nOut : b*nOut+nOut])
+			clear(h[b*nOut : (b+1)*nOut])
 		}
 	}
-	arch.MatBatchVecMulAcc(h, w.projWeights, nOut, cfg.nCell, hidden, nBatch)
+	arch.MatBatchVecMulAcc(h, p.proj, nOut, cfg.nCell, hidden, nb)
 	if cfg.projClip > 0 {
 		cwiseClipFloat(h, cfg.projClip)
+	}
+}
+
+// vecCwiseMulAccFloat adds w⊙v to dst (TFLite's
+// VectorBatchVectorCwiseProductAccumulate for one batch row); the product
+// is rounded before the sum, as on TFLite's x86 build.
+func vecCwiseMulAccFloat(dst, w, v []float32) {
+	w = w[:len(dst)]
+	v = v[:len(dst)]
+	for i, wi := range w {
+		dst[i] += float32(wi * v[i])
 	}
 }

@@ -99,9 +99,43 @@ type lstmTensors struct {
 	cellState       *ops.Tensor
 }
 
-// gatherLSTMTensors picks the 20 or 24 LSTM inputs of a node by index.
-func gatherLSTMTensors(n *ops.Node) lstmTensors {
-	in := n.Input
+// lstmRoles maps the roles of the 24-input layout (the lstm* constants
+// above) to a node's input indices, for gathering the tensors and naming
+// them in errors. A bidirectional kernel has one mapping per direction.
+type lstmRoles struct {
+	// index[role] is the node input index, -1 where the operator has no
+	// such input (layer norm in BIDIRECTIONAL_SEQUENCE_LSTM).
+	index [lstmFullInputCount]int
+	// prefix is prepended to the role names ("fw_", "bw_").
+	prefix string
+}
+
+// identityRoles is the mapping of LSTM and UNIDIRECTIONAL_SEQUENCE_LSTM
+// with count (20 or 24) inputs.
+func identityRoles(count int) *lstmRoles {
+	r := &lstmRoles{}
+	for i := range r.index {
+		r.index[i] = i
+		if i >= count {
+			r.index[i] = -1
+		}
+	}
+	return r
+}
+
+// name is "input 18 (output_state)", the form errors use.
+func (r *lstmRoles) name(role int) string {
+	return fmt.Sprintf("input %d (%s%s)", r.index[role], r.prefix, lstmInputNames[role])
+}
+
+// gatherLSTMTensors picks one direction's LSTM inputs of a node by role.
+func gatherLSTMTensors(n *ops.Node, r *lstmRoles) lstmTensors {
+	in := func(role int) *ops.Tensor {
+		if r.index[role] < 0 {
+			return nil
+		}
+		return n.Input(r.index[role])
+	}
 	return lstmTensors{
 		input: in(lstmInputTensor),
 		inputToGate: [numGates]*ops.Tensor{in(lstmInputToInputWeights), in(lstmInputToForgetWeights),
@@ -121,7 +155,8 @@ func gatherLSTMTensors(n *ops.Node) lstmTensors {
 	}
 }
 
-// lstmInputName is "input 18 (output_state)", the form errors use.
+// lstmInputName is "input 18 (output_state)" for the LSTM and
+// UNIDIRECTIONAL_SEQUENCE_LSTM layout, where role and index agree.
 func lstmInputName(i int) string {
 	return fmt.Sprintf("input %d (%s)", i, lstmInputNames[i])
 }
@@ -134,22 +169,6 @@ var (
 	gateBiasIndex        = [numGates]int{lstmInputGateBias, lstmForgetGateBias, lstmCellGateBias, lstmOutputGateBias}
 	layerNormIndex       = [numGates]int{lstmInputLayerNormCoefficients, lstmForgetLayerNormCoefficients, lstmCellLayerNormCoefficients, lstmOutputLayerNormCoefficients}
 )
-
-// checkShape returns an error unless t has exactly the dimensions dims.
-func checkShape(t *ops.Tensor, idx int, dims ...int) error {
-	if !ops.SameShape(t.Shape, dims) {
-		return fmt.Errorf("%s has shape %v, needs %v", lstmInputName(idx), t.Shape, dims)
-	}
-	return nil
-}
-
-// checkType returns an error unless t has type want.
-func checkType(t *ops.Tensor, idx int, want ops.DataType, path string) error {
-	if t.Type != want {
-		return fmt.Errorf("%s is %s, the %s path needs %s", lstmInputName(idx), t.Type, path, want)
-	}
-	return nil
-}
 
 // perTensorScale returns t's single quantisation scale, or an error when t
 // is not quantised per tensor with a positive finite scale (TFLite's
