@@ -115,6 +115,17 @@ func decodeOptions(typ schema.BuiltinOptions, tbl flatbuffers.Table) (any, error
 			AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs(),
 			DiagonalRecurrentTensors: o.DiagonalRecurrentTensors(),
 		}, nil
+	case schema.BuiltinOptionsBidirectionalSequenceLSTMOptions:
+		var o schema.BidirectionalSequenceLSTMOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.BidirectionalSequenceLSTMOptions{
+			Activation:               ops.Activation(o.FusedActivationFunction()),
+			CellClip:                 o.CellClip(),
+			ProjClip:                 o.ProjClip(),
+			MergeOutputs:             o.MergeOutputs(),
+			TimeMajor:                o.TimeMajor(),
+			AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs(),
+		}, nil
 	case schema.BuiltinOptionsConv2DOptions:
 		var o schema.Conv2DOptions
 		o.Init(tbl.Bytes, tbl.Pos)

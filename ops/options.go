@@ -119,6 +119,23 @@ type UnidirectionalSequenceLSTMOptions struct {
 	DiagonalRecurrentTensors bool
 }
 
+// BidirectionalSequenceLSTMOptions is TFLite's
+// BidirectionalSequenceLSTMOptions. A model that omits the table gets
+// TFLite's zero parameters (TimeMajor false, MergeOutputs false); a table
+// that omits time_major gets the schema default, true.
+type BidirectionalSequenceLSTMOptions struct {
+	Activation Activation
+	CellClip   float32
+	ProjClip   float32
+	// MergeOutputs concatenates the forward and backward outputs into
+	// output 0 (the node then has one output).
+	MergeOutputs bool
+	// TimeMajor: input is [time, batch, input] when true, [batch, time,
+	// input] when false.
+	TimeMajor                bool
+	AsymmetricQuantizeInputs bool
+}
+
 // Padding is a convolution or pooling padding scheme, numbered as TFLite's
 // schema Padding enum.
 type Padding int8
