@@ -248,6 +248,10 @@ var goldenSharedFolders = []string{
 	"coral_lstm_mnist_uint8",
 	"micro_speech_lstm",
 	"keyword_scrambled_svdf",
+	"magic_wand",
+	"vww_96",
+	"mobilenet_v1_025_128_uint8",
+	"micro_speech",
 }
 
 // TestGoldenShared runs the real-model cases of ../shared/golden that are

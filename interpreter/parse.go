@@ -279,8 +279,8 @@ func parseTensor(t *TensorInfo, index int, ft *schema.Tensor, buffers [][]byte) 
 // parseQuantization reads TFLite's QuantizationParameters. As in TFLite,
 // an empty scale means "not quantised", and scale and zero_point must
 // have the same length. TFLite also rejects a quantized_dimension outside
-// the tensor's rank even for a single (per-tensor) scale; tflrun accepts
-// that case, as TFLite Micro does, since the dimension is then unused.
+// the tensor's rank; tflrun accepts that case, as TFLite Micro does (for a
+// single scale the dimension is unused; per-channel readers check it).
 func parseQuantization(t *TensorInfo, ft *schema.Tensor) error {
 	var fq schema.QuantizationParameters
 	q := ft.Quantization(&fq)
@@ -293,10 +293,14 @@ func parseQuantization(t *TensorInfo, ft *schema.Tensor) error {
 	}
 	qd := int(q.QuantizedDimension())
 	if ns > 1 {
-		if qd < 0 || qd >= len(t.Shape) {
-			return fmt.Errorf("quantized_dimension %d is outside the tensor's rank %d", qd, len(t.Shape))
+		if qd < 0 {
+			return fmt.Errorf("quantized_dimension %d is negative", qd)
 		}
-		if t.Shape[qd] != ns {
+		// A dimension outside the rank is accepted too, as TFLite Micro
+		// does: person_detect's 1-D conv biases carry per-channel scales
+		// with quantized_dimension 3. Kernels that read per-channel
+		// parameters check the dimension themselves.
+		if qd < len(t.Shape) && t.Shape[qd] != ns {
 			return fmt.Errorf("%d per-channel scales for dimension %d of size %d", ns, qd, t.Shape[qd])
 		}
 	}

@@ -32,6 +32,17 @@ var builtinVersions = []struct {
 	// TFLite 1-8; 4 has no documented meaning in op_version.cc, 6 and up
 	// are int4 (and later) formats.
 	{OpDequantize, [][2]int{{1, 3}, {5, 5}}, NewDequantize},
+	// The kernels below take every version TFLite registers and refuse the
+	// type combinations they lack in Prepare, naming them: converters have
+	// stamped versions loosely (TensorFlow's own float DS-CNN conversion
+	// says CONV_2D v2, nominally the hybrid version) and TFLite runs such
+	// models because its kernels, too, dispatch on the tensor types.
+	// CONV_2D: hybrid, int16 and int4 filters are refused.
+	{OpConv2D, [][2]int{{1, 8}}, NewConv2D},
+	// DEPTHWISE_CONV_2D: hybrid, int16 and int4 filters are refused.
+	{OpDepthwiseConv2D, [][2]int{{1, 7}}, NewDepthwiseConv2D},
+	{OpMaxPool2D, [][2]int{{1, 3}}, NewMaxPool2D},
+	{OpAveragePool2D, [][2]int{{1, 3}}, NewAveragePool2D},
 }
 
 // RegisterBuiltins adds every kernel of this package to r for the operator

@@ -1,0 +1,118 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+)
+
+// convQuant is the requantisation of an integer CONV_2D or
+// DEPTHWISE_CONV_2D, derived as TFLite's PopulateConvolutionQuantizationParams
+// (tflite/kernels/kernel_util.cc) does:
+//   - int8: one multiplier per output channel from the double-precision
+//     product input_scale·filter_scale[c]/output_scale (a per-tensor filter
+//     scale is broadcast to every channel);
+//   - uint8: one multiplier from the float32 product input_scale·filter_scale
+//     divided by output_scale, after checking that the bias scale is within
+//     2% of an output step of that product (GetQuantizedConvolutionMultipler).
+//
+// Accumulators are rescaled with MultiplyByQuantizedMultiplier (TFLite's
+// default double rounding), offset by the output zero point and clamped to
+// the fused activation's range.
+type convQuant struct {
+	inOffset  int32 // -input zero point
+	wOffset   int32 // -filter zero point (uint8 only; 0 for int8)
+	outOffset int32 // output zero point
+	mult      []int32
+	shift     []int
+	actMin    int32
+	actMax    int32
+}
+
+// prepare derives the parameters for a filter with channels output
+// channels along dimension chanDim (0 for CONV_2D, 3 for
+// DEPTHWISE_CONV_2D). filterZPMustBeZero enforces TFLite's CONV_2D check
+// that an int8 filter is symmetric (DEPTHWISE_CONV_2D ignores the filter
+// zero points of int8 filters instead).
+func (q *convQuant) prepare(in, filter, bias, out *Tensor, act Activation, channels, chanDim int, filterZPMustBeZero bool) error {
+	inScale, inZP, err := perTensorQuant(in, "input 0")
+	if err != nil {
+		return err
+	}
+	outScale, outZP, err := perTensorQuant(out, "output 0")
+	if err != nil {
+		return err
+	}
+	fq := filter.Quant
+	if fq == nil || len(fq.Scale) == 0 {
+		return fmt.Errorf("input 1 (filter): %s filter has no quantization parameters", filter.Type)
+	}
+	if len(fq.Scale) != 1 && len(fq.Scale) != channels {
+		return fmt.Errorf("input 1 (filter): %d scales, need 1 or one per output channel (%d)", len(fq.Scale), channels)
+	}
+	perChannel := len(fq.Scale) > 1
+	if perChannel {
+		if in.Type != Int8 {
+			return fmt.Errorf("input 1 (filter): per-channel quantization needs int8 input, have %s", in.Type)
+		}
+		// TFLite only checks that the quantized dimension has one entry per
+		// output channel; the scales are then read per output channel.
+		if qd := fq.QuantizedDimension; qd < 0 || qd >= filter.Rank() || filter.Shape[qd] != channels {
+			return fmt.Errorf("input 1 (filter): per-channel quantization along dimension %d of shape %v, need a dimension of size %d (normally %d)", qd, filter.Shape, channels, chanDim)
+		}
+	}
+	for i, s := range fq.Scale {
+		if !(s > 0) || math.IsInf(float64(s), 0) {
+			return fmt.Errorf("input 1 (filter): scale %d is %g, must be finite and > 0", i, s)
+		}
+	}
+	for i, z := range fq.ZeroPoint {
+		if in.Type == Int8 && filterZPMustBeZero && z != 0 {
+			return fmt.Errorf("input 1 (filter): zero point %d at %d; int8 filters must be symmetric", z, i)
+		}
+	}
+	if bias != nil {
+		if bias.Type != Int32 {
+			return fmt.Errorf("input 2 (bias): type %s, need int32 for %s input", bias.Type, in.Type)
+		}
+		if bias.ZeroPoint() != 0 {
+			return fmt.Errorf("input 2 (bias): zero point %d, need 0", bias.ZeroPoint())
+		}
+	}
+	q.inOffset, q.outOffset = -inZP, outZP
+	q.mult = make([]int32, channels)
+	q.shift = make([]int, channels)
+	if in.Type == Uint8 {
+		fScale, fZP, err := perTensorQuant(filter, "input 1 (filter)")
+		if err != nil {
+			return err
+		}
+		q.wOffset = -fZP
+		if bias != nil {
+			prod := float64(inScale) * float64(fScale)
+			if math.Abs(prod-float64(bias.Scale()))/float64(outScale) > 0.02 {
+				return fmt.Errorf("input 2 (bias): scale %g too far from input scale × filter scale = %g", bias.Scale(), prod)
+			}
+		}
+		m, s := QuantizeMultiplier(float64(inScale*fScale) / float64(outScale))
+		for c := range q.mult {
+			q.mult[c], q.shift[c] = m, s
+		}
+	} else {
+		for c := range q.mult {
+			fs := fq.Scale[0]
+			if perChannel {
+				fs = fq.Scale[c]
+			}
+			q.mult[c], q.shift[c] = QuantizeMultiplier(float64(inScale) * float64(fs) / float64(outScale))
+		}
+	}
+	q.actMin, q.actMax, err = ActivationRangeQuantized(act, out)
+	return err
+}
+
+// requantize turns one accumulator of output channel c into the output
+// value (before the cast to the output type).
+func (q *convQuant) requantize(acc int32, c int) int32 {
+	v := MultiplyByQuantizedMultiplier(acc, q.mult[c], q.shift[c]) + q.outOffset
+	return ClampInt32(v, q.actMin, q.actMax)
+}

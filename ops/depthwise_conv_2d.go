@@ -1,0 +1,320 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+)
+
+// DepthwiseConv2D is the kernel of TFLite's DEPTHWISE_CONV_2D operator:
+// each input channel ic is convolved with depth_multiplier filters of its
+// own, giving output channels ic·depth_multiplier + m.
+//
+// Inputs: 0 input [batch, inH, inW, inC]; 1 filter [1, fH, fW, outC];
+// 2 bias [outC] (optional, zeros when omitted). outC must be a multiple of
+// inC; as in TFLite the depth multiplier is outC/inC, whatever the options
+// say. Output 0 is [batch, outH, outW, outC], sized as CONV_2D's.
+//
+// Type paths, matching TFLite's builtin kernel (depthwise_conv.cc, generic
+// optimised variant, which on x86 requantises with the away-from-zero
+// double rounding of MultiplyByQuantizedMultiplier):
+//   - float32 input, filter, bias, output; fused NONE, RELU, RELU_N1_TO_1,
+//     RELU6;
+//   - int8 input and output, int8 filter with per-tensor or per-channel
+//     scales (channels along dimension 3; filter zero points are ignored,
+//     as TFLite does), int32 bias;
+//   - uint8 input, filter and output with per-tensor scales and any zero
+//     points, int32 bias.
+//
+// The loops keep the channel dimension innermost (NHWC rows are
+// contiguous), accumulating one output pixel at a time. Hybrid (float
+// input, int8 filter) and int16 paths are not supported.
+type DepthwiseConv2D struct {
+	opts      DepthwiseConv2DOptions
+	path      convPath
+	batches   int
+	inC, outC int
+	mult      int // depth multiplier
+	h, w      window
+	accID     int
+	fMin      float32
+	fMax      float32
+	q         convQuant
+}
+
+// NewDepthwiseConv2D returns a DEPTHWISE_CONV_2D kernel for one node.
+func NewDepthwiseConv2D() Kernel { return &DepthwiseConv2D{} }
+
+// Prepare validates the node, sets the output shape and derives the
+// quantisation parameters.
+func (k *DepthwiseConv2D) Prepare(n *Node) error {
+	*k = DepthwiseConv2D{}
+	if o, ok := n.Options.(*DepthwiseConv2DOptions); ok && o != nil {
+		k.opts = *o
+	} else {
+		return fmt.Errorf("options: have %T, need *DepthwiseConv2DOptions", n.Options)
+	}
+	if err := checkActivation(k.opts.Activation); err != nil {
+		return fmt.Errorf("options: %v", err)
+	}
+	if k.opts.Activation == ActTanh || k.opts.Activation == ActSignBit {
+		return fmt.Errorf("options: fused activation %s is not supported by DEPTHWISE_CONV_2D", k.opts.Activation)
+	}
+	if err := n.CheckIO(2, 3, 1); err != nil {
+		return err
+	}
+	in, err := n.RequireInput(0)
+	if err != nil {
+		return err
+	}
+	filter, err := n.RequireInput(1)
+	if err != nil {
+		return err
+	}
+	bias := n.Input(2)
+	out := n.Output(0)
+	if out == nil {
+		return errors.New("output 0 is missing")
+	}
+	if err := check4D(in, "input 0"); err != nil {
+		return err
+	}
+	if err := check4D(filter, "input 1 (filter)"); err != nil {
+		return err
+	}
+	switch {
+	case in.Type == Float32 && filter.Type == Float32:
+		k.path = convFloat
+	case in.Type == Int8 && filter.Type == Int8:
+		k.path = convInt8
+	case in.Type == Uint8 && filter.Type == Uint8:
+		k.path = convUint8
+	case in.Type == Float32 && filter.Type == Int8:
+		return errors.New("input 1 (filter): hybrid depthwise convolution (float32 input, int8 filter) is not supported")
+	default:
+		return fmt.Errorf("input 1 (filter): type %s not supported with input type %s (supported: float32/float32, int8/int8, uint8/uint8)", filter.Type, in.Type)
+	}
+	if out.Type != in.Type {
+		return fmt.Errorf("output 0: type %s differs from input type %s", out.Type, in.Type)
+	}
+	if _, err := numElementsChecked(in, "input 0"); err != nil {
+		return err
+	}
+	if _, err := numElementsChecked(filter, "input 1 (filter)"); err != nil {
+		return err
+	}
+	if filter.Shape[0] != 1 {
+		return fmt.Errorf("input 1 (filter): shape %v, need [1, height, width, channels]", filter.Shape)
+	}
+	k.batches, k.inC, k.outC = in.Shape[0], in.Shape[3], filter.Shape[3]
+	if k.inC == 0 {
+		return errors.New("input 0: 0 channels")
+	}
+	if k.outC%k.inC != 0 {
+		return fmt.Errorf("input 1 (filter): %d output channels is not a multiple of the %d input channels", k.outC, k.inC)
+	}
+	k.mult = k.outC / k.inC
+	if bias != nil {
+		if bias.Rank() != 1 || bias.Shape[0] != k.outC {
+			return fmt.Errorf("input 2 (bias): shape %v, need [%d]", bias.Shape, k.outC)
+		}
+		if k.path == convFloat && bias.Type != Float32 {
+			return fmt.Errorf("input 2 (bias): type %s, need float32", bias.Type)
+		}
+	}
+	if k.h, err = newWindow(k.opts.Padding, in.Shape[1], filter.Shape[1], k.opts.StrideH, k.opts.DilationHFactor, "height"); err != nil {
+		return err
+	}
+	if k.w, err = newWindow(k.opts.Padding, in.Shape[2], filter.Shape[2], k.opts.StrideW, k.opts.DilationWFactor, "width"); err != nil {
+		return err
+	}
+	outShape := []int{k.batches, k.h.out, k.w.out, k.outC}
+	if _, err := ShapeElements(outShape, in.Type.Size()); err != nil {
+		return fmt.Errorf("output 0: %v", err)
+	}
+	out.Shape = outShape
+	if k.path == convFloat {
+		k.fMin, k.fMax = ActivationRangeFloat(k.opts.Activation)
+		return nil
+	}
+	if err := k.q.prepare(in, filter, bias, out, k.opts.Activation, k.outC, 3, false); err != nil {
+		return err
+	}
+	if k.path == convInt8 {
+		k.q.wOffset = 0
+	}
+	k.accID = n.RequestScratch(4 * k.outC)
+	return nil
+}
+
+// Eval computes the depthwise convolution.
+func (k *DepthwiseConv2D) Eval(n *Node) error {
+	in, filter, bias, out := n.Input(0), n.Input(1), n.Input(2), n.Output(0)
+	if in == nil || filter == nil || out == nil {
+		return errors.New("DEPTHWISE_CONV_2D: input, filter or output missing at Eval")
+	}
+	if err := checkData(in, filter, bias, out); err != nil {
+		return err
+	}
+	if k.batches*k.h.out*k.w.out*k.outC == 0 {
+		return nil
+	}
+	if k.path == convFloat {
+		k.evalFloat(in, filter, bias, out)
+		return nil
+	}
+	acc, err := scratchInt32(n, k.accID, k.outC)
+	if err != nil {
+		return err
+	}
+	k.evalQuant(acc, in, filter, bias, out)
+	return nil
+}
+
+func (k *DepthwiseConv2D) evalFloat(in, filter, bias, out *Tensor) {
+	x, wt, o := in.Float32s(), filter.Float32s(), out.Float32s()
+	var b []float32
+	if bias != nil {
+		b = bias.Float32s()[:k.outC]
+	}
+	inC, outC, fW := k.inC, k.outC, k.w.filter
+	clamp := k.opts.Activation != ActNone
+	oi := 0
+	for batch := 0; batch < k.batches; batch++ {
+		xb := x[batch*k.h.in*k.w.in*inC:]
+		for oy := 0; oy < k.h.out; oy++ {
+			yOrigin, fyLo, fyHi := k.h.span(oy)
+			for ox := 0; ox < k.w.out; ox++ {
+				xOrigin, fxLo, fxHi := k.w.span(ox)
+				dst := o[oi : oi+outC]
+				oi += outC
+				if b != nil {
+					copy(dst, b)
+				} else {
+					clear(dst)
+				}
+				for fy := fyLo; fy < fyHi; fy++ {
+					iy := yOrigin + fy*k.h.dilation
+					for fx := fxLo; fx < fxHi; fx++ {
+						ix := xOrigin + fx*k.w.dilation
+						src := xb[(iy*k.w.in+ix)*inC:][:inC]
+						wr := wt[(fy*fW+fx)*outC:][:outC]
+						if k.mult == 1 {
+							mulAddF32(dst, src, wr)
+							continue
+						}
+						for ic, v := range src {
+							d := dst[ic*k.mult : (ic+1)*k.mult]
+							ws := wr[ic*k.mult : (ic+1)*k.mult]
+							for m := range d {
+								d[m] += v * ws[m]
+							}
+						}
+					}
+				}
+				if clamp {
+					for c, v := range dst {
+						dst[c] = clampF32(v, k.fMin, k.fMax)
+					}
+				}
+			}
+		}
+	}
+}
+
+// mulAddF32 adds a[i]·b[i] to dst[i] for every i < len(dst).
+func mulAddF32(dst, a, b []float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	i := 0
+	for ; i+4 <= len(dst); i += 4 {
+		dst[i] += a[i] * b[i]
+		dst[i+1] += a[i+1] * b[i+1]
+		dst[i+2] += a[i+2] * b[i+2]
+		dst[i+3] += a[i+3] * b[i+3]
+	}
+	for ; i < len(dst); i++ {
+		dst[i] += a[i] * b[i]
+	}
+}
+
+func (k *DepthwiseConv2D) evalQuant(acc []int32, in, filter, bias, out *Tensor) {
+	var b []int32
+	if bias != nil {
+		b = bias.Int32s()[:k.outC]
+	}
+	inC, outC, fW := k.inC, k.outC, k.w.filter
+	inOff, wOff := k.q.inOffset, k.q.wOffset
+	x8, w8, o8 := in.Int8s(), filter.Int8s(), out.Int8s()
+	oi := 0
+	for batch := 0; batch < k.batches; batch++ {
+		base := batch * k.h.in * k.w.in * inC
+		for oy := 0; oy < k.h.out; oy++ {
+			yOrigin, fyLo, fyHi := k.h.span(oy)
+			for ox := 0; ox < k.w.out; ox++ {
+				xOrigin, fxLo, fxHi := k.w.span(ox)
+				if b != nil {
+					copy(acc, b)
+				} else {
+					clear(acc)
+				}
+				for fy := fyLo; fy < fyHi; fy++ {
+					iy := yOrigin + fy*k.h.dilation
+					for fx := fxLo; fx < fxHi; fx++ {
+						ix := xOrigin + fx*k.w.dilation
+						xo := base + (iy*k.w.in+ix)*inC
+						wo := (fy*fW + fx) * outC
+						if k.path == convInt8 {
+							accumulateInt8(acc, x8[xo:xo+inC], w8[wo:wo+outC], k.mult, inOff)
+						} else {
+							accumulateUint8(acc, in.Data[xo:xo+inC], filter.Data[wo:wo+outC], k.mult, inOff, wOff)
+						}
+					}
+				}
+				if k.path == convInt8 {
+					o := o8[oi : oi+outC]
+					for c, a := range acc {
+						o[c] = int8(k.q.requantize(a, c))
+					}
+				} else {
+					o := out.Data[oi : oi+outC]
+					for c, a := range acc {
+						o[c] = uint8(k.q.requantize(a, c))
+					}
+				}
+				oi += outC
+			}
+		}
+	}
+}
+
+// accumulateInt8 adds one filter tap of an int8 depthwise convolution:
+// acc[ic·mult+m] += w[ic·mult+m]·(x[ic] + inOff).
+func accumulateInt8(acc []int32, x, w []int8, mult int, inOff int32) {
+	if mult == 1 {
+		w = w[:len(x)]
+		acc = acc[:len(x)]
+		for c, v := range x {
+			acc[c] += int32(w[c]) * (int32(v) + inOff)
+		}
+		return
+	}
+	for ic, v := range x {
+		xv := int32(v) + inOff
+		ws := w[ic*mult : (ic+1)*mult]
+		as := acc[ic*mult : (ic+1)*mult]
+		for m, wv := range ws {
+			as[m] += int32(wv) * xv
+		}
+	}
+}
+
+// accumulateUint8 is accumulateInt8 for uint8 data with a filter offset.
+func accumulateUint8(acc []int32, x, w []uint8, mult int, inOff, wOff int32) {
+	for ic, v := range x {
+		xv := int32(v) + inOff
+		ws := w[ic*mult : (ic+1)*mult]
+		as := acc[ic*mult : (ic+1)*mult]
+		for m, wv := range ws {
+			as[m] += (int32(wv) + wOff) * xv
+		}
+	}
+}
