@@ -226,14 +226,16 @@ func TestGoldenDTLN(t *testing.T) {
 // family joins the list when its kernel lands. See that folder's README
 // for what each case is.
 var goldenRecurrentFamilies = []string{
-	"usl_f32_",   // UNIDIRECTIONAL_SEQUENCE_LSTM float32
-	"usl_int8_",  // UNIDIRECTIONAL_SEQUENCE_LSTM int8x8_16
-	"usl_hybrid", // UNIDIRECTIONAL_SEQUENCE_LSTM hybrid (int8 weights, float activations)
-	"rnn_",       // RNN float32 and hybrid
-	"usrnn_",     // UNIDIRECTIONAL_SEQUENCE_RNN float32 and hybrid
-	"birnn_",     // BIDIRECTIONAL_SEQUENCE_RNN float32 and hybrid
-	"svdf_",      // SVDF float32, hybrid and int8
-	"gru_",       // custom UNIDIRECTIONAL_SEQUENCE_GRU float32
+	"usl_f32_",    // UNIDIRECTIONAL_SEQUENCE_LSTM float32
+	"usl_int8_",   // UNIDIRECTIONAL_SEQUENCE_LSTM int8x8_16
+	"usl_hybrid",  // UNIDIRECTIONAL_SEQUENCE_LSTM hybrid (int8 weights, float activations)
+	"lstm_full_",  // LSTM kernel_type FULL: float32, hybrid, int8x8_16
+	"lstm_basic_", // LSTM kernel_type BASIC: float32 and the legacy uint8 cell
+	"rnn_",        // RNN float32 and hybrid
+	"usrnn_",      // UNIDIRECTIONAL_SEQUENCE_RNN float32 and hybrid
+	"birnn_",      // BIDIRECTIONAL_SEQUENCE_RNN float32 and hybrid
+	"svdf_",       // SVDF float32, hybrid and int8
+	"gru_",        // custom UNIDIRECTIONAL_SEQUENCE_GRU float32
 }
 
 // TestGoldenRecurrent: the single-operator recurrent models, TFLite's
@@ -247,6 +249,7 @@ func TestGoldenRecurrent(t *testing.T) {
 var goldenSharedFolders = []string{
 	"coral_lstm_mnist_uint8",
 	"micro_speech_lstm",
+	"litert_rnn_testdata",
 	"keyword_scrambled_svdf",
 	"magic_wand",
 	"vww_96",

@@ -1,0 +1,71 @@
+package fused
+
+import (
+	"fmt"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// LSTM is the kernel of TFLite's builtin LSTM operator (code 16, lstm.cc),
+// versions 1 to 4: one LSTM time step per invoke, the state carried in
+// variable tensors. The options' kernel_type selects the kernel:
+//
+//   - FULL (the default): the 20/24-input layout of
+//     UNIDIRECTIONAL_SEQUENCE_LSTM (see that kernel for the inputs and the
+//     three paths: float32, hybrid with symmetric or asymmetric input
+//     quantisation, int8x8_16 full integer with layer norm), with a rank-2
+//     input [n_batch, n_input] and output [n_batch, n_output]. Diagonal
+//     recurrent weights do not exist for this operator. The integer path
+//     needs exactly 5 intermediate tensors; TFLite's experimental 8x8_8
+//     variant (12 intermediates) is refused with an error.
+//   - BASIC: the 5-input basic LSTM cell with 4 outputs (see
+//     lstmBasicKernel), float32 or the legacy quantised uint8 cell.
+//
+// Options come as *ops.LSTMOptions (nil means all defaults: FULL, and
+// activation NONE, which the full float kernel refuses as TFLite leaves
+// its gate buffer unwritten then). The errors of Prepare name the input
+// or output concerned; the interpreter adds the operator and its index.
+type LSTM struct {
+	basic bool
+	full  lstmFullKernel
+	cell  lstmBasicKernel
+}
+
+// NewLSTM returns a kernel for one LSTM node.
+func NewLSTM() ops.Kernel { return &LSTM{} }
+
+// Prepare dispatches on kernel_type and validates the node.
+func (k *LSTM) Prepare(n *ops.Node) error {
+	*k = LSTM{}
+	opts := &ops.LSTMOptions{}
+	if n.Options != nil {
+		o, ok := n.Options.(*ops.LSTMOptions)
+		if !ok {
+			return fmt.Errorf("options are %T, need *ops.LSTMOptions", n.Options)
+		}
+		opts = o
+	}
+	switch opts.KernelType {
+	case ops.LSTMBasic:
+		k.basic = true
+		return k.cell.prepare(n)
+	case ops.LSTMFull:
+	default:
+		return fmt.Errorf("kernel_type %d is not FULL (0) or BASIC (1)", opts.KernelType)
+	}
+	if in := n.Input(lstmInputTensor); in != nil && in.Type == ops.Int8 && len(n.Intermediates) == 12 {
+		return fmt.Errorf("the 8x8_8 integer LSTM (12 intermediate tensors, TFLite's experimental variant) is not supported; only int8x8_16 (5 intermediates)")
+	}
+	return k.full.prepare(n, lstmFullOptions{
+		activation: opts.Activation, cellClip: opts.CellClip, projClip: opts.ProjClip,
+		asymmetric: opts.AsymmetricQuantizeInputs, timeMajor: true, sequence: false,
+	})
+}
+
+// Eval runs one step. It allocates nothing.
+func (k *LSTM) Eval(n *ops.Node) error {
+	if k.basic {
+		return k.cell.eval(n)
+	}
+	return k.full.eval(n)
+}
