@@ -53,8 +53,9 @@ const (
 //     input is quantised per batch row (asymmetrically with
 //     asymmetric_quantize_inputs), weights_time is dequantised.
 //   - integer (EvalIntegerSVDF): int8 input and output, int8
-//     weights_feature, int16 weights_time, int32 bias, int16 state (zero
-//     point 0); the projections are requantised to the state with
+//     weights_feature, int16 weights_time, int32 bias, int16 state (the
+//     zero points of the weights and the state are not used); the
+//     projections are requantised to the state with
 //     input·weights_feature/state scales and the output with
 //     state·weights_time/output scales, TFLite's double rounding. TFLite
 //     requires the RELU activation here but applies none beyond the int8
@@ -100,7 +101,7 @@ func NewSVDF() ops.Kernel { return &SVDF{} }
 
 // Prepare validates the node as TFLite's Prepare does (plus ranks, types of
 // every tensor for the chosen path, the state being a variable, memory_size
-// ≥ 1 and symmetric weights), derives the integer multipliers, sets the
+// ≥ 1 and, on the hybrid path, symmetric weights), derives the integer multipliers, sets the
 // output shape and the state's batch, and requests scratch. Errors name
 // the input.
 func (k *SVDF) Prepare(n *ops.Node) error {

@@ -14,8 +14,8 @@ import (
 // TFLite's path (int16 weights_time and state) follows svdf.cc: the
 // effective scales input·weights_feature/state and
 // state·weights_time/output are computed in double precision; the
-// activation option must be RELU (TFLite checks it at Eval); the state is
-// assumed symmetric. TFLite Micro's path (int8 weights_time and state)
+// activation option must be RELU (TFLite checks it at Eval); the zero
+// points of the state and of both weights are not used (taken as 0). TFLite Micro's path (int8 weights_time and state)
 // follows svdf_common.cc: the scales are computed in float32 and then
 // widened, the state's zero point is honoured, and the bias scale must
 // match state·weights_time.
@@ -32,11 +32,15 @@ func (k *SVDF) prepareInteger(n *ops.Node, out *ops.Tensor) error {
 	if err != nil {
 		return err
 	}
-	wfScale, err := roles.symmetricScale(n, svdfWeightsFeature)
+	// Both kernels read only the weights' scales: their zero points are
+	// taken as 0 whatever the model says (TFLite's own integer SVDF test
+	// quantises weights_feature with zero point -1 and expects exactly
+	// that arithmetic).
+	wfScale, _, err := roles.perTensor(n, svdfWeightsFeature)
 	if err != nil {
 		return err
 	}
-	wtScale, err := roles.symmetricScale(n, svdfWeightsTime)
+	wtScale, _, err := roles.perTensor(n, svdfWeightsTime)
 	if err != nil {
 		return err
 	}
@@ -49,14 +53,16 @@ func (k *SVDF) prepareInteger(n *ops.Node, out *ops.Tensor) error {
 		return err
 	}
 	k.inZP, k.outZP, k.stateZP = inZP, outZP, stateZP
+	if k.path == svdfInt16 {
+		// TFLite's int16 path treats the state as symmetric: a zero point
+		// in the model is not used (the state starts at zero bytes).
+		k.stateZP = 0
+	}
 
 	var s1, s2 float64
 	if k.path == svdfInt16 {
 		if k.act != ops.ActRelu {
 			return fmt.Errorf("fused activation is %s; TFLite's integer SVDF requires RELU", k.act)
-		}
-		if stateZP != 0 {
-			return fmt.Errorf("%s has zero point %d; TFLite's int16-state SVDF assumes 0", roles.label(n, svdfState), stateZP)
 		}
 		s1 = float64(inScale) * float64(wfScale) / float64(stateScale)
 		s2 = float64(stateScale) * float64(wtScale) / float64(outScale)
