@@ -165,9 +165,9 @@ func requireConstData(t *lstmTensors, aux *lstmAuxTensors, name func(int) string
 				return err
 			}
 		}
-		if aux != nil {
-			if err := check(aux.weights[g], aux.index[g]); err != nil {
-				return err
+		if aux != nil && aux.weights[g] != nil {
+			if w := aux.weights[g]; w.Kind != ops.ConstTensor || len(w.Data) < w.Bytes() {
+				return fmt.Errorf("%s must be a constant tensor with data (the LSTM packs its weights at Prepare)", aux.names[g])
 			}
 		}
 	}
@@ -179,11 +179,11 @@ func requireConstData(t *lstmTensors, aux *lstmAuxTensors, name func(int) string
 
 // lstmAuxTensors are the auxiliary input of a BIDIRECTIONAL_SEQUENCE_LSTM
 // direction and its weights [n_cell, n_aux] per gate (nil where omitted),
-// with their node input indices for messages.
+// with their names for messages ("input 41 (fw_aux_input_to_forget_weights)").
 type lstmAuxTensors struct {
 	input   *ops.Tensor
 	weights [numGates]*ops.Tensor
-	index   [numGates]int
+	names   [numGates]string
 }
 
 // lstmSeq is the walk of one direction over a sequence: time_major inputs

@@ -303,7 +303,7 @@ func checkHybridWeightQuant(x *ops.Tensor, name string) error {
 
 // checkHybridQuant applies checkHybridWeightQuant to every int8 weight of
 // a hybrid direction (and its auxiliary weights).
-func checkHybridQuant(t *lstmTensors, r *lstmRoles, cfg *lstmConfig, aux *lstmAuxTensors, auxName func(int) string) error {
+func checkHybridQuant(t *lstmTensors, r *lstmRoles, cfg *lstmConfig, aux *lstmAuxTensors) error {
 	for g := 0; g < numGates; g++ {
 		if x := t.inputToGate[g]; x != nil {
 			if err := checkHybridWeightQuant(x, r.name(inputToGateIndex[g])); err != nil {
@@ -322,7 +322,7 @@ func checkHybridQuant(t *lstmTensors, r *lstmRoles, cfg *lstmConfig, aux *lstmAu
 		}
 		if aux != nil {
 			if x := aux.weights[g]; x != nil {
-				if err := checkHybridWeightQuant(x, auxName(g)); err != nil {
+				if err := checkHybridWeightQuant(x, aux.names[g]); err != nil {
 					return err
 				}
 			}

@@ -108,7 +108,7 @@ func (k *lstmFullKernel) prepare(n *ops.Node, o lstmFullOptions) error {
 			return fmt.Errorf("output 0 is %s, the %s path needs float32", out.Type, path)
 		}
 		if path == lstmPathHybrid {
-			if err := checkHybridQuant(&t, roles, &cfg, nil, nil); err != nil {
+			if err := checkHybridQuant(&t, roles, &cfg, nil); err != nil {
 				return err
 			}
 			cell.packHybrid(&t, nil)

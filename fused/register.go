@@ -12,6 +12,8 @@ func RegisterBuiltins(r *ops.Resolver) {
 	r.AddBuiltin(ops.OpUnidirectionalSequenceLSTM, 1, 4, NewUnidirectionalSequenceLSTM)
 	// LSTM (kernel_type FULL and BASIC): versions 1–4, as TFLite registers.
 	r.AddBuiltin(ops.OpLSTM, 1, 4, NewLSTM)
+	// BIDIRECTIONAL_SEQUENCE_LSTM: versions 1–3, as TFLite registers.
+	r.AddBuiltin(ops.OpBidirectionalSequenceLSTM, 1, 3, NewBidirectionalSequenceLSTM)
 	// The RNN family and SVDF: the versions TFLite's builtin resolver
 	// registers (RNN family 1–3: float, hybrid, asymmetric hybrid; SVDF
 	// 1–4: float, hybrid, integer, asymmetric hybrid). The GRU is TFLite's

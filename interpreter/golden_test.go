@@ -231,6 +231,7 @@ var goldenRecurrentFamilies = []string{
 	"usl_hybrid",  // UNIDIRECTIONAL_SEQUENCE_LSTM hybrid (int8 weights, float activations)
 	"lstm_full_",  // LSTM kernel_type FULL: float32, hybrid, int8x8_16
 	"lstm_basic_", // LSTM kernel_type BASIC: float32 and the legacy uint8 cell
+	"bilstm_",     // BIDIRECTIONAL_SEQUENCE_LSTM float32 and hybrid
 	"rnn_",        // RNN float32 and hybrid
 	"usrnn_",      // UNIDIRECTIONAL_SEQUENCE_RNN float32 and hybrid
 	"birnn_",      // BIDIRECTIONAL_SEQUENCE_RNN float32 and hybrid
