@@ -42,3 +42,32 @@ func dotGeneric(a, b []float32) float32 {
 	}
 	return (s0 + s1) + (s2 + s3)
 }
+
+// vecAddGeneric sets dst[i] = a[i] + b[i] for i < len(a).
+func vecAddGeneric(dst, a, b []float32) {
+	b = b[:len(a)]
+	dst = dst[:len(a)]
+	for i, v := range a {
+		dst[i] = v + b[i]
+	}
+}
+
+// vecMulGeneric sets dst[i] = a[i] · b[i] for i < len(a).
+func vecMulGeneric(dst, a, b []float32) {
+	b = b[:len(a)]
+	dst = dst[:len(a)]
+	for i, v := range a {
+		dst[i] = v * b[i]
+	}
+}
+
+// vecMulAccGeneric sets dst[i] += a[i] · b[i] for i < len(a), rounding
+// the product to float32 before the add (no fused multiply-add), so that
+// every implementation gives the same bits.
+func vecMulAccGeneric(dst, a, b []float32) {
+	b = b[:len(a)]
+	dst = dst[:len(a)]
+	for i, v := range a {
+		dst[i] += float32(v * b[i])
+	}
+}
