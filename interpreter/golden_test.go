@@ -256,6 +256,8 @@ var goldenSharedFolders = []string{
 	"vww_96",
 	"mobilenet_v1_025_128_uint8",
 	"micro_speech",
+	"recommendation_rnn",
+	"text_classifier",
 }
 
 // TestGoldenShared runs the real-model cases of ../shared/golden that are

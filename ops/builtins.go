@@ -43,13 +43,42 @@ var builtinVersions = []struct {
 	{OpDepthwiseConv2D, [][2]int{{1, 7}}, NewDepthwiseConv2D},
 	{OpMaxPool2D, [][2]int{{1, 3}}, NewMaxPool2D},
 	{OpAveragePool2D, [][2]int{{1, 3}}, NewAveragePool2D},
+	// Data movement and selection kernels: the version ranges TFLite
+	// registers; Prepare refuses the types (int4, strings) they lack.
+	{OpGather, [][2]int{{1, 7}}, NewGather},
+	{OpEqual, [][2]int{{1, 4}}, NewEqual},
+	{OpNotEqual, [][2]int{{1, 3}}, NewNotEqual},
+	{OpLess, [][2]int{{1, 3}}, NewLess},
+	{OpLessEqual, [][2]int{{1, 3}}, NewLessEqual},
+	{OpGreater, [][2]int{{1, 3}}, NewGreater},
+	{OpGreaterEqual, [][2]int{{1, 3}}, NewGreaterEqual},
+	{OpCast, [][2]int{{1, 7}}, NewCast},
+	{OpStridedSlice, [][2]int{{1, 8}}, NewStridedSlice},
+	{OpTopKV2, [][2]int{{1, 3}}, NewTopKV2},
+	{OpMean, [][2]int{{1, 3}}, NewMean},
+	{OpConcatenation, [][2]int{{1, 4}}, NewConcatenation},
+	{OpPack, [][2]int{{1, 4}}, NewPack},
+	{OpUnpack, [][2]int{{1, 4}}, NewUnpack},
+	{OpSqueeze, [][2]int{{1, 2}}, NewSqueeze},
+	{OpExpandDims, [][2]int{{1, 1}}, NewExpandDims},
+	{OpTranspose, [][2]int{{1, 7}}, NewTranspose},
+	{OpReverseV2, [][2]int{{1, 3}}, NewReverseV2},
+	{OpPad, [][2]int{{1, 5}}, NewPad},
+	{OpPadV2, [][2]int{{1, 5}}, NewPad},
+	{OpSplit, [][2]int{{1, 4}}, NewSplit},
+	{OpSplitV, [][2]int{{1, 2}}, NewSplitV},
+	{OpEmbeddingLookup, [][2]int{{1, 4}}, NewEmbeddingLookup},
 }
 
 // RegisterBuiltins adds every kernel of this package to r for the operator
 // versions it implements (see builtinVersions in builtins.go): FULLY_CONNECTED,
 // SOFTMAX, LOGISTIC, TANH, RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1, ADD,
-// SUB, MUL, RESHAPE, QUANTIZE and DEQUANTIZE. Registering again replaces
-// earlier registrations of the same versions.
+// SUB, MUL, RESHAPE, QUANTIZE, DEQUANTIZE, CONV_2D, DEPTHWISE_CONV_2D,
+// MAX_POOL_2D, AVERAGE_POOL_2D, GATHER, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL,
+// GREATER, GREATER_EQUAL, CAST, STRIDED_SLICE, TOPK_V2, MEAN, CONCATENATION,
+// PACK, UNPACK, SQUEEZE, EXPAND_DIMS, TRANSPOSE, REVERSE_V2, PAD, PADV2,
+// SPLIT, SPLIT_V and EMBEDDING_LOOKUP. Registering again replaces earlier
+// registrations of the same versions.
 func RegisterBuiltins(r *Resolver) {
 	for _, b := range builtinVersions {
 		for _, v := range b.ranges {
