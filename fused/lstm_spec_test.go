@@ -20,6 +20,11 @@ type lstmSpec struct {
 
 	wx, wh, wc, bias, ln [numGates][]float32
 	wp, bp               []float32
+
+	// nAux > 0 adds an auxiliary input of nAux values per row with
+	// weights wAux (BIDIRECTIONAL_SEQUENCE_LSTM's cross links).
+	nAux int
+	wAux [numGates][]float32
 }
 
 // randomize fills the weights with values of order 1/sqrt(fan-in), biases
@@ -39,6 +44,9 @@ func (s *lstmSpec) randomize(rng *rand.Rand) {
 			continue
 		}
 		s.wx[g] = u(s.nCell*s.nIn, -ax, ax)
+		if s.nAux > 0 {
+			s.wAux[g] = u(s.nCell*s.nAux, -1/math.Sqrt(float64(s.nAux)), 1/math.Sqrt(float64(s.nAux)))
+		}
 		if s.diag {
 			s.wh[g] = u(s.nCell, -1, 1)
 		} else {
@@ -120,6 +128,13 @@ func (s *lstmSpec) node(x []float32) *ops.Node {
 // independently of the kernel, and returns the output in the kernel's
 // layout.
 func (s *lstmSpec) reference(x []float32) []float64 {
+	return s.referenceDir(x, nil, false)
+}
+
+// referenceDir is reference with an auxiliary input (rows of nAux values
+// laid out like x, or nil) and, when backward is set, time walked from
+// the last step to the first (each output stays at its time position).
+func (s *lstmSpec) referenceDir(x, aux []float32, backward bool) []float64 {
 	out := make([]float64, s.batch*s.time*s.nOut)
 	sigmoid := func(v float64) float64 { return 1 / (1 + math.Exp(-v)) }
 	act := func(v float64) float64 {
@@ -147,7 +162,11 @@ func (s *lstmSpec) reference(x []float32) []float64 {
 	for b := 0; b < s.batch; b++ {
 		h := make([]float64, s.nOut)
 		c := make([]float64, s.nCell)
-		for t := 0; t < s.time; t++ {
+		for step := 0; step < s.time; step++ {
+			t := step
+			if backward {
+				t = s.time - 1 - step
+			}
 			row := b*s.time + t
 			if s.timeMajor {
 				row = t*s.batch + b
@@ -159,6 +178,11 @@ func (s *lstmSpec) reference(x []float32) []float64 {
 					sum := 0.0
 					for j, xj := range xt {
 						sum += float64(s.wx[g][i*s.nIn+j]) * float64(xj)
+					}
+					if aux != nil {
+						for j, aj := range aux[row*s.nAux : row*s.nAux+s.nAux] {
+							sum += float64(s.wAux[g][i*s.nAux+j]) * float64(aj)
+						}
 					}
 					if s.diag {
 						sum += float64(s.wh[g][i]) * h[i]
