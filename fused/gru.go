@@ -2,7 +2,6 @@ package fused
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
@@ -179,14 +178,14 @@ func (k *UnidirectionalSequenceGRU) Eval(n *ops.Node) error {
 			arch.MatVecMulAcc(o, cw, U, W, row)
 		}
 		// h = (1 − u)⊙tanh(c) + u⊙h, each product rounded to float32.
+		arch.Tanh(ot, ot)
 		for b := 0; b < B; b++ {
 			upd := act[b*2*U+U : b*2*U+2*U]
 			o := ot[b*U : b*U+U]
 			hb := h[b*U : b*U+U]
 			for i, c := range o {
 				uv := upd[i]
-				keep := float32((1 - uv) * float32(math.Tanh(float64(c))))
-				o[i] = keep + float32(uv*hb[i])
+				o[i] = float32((1-uv)*c) + float32(uv*hb[i])
 			}
 			copy(hb, o)
 		}

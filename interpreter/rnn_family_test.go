@@ -64,7 +64,7 @@ func randomBytes(r *rand.Rand, tt *Tensor) []byte {
 		for i := range v {
 			v[i] = int8(r.IntN(256) - 128)
 		}
-		return i8bytes(v)
+		return recI8Bytes(v)
 	}
 	panic("randomBytes: " + tt.Type.String())
 }

@@ -83,7 +83,7 @@ func (b *recModel) int8Weights(name string, shape []int32, a float64) int32 {
 	for i := range v {
 		v[i] = int8(b.r.IntN(255) - 127)
 	}
-	return b.tensor(name, schema.TensorTypeINT8, shape, i8bytes(v), false, float32(a/127), 0)
+	return b.tensor(name, schema.TensorTypeINT8, shape, recI8Bytes(v), false, float32(a/127), 0)
 }
 
 // weights adds float or int8 (hybrid) weights.
@@ -102,7 +102,7 @@ func prod32(s []int32) int {
 	return n
 }
 
-func i8bytes(v []int8) []byte {
+func recI8Bytes(v []int8) []byte {
 	out := make([]byte, len(v))
 	for i, x := range v {
 		out[i] = byte(x)
@@ -110,7 +110,7 @@ func i8bytes(v []int8) []byte {
 	return out
 }
 
-func i16bytes(v []int16) []byte {
+func recI16Bytes(v []int16) []byte {
 	out := make([]byte, 2*len(v))
 	for i, x := range v {
 		binary.LittleEndian.PutUint16(out[2*i:], uint16(x))
@@ -118,7 +118,7 @@ func i16bytes(v []int16) []byte {
 	return out
 }
 
-func i32bytes(v []int32) []byte {
+func recI32Bytes(v []int32) []byte {
 	out := make([]byte, 4*len(v))
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(out[4*i:], uint32(x))
@@ -257,7 +257,7 @@ func svdfModel(s svdfSpec) *schema.ModelT {
 			for i := range v {
 				v[i] = int16(b.r.IntN(8001) - 4000)
 			}
-			wt = b.tensor("weights_time", schema.TensorTypeINT16, []int32{F, M}, i16bytes(v), false, wtScale, 0)
+			wt = b.tensor("weights_time", schema.TensorTypeINT16, []int32{F, M}, recI16Bytes(v), false, wtScale, 0)
 		} else {
 			wtScale, stateScale, stateType, stateZP = 0.5/127, 0.03, schema.TensorTypeINT8, -4
 			wt = b.int8Weights("weights_time", []int32{F, M}, 0.5)
@@ -266,7 +266,7 @@ func svdfModel(s svdfSpec) *schema.ModelT {
 		for i := range bv {
 			bv[i] = int32(b.r.IntN(20001) - 10000)
 		}
-		bias = b.tensor("bias", schema.TensorTypeINT32, []int32{U}, i32bytes(bv), false, stateScale*wtScale, 0)
+		bias = b.tensor("bias", schema.TensorTypeINT32, []int32{U}, recI32Bytes(bv), false, stateScale*wtScale, 0)
 		state = b.tensor("state", stateType, []int32{B, M * F}, nil, true, stateScale, stateZP)
 	}
 	opts := &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsSVDFOptions,
