@@ -112,7 +112,7 @@ func TestHostileRecurrentRNNFamily(t *testing.T) {
 		{"bidirectional RNN with 11 inputs", edit(bi, func(m *schema.ModelT) { sg(m).Operators[0].Inputs = sg(m).Operators[0].Inputs[:11] }),
 			[]string{"BIDIRECTIONAL_SEQUENCE_RNN v1", "has 11 inputs, needs 12"}},
 	}
-	runHostile(t, cases)
+	recRunHostile(t, cases)
 }
 
 func TestHostileRecurrentSVDF(t *testing.T) {
@@ -183,7 +183,7 @@ func TestHostileRecurrentSVDF(t *testing.T) {
 			sg(m).Tensors[1].Type = schema.TensorTypeUINT8
 		}), []string{"SVDF v2", "input 1 (weights_feature"}},
 	}
-	runHostile(t, cases)
+	recRunHostile(t, cases)
 }
 
 func TestHostileRecurrentGRU(t *testing.T) {
@@ -232,10 +232,10 @@ func TestHostileRecurrentGRU(t *testing.T) {
 		{"unknown custom name", edit(func(m *schema.ModelT) { m.OperatorCodes[0].CustomCode = "UNIDIRECTIONAL_SEQUENCE_GRU_V2" }),
 			[]string{"no kernel for custom operator \"UNIDIRECTIONAL_SEQUENCE_GRU_V2\""}},
 	}
-	runHostile(t, cases)
+	recRunHostile(t, cases)
 }
 
-func runHostile(t *testing.T, cases []struct {
+func recRunHostile(t *testing.T, cases []struct {
 	name string
 	b    []byte
 	want []string

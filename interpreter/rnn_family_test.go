@@ -31,9 +31,9 @@ func newRecInterp(t *testing.T, m *schema.ModelT) *Interpreter {
 	return it
 }
 
-// resizeInputs resizes input i to shapes[i] (nil leaves it) and
+// recResizeInputs resizes input i to shapes[i] (nil leaves it) and
 // reallocates.
-func resizeInputs(t *testing.T, it *Interpreter, shapes ...[]int) {
+func recResizeInputs(t *testing.T, it *Interpreter, shapes ...[]int) {
 	t.Helper()
 	for i, s := range shapes {
 		if s == nil {
@@ -48,9 +48,9 @@ func resizeInputs(t *testing.T, it *Interpreter, shapes ...[]int) {
 	}
 }
 
-// randomBytes returns random contents for a tensor: float32 in [-1, 1),
+// recRandomBytes returns random contents for a tensor: float32 in [-1, 1),
 // integers over their whole range.
-func randomBytes(r *rand.Rand, tt *Tensor) []byte {
+func recRandomBytes(r *rand.Rand, tt *Tensor) []byte {
 	n := tt.NumElements()
 	switch tt.Type {
 	case ops.Float32:
@@ -69,8 +69,8 @@ func randomBytes(r *rand.Rand, tt *Tensor) []byte {
 	panic("randomBytes: " + tt.Type.String())
 }
 
-// invoke copies the inputs in, runs, and returns copies of the outputs.
-func invoke(t *testing.T, it *Interpreter, inputs ...[]byte) [][]byte {
+// recInvoke copies the inputs in, runs, and returns copies of the outputs.
+func recInvoke(t *testing.T, it *Interpreter, inputs ...[]byte) [][]byte {
 	t.Helper()
 	for i, b := range inputs {
 		if err := it.Input(i).CopyFromBytes(b); err != nil {
@@ -87,10 +87,10 @@ func invoke(t *testing.T, it *Interpreter, inputs ...[]byte) [][]byte {
 	return outs
 }
 
-// sliceDim returns index idx along dimension dim of a row-major tensor of
+// recSliceDim returns index idx along dimension dim of a row-major tensor of
 // shape with elem-byte elements (the result keeps the other dimensions in
 // order).
-func sliceDim(data []byte, shape []int, elem, dim, idx int) []byte {
+func recSliceDim(data []byte, shape []int, elem, dim, idx int) []byte {
 	outer, inner := 1, elem
 	for _, d := range shape[:dim] {
 		outer *= d
@@ -106,9 +106,9 @@ func sliceDim(data []byte, shape []int, elem, dim, idx int) []byte {
 	return out
 }
 
-// sameOutputs fails unless got equals want: float32 within 1e-6, integers
+// recSameOutputs fails unless got equals want: float32 within 1e-6, integers
 // exactly.
-func sameOutputs(t *testing.T, what string, typ ops.DataType, got, want []byte) {
+func recSameOutputs(t *testing.T, what string, typ ops.DataType, got, want []byte) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d bytes, want %d", what, len(got), len(want))
@@ -129,9 +129,9 @@ func sameOutputs(t *testing.T, what string, typ ops.DataType, got, want []byte) 
 	}
 }
 
-// seqCase is a sequence model with the dimensions of its graph inputs and
+// recSeqCase is a sequence model with the dimensions of its graph inputs and
 // outputs that hold the batch and the time steps (-1: none).
-type seqCase struct {
+type recSeqCase struct {
 	name          string
 	model         func(batch, steps int) *schema.ModelT
 	batchDim      []int // per graph input
@@ -143,8 +143,8 @@ type seqCase struct {
 	chain         bool  // single-step nodes chained: one graph input/output per step
 }
 
-func rnnFamilyCases() []seqCase {
-	var cs []seqCase
+func rnnFamilyCases() []recSeqCase {
+	var cs []recSeqCase
 	for _, mode := range []string{"float", "hybrid", "hybrid-asym"} {
 		hybrid, asym := mode != "float", mode == "hybrid-asym"
 		for _, tm := range []bool{false, true} {
@@ -152,7 +152,7 @@ func rnnFamilyCases() []seqCase {
 			if tm {
 				bd, td = 1, 0
 			}
-			cs = append(cs, seqCase{
+			cs = append(cs, recSeqCase{
 				name: fmt.Sprintf("UNIDIRECTIONAL_SEQUENCE_RNN/%s/time_major=%v", mode, tm),
 				model: func(batch, steps int) *schema.ModelT {
 					return rnnModel(rnnSpec{kind: "usrnn", batch: batch, steps: steps, nIn: 5, units: 7, timeMajor: tm,
@@ -162,7 +162,7 @@ func rnnFamilyCases() []seqCase {
 			})
 			// The backward direction needs the whole sequence, so streaming
 			// compares only the forward output.
-			cs = append(cs, seqCase{
+			cs = append(cs, recSeqCase{
 				name: fmt.Sprintf("BIDIRECTIONAL_SEQUENCE_RNN/%s/time_major=%v", mode, tm),
 				model: func(batch, steps int) *schema.ModelT {
 					return rnnModel(rnnSpec{kind: "birnn", batch: batch, steps: steps, nIn: 4, units: 6, bwUnits: 3, timeMajor: tm,
@@ -171,7 +171,7 @@ func rnnFamilyCases() []seqCase {
 				batchDim: []int{bd}, timeDim: []int{td}, outBatchDim: []int{bd, bd}, outTimeDim: []int{td, td}, streamOutputs: []int{0},
 			})
 		}
-		cs = append(cs, seqCase{
+		cs = append(cs, recSeqCase{
 			name: "RNN/" + mode, chain: true,
 			model: func(batch, steps int) *schema.ModelT {
 				return rnnModel(rnnSpec{kind: "rnn", batch: batch, steps: steps, nIn: 6, units: 5,
@@ -181,14 +181,14 @@ func rnnFamilyCases() []seqCase {
 	}
 	for _, mode := range []string{"float", "hybrid", "hybrid-asym", "int16", "int8"} {
 		act := schema.ActivationFunctionTypeRELU
-		cs = append(cs, seqCase{
+		cs = append(cs, recSeqCase{
 			name: "SVDF/" + mode, chain: true,
 			model: func(batch, steps int) *schema.ModelT {
 				return svdfModel(svdfSpec{batch: batch, nIn: 5, units: 4, rank: 2, memory: 3, nodes: steps, mode: mode, act: act, seed: 4})
 			},
 		})
 	}
-	cs = append(cs, seqCase{
+	cs = append(cs, recSeqCase{
 		name: "UNIDIRECTIONAL_SEQUENCE_GRU",
 		model: func(batch, steps int) *schema.ModelT {
 			return gruModel(steps, batch, 4, 6, 5)
@@ -213,12 +213,12 @@ func TestRecurrentStreamingEqualsBatch(t *testing.T) {
 				one := newRecInterp(t, c.model(batch, 1))
 				var in [][]byte
 				for i := 0; i < full.InputCount(); i++ {
-					in = append(in, randomBytes(r, full.Input(i)))
+					in = append(in, recRandomBytes(r, full.Input(i)))
 				}
-				want := invoke(t, full, in...)
+				want := recInvoke(t, full, in...)
 				for s := 0; s < steps; s++ {
-					got := invoke(t, one, in[s])
-					sameOutputs(t, fmt.Sprintf("step %d", s), one.Output(0).Type, got[0], want[s])
+					got := recInvoke(t, one, in[s])
+					recSameOutputs(t, fmt.Sprintf("step %d", s), one.Output(0).Type, got[0], want[s])
 				}
 				return
 			}
@@ -229,28 +229,28 @@ func TestRecurrentStreamingEqualsBatch(t *testing.T) {
 				s[c.timeDim[i]] = 1
 				shapes = append(shapes, s)
 			}
-			resizeInputs(t, one, shapes...)
+			recResizeInputs(t, one, shapes...)
 			var in [][]byte
 			for i := 0; i < full.InputCount(); i++ {
-				in = append(in, randomBytes(r, full.Input(i)))
+				in = append(in, recRandomBytes(r, full.Input(i)))
 			}
-			want := invoke(t, full, in...)
+			want := recInvoke(t, full, in...)
 			var got [][]byte
 			for s := 0; s < steps; s++ {
 				var step [][]byte
 				for i := range in {
 					x := full.Input(i)
-					step = append(step, sliceDim(in[i], x.Shape, x.Type.Size(), c.timeDim[i], s))
+					step = append(step, recSliceDim(in[i], x.Shape, x.Type.Size(), c.timeDim[i], s))
 				}
-				got = invoke(t, one, step...)
+				got = recInvoke(t, one, step...)
 				for _, j := range c.streamOutputs {
 					o := full.Output(j)
-					sameOutputs(t, fmt.Sprintf("step %d output %d", s, j), o.Type, got[j],
-						sliceDim(want[j], o.Shape, o.Type.Size(), c.outTimeDim[j], s))
+					recSameOutputs(t, fmt.Sprintf("step %d output %d", s, j), o.Type, got[j],
+						recSliceDim(want[j], o.Shape, o.Type.Size(), c.outTimeDim[j], s))
 				}
 			}
 			for _, j := range c.finalOutputs {
-				sameOutputs(t, fmt.Sprintf("final output %d", j), full.Output(j).Type, got[j], want[j])
+				recSameOutputs(t, fmt.Sprintf("final output %d", j), full.Output(j).Type, got[j], want[j])
 			}
 		})
 	}
@@ -276,9 +276,9 @@ func TestRecurrentBatchIndependence(t *testing.T) {
 			var wants [2][][]byte
 			for pass := range ins {
 				for i := 0; i < full.InputCount(); i++ {
-					ins[pass] = append(ins[pass], randomBytes(r, full.Input(i)))
+					ins[pass] = append(ins[pass], recRandomBytes(r, full.Input(i)))
 				}
-				wants[pass] = invoke(t, full, ins[pass]...)
+				wants[pass] = recInvoke(t, full, ins[pass]...)
 			}
 			one := newRecInterp(t, m)
 			var shapes [][]int
@@ -287,7 +287,7 @@ func TestRecurrentBatchIndependence(t *testing.T) {
 				s[bd[i]] = 1
 				shapes = append(shapes, s)
 			}
-			resizeInputs(t, one, shapes...)
+			recResizeInputs(t, one, shapes...)
 			for i := 0; i < one.TensorCount(); i++ {
 				if tt := one.Tensor(i); tt.Kind == ops.VariableTensor && tt.Shape[0] != 1 {
 					t.Fatalf("state %s not re-sized to batch 1", tt)
@@ -299,13 +299,13 @@ func TestRecurrentBatchIndependence(t *testing.T) {
 					var row [][]byte
 					for i, x := range ins[pass] {
 						in := full.Input(i)
-						row = append(row, sliceDim(x, in.Shape, in.Type.Size(), bd[i], b))
+						row = append(row, recSliceDim(x, in.Shape, in.Type.Size(), bd[i], b))
 					}
-					got := invoke(t, one, row...)
+					got := recInvoke(t, one, row...)
 					for j := range got {
 						o := full.Output(j)
-						sameOutputs(t, fmt.Sprintf("row %d pass %d output %d", b, pass, j), o.Type, got[j],
-							sliceDim(wants[pass][j], o.Shape, o.Type.Size(), obd[j], b))
+						recSameOutputs(t, fmt.Sprintf("row %d pass %d output %d", b, pass, j), o.Type, got[j],
+							recSliceDim(wants[pass][j], o.Shape, o.Type.Size(), obd[j], b))
 					}
 				}
 			}
@@ -327,7 +327,7 @@ func TestRecurrentStateResize(t *testing.T) {
 		return nil
 	}
 	for _, b := range []int{5, 1, 3} {
-		resizeInputs(t, it, []int{b, 2, 3})
+		recResizeInputs(t, it, []int{b, 2, 3})
 		if s := state().Shape; s[0] != b || s[1] != 4 {
 			t.Fatalf("batch %d: state shape %v", b, s)
 		}
@@ -335,7 +335,7 @@ func TestRecurrentStateResize(t *testing.T) {
 			t.Fatalf("batch %d: state holds %d bytes", b, len(state().Data))
 		}
 		r := rand.New(rand.NewPCG(1, uint64(b)))
-		invoke(t, it, randomBytes(r, it.Input(0)))
+		recInvoke(t, it, recRandomBytes(r, it.Input(0)))
 		if s := it.Output(0).Shape; s[0] != b {
 			t.Fatalf("batch %d: output shape %v", b, s)
 		}
