@@ -3,6 +3,7 @@ package fused
 import (
 	"math"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -19,11 +20,11 @@ func sigmoidFloat(x float32) float32 {
 	return float32(1 / (1 + math.Exp(-float64(x))))
 }
 
-// applySigmoidFloat sets v[i] = sigmoid(v[i]).
+// applySigmoidFloat sets v[i] = sigmoid(v[i]) with arch's vector sigmoid
+// (absolute error below 1e-7, as Eigen's logistic in TFLite is within a few
+// ulp; the golden tolerance is 1e-5).
 func applySigmoidFloat(v []float32) {
-	for i, x := range v {
-		v[i] = sigmoidFloat(x)
-	}
+	arch.Sigmoid(v, v)
 }
 
 // applyActivationFloat applies a fused activation in place, as TFLite's
@@ -45,9 +46,7 @@ func applyActivationFloat(v []float32, act ops.Activation) {
 			v[i] = stdMax(0, stdMin(x, 6))
 		}
 	case ops.ActTanh:
-		for i, x := range v {
-			v[i] = float32(math.Tanh(float64(x)))
-		}
+		arch.Tanh(v, v) // vector tanh, absolute error below 1e-7
 	case ops.ActSignBit:
 		for i, x := range v {
 			if math.Signbit(float64(x)) {

@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -23,6 +24,13 @@ type Options struct {
 	// model cannot make the process allocate without limit. 0 means
 	// DefaultMaxArenaBytes; a negative value means no limit.
 	MaxArenaBytes int64
+	// ISA, when not empty, forces the vector code to an instruction-set
+	// level: "generic", "avx2", "avx512", "neon" or "neon-dotprod" (the
+	// values of TFLRUN_ISA). New fails with an *arch.LevelError when this
+	// CPU or build lacks the level. The level is process-wide (arch.Use):
+	// it applies to every interpreter, so set it before running any, never
+	// while another interpreter's Invoke is in progress.
+	ISA string
 }
 
 // DefaultMaxArenaBytes is the allocation bound used when
@@ -84,6 +92,11 @@ func New(m *Model, opts *Options) (*Interpreter, error) {
 			it.maxBytes = opts.MaxArenaBytes
 		case opts.MaxArenaBytes < 0:
 			it.maxBytes = -1
+		}
+		if opts.ISA != "" {
+			if err := arch.UseName(opts.ISA); err != nil {
+				return nil, fmt.Errorf("Options.ISA: %w", err)
+			}
 		}
 	}
 	if it.resolver == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/bench"
 )
 
@@ -63,6 +64,9 @@ LSTM trained_lstm.tflite from TensorFlow Lite Micro's mnist_lstm example.`,
 				} else {
 					fmt.Fprintln(stdout, note)
 				}
+			}
+			if !asJSON {
+				fmt.Fprintf(stdout, "INFO: tflrun ISA: %s\n", arch.Summary())
 			}
 			res, err := bench.Run(src, opts)
 			if err != nil {

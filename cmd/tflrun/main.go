@@ -4,6 +4,7 @@
 //	tflrun run MODEL [--input NAME|INDEX=FILE]... [--output-dir DIR] [--json]
 //	tflrun bench [MODEL] [--num_runs N] [--warmup_runs N] [--min_secs S] ...
 //	tflrun inspect MODEL [--json]
+//	tflrun cpu [--json] [--levels] [--isa LEVEL]
 //	tflrun version
 //
 // Errors are printed to stderr as "tflrun: <message>"; the exit code is 1
@@ -37,6 +38,7 @@ func usageErrorf(format string, args ...any) error {
 // execute runs tflrun with args, writing to stdout and stderr, and
 // returns the process exit code.
 func execute(args []string, stdout, stderr io.Writer) int {
+	warnISA(stderr) // a bad TFLRUN_ISA falls back to the best level
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
@@ -79,7 +81,7 @@ semantics exactly.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageError{err}
 	})
-	root.AddCommand(newRunCmd(stdout, stderr), newBenchCmd(stdout, stderr), newInspectCmd(stdout), newVersionCmd(stdout))
+	root.AddCommand(newRunCmd(stdout, stderr), newBenchCmd(stdout, stderr), newInspectCmd(stdout), newVersionCmd(stdout), newCPUCmd(stdout, stderr))
 	return root
 }
 
