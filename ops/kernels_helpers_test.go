@@ -144,7 +144,7 @@ func toInt16(v []int32) []int16 {
 }
 
 // equalInts compares integer slices of any width.
-func equalInts[A ~int8 | ~uint8 | ~int16 | ~int32 | ~int64, B ~int | ~int8 | ~uint8 | ~int16 | ~int32 | ~int64](t *testing.T, what string, got []A, want []B) {
+func equalInts[A ~int8 | ~uint8 | ~int16 | ~uint16 | ~int32 | ~uint32 | ~int64, B ~int | ~int8 | ~uint8 | ~int16 | ~int32 | ~int64](t *testing.T, what string, got []A, want []B) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: got %d values %v, want %d %v", what, len(got), got, len(want), want)

@@ -134,8 +134,10 @@ func (k *StridedSlice) Prepare(n *Node) error {
 	for d := 0; d < k.dims; d++ {
 		if k.shrink[d] {
 			if !k.dynBegin {
-				if b := k.begin[d]; b < -k.shape[d] || b >= k.shape[d] {
-					return fmt.Errorf("input 1 (begin): shrink index %d is outside dimension %d of size %d", b, d, k.shape[d])
+				// TFLite would produce an empty slice here while still
+				// dropping the dimension, leaving the output unwritten.
+				if b := k.startFor(d); b < 0 || b >= k.shape[d] {
+					return fmt.Errorf("input 1 (begin): shrink index %d is outside dimension %d of size %d", k.begin[d], d, k.shape[d])
 				}
 			}
 			continue
