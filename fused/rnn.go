@@ -32,7 +32,8 @@ var rnnRoles = ioRoles{"input", "weights", "recurrent_weights", "bias", "hidden_
 // with float activations (EvalHybrid): the input and the hidden state are
 // quantised to int8 per batch row at every step, symmetrically or, with
 // asymmetric_quantize_inputs, asymmetrically with row-sum corrections;
-// the weights need one per-tensor scale and zero point 0.
+// the weights need one per-tensor scale and zero point 0. uint8 weights
+// are read as int8 bit patterns, as TFLite does (the legacy hybrid form).
 //
 // The fused activation is applied as TFLite's ApplyActivationToVector
 // (NONE, RELU, RELU_N1_TO_1, RELU6, TANH, SIGN_BIT). The state's batch
@@ -82,13 +83,13 @@ func (k *RNN) Prepare(n *ops.Node) error {
 	if err := floatInput(n, rnnRoles, rnnInput); err != nil {
 		return err
 	}
-	hybrid, err := weightPath(n, rnnRoles, rnnWeights)
+	wtype, err := weightPath(n, rnnRoles, rnnWeights)
 	if err != nil {
 		return err
 	}
 	k.batch = in.Dim(0)
 	k.cell = rnnCell{nInput: in.Dim(1), w: rnnWeights, aux: -1, rec: rnnRecurrent, bias: rnnBias}
-	if err := prepareCell(n, rnnRoles, &k.cell, hybrid); err != nil {
+	if err := prepareCell(n, rnnRoles, &k.cell, wtype); err != nil {
 		return err
 	}
 	u := k.cell.units
@@ -104,7 +105,7 @@ func (k *RNN) Prepare(n *ops.Node) error {
 	if _, err := outputShape(n, 0, k.batch, u); err != nil {
 		return err
 	}
-	if hybrid {
+	if wtype != ops.Float32 {
 		k.scratch.request(n, k.batch, max(k.cell.nInput, u), u)
 	}
 	k.sizes.record(n)

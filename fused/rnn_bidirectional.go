@@ -158,7 +158,7 @@ func (k *BidirectionalSequenceRNN) Prepare(n *ops.Node) error {
 		}
 	}
 
-	hybrid, err := weightPath(n, roles, birnnFwWeights)
+	wtype, err := weightPath(n, roles, birnnFwWeights)
 	if err != nil {
 		return err
 	}
@@ -167,10 +167,10 @@ func (k *BidirectionalSequenceRNN) Prepare(n *ops.Node) error {
 	if crossLinks {
 		k.fw.aux, k.bw.aux = birnnFwAuxWeights, birnnBwAuxWeights
 	}
-	if err := prepareCell(n, roles, &k.fw, hybrid); err != nil {
+	if err := prepareCell(n, roles, &k.fw, wtype); err != nil {
 		return err
 	}
-	if err := prepareCell(n, roles, &k.bw, hybrid); err != nil {
+	if err := prepareCell(n, roles, &k.bw, wtype); err != nil {
 		return err
 	}
 	for _, s := range []struct {
@@ -203,7 +203,7 @@ func (k *BidirectionalSequenceRNN) Prepare(n *ops.Node) error {
 			return err
 		}
 	}
-	if hybrid {
+	if wtype != ops.Float32 {
 		k.scratchRows = 1
 		if k.timeMajor {
 			k.scratchRows = k.batch

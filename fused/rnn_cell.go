@@ -64,18 +64,18 @@ func (c *rnnCell) views(n *ops.Node) rnnCellTensors {
 
 // prepareHybrid reads the weight scales of a hybrid cell and allocates its
 // row sums.
-func (c *rnnCell) prepareHybrid(n *ops.Node, roles ioRoles) error {
+func (c *rnnCell) prepareHybrid(n *ops.Node, roles ioRoles, wtype ops.DataType) error {
 	c.hybrid = true
 	var err error
-	if c.wScale, err = roles.hybridWeightScale(n, c.w); err != nil {
+	if c.wScale, err = roles.hybridWeightScale(n, c.w, wtype); err != nil {
 		return err
 	}
-	if c.recScale, err = roles.hybridWeightScale(n, c.rec); err != nil {
+	if c.recScale, err = roles.hybridWeightScale(n, c.rec, wtype); err != nil {
 		return err
 	}
 	parts := 2
 	if c.aux >= 0 {
-		if c.auxScale, err = roles.hybridWeightScale(n, c.aux); err != nil {
+		if c.auxScale, err = roles.hybridWeightScale(n, c.aux, wtype); err != nil {
 			return err
 		}
 		parts = 3

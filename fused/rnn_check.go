@@ -99,15 +99,17 @@ func (r ioRoles) state(n *ops.Node, i int, dims ...int) error {
 	return nil
 }
 
-// hybridWeightScale returns the per-tensor scale of the int8 weight input
-// i of a hybrid kernel, which reads it as TFLite's params.scale. It refuses
-// unquantised or per-channel weights and non-zero zero points (TFLite's
-// hybrid kernels assume symmetric per-tensor weights and would silently
-// ignore anything else).
-func (r ioRoles) hybridWeightScale(n *ops.Node, i int) (float32, error) {
+// hybridWeightScale returns the per-tensor scale of the weight input i of
+// a hybrid kernel, which reads it as TFLite's params.scale. The weights
+// must have type want: int8, or uint8 holding the same int8 bit patterns
+// (the legacy hybrid form, which TFLite's kernels read as int8). It
+// refuses unquantised or per-channel weights and non-zero zero points
+// (TFLite's hybrid kernels assume symmetric per-tensor weights and would
+// silently ignore anything else).
+func (r ioRoles) hybridWeightScale(n *ops.Node, i int, want ops.DataType) (float32, error) {
 	t := n.Input(i)
-	if t.Type != ops.Int8 {
-		return 0, fmt.Errorf("%s is %s, the hybrid path needs int8 weights", r.label(n, i), t.Type)
+	if t.Type != want {
+		return 0, fmt.Errorf("%s is %s, the hybrid path needs %s weights like the others", r.label(n, i), t.Type, want)
 	}
 	return r.symmetricScale(n, i)
 }

@@ -8,10 +8,11 @@ import (
 
 // prepareCell validates one RNN direction's weights against n_input (and
 // n_aux when the cell has auxiliary weights), sets c.units, and on the
-// hybrid path reads the weight scales. hybrid says which path the node
-// takes (chosen by the type of its first input weights, as TFLite does);
-// every weight of the cell must have that path's type.
-func prepareCell(n *ops.Node, roles ioRoles, c *rnnCell, hybrid bool) error {
+// hybrid path reads the weight scales. wtype is the node's weight type,
+// the type of its first input weights (float32 for the float path, int8 or
+// uint8 for the hybrid path, as TFLite decides); every weight of the cell
+// must have it.
+func prepareCell(n *ops.Node, roles ioRoles, c *rnnCell, wtype ops.DataType) error {
 	w, err := roles.require(n, c.w)
 	if err != nil {
 		return err
@@ -47,8 +48,8 @@ func prepareCell(n *ops.Node, roles ioRoles, c *rnnCell, hybrid bool) error {
 			return err
 		}
 	}
-	if hybrid {
-		return c.prepareHybrid(n, roles)
+	if wtype != ops.Float32 {
+		return c.prepareHybrid(n, roles, wtype)
 	}
 	c.hybrid = false
 	for _, i := range []int{c.w, c.rec, c.aux} {
@@ -62,23 +63,20 @@ func prepareCell(n *ops.Node, roles ioRoles, c *rnnCell, hybrid bool) error {
 	return nil
 }
 
-// weightPath decides between the float and hybrid paths from the type of
-// the weights input i, and refuses the types TFLite's RNN kernels do not
-// compute correctly.
-func weightPath(n *ops.Node, roles ioRoles, i int) (hybrid bool, err error) {
+// weightPath returns the node's weight type, the type of the weights
+// input i: float32 (float path), or int8 or uint8 (hybrid path; TFLite's
+// kernels read uint8 weights as int8 bit patterns, the legacy hybrid
+// form). Other types are refused.
+func weightPath(n *ops.Node, roles ioRoles, i int) (ops.DataType, error) {
 	w, err := roles.require(n, i)
 	if err != nil {
-		return false, err
+		return 0, err
 	}
 	switch w.Type {
-	case ops.Float32:
-		return false, nil
-	case ops.Int8:
-		return true, nil
-	case ops.Uint8:
-		return false, fmt.Errorf("%s is uint8: hybrid weights must be int8 (TFLite reinterprets uint8 weights as int8)", roles.label(n, i))
+	case ops.Float32, ops.Int8, ops.Uint8:
+		return w.Type, nil
 	}
-	return false, fmt.Errorf("%s is %s; the RNN kernels take float32 (float path) or int8 (hybrid path) weights", roles.label(n, i), w.Type)
+	return 0, fmt.Errorf("%s is %s; the RNN kernels take float32 (float path) or int8 (hybrid path) weights", roles.label(n, i), w.Type)
 }
 
 // floatInput checks that input i is float32 (TFLite's RNN kernels take

@@ -78,12 +78,12 @@ func (k *UnidirectionalSequenceRNN) Prepare(n *ops.Node) error {
 	} else {
 		k.batch, k.maxTime = in.Dim(0), in.Dim(1)
 	}
-	hybrid, err := weightPath(n, roles, rnnWeights)
+	wtype, err := weightPath(n, roles, rnnWeights)
 	if err != nil {
 		return err
 	}
 	k.cell = rnnCell{nInput: in.Dim(2), w: rnnWeights, aux: -1, rec: rnnRecurrent, bias: rnnBias}
-	if err := prepareCell(n, roles, &k.cell, hybrid); err != nil {
+	if err := prepareCell(n, roles, &k.cell, wtype); err != nil {
 		return err
 	}
 	u := k.cell.units
@@ -99,7 +99,7 @@ func (k *UnidirectionalSequenceRNN) Prepare(n *ops.Node) error {
 	if _, err := outputShape(n, 0, in.Dim(0), in.Dim(1), u); err != nil {
 		return err
 	}
-	if hybrid {
+	if wtype != ops.Float32 {
 		// Time-major steps quantise the whole batch; batch-major ones a
 		// single row.
 		k.scratchRows = 1

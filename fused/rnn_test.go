@@ -283,3 +283,31 @@ func TestRNNPrepareErrors(t *testing.T) {
 		t.Fatal("Eval before Prepare accepted")
 	}
 }
+
+// TestRNNHybridUint8Weights: uint8 weights holding int8 bit patterns (the
+// legacy hybrid form) are read as int8, as TFLite's kernels do, so they
+// give the int8 model's outputs bit for bit.
+func TestRNNHybridUint8Weights(t *testing.T) {
+	r := newTestRand(12)
+	w := newRNNWeights(r, 6, 4, 0)
+	a, _ := seqNode(w, 2, 3, true, ops.ActTanh, true, true)
+	b, _ := seqNode(w, 2, 3, true, ops.ActTanh, true, true)
+	b.Inputs[1].Type, b.Inputs[2].Type = ops.Uint8, ops.Uint8
+	ka, kb := NewUnidirectionalSequenceRNN(), NewUnidirectionalSequenceRNN()
+	prepared(t, ka, a)
+	prepared(t, kb, b)
+	x := uniform(r, 2*3*4, 1)
+	copy(a.Inputs[0].Float32s(), x)
+	copy(b.Inputs[0].Float32s(), x)
+	evalN(t, ka, a)
+	evalN(t, kb, b)
+	if !slices.Equal(a.Outputs[0].Float32s(), b.Outputs[0].Float32s()) {
+		t.Fatalf("uint8 %v\nint8 %v", b.Outputs[0].Float32s(), a.Outputs[0].Float32s())
+	}
+	// Mixed int8 and uint8 weights are refused, naming the odd one.
+	c, _ := seqNode(w, 2, 3, true, ops.ActTanh, true, false)
+	c.Inputs[2].Type = ops.Uint8
+	if err := NewUnidirectionalSequenceRNN().Prepare(c); err == nil || !strings.Contains(err.Error(), "input 2 (recurrent_weights") {
+		t.Fatalf("mixed weight types: %v", err)
+	}
+}

@@ -49,7 +49,9 @@ const (
 // Paths:
 //   - float32 throughout (TFLite's EvalFloatSVDF).
 //   - hybrid (EvalHybridSVDF): float32 input, bias, state and output, int8
-//     weights_feature and weights_time (per tensor, zero point 0); the
+//     weights_feature and weights_time (per tensor, zero point 0; uint8
+//     tensors holding int8 bit patterns, TFLite's legacy form, are read
+//     as int8 as TFLite does); the
 //     input is quantised per batch row (asymmetrically with
 //     asymmetric_quantize_inputs), weights_time is dequantised.
 //   - integer (EvalIntegerSVDF): int8 input and output, int8
@@ -185,9 +187,9 @@ func (k *SVDF) Prepare(n *ops.Node) error {
 	case in.Type == ops.Float32 && wf.Type == ops.Float32:
 		k.path = svdfFloat
 		err = k.checkTypes(n, out, "float", ops.Float32, ops.Float32, ops.Float32, ops.Float32, ops.Float32)
-	case in.Type == ops.Float32 && wf.Type == ops.Int8:
+	case in.Type == ops.Float32 && (wf.Type == ops.Int8 || wf.Type == ops.Uint8):
 		k.path = svdfHybrid
-		err = k.prepareHybrid(n, out)
+		err = k.prepareHybrid(n, out, wf.Type)
 	case in.Type == ops.Int8 && wt.Type == ops.Int16:
 		k.path = svdfInt16
 		err = k.prepareInteger(n, out)
@@ -250,16 +252,17 @@ func (k *SVDF) checkTypes(n *ops.Node, out *ops.Tensor, path string, in, wf, wt,
 	return nil
 }
 
-// prepareHybrid checks the hybrid path and reads the weight scales.
-func (k *SVDF) prepareHybrid(n *ops.Node, out *ops.Tensor) error {
-	if err := k.checkTypes(n, out, "hybrid", ops.Float32, ops.Int8, ops.Int8, ops.Float32, ops.Float32); err != nil {
+// prepareHybrid checks the hybrid path and reads the weight scales; wtype
+// is int8, or uint8 holding int8 bit patterns (TFLite's legacy form).
+func (k *SVDF) prepareHybrid(n *ops.Node, out *ops.Tensor, wtype ops.DataType) error {
+	if err := k.checkTypes(n, out, "hybrid", ops.Float32, wtype, wtype, ops.Float32, ops.Float32); err != nil {
 		return err
 	}
 	var err error
-	if k.wfScale, err = svdfRoles.hybridWeightScale(n, svdfWeightsFeature); err != nil {
+	if k.wfScale, err = svdfRoles.hybridWeightScale(n, svdfWeightsFeature, wtype); err != nil {
 		return err
 	}
-	if k.wtScale, err = svdfRoles.hybridWeightScale(n, svdfWeightsTime); err != nil {
+	if k.wtScale, err = svdfRoles.hybridWeightScale(n, svdfWeightsTime, wtype); err != nil {
 		return err
 	}
 	k.wtFloat = make([]float32, k.filters*k.memory)

@@ -95,7 +95,7 @@ func svdfNode(batch, nIn, units, rank, memory int, wf, wt, bias []float32, act o
 
 func TestSVDFTFLiteVectors(t *testing.T) {
 	for _, rank := range []int{1, 2} {
-		for _, mode := range []string{"float", "hybrid", "hybrid-asym"} {
+		for _, mode := range []string{"float", "hybrid", "hybrid-asym", "hybrid-uint8", "hybrid-uint8-asym"} {
 			t.Run(fmt.Sprintf("rank%d/%s", rank, mode), func(t *testing.T) {
 				const batch, units, nIn, memory = 2, 4, 3, 10
 				wf, golden := tfliteSVDFFeatureRank1, tfliteSVDFGoldenRank1
@@ -103,7 +103,12 @@ func TestSVDFTFLiteVectors(t *testing.T) {
 					wf, golden = tfliteSVDFFeatureRank2, tfliteSVDFGoldenRank2
 				}
 				wt := tfliteSVDFTime[:units*rank*memory]
-				n := svdfNode(batch, nIn, units, rank, memory, wf, wt, nil, ops.ActNone, mode != "float", mode == "hybrid-asym")
+				n := svdfNode(batch, nIn, units, rank, memory, wf, wt, nil, ops.ActNone, mode != "float", strings.HasSuffix(mode, "asym"))
+				if strings.Contains(mode, "uint8") {
+					// TFLite's Uint8 hybrid tests store the int8 values in
+					// uint8 tensors, and the kernel reads them as int8.
+					n.Inputs[1].Type, n.Inputs[2].Type = ops.Uint8, ops.Uint8
+				}
 				k := NewSVDF()
 				prepared(t, k, n)
 				// TFLite's tolerances: float 1e-5, hybrid rank 1 0.004285,

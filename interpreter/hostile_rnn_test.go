@@ -179,9 +179,13 @@ func TestHostileRecurrentSVDF(t *testing.T) {
 		}), []string{"SVDF v3", "output 0"}},
 		{"int8-state SVDF with a bias of the wrong scale", edit(i8, func(m *schema.ModelT) { sg(m).Tensors[3].Quantization.Scale = []float32{1} }),
 			[]string{"SVDF v3", "input 3 (bias", "TFLite Micro"}},
-		{"hybrid SVDF with uint8 weights", edit(svdfSpec{batch: 1, nIn: 3, units: 2, rank: 1, memory: 2, nodes: 1, mode: "hybrid", seed: 2}, func(m *schema.ModelT) {
+		{"hybrid SVDF with uint8 weights_feature and int8 weights_time", edit(svdfSpec{batch: 1, nIn: 3, units: 2, rank: 1, memory: 2, nodes: 1, mode: "hybrid", seed: 2}, func(m *schema.ModelT) {
 			sg(m).Tensors[1].Type = schema.TensorTypeUINT8
-		}), []string{"SVDF v2", "input 1 (weights_feature"}},
+		}), []string{"SVDF v2", "input 2 (weights_time", "uint8"}},
+		{"hybrid SVDF with int16 weights_feature", edit(svdfSpec{batch: 1, nIn: 3, units: 2, rank: 1, memory: 2, nodes: 1, mode: "hybrid", seed: 2}, func(m *schema.ModelT) {
+			sg(m).Tensors[1].Type = schema.TensorTypeINT16
+			m.Buffers[1].Data = append(m.Buffers[1].Data, m.Buffers[1].Data...)
+		}), []string{"SVDF v2", "input 1 (weights_feature", "int16"}},
 	}
 	recRunHostile(t, cases)
 }
