@@ -1,0 +1,59 @@
+package ir
+
+import "fmt"
+
+// FormatError reports malformed input data (a tensor, a shape, an
+// attribute) found while building the IR. What names the thing, Where the
+// place (node, function, file) when known.
+type FormatError struct {
+	What   string
+	Where  string
+	Detail string
+}
+
+func (e *FormatError) Error() string {
+	if e.Where != "" {
+		return fmt.Sprintf("%s: malformed %s: %s", e.Where, e.What, e.Detail)
+	}
+	return fmt.Sprintf("malformed %s: %s", e.What, e.Detail)
+}
+
+// NodeError is an error about one node: it names the node, its op and the
+// function it sits in, so a user can find it in the TensorFlow graph.
+type NodeError struct {
+	Func string
+	Node string
+	Op   string
+	Err  error
+}
+
+func (e *NodeError) Error() string {
+	where := "graph"
+	if e.Func != "" {
+		where = "function " + e.Func
+	}
+	return fmt.Sprintf("%s: node %q (op %s): %v", where, e.Node, e.Op, e.Err)
+}
+
+func (e *NodeError) Unwrap() error { return e.Err }
+
+// Errorf returns a NodeError for n.
+func (n *Node) Errorf(format string, args ...any) error {
+	return n.Wrap(fmt.Errorf(format, args...))
+}
+
+// Wrap returns err as a NodeError for n; an error that already is a
+// NodeError is returned unchanged.
+func (n *Node) Wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := err.(*NodeError); ok {
+		return err
+	}
+	fn := ""
+	if n.Func != nil {
+		fn = n.Func.Name
+	}
+	return &NodeError{Func: fn, Node: n.Name, Op: n.OpName(), Err: err}
+}

@@ -1,0 +1,227 @@
+package ir
+
+import (
+	"fmt"
+	"maps"
+)
+
+// InputSpec names a tensor that becomes a function parameter when a graph
+// is cut: Tensor is the graph tensor, Name the parameter (signature input)
+// name; DType and Shape override what the graph says (Invalid / nil keep
+// it).
+type InputSpec struct {
+	Name   string
+	Tensor TensorRef
+	DType  DType
+	Shape  Shape
+}
+
+// OutputSpec names a graph tensor that becomes a function result.
+type OutputSpec struct {
+	Name   string
+	Tensor TensorRef
+}
+
+// Cut turns the graph function f (from ImportGraph) into a function of
+// the given inputs and outputs: each input tensor is replaced by a new
+// parameter everywhere it is used, the outputs become the results, and
+// every node the outputs do not depend on is removed. Errors name a tensor
+// that does not exist.
+func (f *Function) Cut(inputs []InputSpec, outputs []OutputSpec) error {
+	lookup := func(r TensorRef) (*Value, error) {
+		n := f.Node(r.Node)
+		if n == nil {
+			return nil, fmt.Errorf("graph has no node %q", r.Node)
+		}
+		if r.Index >= len(n.Outputs) {
+			return nil, fmt.Errorf("node %q (%s) has %d outputs, not %d", n.Name, n.Op, len(n.Outputs), r.Index+1)
+		}
+		return n.Outputs[r.Index], nil
+	}
+	type bound struct{ old, param *Value }
+	var binds []bound
+	for _, in := range inputs {
+		v, err := lookup(in.Tensor)
+		if err != nil {
+			return fmt.Errorf("input %q: %v", in.Name, err)
+		}
+		dt := in.DType
+		if dt == Invalid {
+			dt = v.DType
+		}
+		if dt == Invalid && v.Producer.Op == "Placeholder" {
+			dt, _ = v.Producer.AttrTypeOr("dtype", Invalid)
+		}
+		shape := in.Shape
+		if shape == nil {
+			shape = v.Shape
+			if v.Producer.Op == "Placeholder" {
+				if s, ok, err := v.Producer.AttrShape("shape"); err == nil && ok {
+					shape, _ = Merge(shape, s)
+				}
+			}
+		}
+		p := &Value{Name: in.Name, DType: dt, Shape: shape.Clone(), Index: len(f.Params)}
+		f.Params = append(f.Params, p)
+		binds = append(binds, bound{v, p})
+	}
+	for _, out := range outputs {
+		v, err := lookup(out.Tensor)
+		if err != nil {
+			return fmt.Errorf("output %q: %v", out.Name, err)
+		}
+		f.Results = append(f.Results, v)
+		f.ResultNames = append(f.ResultNames, out.Name)
+	}
+	for _, b := range binds {
+		f.ReplaceAllUses(b.old, b.param)
+	}
+	f.names = nil
+	f.RemoveUnused()
+	return nil
+}
+
+// RemoveUnused deletes every node that no result depends on. It returns
+// the number of nodes removed.
+func (f *Function) RemoveUnused() int {
+	live := map[*Node]bool{}
+	var stack []*Node
+	mark := func(v *Value) {
+		if v != nil && v.Producer != nil && !live[v.Producer] {
+			live[v.Producer] = true
+			stack = append(stack, v.Producer)
+		}
+	}
+	for _, r := range f.Results {
+		mark(r)
+	}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, in := range n.Inputs {
+			mark(in)
+		}
+		if n.TFL != nil {
+			for _, in := range n.TFL.Intermediates {
+				mark(in)
+			}
+		}
+	}
+	dead := map[*Node]bool{}
+	for _, n := range f.Nodes {
+		if !live[n] {
+			dead[n] = true
+		}
+	}
+	f.RemoveNodes(dead)
+	return len(dead)
+}
+
+// Clone returns a deep copy of f's graph: new nodes and values with the
+// same names, types, shapes and attributes. Constant tensors and attribute
+// values are shared (both are treated as immutable).
+func (f *Function) Clone() *Function {
+	g := &Function{Name: f.Name, Module: f.Module, Attrs: maps.Clone(f.Attrs), ResultNames: append([]string(nil), f.ResultNames...)}
+	vm := map[*Value]*Value{}
+	cp := func(v *Value) *Value {
+		if v == nil {
+			return nil
+		}
+		if w, ok := vm[v]; ok {
+			return w
+		}
+		w := *v
+		w.Shape = v.Shape.Clone()
+		vm[v] = &w
+		return &w
+	}
+	for _, p := range f.Params {
+		g.Params = append(g.Params, cp(p))
+	}
+	for _, a := range f.ArgAttrs {
+		g.ArgAttrs = append(g.ArgAttrs, a)
+	}
+	for _, n := range f.Nodes {
+		m := &Node{Name: n.Name, Op: n.Op, Attrs: maps.Clone(n.Attrs), Func: g, InlinedFrom: n.InlinedFrom}
+		for _, o := range n.Outputs {
+			w := cp(o)
+			w.Producer = m
+			m.Outputs = append(m.Outputs, w)
+		}
+		if n.TFL != nil {
+			t := *n.TFL
+			m.TFL = &t
+		}
+		g.Nodes = append(g.Nodes, m)
+	}
+	for i, n := range f.Nodes {
+		m := g.Nodes[i]
+		for _, in := range n.Inputs {
+			m.Inputs = append(m.Inputs, cp(in))
+		}
+		if n.TFL != nil {
+			m.TFL.Intermediates = nil
+			for _, in := range n.TFL.Intermediates {
+				m.TFL.Intermediates = append(m.TFL.Intermediates, cp(in))
+			}
+		}
+	}
+	for _, r := range f.Results {
+		g.Results = append(g.Results, cp(r))
+	}
+	return g
+}
+
+// Inline replaces the call node in f by the body of callee, which must be
+// a private copy (Clone) that Inline consumes. Callee parameters are bound
+// to the call's inputs, the call's outputs are replaced by the callee's
+// results, and the callee's nodes are renamed "<call>/<node>" and recorded
+// as inlined from callee. The number of inputs and outputs must match.
+func (f *Function) Inline(call *Node, callee *Function) error {
+	if len(call.Inputs) != len(callee.Params) {
+		return call.Errorf("calls %s with %d inputs, the function takes %d", callee.Name, len(call.Inputs), len(callee.Params))
+	}
+	if len(call.Outputs) != len(callee.Results) {
+		return call.Errorf("expects %d outputs from %s, the function returns %d", len(call.Outputs), callee.Name, len(callee.Results))
+	}
+	bind := map[*Value]*Value{}
+	for i, p := range callee.Params {
+		bind[p] = call.Inputs[i]
+	}
+	sub := func(v *Value) *Value {
+		if w, ok := bind[v]; ok {
+			return w
+		}
+		return v
+	}
+	chain := append(append([]string(nil), call.InlinedFrom...), callee.Name)
+	for _, n := range callee.Nodes {
+		n.Name = f.UniqueName(call.Name + "/" + n.Name)
+		for i, o := range n.Outputs {
+			o.Name = n.Name
+			if i > 0 {
+				o.Name = fmt.Sprintf("%s:%d", n.Name, i)
+			}
+		}
+		n.Func = f
+		n.InlinedFrom = chain
+		for i, in := range n.Inputs {
+			n.Inputs[i] = sub(in)
+		}
+		if n.TFL != nil {
+			for i, in := range n.TFL.Intermediates {
+				n.TFL.Intermediates[i] = sub(in)
+			}
+		}
+		f.Nodes = append(f.Nodes, n)
+	}
+	for i, o := range call.Outputs {
+		r := sub(callee.Results[i])
+		if r.Shape == nil && o.Shape != nil {
+			r.Shape = o.Shape.Clone()
+		}
+		f.ReplaceAllUses(o, r)
+	}
+	f.RemoveNodes(map[*Node]bool{call: true})
+	return nil
+}

@@ -1,0 +1,200 @@
+package tfmodel
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tflrun/tflrun/convert/ir"
+)
+
+// EntryOptions choose the entry point of a model.
+type EntryOptions struct {
+	// Signature is the SavedModel signature key ("" means
+	// "serving_default", or the only signature).
+	Signature string
+	// InputArrays and OutputArrays name graph tensors ("node" or
+	// "node:index") that become the inputs and outputs, cutting the
+	// graph. For a GraphDef they are required (OutputArrays at least;
+	// inputs default to every Placeholder the outputs need). For a
+	// SavedModel they override the signature's.
+	InputArrays  []string
+	OutputArrays []string
+	// InputShapes, when given, has one shape per input (in input order)
+	// replacing the declared shape; it pins dynamic batch or time
+	// dimensions.
+	InputShapes []ir.Shape
+}
+
+// Entry is the IR of one entry point: Func's parameters are the inputs
+// and its results the outputs, with the names a TFLite signature uses.
+type Entry struct {
+	Func *ir.Function
+	// SignatureKey is the SavedModel signature key ("serving_default"),
+	// or "serving_default" for a GraphDef.
+	SignatureKey string
+	// InputNames and OutputNames are the signature's input and output
+	// keys (for a GraphDef, the tensor names), parallel to Func.Params
+	// and Func.Results.
+	InputNames  []string
+	OutputNames []string
+}
+
+// ParseInputShapes parses the --input_shapes syntax of TensorFlow's
+// converter: shapes separated by ":", dimensions by "," ("1,49,10,1:1,5";
+// an empty shape is a scalar; -1 or ? is unknown).
+func ParseInputShapes(s string) ([]ir.Shape, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []ir.Shape
+	for _, part := range strings.Split(s, ":") {
+		shape := ir.Shape{}
+		if strings.TrimSpace(part) != "" {
+			for _, d := range strings.Split(part, ",") {
+				d = strings.TrimSpace(d)
+				if d == "?" || d == "-1" || d == "None" {
+					shape = append(shape, -1)
+					continue
+				}
+				k, err := strconv.Atoi(d)
+				if err != nil || k < 0 || k > 1<<30 {
+					return nil, fmt.Errorf("input shape %q: dimension %q is not a size", part, d)
+				}
+				shape = append(shape, k)
+			}
+		}
+		out = append(out, shape)
+	}
+	return out, nil
+}
+
+// Entry builds the entry function: the main graph imported, its inputs
+// bound to parameters, its outputs made results, cut to what the outputs
+// need, with every variable it reads resolved to its checkpoint value.
+func (m *Model) Entry(opts EntryOptions) (*Entry, error) {
+	var ins []ir.InputSpec
+	var outs []ir.OutputSpec
+	e := &Entry{SignatureKey: "serving_default"}
+	if m.MetaGraph != nil && len(opts.OutputArrays) == 0 {
+		key := opts.Signature
+		sigs := m.Signatures()
+		if key == "" {
+			key = "serving_default"
+			if len(sigs) == 1 {
+				key = sigs[0]
+			}
+		}
+		sig, ok := m.MetaGraph.SignatureDef[key]
+		if !ok || key == "__saved_model_init_op" {
+			return nil, fmt.Errorf("%s: no signature %q (signatures: %s)", m.Path, key, strings.Join(sigs, ", "))
+		}
+		e.SignatureKey = key
+		for _, k := range sortedKeys(sig.Inputs) {
+			ti := sig.Inputs[k]
+			ref, _, err := ir.ParseTensorRef(ti.GetName())
+			if err != nil {
+				return nil, fmt.Errorf("signature %q input %q: %v", key, k, err)
+			}
+			dt, err := ir.FromTF(ti.Dtype)
+			if err != nil {
+				return nil, fmt.Errorf("signature %q input %q: %v", key, k, err)
+			}
+			shape, err := ir.ShapeFromTF(ti.TensorShape)
+			if err != nil {
+				return nil, fmt.Errorf("signature %q input %q: %v", key, k, err)
+			}
+			ins = append(ins, ir.InputSpec{Name: tensorName(ti.GetName()), Tensor: ref, DType: dt, Shape: shape})
+			e.InputNames = append(e.InputNames, k)
+		}
+		for _, k := range sortedKeys(sig.Outputs) {
+			ref, _, err := ir.ParseTensorRef(sig.Outputs[k].GetName())
+			if err != nil {
+				return nil, fmt.Errorf("signature %q output %q: %v", key, k, err)
+			}
+			outs = append(outs, ir.OutputSpec{Name: tensorName(sig.Outputs[k].GetName()), Tensor: ref})
+			e.OutputNames = append(e.OutputNames, k)
+		}
+	} else {
+		if len(opts.OutputArrays) == 0 {
+			return nil, fmt.Errorf("%s: a GraphDef needs --output_arrays naming the output tensors", m.Path)
+		}
+		for _, name := range opts.OutputArrays {
+			ref, _, err := ir.ParseTensorRef(name)
+			if err != nil {
+				return nil, fmt.Errorf("output array %q: %v", name, err)
+			}
+			outs = append(outs, ir.OutputSpec{Name: tensorName(name), Tensor: ref})
+			e.OutputNames = append(e.OutputNames, ref.Node)
+		}
+	}
+	if len(opts.InputArrays) > 0 {
+		ins, e.InputNames = nil, nil
+		for _, name := range opts.InputArrays {
+			ref, _, err := ir.ParseTensorRef(name)
+			if err != nil {
+				return nil, fmt.Errorf("input array %q: %v", name, err)
+			}
+			ins = append(ins, ir.InputSpec{Name: tensorName(name), Tensor: ref, DType: ir.Invalid})
+			e.InputNames = append(e.InputNames, ref.Node)
+		}
+	}
+	f, err := ir.ImportGraph(m.Module, m.Graph, e.SignatureKey)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.Path, err)
+	}
+	if len(opts.InputArrays) == 0 && m.MetaGraph == nil {
+		// A GraphDef without input arrays: every Placeholder the outputs
+		// depend on is an input.
+		probe := f.Clone()
+		if err := probe.Cut(nil, outs); err != nil {
+			return nil, fmt.Errorf("%s: %w", m.Path, err)
+		}
+		for _, n := range probe.Nodes {
+			if n.Op == "Placeholder" {
+				ins = append(ins, ir.InputSpec{Name: n.Name, Tensor: ir.TensorRef{Node: n.Name}, DType: ir.Invalid})
+				e.InputNames = append(e.InputNames, n.Name)
+			}
+		}
+	}
+	if opts.InputShapes != nil {
+		if len(opts.InputShapes) != len(ins) {
+			return nil, fmt.Errorf("%d input shapes given for %d inputs (%s)", len(opts.InputShapes), len(ins), strings.Join(e.InputNames, ", "))
+		}
+		for i := range ins {
+			ins[i].Shape = opts.InputShapes[i]
+		}
+	}
+	if err := f.Cut(ins, outs); err != nil {
+		return nil, fmt.Errorf("%s: %w", m.Path, err)
+	}
+	for i, p := range f.Params {
+		if p.DType == ir.Invalid {
+			return nil, fmt.Errorf("%s: input %q: its type is unknown (not a Placeholder with a dtype)", m.Path, e.InputNames[i])
+		}
+	}
+	if err := m.ResolveVariables(f); err != nil {
+		return nil, fmt.Errorf("%s: %w", m.Path, err)
+	}
+	e.Func = f
+	return e, nil
+}
+
+// tensorName spells a tensor "node:index" with the index always present
+// (TensorFlow's converter names TFLite tensors that way).
+func tensorName(s string) string {
+	if strings.Contains(s, ":") {
+		return s
+	}
+	return s + ":0"
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
