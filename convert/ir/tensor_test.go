@@ -76,7 +76,7 @@ func TestFromProtoErrors(t *testing.T) {
 		{&tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: shapeProto(1), FloatVal: []float32{1, 2}}, "holds 1 elements, proto has 2 values"},
 		{&tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: shapeProto(-1)}, "not static"},
 		{&tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: shapeProto(-5)}, "size -5"},
-		{&tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: shapeProto(1 << 20, 1 << 10), FloatVal: []float32{1}}, "limit"},
+		{&tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: shapeProto(1<<20, 1<<10), FloatVal: []float32{1}}, "limit"},
 		{&tfpb.TensorProto{Dtype: tfpb.DataType_DT_QINT8, TensorShape: shapeProto(1)}, "no TFLite equivalent"},
 		{&tfpb.TensorProto{Dtype: tfpb.DataType_DT_RESOURCE, TensorShape: shapeProto(1)}, "not supported"},
 		{&tfpb.TensorProto{Dtype: tfpb.DataType_DT_COMPLEX64, TensorShape: shapeProto(1), ScomplexVal: []float32{1}}, "pairs"},
