@@ -158,17 +158,7 @@ func (c *lstmCell) integerProduct(w []int8, bias []int32, cols int, v []int8, nb
 			}
 			m := mult[g]
 			off := (b*c.nG + c.slot[g]) * nCell
-			a := acc[off : off+nCell]
-			out := gates[off : off+nCell]
-			if first {
-				for i, v := range a {
-					out[i] = ops.SaturateInt16(ops.MultiplyByQuantizedMultiplier(v, m.multiplier, m.shift))
-				}
-			} else {
-				for i, v := range a {
-					out[i] = ops.SaturateInt16(ops.MultiplyByQuantizedMultiplier(v, m.multiplier, m.shift) + int32(out[i]))
-				}
-			}
+			requantAccSat16(acc[off:off+nCell], m.multiplier, m.shift, gates[off:off+nCell], first)
 		}
 	}
 }
