@@ -5,9 +5,11 @@ import "github.com/tflrun/tflrun/ops"
 // RegisterBuiltins adds the package's kernels to r (RNN,
 // UNIDIRECTIONAL_SEQUENCE_RNN, BIDIRECTIONAL_SEQUENCE_RNN, SVDF and the
 // custom UNIDIRECTIONAL_SEQUENCE_GRU as listed below, and)
-// UNIDIRECTIONAL_SEQUENCE_LSTM versions 1–4 (the versions TFLite's builtin
-// resolver registers; version 4 adds diagonal recurrent weights, which the
-// float path implements and the integer path refuses at Prepare).
+// UNIDIRECTIONAL_SEQUENCE_LSTM versions 1–4, LSTM 1–4 and
+// BIDIRECTIONAL_SEQUENCE_LSTM 1–3: the versions TFLite's builtin resolver
+// registers (UNIDIRECTIONAL_SEQUENCE_LSTM version 4 adds diagonal recurrent
+// weights, which the float and hybrid paths implement and the integer path
+// refuses at Prepare; version 5, int16 activations, is not registered).
 func RegisterBuiltins(r *ops.Resolver) {
 	r.AddBuiltin(ops.OpUnidirectionalSequenceLSTM, 1, 4, NewUnidirectionalSequenceLSTM)
 	// LSTM (kernel_type FULL and BASIC): versions 1–4, as TFLite registers.
