@@ -116,14 +116,16 @@ func (k *SVDF) evalInteger(n *ops.Node) error {
 		k.intSumsReady = true
 	}
 
+	q1, q2 := newRequantizer(k.scale1A, k.scale1B), newRequantizer(k.scale2A, k.scale2B)
 	// Feature projections Σ wf·(x − zp_in), requantised to the state.
 	for b := 0; b < B; b++ {
 		acc := scratch[b*F : b*F+F]
 		clear(acc)
 		arch.MatVecMulAccInt8(acc, wf, F, k.nInput, x[b*k.nInput:])
 		for f := range acc {
-			acc[f] = ops.MultiplyByQuantizedMultiplier(acc[f]-k.inZP*k.wfSums[f], k.scale1A, k.scale1B)
+			acc[f] -= k.inZP * k.wfSums[f]
 		}
+		q1.applyAll(acc)
 	}
 
 	if k.path == svdfInt16 {
@@ -177,19 +179,75 @@ func (k *SVDF) evalInteger(n *ops.Node) error {
 		}
 	}
 	out := n.Outputs[0].Int8s()[:k.outputElems]
+	q2.applyAll(outTemp)
 	for i, v := range outTemp {
-		out[i] = ops.SaturateInt8(ops.MultiplyByQuantizedMultiplier(v, k.scale2A, k.scale2B) + k.outZP)
+		out[i] = ops.SaturateInt8(v + k.outZP)
 	}
 	return nil
 }
 
 // dotInt16 is Σ a[i]·b[i] with int32 products and wrapping int32
-// accumulation (TFLite's int16 BatchVectorBatchVectorDotProduct).
+// accumulation (TFLite's int16 BatchVectorBatchVectorDotProduct). Wrapping
+// addition is associative, so the four partial sums give TFLite's result
+// exactly.
 func dotInt16(a, b []int16) int32 {
 	b = b[:len(a)]
-	var s int32
-	for i, v := range a {
-		s += int32(v) * int32(b[i])
+	var s0, s1, s2, s3 int32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += int32(a[i]) * int32(b[i])
+		s1 += int32(a[i+1]) * int32(b[i+1])
+		s2 += int32(a[i+2]) * int32(b[i+2])
+		s3 += int32(a[i+3]) * int32(b[i+3])
 	}
-	return s
+	for ; i < len(a); i++ {
+		s0 += int32(a[i]) * int32(b[i])
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// requantizer is TFLite's MultiplyByQuantizedMultiplier (double rounding)
+// for one fixed multiplier and shift, applied to a whole slice with the
+// shift split once: x·2^left (wrapping), the saturating rounding doubling
+// high multiply, then a rounding right shift. The multiplier comes from
+// ops.QuantizeMultiplier, so it is never MinInt32 and the high multiply
+// cannot saturate. It gives ops.MultiplyByQuantizedMultiplier's result for
+// every input (tested).
+type requantizer struct {
+	mult        int64
+	left, right uint
+	mask        int32
+}
+
+func newRequantizer(mult int32, shift int) requantizer {
+	q := requantizer{mult: int64(mult)}
+	if shift > 0 {
+		q.left = uint(shift)
+	} else {
+		q.right = uint(-shift)
+	}
+	q.mask = int32(1)<<q.right - 1
+	return q
+}
+
+// applyAll replaces every v[i] by its requantised value.
+func (q requantizer) applyAll(v []int32) {
+	for i, x := range v {
+		ab := int64(x<<q.left) * q.mult
+		nudge := int64(1 << 30)
+		if ab < 0 {
+			nudge = 1 - (1 << 30)
+		}
+		h := int32((ab + nudge) / (1 << 31))
+		rem := h & q.mask
+		threshold := q.mask >> 1
+		if h < 0 {
+			threshold++
+		}
+		h >>= q.right
+		if rem > threshold {
+			h++
+		}
+		v[i] = h
+	}
 }
