@@ -175,6 +175,29 @@ func activationCase(p *impls[actFunc], n int) benchCase {
 	return c
 }
 
+func requantCase(n int) benchCase {
+	r := rand.New(rand.NewPCG(8, uint64(n)))
+	acc, dst := make([]int32, n), make([]int16, n)
+	for i := range acc {
+		acc[i] = int32(r.IntN(1<<20) - 1<<19)
+	}
+	list := implsOf(requantAccInt16Impls)
+	c := benchCase{name: fmt.Sprintf("RequantizeAccInt16/%d", n)}
+	for _, im := range list {
+		c.impls = append(c.impls, im.name)
+	}
+	c.run = func(i int) func(b *testing.B) {
+		f := list[i].fn
+		return func(b *testing.B) {
+			for b.Loop() {
+				clear(dst)
+				f(dst, acc, 1<<30+12345, -7)
+			}
+		}
+	}
+	return c
+}
+
 func benchCases() []benchCase {
 	return []benchCase{
 		matVecCase(512, 256), matVecCase(512, 1024), matVecCase(20, 28), matVecCase(128, 257),
@@ -183,6 +206,7 @@ func benchCases() []benchCase {
 		activationCase(sigmoidImpls, 1024), activationCase(tanhImpls, 1024), activationCase(sigmoidImpls, 20),
 		matVecInt8Case(512, 256), matVecInt8Case(512, 1024), matVecInt8Case(128, 257), matVecInt8Case(20, 28),
 		dotInt8Case(256), rowSumsCase(512, 257),
+		requantCase(20), requantCase(128), requantCase(1024),
 	}
 }
 

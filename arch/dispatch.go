@@ -21,6 +21,7 @@ var (
 	matVecMulAccInt8 func(dst []int32, m []int8, rows, cols int, x []int8)
 	dotInt8          func(a, b []int8) int32
 	rowSumsInt8      func(dst []int32, m []int8, rows, cols int)
+	requantAccInt16  func(dst []int16, acc []int32, multiplier int32, shift int)
 
 	matVecMulAccImpls     = newImpls("MatVecMulAcc", &matVecMulAcc, matVecMulAccGeneric)
 	dotImpls              = newImpls("Dot", &dot, dotGeneric)
@@ -32,6 +33,7 @@ var (
 	matVecMulAccInt8Impls = newImpls("MatVecMulAccInt8", &matVecMulAccInt8, matVecMulAccInt8Generic)
 	dotInt8Impls          = newImpls("DotInt8", &dotInt8, dotInt8Generic)
 	rowSumsInt8Impls      = newImpls("RowSumsInt8", &rowSumsInt8, rowSumsInt8Generic)
+	requantAccInt16Impls  = newImpls("RequantizeAccInt16", &requantAccInt16, requantAccInt16Generic)
 )
 
 // init chooses the level: TFLRUN_ISA if set to a level this process can
@@ -183,4 +185,19 @@ func RowSumsInt8(dst []int32, m []int8, rows, cols int) {
 	}
 	_ = m[rows*cols-1]
 	rowSumsInt8(dst, m, rows, cols)
+}
+
+// RequantizeAccInt16 sets dst[i] = sat16(dst[i] + MBQM(acc[i])) for
+// i < len(acc), where MBQM(x) is TFLite's MultiplyByQuantizedMultiplier(x,
+// multiplier, shift) with its default double rounding (saturating rounding
+// doubling high multiply of x·2^max(shift,0) by multiplier, then a
+// rounding right shift by max(-shift,0), ties away from zero), the sum is
+// int32 (wrapping) and sat16 clamps to [-32768, 32767]. It is the output
+// step of TFLite's integer MatrixBatchVectorMultiplyAccumulate with int16
+// output (the int8x8_16 LSTM gates); clear dst first for a plain
+// requantisation. dst must be at least as long as acc. Results are
+// bit-identical at every level for every input.
+func RequantizeAccInt16(dst []int16, acc []int32, multiplier int32, shift int) {
+	_ = dst[:len(acc)]
+	requantAccInt16(dst, acc, multiplier, shift)
 }

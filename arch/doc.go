@@ -1,13 +1,109 @@
 // Package arch holds the vector primitives tflrun's kernels spend their
 // time in (matrix × vector products, dot products, elementwise vector
-// arithmetic, vector activations), each as a portable Go function and, on
-// CPUs where it pays, assembly twins chosen once at start-up.
+// arithmetic, vector sigmoid and tanh, int8 products with exact int32
+// accumulation), each as a portable Go function and, on CPUs where it
+// pays, assembly twins chosen once at start-up.
 //
-// Kernels call the package-level functions (MatVecMulAcc, DotInt8, …);
-// those dispatch through function variables set at init to the best
-// implementation the CPU supports. Build with -tags purego to use the
-// portable versions only.
+// # Using it
 //
-// Layouts: matrices are row-major; a matrix of rows×cols occupies
-// m[r*cols+c]. Batches of vectors are stored back to back.
+// Kernels call the package-level functions (MatVecMulAcc, Sigmoid,
+// MatVecMulAccInt8, …). Each dispatches through a function variable that
+// init sets to the best implementation for the level in use. Layouts:
+// matrices are row-major (a rows×cols matrix occupies m[r*cols+c]);
+// batches of vectors are stored back to back. The exported functions check
+// slice lengths (a short slice is a kernel bug and panics); the
+// implementations behind them may assume the sizes are consistent.
+//
+// # Levels
+//
+// A Level (generic, avx2, avx512, neon, neon-dotprod) names a set of CPU
+// features. Levels form a chain per GOARCH (avx512 ⊃ avx2 ⊃ generic;
+// neon-dotprod ⊃ neon ⊃ generic). At start-up the level is Best(), the
+// highest one the CPU offers, unless the environment variable TFLRUN_ISA
+// names a level to use instead. A TFLRUN_ISA that is unknown or names a
+// level this process cannot use is ignored (the process runs at Best())
+// and reported by ISAError; `tflrun` prints it as a warning. Use(level)
+// (or interpreter.Options.ISA) switches the whole process later; it
+// refuses, with a *LevelError naming the missing features, a level of
+// another GOARCH, one the CPU lacks, or any level but generic in a
+// -tags purego build. Describe and Summary report the CPU, the level and
+// the implementation chosen for every primitive (`tflrun cpu`).
+//
+// Detection: golang.org/x/sys/cpu gives the baseline flags on every
+// GOARCH (and honours GODEBUG=cpu.<feature>=off); on x86,
+// github.com/klauspost/cpuid/v2 adds the AVX-512 subsets, VNNI, cache
+// sizes and the model name, and a feature counts only if both agree. On
+// Linux without cpuid data, cache sizes come from sysfs.
+//
+// # Accuracy and exactness
+//
+// Integer primitives give bit-identical results at every level for every
+// input (int32 arithmetic wraps as in Go). VecAdd, VecMul and VecMulAcc
+// are bit-identical too (no fused multiply-add). MatVecMulAcc and Dot may
+// sum in a different order and use FMA: they agree with float64 math to a
+// few float32 ulps of Σ|a·b|. Sigmoid and Tanh use one algorithm at every
+// level (a Cody-Waite reduced exponential with a degree-7 polynomial,
+// and an odd polynomial for tanh near 0); their measured errors are in
+// their doc comments.
+//
+// # Writing an implementation (for the arm64 NEON / dot-product work)
+//
+// Files: the portable code is <family>_generic.go (float32_generic.go,
+// int8_generic.go, activation_generic.go). Assembly for a family lives in
+// <family>_<level>_<goarch>.s, e.g. float32_neon_arm64.s,
+// int8_neondotprod_arm64.s, activation_neon_arm64.s, with the Go
+// declarations and registrations in <family>_<goarch>.go
+// (float32_arm64.go). Every assembly file and every file that declares or
+// registers assembly starts with `//go:build !purego`, so that
+// -tags purego compiles portable Go only; nothing else is needed for the
+// purego build (the registry then simply has no other implementations).
+// CPU detection for a GOARCH is in cpu_<goarch>.go (cpu_arm64.go already
+// sets FeatASIMD, FeatASIMDDP, FeatI8MM and FeatSVE).
+//
+// Signatures: an assembly function has exactly the signature of the
+// function variable it fills (see dispatch.go), is declared with
+// //go:noescape, and may rely on the exported wrapper's checks (rows ≥ 1,
+// cols ≥ 1, slices long enough), except that elementwise and activation
+// kernels must accept length 0. It must not read past the end of any
+// input (tests place inputs right before an unmapped page) nor write
+// outside dst. When a kernel needs a minimum size (the AVX2 int8 kernel's
+// overlapping tail needs cols ≥ 16), a small Go wrapper sends smaller
+// shapes to the portable function (see int8_amd64.go).
+//
+// Registering: each primitive has a registry entry (matVecMulAccImpls,
+// sigmoidImpls, …, in dispatch.go). Add an implementation from a
+// package-level variable, never from an init function:
+//
+//	var _ = matVecMulAccInt8Impls.add("neondotprod", NEONDotProd, nil, matVecMulAccInt8SDOT)
+//	var _ = sigmoidImpls.add("neon", NEON, nil, sigmoidNEON)
+//
+// The arguments are the name `tflrun cpu` shows (by convention the level,
+// or the level plus the extension used, "avx512vnni"), the level the code
+// is written for, extra features beyond the level's (nil, or e.g.
+// []Feature{FeatI8MM}), and the function. Go initialises all
+// package-level variables before any init function, so the selection in
+// init sees every registration whatever the file order. For each
+// primitive, the level in use picks the usable implementation of the
+// deepest level on its chain (ties: the later registration); generic
+// always qualifies. A new level is one constant in level.go plus its
+// entry in levelDefs (name, GOARCH, parent, required features); a new
+// feature is a Feat constant in cpu.go, its name, and its detection in
+// cpu_<goarch>.go.
+//
+// Testing: twin_test.go, activation_test.go and fuzz_test.go iterate over
+// implsOf(<registry entry>), i.e. every usable implementation, so new ones
+// are covered without new tests: lengths 0..257 and random shapes, odd
+// offsets, guard pages and guard bands, ±0, subnormals, large values,
+// NaN/±Inf. bench_test.go benchmarks every implementation
+// (go test ./arch -bench=.) and TestSpeedRatios (TFLRUN_BENCH_RATIOS=1)
+// prints speed-ups over the portable code measured in one run. Run the
+// golden models at every level with `go test ./interpreter -run
+// AtEveryLevel` or TFLRUN_ISA=<level> go test ./....
+//
+// Assembly here is hand-written Go assembly (no generator): edit the .s
+// files directly and run `go vet ./arch` (asmdecl checks the argument
+// frame against the Go declaration). Go's arm64 assembler lacks some NEON
+// mnemonics (SDOT among them in older releases): encode those with WORD
+// and a comment giving the instruction, checked against an external
+// assembler.
 package arch

@@ -44,3 +44,12 @@ func tailI8(t testing.TB, n int) []int8 {
 	}
 	return unsafe.Slice((*int8)(unsafe.Pointer(&b[0])), n)
 }
+
+// tailI32 is tailBytes for n int32 values.
+func tailI32(t testing.TB, n int) []int32 {
+	b := tailBytes(t, 4*n)
+	if n == 0 {
+		return []int32{}
+	}
+	return unsafe.Slice((*int32)(unsafe.Pointer(&b[0])), n)
+}

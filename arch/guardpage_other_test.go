@@ -10,3 +10,5 @@ import "testing"
 func tailF32(t testing.TB, n int) []float32 { return make([]float32, n) }
 
 func tailI8(t testing.TB, n int) []int8 { return make([]int8, n) }
+
+func tailI32(t testing.TB, n int) []int32 { return make([]int32, n) }

@@ -158,7 +158,11 @@ func (c *lstmCell) integerProduct(w []int8, bias []int32, cols int, v []int8, nb
 			}
 			m := mult[g]
 			off := (b*c.nG + c.slot[g]) * nCell
-			requantAccSat16(acc[off:off+nCell], m.multiplier, m.shift, gates[off:off+nCell], first)
+			out := gates[off : off+nCell]
+			if first {
+				clear(out)
+			}
+			arch.RequantizeAccInt16(out, acc[off:off+nCell], m.multiplier, m.shift)
 		}
 	}
 }

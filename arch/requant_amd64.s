@@ -1,0 +1,149 @@
+//go:build !purego
+
+// Vector MultiplyByQuantizedMultiplier with int16 accumulate-and-saturate
+// (RequantizeAccInt16), bit-exact with requant_generic.go:
+//
+//	x  = acc << left                                   (wraps, as Go's x·2^left)
+//	h  = (x·mult + 2^30) >> 31, low 32 bits             (SaturatingRoundingDoublingHighMul:
+//	     gemmlowp's nudge 1-2^30 with truncating division for negative
+//	     products equals this floor form; the result fits in int32 except
+//	     for MinInt32·MinInt32, which the Go wrapper keeps away)
+//	r  = (h >> right) + (h&mask > thr + (h<0)) ? 1 : 0  (RoundingDivideByPOT)
+//	dst = sat16(dst + r)                               (int32 add wraps)
+//
+// The 32×32→64 products come from VPMULDQ on the even and the odd lanes
+// separately; a logical 64-bit shift by 31 leaves the wanted 32 bits in the
+// low half of each product.
+
+#include "textflag.h"
+
+// func requantAccInt16AVX2Asm(dst []int16, acc []int32, n int, left, right uint64, mult, mask, thr int32)
+//
+// DI dst, SI acc, CX n (multiple of 8), AX index. X14 left, X15 right,
+// Y13 mult, Y12 mask, Y11 thr, Y10 2^30 in each qword.
+TEXT ·requantAccInt16AVX2Asm(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         acc_base+24(FP), SI
+	MOVQ         n+48(FP), CX
+	MOVQ         left+56(FP), X14
+	MOVQ         right+64(FP), X15
+	MOVL         mult+72(FP), AX
+	MOVQ         AX, X13
+	VPBROADCASTD X13, Y13
+	MOVL         mask+76(FP), AX
+	MOVQ         AX, X12
+	VPBROADCASTD X12, Y12
+	MOVL         thr+80(FP), AX
+	MOVQ         AX, X11
+	VPBROADCASTD X11, Y11
+	MOVQ         $0x40000000, AX
+	MOVQ         AX, X10
+	VPBROADCASTQ X10, Y10
+	XORQ         AX, AX
+
+loop:
+	CMPQ         AX, CX
+	JGE          done
+	VMOVDQU      (SI)(AX*4), Y0
+	VPSLLD       X14, Y0, Y0
+	VPMULDQ      Y13, Y0, Y1
+	VPSRLQ       $32, Y0, Y2
+	VPMULDQ      Y13, Y2, Y2
+	VPADDQ       Y10, Y1, Y1
+	VPADDQ       Y10, Y2, Y2
+	VPSRLQ       $31, Y1, Y1
+	VPSRLQ       $31, Y2, Y2
+	VPSLLQ       $32, Y2, Y2
+	VPBLENDD     $0xaa, Y2, Y1, Y1
+	VPAND        Y12, Y1, Y3
+	VPSRAD       $31, Y1, Y4
+	VPSUBD       Y4, Y11, Y4
+	VPCMPGTD     Y4, Y3, Y3
+	VPSRAD       X15, Y1, Y1
+	VPSUBD       Y3, Y1, Y1
+	VPMOVSXWD    (DI)(AX*2), Y5
+	VPADDD       Y5, Y1, Y1
+	VEXTRACTI128 $1, Y1, X6
+	VPACKSSDW    X6, X1, X1
+	VMOVDQU      X1, (DI)(AX*2)
+	ADDQ         $8, AX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// REQUANT16: Z1 = Z5 + MBQM(Z0) on sixteen int32 lanes (constants as in
+// requantAccInt16AVX512Asm). Clobbers Z2-Z4, K3.
+#define REQUANT16 \
+	VPSLLD    X14, Z0, Z0 \
+	VPMULDQ   Z13, Z0, Z1 \
+	VPSRLQ    $32, Z0, Z2 \
+	VPMULDQ   Z13, Z2, Z2 \
+	VPADDQ    Z10, Z1, Z1 \
+	VPADDQ    Z10, Z2, Z2 \
+	VPSRLQ    $31, Z1, Z1 \
+	VPSRLQ    $31, Z2, Z2 \
+	VPSLLQ    $32, Z2, Z2 \
+	VPBLENDMD Z2, Z1, K2, Z1 \
+	VPANDD    Z12, Z1, Z3 \
+	VPSRAD    $31, Z1, Z4 \
+	VPSUBD    Z4, Z11, Z4 \
+	VPCMPGTD  Z4, Z3, K3 \
+	VPSRAD    X15, Z1, Z1 \
+	VPADDD    Z9, Z1, K3, Z1 \
+	VPADDD    Z5, Z1, Z1
+
+// func requantAccInt16AVX512Asm(dst []int16, acc []int32, n int, left, right uint64, mult, mask, thr int32)
+//
+// Sixteen lanes, then an opmask (K1) step for the last n%16; the carry of
+// the rounding is a merge-masked add (K3). VPMOVSDW stores with int16
+// saturation. Z9 ones, Z10 2^30 per qword, Z11 thr, Z12 mask, Z13 mult,
+// X14 left, X15 right, K2 odd lanes.
+TEXT ·requantAccInt16AVX512Asm(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         acc_base+24(FP), SI
+	MOVQ         n+48(FP), CX
+	MOVQ         left+56(FP), X14
+	MOVQ         right+64(FP), X15
+	MOVL         mult+72(FP), AX
+	VPBROADCASTD AX, Z13
+	MOVL         mask+76(FP), AX
+	VPBROADCASTD AX, Z12
+	MOVL         thr+80(FP), AX
+	VPBROADCASTD AX, Z11
+	MOVQ         $0x40000000, AX
+	VPBROADCASTQ AX, Z10
+	MOVL         $1, AX
+	VPBROADCASTD AX, Z9
+	MOVL         $0xaaaa, AX
+	KMOVW        AX, K2
+	MOVQ         CX, R8
+	ANDQ         $-16, R8
+	XORQ         AX, AX
+
+loop:
+	CMPQ      AX, R8
+	JGE       tail
+	VMOVDQU32 (SI)(AX*4), Z0
+	VPMOVSXWD (DI)(AX*2), Z5
+	REQUANT16
+	VPMOVSDW  Z1, (DI)(AX*2)
+	ADDQ      $16, AX
+	JMP       loop
+
+tail:
+	SUBQ        AX, CX
+	JZ          done
+	MOVL        $1, BX
+	SHLL        CX, BX
+	DECL        BX
+	KMOVW       BX, K1
+	VMOVDQU32.Z (SI)(AX*4), K1, Z0
+	VPMOVSXWD.Z (DI)(AX*2), K1, Z5
+	REQUANT16
+	VPMOVSDW    Z1, K1, (DI)(AX*2)
+
+done:
+	VZEROUPPER
+	RET

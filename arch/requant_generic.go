@@ -1,0 +1,64 @@
+package arch
+
+import "math"
+
+// Portable integer requantisation: TFLite's MultiplyByQuantizedMultiplier
+// with its default double rounding (a saturating rounding doubling high
+// multiply, then a rounding divide by a power of two, ties away from
+// zero), written here again because arch imports nothing of tflrun's.
+
+// srdhm is gemmlowp's SaturatingRoundingDoublingHighMul: the high 32 bits
+// of 2·a·b rounded to nearest (ties up), with MinInt32·MinInt32 saturated
+// to MaxInt32.
+func srdhm(a, b int32) int32 {
+	if a == b && a == math.MinInt32 {
+		return math.MaxInt32
+	}
+	ab := int64(a) * int64(b)
+	nudge := int64(1 << 30)
+	if ab < 0 {
+		nudge = 1 - (1 << 30)
+	}
+	return int32((ab + nudge) / (1 << 31))
+}
+
+// roundingDivideByPOT is gemmlowp's RoundingDivideByPOT: x / 2^e rounded to
+// nearest, ties away from zero.
+func roundingDivideByPOT(x int32, e int) int32 {
+	mask := int32(1)<<e - 1
+	remainder := x & mask
+	threshold := mask >> 1
+	if x < 0 {
+		threshold++
+	}
+	r := x >> e
+	if remainder > threshold {
+		r++
+	}
+	return r
+}
+
+// mulQuant is MultiplyByQuantizedMultiplier(x, multiplier, shift).
+func mulQuant(x, multiplier int32, shift int) int32 {
+	left, right := 0, 0
+	if shift > 0 {
+		left = shift
+	} else {
+		right = -shift
+	}
+	return roundingDivideByPOT(srdhm(x*(int32(1)<<left), multiplier), right)
+}
+
+// sat16 clamps to the int16 range.
+func sat16(v int32) int16 {
+	return int16(max(math.MinInt16, min(v, math.MaxInt16)))
+}
+
+// requantAccInt16Generic sets dst[i] = sat16(dst[i] + MBQM(acc[i])) for
+// i < len(acc).
+func requantAccInt16Generic(dst []int16, acc []int32, multiplier int32, shift int) {
+	dst = dst[:len(acc)]
+	for i, v := range acc {
+		dst[i] = sat16(mulQuant(v, multiplier, shift) + int32(dst[i]))
+	}
+}
