@@ -117,3 +117,13 @@ func clampF32(x, lo, hi float32) float32 {
 	}
 	return x
 }
+
+// clampRowF32 clamps every element of v to [lo, hi] with the min/max
+// builtins, which compile without branches: a NaN stays NaN as with
+// clampF32; the one difference is that -0 clamped at a lower bound of 0
+// gives +0, which compares equal.
+func clampRowF32(v []float32, lo, hi float32) {
+	for i, x := range v {
+		v[i] = min(max(x, lo), hi)
+	}
+}

@@ -60,6 +60,7 @@ type Conv2D struct {
 	w8        []int8 // uint8 filter re-centred to int8 (constant filters)
 	rowSums   []int32
 	rowSumsOK bool
+	seed      []int32 // per-channel accumulator start (bias and zero-point terms)
 	// Hybrid path: per-channel filter scales that differ (TFLite's
 	// EvalHybridPerChannel), else one filter scale (EvalHybrid).
 	hybridPerChannel bool
@@ -211,6 +212,7 @@ func (k *Conv2D) Prepare(n *Node) error {
 	if k.path != convFloat {
 		k.accID = n.RequestScratch(4 * k.outC)
 		k.rowSums = make([]int32, k.outC)
+		k.seed = make([]int32, k.outC)
 		if k.path == convHybrid {
 			k.qID = n.RequestScratch(in.NumElements())
 			k.sfID = n.RequestScratch(4 * k.batches)
@@ -292,9 +294,7 @@ func (k *Conv2D) evalFloat(n *Node, in, filter, bias, out *Tensor) error {
 			}
 			arch.MatBatchVecMulAcc(dst, w, k.outC, k.k, src, cnt)
 			if k.opts.Activation != ActNone {
-				for i, v := range dst {
-					dst[i] = clampF32(v, k.fMin, k.fMax)
-				}
+				clampRowF32(dst, k.fMin, k.fMax)
 			}
 		}
 	}
@@ -348,17 +348,22 @@ func (k *Conv2D) evalQuant(n *Node, in, filter, bias, out *Tensor) error {
 		arch.RowSumsInt8(k.rowSums, w, k.outC, k.k)
 		k.rowSumsOK = true
 	}
-	var b []int32
-	if bias != nil {
-		b = bias.Int32s()[:k.outC]
-	}
 	// Zero points in the int8 domain the products are taken in: input
-	// and filter values v stand for v - zp.
+	// and filter values v stand for v - zp. Σ (w - wzp)(x - xzp) + bias =
+	// Σ w·x + (bias - xzp·Σw + K·wzp·xzp) - wzp·Σx; the bracket is the
+	// same for every pixel and seeds the accumulators.
 	xzp, wzp := -k.q.inOffset, int32(0)
 	if k.path == convUint8 {
 		xzp, wzp = xzp-128, -k.q.wOffset-128
 	}
 	constant := int32(k.k) * wzp * xzp
+	for c := range k.seed {
+		v := constant - xzp*k.rowSums[c]
+		if bias != nil {
+			v += bias.Int32s()[c]
+		}
+		k.seed[c] = v
+	}
 	var x []int8
 	var padByte int8
 	if k.path == convInt8 {
@@ -368,6 +373,7 @@ func (k *Conv2D) evalQuant(n *Node, in, filter, bias, out *Tensor) error {
 		x = view[int8](in.Data)
 		padByte = int8(uint8(-k.q.inOffset)) // raw uint8 zero point, re-centred below
 	}
+	q := &k.q
 	inImage := k.col.h.in * k.col.inRowStride
 	for batch := 0; batch < k.batches; batch++ {
 		xb := x[batch*inImage : (batch+1)*inImage]
@@ -387,45 +393,28 @@ func (k *Conv2D) evalQuant(n *Node, in, filter, bias, out *Tensor) error {
 			}
 			for i := 0; i < cnt; i++ {
 				patch := src[i*k.k : (i+1)*k.k]
-				clear(acc)
+				copy(acc, k.seed)
 				arch.MatVecMulAccInt8(acc, w, k.outC, k.k, patch)
-				var xsum int32
 				if wzp != 0 {
+					var xsum int32
 					for _, v := range patch {
 						xsum += int32(v)
 					}
+					corr := wzp * xsum
+					for c := range acc {
+						acc[c] -= corr
+					}
 				}
-				k.storeRow(out, (batch*k.pixels+p0+i)*k.outC, acc, b, xzp, wzp*xsum-constant)
+				off := (batch*k.pixels + p0 + i) * k.outC
+				if k.path == convInt8 {
+					requantRow(out.Int8s()[off:off+k.outC], acc, q.chans, q.outOffset, q.actMin, q.actMax)
+				} else {
+					requantRow(out.Data[off:off+k.outC], acc, q.chans, q.outOffset, q.actMin, q.actMax)
+				}
 			}
 		}
 	}
 	return nil
-}
-
-// storeRow finishes the accumulators of one output pixel: acc[c] holds
-// Σ w·x over the raw int8 values; subtracting xzp·Σw and corr (= wzp·Σx -
-// K·wzp·xzp) gives Σ (w - wzp)(x - xzp), then the bias is added and the
-// result requantised into out at element offset off.
-func (k *Conv2D) storeRow(out *Tensor, off int, acc, b []int32, xzp, corr int32) {
-	if k.path == convInt8 {
-		o := out.Int8s()[off : off+k.outC]
-		for c, a := range acc {
-			a += -xzp*k.rowSums[c] - corr
-			if b != nil {
-				a += b[c]
-			}
-			o[c] = int8(k.q.requantize(a, c))
-		}
-		return
-	}
-	o := out.Data[off : off+k.outC]
-	for c, a := range acc {
-		a += -xzp*k.rowSums[c] - corr
-		if b != nil {
-			a += b[c]
-		}
-		o[c] = uint8(k.q.requantize(a, c))
-	}
 }
 
 // evalGrouped is TFLite's reference convolution, used (as in TFLite) for

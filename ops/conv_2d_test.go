@@ -502,3 +502,37 @@ func TestConv2DErrors(t *testing.T) {
 	n = node(ok, []*Tensor{q(tensorOf(Int8, []int{1, 2, 2, 3}, make([]int8, 12)), 0.5, -1), ft}, q(outTensor(Int8), 0.5, -1))
 	wantPrepareError(t, NewConv2D(), n, "per-channel")
 }
+
+// TestRequantRowMatchesReference checks the inlined requantisation against
+// MultiplyByQuantizedMultiplier on random and extreme accumulators and on
+// multipliers with left and right shifts (outputs clamped to int16 so that
+// every distinct result stays visible).
+func TestRequantRowMatchesReference(t *testing.T) {
+	r := lcg(31)
+	accs := []int32{0, 1, -1, 2, -2, 3, -3, 1 << 20, -(1 << 20), 1<<30 - 1, -(1 << 30), math.MaxInt32, math.MinInt32}
+	for i := 0; i < 2000; i++ {
+		accs = append(accs, int32(r.next()), int32(r.intn(-100000, 100000)))
+	}
+	got := make([]int16, len(accs))
+	for _, m := range []float64{1e-9, 3.1e-5, 0.0007, 0.01, 0.25, 0.49999, 0.5, 0.75, 1, 1.5, 7.9, 1000} {
+		mult, shift := QuantizeMultiplier(m)
+		ch := quantChannel{mult: int64(mult)}
+		if shift > 0 {
+			ch.left = uint8(shift)
+		} else {
+			ch.right = uint8(-shift)
+		}
+		ch.mask = int32(int64(1)<<ch.right - 1)
+		chans := make([]quantChannel, len(accs))
+		for i := range chans {
+			chans[i] = ch
+		}
+		requantRow(got, accs, chans, 5, math.MinInt16, math.MaxInt16)
+		for i, a := range accs {
+			want := min(max(MultiplyByQuantizedMultiplier(a, mult, shift)+5, math.MinInt16), math.MaxInt16)
+			if int32(got[i]) != want {
+				t.Fatalf("multiplier %g, acc %d: got %d, want %d", m, a, got[i], want)
+			}
+		}
+	}
+}

@@ -26,6 +26,17 @@ type convQuant struct {
 	shift     []int
 	actMin    int32
 	actMax    int32
+	chans     []quantChannel // mult/shift pre-split for requantRow
+}
+
+// quantChannel is one output channel's MultiplyByQuantizedMultiplier
+// split for the inner loop: x·2^left (wrapping), a rounding doubling high
+// multiply by mult, then a rounding right shift by right (mask = 2^right-1).
+type quantChannel struct {
+	mult  int64
+	mask  int32
+	left  uint8
+	right uint8
 }
 
 // prepare derives the parameters for a filter with channels output
@@ -106,8 +117,51 @@ func (q *convQuant) prepare(in, filter, bias, out *Tensor, act Activation, chann
 			q.mult[c], q.shift[c] = QuantizeMultiplier(float64(inScale) * float64(fs) / float64(outScale))
 		}
 	}
-	q.actMin, q.actMax, err = ActivationRangeQuantized(act, out)
-	return err
+	if q.actMin, q.actMax, err = ActivationRangeQuantized(act, out); err != nil {
+		return err
+	}
+	q.chans = make([]quantChannel, channels)
+	for c := range q.chans {
+		s := q.shift[c]
+		if s > 30 {
+			return fmt.Errorf("output 0: scale %g is too small for input scale %g and the filter scales (rescale factor 2^%d)", outScale, inScale, s)
+		}
+		ch := &q.chans[c]
+		ch.mult = int64(q.mult[c])
+		if s > 0 {
+			ch.left = uint8(s)
+		} else {
+			ch.right = uint8(-s)
+		}
+		ch.mask = int32(int64(1)<<ch.right - 1)
+	}
+	return nil
+}
+
+// requantRow writes dst[i] = clamp(MultiplyByQuantizedMultiplier(acc[i],
+// channel i) + output zero point), channel i being chans[i]. It is the
+// arithmetic of MultiplyByQuantizedMultiplier (TFLite's double rounding)
+// written out so that it inlines; TestRequantRowMatchesReference checks it
+// against the plain function. The multipliers come from QuantizeMultiplier
+// and are never MinInt32, so the saturating corner of the doubling high
+// multiply cannot occur.
+func requantRow[T int8 | uint8 | int16](dst []T, acc []int32, chans []quantChannel, zp, lo, hi int32) {
+	chans = chans[:len(acc)]
+	dst = dst[:len(acc)]
+	for i, a := range acc {
+		ch := &chans[i]
+		ab := int64(a<<ch.left) * ch.mult
+		// Round half away from zero: the nudge is 2^30 for ab ≥ 0 and
+		// 1-2^30 below (ab>>63 is 0 or -1), then divide truncating.
+		ab += 1<<30 + (ab>>63)&(1-1<<31)
+		h := int32(ab / (1 << 31))
+		// Rounding right shift: add one when the remainder exceeds half
+		// the divisor (ties away from zero: the threshold is one higher
+		// for negative h). thr-rem < 0 exactly when rounding up.
+		thr := ch.mask>>1 - h>>31
+		r := h>>ch.right + int32(uint32(thr-h&ch.mask)>>31)
+		dst[i] = T(min(max(r+zp, lo), hi))
+	}
 }
 
 // requantize turns one accumulator of output channel c into the output

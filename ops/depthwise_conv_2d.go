@@ -3,6 +3,8 @@ package ops
 import (
 	"errors"
 	"fmt"
+
+	"github.com/tflrun/tflrun/arch"
 )
 
 // DepthwiseConv2D is the kernel of TFLite's DEPTHWISE_CONV_2D operator:
@@ -39,7 +41,21 @@ type DepthwiseConv2D struct {
 	fMin      float32
 	fMax      float32
 	q         convQuant
+	// Row mode (depth multiplier 1, constant filter): each filter tap is
+	// applied to a whole output row at once, with the tap's weights
+	// repeated across the row (wRepF / wRepQ, [tap][outW·C]), so the inner
+	// loops run over long contiguous spans. With a width stride s > 1 the
+	// input row is first split into s phase rows (pixels ix ≡ r mod s), in
+	// which the pixels one tap reads are contiguous again.
+	rowMode  bool
+	wRepF    []float32
+	wRepQ    []int16
+	phaseLen int // pixels per phase row, ceil(inW/s)
+	phaseID  int // scratch for the phase rows (stride > 1)
 }
+
+// maxRowModeWeights bounds the repeated-weight tables of row mode.
+const maxRowModeWeights = 1 << 20
 
 // NewDepthwiseConv2D returns a DEPTHWISE_CONV_2D kernel for one node.
 func NewDepthwiseConv2D() Kernel { return &DepthwiseConv2D{} }
@@ -134,15 +150,55 @@ func (k *DepthwiseConv2D) Prepare(n *Node) error {
 	out.Shape = outShape
 	if k.path == convFloat {
 		k.fMin, k.fMax = ActivationRangeFloat(k.opts.Activation)
-		return nil
+	} else {
+		if err := k.q.prepare(in, filter, bias, out, k.opts.Activation, k.outC, 3, false); err != nil {
+			return err
+		}
+		if k.path == convInt8 {
+			k.q.wOffset = 0
+		}
 	}
-	if err := k.q.prepare(in, filter, bias, out, k.opts.Activation, k.outC, 3, false); err != nil {
-		return err
+	taps := k.h.filter * k.w.filter
+	k.rowMode = k.mult == 1 && filter.Kind == ConstTensor &&
+		len(filter.Data) >= filter.Bytes() && taps*k.w.out*k.outC <= maxRowModeWeights
+	if k.rowMode {
+		row := k.w.out * k.outC
+		if k.path == convFloat {
+			k.wRepF = make([]float32, taps*row)
+			w := filter.Float32s()
+			for t := 0; t < taps; t++ {
+				for ox := 0; ox < k.w.out; ox++ {
+					copy(k.wRepF[t*row+ox*k.outC:], w[t*k.outC:(t+1)*k.outC])
+				}
+			}
+		} else {
+			k.wRepQ = make([]int16, taps*row)
+			for t := 0; t < taps; t++ {
+				for ox := 0; ox < k.w.out; ox++ {
+					for c := 0; c < k.outC; c++ {
+						var v int16
+						if k.path == convInt8 {
+							v = int16(filter.Int8s()[t*k.outC+c])
+						} else {
+							v = int16(int32(filter.Data[t*k.outC+c]) + k.q.wOffset)
+						}
+						k.wRepQ[t*row+ox*k.outC+c] = v
+					}
+				}
+			}
+		}
 	}
-	if k.path == convInt8 {
-		k.q.wOffset = 0
+	if k.path != convFloat {
+		if k.rowMode {
+			k.accID = n.RequestScratch(4 * k.w.out * k.outC)
+		} else {
+			k.accID = n.RequestScratch(4 * k.outC)
+		}
 	}
-	k.accID = n.RequestScratch(4 * k.outC)
+	if k.rowMode && k.w.stride > 1 {
+		k.phaseLen = (k.w.in + k.w.stride - 1) / k.w.stride
+		k.phaseID = n.RequestScratch(k.w.stride * k.phaseLen * k.outC * in.Type.Size())
+	}
 	return nil
 }
 
@@ -159,8 +215,18 @@ func (k *DepthwiseConv2D) Eval(n *Node) error {
 		return nil
 	}
 	if k.path == convFloat {
+		if k.rowMode {
+			return k.evalFloatRows(n, in, bias, out)
+		}
 		k.evalFloat(in, filter, bias, out)
 		return nil
+	}
+	if k.rowMode {
+		acc, err := scratchInt32(n, k.accID, k.w.out*k.outC)
+		if err != nil {
+			return err
+		}
+		return k.evalQuantRows(n, acc, in, bias, out)
 	}
 	acc, err := scratchInt32(n, k.accID, k.outC)
 	if err != nil {
@@ -168,6 +234,178 @@ func (k *DepthwiseConv2D) Eval(n *Node) error {
 	}
 	k.evalQuant(acc, in, filter, bias, out)
 	return nil
+}
+
+// tapRange returns, for filter column fx in row mode, the output columns
+// [lo, hi) whose input column ox·s + fx·dilation - pad lies in the image,
+// the phase r of those input columns (their index mod s) and the position
+// in the phase row of the column read for lo.
+func (k *DepthwiseConv2D) tapRange(fx int) (lo, hi, r, j int) {
+	s := k.w.stride
+	d := fx*k.w.dilation - k.w.pad
+	lo = max(0, ceilDiv(-d, s))
+	hi = min(k.w.out, floorDiv(k.w.in-1-d, s)+1)
+	r = d - floorDiv(d, s)*s
+	return lo, hi, r, lo + floorDiv(d, s)
+}
+
+// floorDiv and ceilDiv divide rounding toward -Inf and +Inf (b > 0).
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+func ceilDiv(a, b int) int { return -floorDiv(-a, b) }
+
+// splitPhases copies input row src (inW pixels of C elements) into s phase
+// rows of phaseLen pixels: phase r holds pixels r, r+s, r+2s, ….
+func splitPhases[T any](dst, src []T, s, phaseLen, C int) {
+	inW := len(src) / C
+	for r := 0; r < s; r++ {
+		ph := dst[r*phaseLen*C:]
+		for j, ix := 0, r; ix < inW; j, ix = j+1, ix+s {
+			copyShort(ph[j*C:(j+1)*C], src[ix*C:(ix+1)*C])
+		}
+	}
+}
+
+// rowSource returns the pixels of input row irow that phase r holds (the
+// row itself when the width stride is 1), as a slice starting at pixel 0
+// of the phase.
+func rowSource[T any](k *DepthwiseConv2D, irow, phases []T, r int) []T {
+	if k.w.stride == 1 {
+		return irow
+	}
+	return phases[r*k.phaseLen*k.outC:][:k.phaseLen*k.outC]
+}
+
+// evalFloatRows is the float row mode: every output row starts at the
+// bias, then each filter tap adds input·weight over the row's span with
+// arch.VecMulAcc (products rounded before the add, as in the per-pixel
+// loop, so both modes agree bit for bit).
+func (k *DepthwiseConv2D) evalFloatRows(n *Node, in, bias, out *Tensor) error {
+	x, o := in.Float32s(), out.Float32s()
+	C, outW, fW, s := k.outC, k.w.out, k.w.filter, k.w.stride
+	rowLen, inRowLen := outW*C, k.w.in*C
+	var phases []float32
+	if s > 1 {
+		var err error
+		if phases, err = scratchFloat32(n, k.phaseID, s*k.phaseLen*C); err != nil {
+			return err
+		}
+	}
+	var b []float32
+	if bias != nil {
+		b = bias.Float32s()[:C]
+	}
+	for batch := 0; batch < k.batches; batch++ {
+		for oy := 0; oy < k.h.out; oy++ {
+			orow := o[((batch*k.h.out+oy)*outW)*C:][:rowLen]
+			fillBias(orow, b, C)
+			yOrigin, fyLo, fyHi := k.h.span(oy)
+			for fy := fyLo; fy < fyHi; fy++ {
+				iy := yOrigin + fy*k.h.dilation
+				irow := x[(batch*k.h.in+iy)*inRowLen:][:inRowLen]
+				if s > 1 {
+					splitPhases(phases, irow, s, k.phaseLen, C)
+				}
+				for fx := 0; fx < fW; fx++ {
+					lo, hi, r, j := k.tapRange(fx)
+					if lo >= hi {
+						continue
+					}
+					src := rowSource(k, irow, phases, r)
+					wr := k.wRepF[(fy*fW+fx)*rowLen:][:rowLen]
+					arch.VecMulAcc(orow[lo*C:hi*C], src[j*C:(j+hi-lo)*C], wr[lo*C:hi*C])
+				}
+			}
+			if k.opts.Activation != ActNone {
+				clampRowF32(orow, k.fMin, k.fMax)
+			}
+		}
+	}
+	return nil
+}
+
+// evalQuantRows is the integer row mode: int32 accumulators for a whole
+// output row, seeded with the bias, then Σ w·(x + input offset) tap by
+// tap over contiguous spans, then the per-channel requantisation.
+func (k *DepthwiseConv2D) evalQuantRows(n *Node, acc []int32, in, bias, out *Tensor) error {
+	C, outW, fW, s := k.outC, k.w.out, k.w.filter, k.w.stride
+	rowLen, inRowLen := outW*C, k.w.in*C
+	var phases []byte
+	if s > 1 {
+		var err error
+		if phases, err = scratchBytes(n, k.phaseID, s*k.phaseLen*C); err != nil {
+			return err
+		}
+	}
+	q := &k.q
+	for batch := 0; batch < k.batches; batch++ {
+		for oy := 0; oy < k.h.out; oy++ {
+			if bias != nil {
+				b := bias.Int32s()[:C]
+				for i := 0; i < rowLen; i += C {
+					copy(acc[i:i+C], b)
+				}
+			} else {
+				clear(acc)
+			}
+			yOrigin, fyLo, fyHi := k.h.span(oy)
+			for fy := fyLo; fy < fyHi; fy++ {
+				iy := yOrigin + fy*k.h.dilation
+				irow := in.Data[(batch*k.h.in+iy)*inRowLen:][:inRowLen]
+				if s > 1 {
+					splitPhases(phases, irow, s, k.phaseLen, C)
+				}
+				for fx := 0; fx < fW; fx++ {
+					lo, hi, r, j := k.tapRange(fx)
+					if lo >= hi {
+						continue
+					}
+					src := rowSource(k, irow, phases, r)[j*C : (j+hi-lo)*C]
+					wr := k.wRepQ[(fy*fW+fx)*rowLen+lo*C:][:(hi-lo)*C]
+					a := acc[lo*C : hi*C]
+					if k.path == convInt8 {
+						accumulateRowInt8(a, view[int8](src), wr, q.inOffset)
+					} else {
+						accumulateRowUint8(a, src, wr, q.inOffset)
+					}
+				}
+			}
+			orow := ((batch*k.h.out + oy) * outW) * C
+			for ox := 0; ox < outW; ox++ {
+				a := acc[ox*C : (ox+1)*C]
+				if k.path == convInt8 {
+					requantRow(out.Int8s()[orow+ox*C:][:C], a, q.chans, q.outOffset, q.actMin, q.actMax)
+				} else {
+					requantRow(out.Data[orow+ox*C:][:C], a, q.chans, q.outOffset, q.actMin, q.actMax)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// accumulateRowInt8 adds w[i]·(x[i] + off) to acc[i] over equal-length
+// spans.
+func accumulateRowInt8(acc []int32, x []int8, w []int16, off int32) {
+	x, w = x[:len(acc)], w[:len(acc)]
+	for i := range acc {
+		acc[i] += int32(w[i]) * (int32(x[i]) + off)
+	}
+}
+
+// accumulateRowUint8 is accumulateRowInt8 for uint8 input (the filter
+// offset is already folded into w).
+func accumulateRowUint8(acc []int32, x []uint8, w []int16, off int32) {
+	x, w = x[:len(acc)], w[:len(acc)]
+	for i := range acc {
+		acc[i] += int32(w[i]) * (int32(x[i]) + off)
+	}
 }
 
 func (k *DepthwiseConv2D) evalFloat(in, filter, bias, out *Tensor) {
@@ -199,7 +437,11 @@ func (k *DepthwiseConv2D) evalFloat(in, filter, bias, out *Tensor) {
 						src := xb[(iy*k.w.in+ix)*inC:][:inC]
 						wr := wt[(fy*fW+fx)*outC:][:outC]
 						if k.mult == 1 {
-							mulAddF32(dst, src, wr)
+							if inC >= 32 {
+								arch.VecMulAcc(dst, src, wr)
+							} else {
+								mulAddF32(dst, src, wr)
+							}
 							continue
 						}
 						for ic, v := range src {
@@ -212,9 +454,7 @@ func (k *DepthwiseConv2D) evalFloat(in, filter, bias, out *Tensor) {
 					}
 				}
 				if clamp {
-					for c, v := range dst {
-						dst[c] = clampF32(v, k.fMin, k.fMax)
-					}
+					clampRowF32(dst, k.fMin, k.fMax)
 				}
 			}
 		}
@@ -269,16 +509,11 @@ func (k *DepthwiseConv2D) evalQuant(acc []int32, in, filter, bias, out *Tensor) 
 						}
 					}
 				}
+				q := &k.q
 				if k.path == convInt8 {
-					o := o8[oi : oi+outC]
-					for c, a := range acc {
-						o[c] = int8(k.q.requantize(a, c))
-					}
+					requantRow(o8[oi:oi+outC], acc, q.chans, q.outOffset, q.actMin, q.actMax)
 				} else {
-					o := out.Data[oi : oi+outC]
-					for c, a := range acc {
-						o[c] = uint8(k.q.requantize(a, c))
-					}
+					requantRow(out.Data[oi:oi+outC], acc, q.chans, q.outOffset, q.actMin, q.actMax)
 				}
 				oi += outC
 			}
