@@ -82,6 +82,7 @@ semantics exactly.`,
 		return usageError{err}
 	})
 	root.AddCommand(newRunCmd(stdout, stderr), newBenchCmd(stdout, stderr), newInspectCmd(stdout), newVersionCmd(stdout), newCPUCmd(stdout, stderr))
+	root.AddCommand(newConvertCmd(stdout))
 	return root
 }
 

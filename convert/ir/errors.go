@@ -55,5 +55,9 @@ func (n *Node) Wrap(err error) error {
 	if n.Func != nil {
 		fn = n.Func.Name
 	}
+	if k := len(n.InlinedFrom); k > 0 {
+		// Name the function the node was written in, too.
+		fn += " (inlined from " + n.InlinedFrom[k-1] + ")"
+	}
 	return &NodeError{Func: fn, Node: n.Name, Op: n.OpName(), Err: err}
 }

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tflrun/tflrun/convert"
+	"github.com/tflrun/tflrun/convert/tfmodel"
+)
+
+func newConvertCmd(stdout io.Writer) *cobra.Command {
+	var (
+		out, signature, inputShapes, reportPath string
+		inputArrays, outputArrays               []string
+		noFuse                                  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "convert SAVED_MODEL_DIR|GRAPH.pb|GRAPH.pbtxt -o OUT.tflite",
+		Short: "Convert a TensorFlow SavedModel or GraphDef to a .tflite model",
+		Long: `Convert reads a TensorFlow SavedModel directory, a frozen GraphDef (.pb) or a
+text GraphDef (.pbtxt) and writes a TensorFlow Lite model that tflrun runs.
+
+The entry point is a SavedModel signature (--signature, default
+serving_default), or the tensors named by --input_arrays and --output_arrays
+(required for a GraphDef's outputs), which also cut the graph there. A dynamic
+batch dimension is pinned to 1; --input_shapes (TensorFlow converter syntax,
+"1,49,10,1:1,5", one shape per input) pins any dynamic dimension.
+
+Functions annotated with _implements / api_implements are offered to the
+fusion rules before being inlined; --fusion-report FILE writes what became of
+each (JSON when FILE ends in .json, "-" for standard output), and --no-fuse
+lowers them op by op instead.`,
+		Args: exactArgs(1, "exactly one MODEL"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageErrorf("convert needs -o OUT.tflite")
+			}
+			shapes, err := tfmodel.ParseInputShapes(inputShapes)
+			if err != nil {
+				return usageErrorf("--input_shapes: %v", err)
+			}
+			opts := convert.Options{
+				Signature: signature, InputArrays: inputArrays, OutputArrays: outputArrays,
+				InputShapes: shapes, NoFuse: noFuse, Description: versionString() + " convert",
+			}
+			res, convErr := convert.Convert(args[0], opts)
+			if res != nil && res.Report != nil && reportPath != "" {
+				if err := writeFusionReport(reportPath, res, stdout); err != nil {
+					return err
+				}
+			}
+			if convErr != nil {
+				return convErr
+			}
+			if err := os.WriteFile(out, res.Model, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "wrote %s (%d bytes): %s\n", out, len(res.Model), opSummary(res))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&out, "output", "o", "", "the .tflite file to write")
+	f.StringVar(&signature, "signature", "", "SavedModel signature key (default serving_default)")
+	f.StringSliceVar(&inputArrays, "input_arrays", nil, "comma-separated input tensors (node or node:index)")
+	f.StringSliceVar(&outputArrays, "output_arrays", nil, "comma-separated output tensors (node or node:index)")
+	f.StringVar(&inputShapes, "input_shapes", "", `input shapes, "d0,d1,...:d0,d1,..." in input order`)
+	f.StringVar(&reportPath, "fusion-report", "", `write the fusion report to FILE (JSON if it ends in .json, "-" for stdout)`)
+	f.BoolVar(&noFuse, "no-fuse", false, "do not fuse composite functions; lower them op by op")
+	return cmd
+}
+
+func writeFusionReport(path string, res *convert.Result, stdout io.Writer) error {
+	var data []byte
+	if strings.HasSuffix(path, ".json") {
+		j, err := res.Report.JSON()
+		if err != nil {
+			return err
+		}
+		data = append(j, '\n')
+	} else {
+		data = []byte(res.Report.Text())
+	}
+	if path == "-" {
+		_, err := stdout.Write(data)
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// opSummary counts the operators of the converted function
+// ("13 operators: 5 CONV_2D, 4 DEPTHWISE_CONV_2D, ...").
+func opSummary(res *convert.Result) string {
+	counts := map[string]int{}
+	total := 0
+	for _, n := range res.Entry.Func.Nodes {
+		if n.TFL != nil {
+			counts[strings.TrimPrefix(n.OpName(), "tfl.")]++
+			total++
+		}
+	}
+	names := make([]string, 0, len(counts))
+	for k := range counts {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if counts[names[i]] != counts[names[j]] {
+			return counts[names[i]] > counts[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
+	}
+	return fmt.Sprintf("%d operators: %s", total, strings.Join(parts, ", "))
+}

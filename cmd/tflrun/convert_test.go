@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const kwsSavedModel = "../../convert/testdata/kws_dscnn/kws_ref_model"
+
+// TestConvertKWS converts the DS-CNN SavedModel with the command, then
+// inspects and runs the result with tflrun itself.
+func TestConvertKWS(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "kws.tflite")
+	code, stdout, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--fusion-report", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "wrote "+out) || !strings.Contains(stdout, "13 operators: 5 CONV_2D, 4 DEPTHWISE_CONV_2D, 1 AVERAGE_POOL_2D") ||
+		!strings.Contains(stdout, "fusion report: 0 composite call(s), 0 fused") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	code, stdout, stderr = tflrun(t, "inspect", out, "--json")
+	if code != 0 {
+		t.Fatalf("inspect exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Description string `json:"description"`
+		Allocation  string `json:"allocation"`
+		Signatures  []struct {
+			Key string `json:"key"`
+		} `json:"signatures"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(rep.Description, "tflrun ") || !strings.HasSuffix(rep.Description, " convert") || rep.Allocation != "ok" {
+		t.Errorf("inspect: %+v", rep)
+	}
+	code, stdout, stderr = tflrun(t, "run", out, "--json")
+	if code != 0 {
+		t.Fatalf("run exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "StatefulPartitionedCall:0") {
+		t.Errorf("run output names: %s", stdout)
+	}
+}
+
+func TestConvertFlagsAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "m.tflite")
+	if code, _, stderr := tflrun(t, "convert", kwsSavedModel); code != 2 || !strings.Contains(stderr, "convert needs -o OUT.tflite") {
+		t.Errorf("no -o: %d %s", code, stderr)
+	}
+	if code, _, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--input_shapes", "1,x"); code != 2 || !strings.Contains(stderr, "--input_shapes") {
+		t.Errorf("bad shapes: %d %s", code, stderr)
+	}
+	if code, _, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--signature", "nope"); code != 1 || !strings.Contains(stderr, `no signature "nope"`) {
+		t.Errorf("bad signature: %d %s", code, stderr)
+	}
+	// A GraphDef with input/output arrays and shapes, and a JSON report.
+	report := filepath.Join(dir, "report.json")
+	code, _, stderr := tflrun(t, "convert", "../../convert/testdata/double_relu.pbtxt", "-o", out, "--output_arrays", "out",
+		"--input_shapes", "2,3", "--fusion-report", report)
+	if code != 0 {
+		t.Fatalf("pbtxt: %d %s", code, stderr)
+	}
+	data, err := os.ReadFile(report)
+	if err != nil || !strings.Contains(string(data), `"implements": "test.double_relu"`) || !strings.Contains(string(data), `"fused": false`) {
+		t.Errorf("report: %s %v", data, err)
+	}
+	code, stdout, _ := tflrun(t, "inspect", out)
+	if code != 0 || !strings.Contains(stdout, "[2 3]") {
+		t.Errorf("pinned input shape not in the model:\n%s", stdout)
+	}
+	// Conversion errors exit 1 and name the problem.
+	code, _, stderr = tflrun(t, "convert", "../../convert/testdata/cycle.pbtxt", "-o", out, "--output_arrays", "call")
+	if code != 1 || !strings.Contains(stderr, "function calls form a cycle: ping → pong → ping") {
+		t.Errorf("cycle: %d %s", code, stderr)
+	}
+}

@@ -1,0 +1,267 @@
+// Package convert turns TensorFlow models — a SavedModel directory, a
+// frozen GraphDef (.pb) or a text GraphDef (.pbtxt) — into TensorFlow Lite
+// flatbuffers that tflrun's interpreter runs, in pure Go.
+//
+// The pipeline (Convert):
+//
+//  1. Read the model (package tfmodel) and cut its main graph to one entry
+//     point: a signature (default "serving_default"), or named input and
+//     output arrays. Every variable the entry point reads is resolved to
+//     its checkpoint value.
+//  2. Inline function calls, outermost first, simplifying as it goes
+//     (package passes: shape inference from the entry point's static
+//     shapes, constant folding, identity pruning, dead-node removal).
+//     Each call of a function annotated "_implements"/"api_implements" is
+//     first offered to the fusion registry (package fusion); a rule may
+//     replace it by fused TFLite operators. Cycles in function calls are
+//     errors naming the functions.
+//  3. Legalise the remaining TensorFlow ops to TFLite builtins and apply
+//     the converter's peephole optimisations (package legalize).
+//  4. Write the flatbuffer with a signature def and a description naming
+//     tflrun (package tflite).
+//
+// Semantics are TensorFlow's, and the result reproduces what TensorFlow's
+// own converter produces for the same model (the golden test for the
+// MLPerf Tiny DS-CNN keyword-spotting SavedModel checks it to 1e-5).
+package convert
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tflrun/tflrun/convert/fusion"
+	"github.com/tflrun/tflrun/convert/ir"
+	"github.com/tflrun/tflrun/convert/legalize"
+	"github.com/tflrun/tflrun/convert/passes"
+	"github.com/tflrun/tflrun/convert/tflite"
+	"github.com/tflrun/tflrun/convert/tfmodel"
+)
+
+// Options configure a conversion. The zero value converts a SavedModel's
+// "serving_default" signature with the default fusion rules.
+type Options struct {
+	// Signature is the SavedModel signature key ("" = serving_default,
+	// or the only signature).
+	Signature string
+	// InputArrays and OutputArrays name graph tensors ("node" or
+	// "node:index") to use as inputs and outputs, cutting the graph (a
+	// GraphDef needs OutputArrays).
+	InputArrays, OutputArrays []string
+	// InputShapes gives one static shape per input, pinning dynamic
+	// dimensions. Without it a dynamic batch dimension (dimension 0) is
+	// pinned to 1, as TensorFlow's converter does; other dynamic
+	// dimensions must be pinned here.
+	InputShapes []ir.Shape
+	// NoFuse turns composite fusion off: annotated functions are inlined
+	// and lowered like any other (the report still lists them).
+	NoFuse bool
+	// Registry holds the fusion rules (nil: fusion.Default).
+	Registry *fusion.Registry
+	// Description is written into the model (default: "tflrun convert").
+	Description string
+	// MaxNodes bounds the size of the inlined graph (default 1,000,000),
+	// so that a hostile model cannot make inlining explode.
+	MaxNodes int
+}
+
+// Result is a converted model.
+type Result struct {
+	// Model is the .tflite flatbuffer.
+	Model []byte
+	// Report lists the composite calls met and what became of them.
+	Report *fusion.Report
+	// Entry describes the converted entry point; Entry.Func is the final
+	// TFLite-level function.
+	Entry *tfmodel.Entry
+}
+
+// Convert reads the model at path (a SavedModel directory or a GraphDef
+// file) and converts it.
+func Convert(path string, opts Options) (*Result, error) {
+	m, err := tfmodel.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return ConvertModel(m, opts)
+}
+
+// ConvertModel converts a model already read. On an error after the
+// entry point was built, the returned Result (without Model) still
+// carries the fusion report.
+func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
+	entry, err := m.Entry(tfmodel.EntryOptions{Signature: opts.Signature, InputArrays: opts.InputArrays,
+		OutputArrays: opts.OutputArrays, InputShapes: opts.InputShapes})
+	if err != nil {
+		return nil, err
+	}
+	f := entry.Func
+	if opts.InputShapes == nil {
+		pinBatch(f)
+	}
+	report := &fusion.Report{}
+	if err := Lower(f, m.Module, opts, report); err != nil {
+		// The report so far says which composites were met before the
+		// failure; callers may print it.
+		return &Result{Report: report, Entry: entry}, err
+	}
+	desc := opts.Description
+	if desc == "" {
+		desc = "tflrun convert"
+	}
+	data, err := tflite.Write(f, tflite.Signature{Key: entry.SignatureKey, InputNames: entry.InputNames, OutputNames: entry.OutputNames}, desc)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Model: data, Report: report, Entry: entry}, nil
+}
+
+// pinBatch sets an unknown leading dimension of each input to 1.
+func pinBatch(f *ir.Function) {
+	for _, p := range f.Params {
+		if len(p.Shape) > 0 && p.Shape[0] < 0 {
+			p.Shape = p.Shape.Clone()
+			p.Shape[0] = 1
+		}
+	}
+}
+
+// Lower runs steps 2 and 3 of the pipeline on an entry function: inline
+// (offering composites to the fusion registry), simplify, check that no
+// variable update is dropped, legalise and optimise. On success every node
+// of f is a TFLite operator or a constant.
+func Lower(f *ir.Function, m *ir.Module, opts Options, report *fusion.Report) error {
+	if err := InlineCalls(f, m, opts, report); err != nil {
+		return err
+	}
+	if err := passes.CheckNoStateWrites(f); err != nil {
+		return err
+	}
+	if err := legalize.Func(f); err != nil {
+		return err
+	}
+	return legalize.Optimize(f)
+}
+
+// maxCallDepth bounds nested inlining.
+const maxCallDepth = 256
+
+// InlineCalls inlines every function call in f, outermost first, after
+// offering each call of an annotated function to the fusion registry.
+// It leaves f simplified. Errors: a cycle of calls (naming the chain), a
+// function missing from the library, a call not matching its function,
+// the MaxNodes budget exceeded, a rule's error, or a rule that fused but
+// left an output of the call in use.
+func InlineCalls(f *ir.Function, m *ir.Module, opts Options, report *fusion.Report) error {
+	reg := opts.Registry
+	if reg == nil {
+		reg = fusion.Default
+	}
+	budget := opts.MaxNodes
+	if budget <= 0 {
+		budget = 1_000_000
+	}
+	for {
+		if err := passes.Simplify(f); err != nil {
+			return err
+		}
+		call, name, err := firstCall(f, m)
+		if err != nil {
+			return err
+		}
+		if call == nil {
+			return nil
+		}
+		for i, outer := range call.InlinedFrom {
+			if outer == name {
+				chain := append(append([]string(nil), call.InlinedFrom[i:]...), name)
+				return call.Errorf("function calls form a cycle: %s", strings.Join(chain, " → "))
+			}
+		}
+		if len(call.InlinedFrom) >= maxCallDepth {
+			return call.Errorf("function calls nest more than %d deep", maxCallDepth)
+		}
+		callee, err := m.Function(name)
+		if err != nil {
+			return call.Wrap(err)
+		}
+		spec, err := passes.Specialize(callee, call)
+		if err != nil {
+			return err
+		}
+		if attr, impl, ok := spec.Implements(); ok {
+			fused, err := offer(f, m, call, spec, name, attr, impl, reg, opts, report)
+			if err != nil {
+				return err
+			}
+			if fused {
+				continue
+			}
+		}
+		if len(f.Nodes)+len(spec.Nodes) > budget {
+			return fmt.Errorf("function %s: inlining %s would grow the graph past %d nodes", f.Name, name, budget)
+		}
+		if err := f.Inline(call, spec); err != nil {
+			return err
+		}
+	}
+}
+
+// firstCall returns the first call node in topological order.
+func firstCall(f *ir.Function, m *ir.Module) (*ir.Node, string, error) {
+	for _, n := range f.Nodes {
+		name, ok, err := passes.CallTarget(m, n)
+		if err != nil {
+			return nil, "", err
+		}
+		if ok {
+			return n, name, nil
+		}
+	}
+	return nil, "", nil
+}
+
+// offer gives a composite call to its rule and records the outcome.
+func offer(f *ir.Function, m *ir.Module, call *ir.Node, spec *ir.Function, name, attr, impl string,
+	reg *fusion.Registry, opts Options, report *fusion.Report) (bool, error) {
+	e := fusion.Entry{Function: name, Call: call.Name, Attr: attr, Implements: impl}
+	defer func() { report.Add(e) }()
+	if opts.NoFuse {
+		e.Reason = "fusion disabled (--no-fuse); lowered op by op"
+		return false, nil
+	}
+	rule, ok := reg.Lookup(impl)
+	if !ok {
+		e.Reason = "no fusion rule registered for this annotation; lowered op by op"
+		return false, nil
+	}
+	e.Rule = rule.Name()
+	before := len(f.Nodes)
+	res, err := rule.Fuse(&fusion.Site{Caller: f, Call: call, Callee: spec, Attr: attr, Name: impl, Module: m})
+	if err != nil {
+		return false, fmt.Errorf("fusion rule %s on call %q of %s: %w", rule.Name(), call.Name, name, err)
+	}
+	e.Fused, e.Reason, e.Ops = res.Fused, res.Reason, res.Ops
+	if !res.Fused {
+		if len(f.Nodes) != before {
+			return false, fmt.Errorf("fusion rule %s refused call %q of %s but changed the graph", rule.Name(), call.Name, name)
+		}
+		return false, nil
+	}
+	for i, o := range call.Outputs {
+		for _, n := range f.Nodes {
+			if n == call {
+				continue
+			}
+			for _, in := range n.Inputs {
+				if in == o {
+					return false, fmt.Errorf("fusion rule %s fused call %q of %s but output %d is still used by %s", rule.Name(), call.Name, name, i, n)
+				}
+			}
+		}
+		if f.IsResult(o) {
+			return false, fmt.Errorf("fusion rule %s fused call %q of %s but output %d is still a result", rule.Name(), call.Name, name, i)
+		}
+	}
+	f.RemoveNodes(map[*ir.Node]bool{call: true})
+	return true, nil
+}

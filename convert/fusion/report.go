@@ -1,0 +1,80 @@
+package fusion
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Report lists every annotated (composite) function call the converter
+// met, in the order met.
+type Report struct {
+	Composites []Entry `json:"composites"`
+}
+
+// Entry is one composite call and what became of it.
+type Entry struct {
+	// Function is the called function's name, Call the call node's name
+	// in the entry function (its path through the inlined callers).
+	Function string `json:"function"`
+	Call     string `json:"call"`
+	// Attr is the annotation attribute and Implements its value.
+	Attr       string `json:"attr"`
+	Implements string `json:"implements"`
+	// Rule is the rule that examined the call ("" when none matched).
+	Rule string `json:"rule,omitempty"`
+	// Fused tells whether the call became fused TFLite operators; when not,
+	// it was inlined and lowered op by op.
+	Fused bool `json:"fused"`
+	// Reason says why it was not fused (or notes on the fusion).
+	Reason string `json:"reason,omitempty"`
+	// Ops are the TFLite operators emitted by the rule.
+	Ops []string `json:"ops,omitempty"`
+}
+
+// Add appends an entry.
+func (r *Report) Add(e Entry) { r.Composites = append(r.Composites, e) }
+
+// Fused counts the fused entries.
+func (r *Report) Fused() int {
+	k := 0
+	for _, e := range r.Composites {
+		if e.Fused {
+			k++
+		}
+	}
+	return k
+}
+
+// Text renders the report for people: one block per composite call.
+func (r *Report) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "fusion report: %d composite call(s), %d fused\n", len(r.Composites), r.Fused())
+	for _, e := range r.Composites {
+		state := "not fused"
+		if e.Fused {
+			state = "fused"
+		}
+		rule := e.Rule
+		if rule == "" {
+			rule = "(no rule)"
+		}
+		fmt.Fprintf(&b, "- %s: %s=%q rule %s: %s\n", e.Call, e.Attr, e.Implements, rule, state)
+		fmt.Fprintf(&b, "    function %s\n", e.Function)
+		if len(e.Ops) > 0 {
+			fmt.Fprintf(&b, "    ops: %s\n", strings.Join(e.Ops, ", "))
+		}
+		if e.Reason != "" {
+			fmt.Fprintf(&b, "    reason: %s\n", e.Reason)
+		}
+	}
+	return b.String()
+}
+
+// JSON renders the report as indented JSON.
+func (r *Report) JSON() ([]byte, error) {
+	if r.Composites == nil {
+		r.Composites = []Entry{}
+	}
+	return json.MarshalIndent(r, "", "  ")
+}

@@ -1,0 +1,316 @@
+// Package tflite writes a converted function as a TensorFlow Lite
+// flatbuffer (schema version 3, file identifier "TFL3") with the
+// project's schema package: one subgraph, its tensors, operators,
+// constant buffers (16-byte aligned, so the interpreter can use them in
+// place), a signature def naming the inputs and outputs, and a
+// description string.
+package tflite
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	flatbuffers "github.com/google/flatbuffers/go"
+	"github.com/tflrun/tflrun/convert/ir"
+	"github.com/tflrun/tflrun/schema"
+)
+
+// Signature names the entry point in the written model's signature def.
+type Signature struct {
+	// Key is the signature key ("serving_default").
+	Key string
+	// InputNames and OutputNames are the signature's names for the
+	// function's parameters and results, in order.
+	InputNames, OutputNames []string
+}
+
+// bufferAlign is the alignment of constant data in the file.
+const bufferAlign = 16
+
+// Build assembles the object-API model for f. Every node must be a TFLite
+// operator or a Const (whose output becomes a constant tensor); anything
+// else is an error naming the node, its op and function. Every tensor
+// shape must be static.
+func Build(f *ir.Function, sig Signature, description string) (*schema.ModelT, error) {
+	if err := f.TopoSort(); err != nil {
+		return nil, err
+	}
+	if len(sig.InputNames) != len(f.Params) || len(sig.OutputNames) != len(f.Results) {
+		return nil, fmt.Errorf("signature names %d inputs and %d outputs, the function has %d and %d",
+			len(sig.InputNames), len(sig.OutputNames), len(f.Params), len(f.Results))
+	}
+	w := &writer{index: map[*ir.Value]int32{}, named: map[int32]bool{}, model: &schema.ModelT{
+		Version:     3,
+		Description: description,
+		Buffers:     []*schema.BufferT{{}}, // buffer 0: the empty sentinel
+	}, codes: map[opKey]uint32{}}
+	sg := &schema.SubGraphT{Name: "main"}
+	w.sg = sg
+	for _, p := range f.Params {
+		idx, err := w.tensor(p)
+		if err != nil {
+			return nil, err
+		}
+		sg.Inputs = append(sg.Inputs, idx)
+	}
+	for _, n := range f.Nodes {
+		if n.TFL == nil {
+			if n.Op == "Const" && len(n.Outputs) == 1 && n.Outputs[0].Const != nil {
+				continue // constants become tensors with buffers when used
+			}
+			return nil, n.Errorf("has no TFLite equivalent (not legalised)")
+		}
+		op := &schema.OperatorT{BuiltinOptions: n.TFL.Options, BuiltinOptions2: n.TFL.Options2, CustomOptions: n.TFL.CustomOptions}
+		op.OpcodeIndex = w.opcode(n.TFL)
+		for _, in := range n.Inputs {
+			if in == nil {
+				op.Inputs = append(op.Inputs, -1)
+				continue
+			}
+			idx, err := w.tensor(in)
+			if err != nil {
+				return nil, n.Wrap(err)
+			}
+			op.Inputs = append(op.Inputs, idx)
+		}
+		for _, out := range n.Outputs {
+			idx, err := w.tensor(out)
+			if err != nil {
+				return nil, n.Wrap(err)
+			}
+			op.Outputs = append(op.Outputs, idx)
+		}
+		for _, im := range n.TFL.Intermediates {
+			idx, err := w.tensor(im)
+			if err != nil {
+				return nil, n.Wrap(err)
+			}
+			op.Intermediates = append(op.Intermediates, idx)
+		}
+		if len(n.TFL.CustomOptions) > 0 {
+			op.CustomOptionsFormat = schema.CustomOptionsFormatFLEXBUFFERS
+		}
+		sg.Operators = append(sg.Operators, op)
+	}
+	for i, r := range f.Results {
+		idx, err := w.tensor(r)
+		if err != nil {
+			return nil, err
+		}
+		// An output tensor takes the name the TensorFlow graph gives the
+		// fetched tensor ("StatefulPartitionedCall:0"), unless it is also
+		// an input or another output.
+		if i < len(f.ResultNames) && f.ResultNames[i] != "" && !r.IsParam() && !w.named[idx] {
+			sg.Tensors[idx].Name = f.ResultNames[i]
+			w.named[idx] = true
+		}
+		sg.Outputs = append(sg.Outputs, idx)
+	}
+	w.model.Subgraphs = []*schema.SubGraphT{sg}
+	sd := &schema.SignatureDefT{SignatureKey: sig.Key}
+	for i, name := range sig.InputNames {
+		sd.Inputs = append(sd.Inputs, &schema.TensorMapT{Name: name, TensorIndex: uint32(sg.Inputs[i])})
+	}
+	for i, name := range sig.OutputNames {
+		sd.Outputs = append(sd.Outputs, &schema.TensorMapT{Name: name, TensorIndex: uint32(sg.Outputs[i])})
+	}
+	w.model.SignatureDefs = []*schema.SignatureDefT{sd}
+	return w.model, nil
+}
+
+// Write builds and serialises f (see Build).
+func Write(f *ir.Function, sig Signature, description string) ([]byte, error) {
+	m, err := Build(f, sig, description)
+	if err != nil {
+		return nil, err
+	}
+	return Pack(m), nil
+}
+
+type opKey struct {
+	code    schema.BuiltinOperator
+	custom  string
+	version int32
+}
+
+type writer struct {
+	model *schema.ModelT
+	sg    *schema.SubGraphT
+	index map[*ir.Value]int32
+	named map[int32]bool
+	codes map[opKey]uint32
+}
+
+func (w *writer) opcode(op *ir.TFLOp) uint32 {
+	v := op.Version
+	if v < 1 {
+		v = 1
+	}
+	k := opKey{op.Builtin, op.Custom, v}
+	if i, ok := w.codes[k]; ok {
+		return i
+	}
+	dep := int8(127) // PLACEHOLDER_FOR_GREATER_OP_CODES
+	if op.Builtin < 127 {
+		dep = int8(op.Builtin)
+	}
+	i := uint32(len(w.model.OperatorCodes))
+	w.model.OperatorCodes = append(w.model.OperatorCodes, &schema.OperatorCodeT{
+		DeprecatedBuiltinCode: dep, BuiltinCode: op.Builtin, CustomCode: op.Custom, Version: v,
+	})
+	w.codes[k] = i
+	return i
+}
+
+// tensor returns the index of v's tensor, adding it (and its constant
+// buffer) on first use.
+func (w *writer) tensor(v *ir.Value) (int32, error) {
+	if i, ok := w.index[v]; ok {
+		return i, nil
+	}
+	if !v.Shape.Static() {
+		return 0, fmt.Errorf("tensor %q has shape %s, which is not static (pin dynamic dimensions with --input_shapes)", v.Name, v.Shape)
+	}
+	if v.DType == ir.Invalid || v.DType == ir.Resource || v.DType == ir.Variant {
+		return 0, fmt.Errorf("tensor %q has type %s, which a TFLite tensor cannot hold", v.Name, v.DType)
+	}
+	t := &schema.TensorT{Name: v.Name, Type: schema.TensorType(v.DType), IsVariable: v.IsVariableTensor, HasRank: true}
+	t.Shape = make([]int32, len(v.Shape))
+	for i, d := range v.Shape {
+		if d > 1<<31-1 {
+			return 0, fmt.Errorf("tensor %q: dimension %d is too large", v.Name, d)
+		}
+		t.Shape[i] = int32(d)
+	}
+	if q := v.Quant; q != nil {
+		t.Quantization = &schema.QuantizationParametersT{Scale: q.Scale, ZeroPoint: q.ZeroPoint, QuantizedDimension: int32(q.Dim), Min: q.Min, Max: q.Max}
+	}
+	if v.Const != nil {
+		data, err := constBytes(v.Const)
+		if err != nil {
+			return 0, fmt.Errorf("tensor %q: %v", v.Name, err)
+		}
+		if !v.Const.Shape.Equal(v.Shape) {
+			return 0, fmt.Errorf("tensor %q: constant of shape %s on a tensor of shape %s", v.Name, v.Const.Shape, v.Shape)
+		}
+		t.Buffer = uint32(len(w.model.Buffers))
+		w.model.Buffers = append(w.model.Buffers, &schema.BufferT{Data: data})
+	}
+	i := int32(len(w.sg.Tensors))
+	w.sg.Tensors = append(w.sg.Tensors, t)
+	w.index[v] = i
+	return i, nil
+}
+
+// constBytes is the buffer content of a constant: raw little-endian data,
+// or for strings TFLite's layout (int32 count, count+1 int32 offsets from
+// the buffer start, then the bytes).
+func constBytes(t *ir.Tensor) ([]byte, error) {
+	if t.DType != ir.String {
+		return t.Data, nil
+	}
+	n := len(t.Strings)
+	head := 4 * (n + 2)
+	total := head
+	for _, s := range t.Strings {
+		total += len(s)
+	}
+	if total > 1<<31-1 {
+		return nil, fmt.Errorf("string tensor of %d bytes is too large", total)
+	}
+	b := make([]byte, total)
+	binary.LittleEndian.PutUint32(b, uint32(n))
+	off := head
+	for i, s := range t.Strings {
+		binary.LittleEndian.PutUint32(b[4*(i+1):], uint32(off))
+		copy(b[off:], s)
+		off += len(s)
+	}
+	binary.LittleEndian.PutUint32(b[4*(n+1):], uint32(off))
+	return b, nil
+}
+
+// Pack serialises a model like schema.ModelT.Pack, except that constant
+// buffer data is placed on 16-byte boundaries of the file (the generated
+// BufferT.Pack aligns only to 4), and finishes it with the "TFL3"
+// identifier.
+func Pack(m *schema.ModelT) []byte {
+	b := flatbuffers.NewBuilder(1 << 16)
+	codes := make([]flatbuffers.UOffsetT, len(m.OperatorCodes))
+	for i, c := range m.OperatorCodes {
+		codes[i] = c.Pack(b)
+	}
+	codesVec := offsetVector(b, codes)
+	subs := make([]flatbuffers.UOffsetT, len(m.Subgraphs))
+	for i, s := range m.Subgraphs {
+		subs[i] = s.Pack(b)
+	}
+	subsVec := offsetVector(b, subs)
+	desc := b.CreateString(m.Description)
+	bufs := make([]flatbuffers.UOffsetT, len(m.Buffers))
+	for i, buf := range m.Buffers {
+		var data flatbuffers.UOffsetT
+		if buf.Data != nil {
+			data = alignedBytes(b, buf.Data)
+		}
+		schema.BufferStart(b)
+		if buf.Data != nil {
+			schema.BufferAddData(b, data)
+		}
+		schema.BufferAddOffset(b, buf.Offset)
+		schema.BufferAddSize(b, buf.Size)
+		bufs[i] = schema.BufferEnd(b)
+	}
+	bufsVec := offsetVector(b, bufs)
+	meta := make([]flatbuffers.UOffsetT, len(m.Metadata))
+	for i, md := range m.Metadata {
+		meta[i] = md.Pack(b)
+	}
+	var metaVec flatbuffers.UOffsetT
+	if len(m.Metadata) > 0 {
+		metaVec = offsetVector(b, meta)
+	}
+	sigs := make([]flatbuffers.UOffsetT, len(m.SignatureDefs))
+	for i, s := range m.SignatureDefs {
+		sigs[i] = s.Pack(b)
+	}
+	var sigsVec flatbuffers.UOffsetT
+	if len(m.SignatureDefs) > 0 {
+		sigsVec = offsetVector(b, sigs)
+	}
+	schema.ModelStart(b)
+	schema.ModelAddVersion(b, m.Version)
+	schema.ModelAddOperatorCodes(b, codesVec)
+	schema.ModelAddSubgraphs(b, subsVec)
+	schema.ModelAddDescription(b, desc)
+	schema.ModelAddBuffers(b, bufsVec)
+	if metaVec != 0 {
+		schema.ModelAddMetadata(b, metaVec)
+	}
+	if sigsVec != 0 {
+		schema.ModelAddSignatureDefs(b, sigsVec)
+	}
+	root := schema.ModelEnd(b)
+	b.FinishWithFileIdentifier(root, []byte("TFL3"))
+	return b.FinishedBytes()
+}
+
+func offsetVector(b *flatbuffers.Builder, offs []flatbuffers.UOffsetT) flatbuffers.UOffsetT {
+	b.StartVector(4, len(offs), 4)
+	for i := len(offs) - 1; i >= 0; i-- {
+		b.PrependUOffsetT(offs[i])
+	}
+	return b.EndVector(len(offs))
+}
+
+// alignedBytes writes a byte vector whose first data byte lies on a
+// bufferAlign boundary of the finished file (the builder aligns relative
+// to the end of the buffer, and Finish pads the total to the largest
+// alignment used).
+func alignedBytes(b *flatbuffers.Builder, data []byte) flatbuffers.UOffsetT {
+	b.StartVector(1, len(data), bufferAlign)
+	for i := len(data) - 1; i >= 0; i-- {
+		b.PlaceByte(data[i])
+	}
+	return b.EndVector(len(data))
+}
