@@ -54,7 +54,8 @@ type lstmBasicKernel struct {
 	out   [4]int
 }
 
-// lstmBasicRoles names the basic cell's inputs in errors.
+// lstmBasicInputNames and lstmBasicOutputNames name the basic cell's
+// inputs and outputs in errors (TFLite's basic::InputTensor/OutputTensor).
 var lstmBasicInputNames = [5]string{"input", "prev_activation", "weights", "bias", "prev_state"}
 
 func basicInputName(i int) string { return fmt.Sprintf("input %d (%s)", i, lstmBasicInputNames[i]) }

@@ -113,8 +113,8 @@ func packVector[E any](c *lstmCell, n int, get func(g int) []E) []E {
 	return v
 }
 
-// cloneOf returns a copy of t's data viewed as E (nil for a nil tensor), for
-// the kernel to keep past Prepare.
+// cloneF32, cloneI16 and cloneI32 return a copy of t's elements (nil for a
+// nil tensor), for the kernel to keep past Prepare.
 func cloneF32(t *ops.Tensor) []float32 {
 	if t == nil {
 		return nil
