@@ -29,7 +29,7 @@
 #define TP4 1280
 #define TWO 1344
 
-// Constant registers: Z31 one, Z30 EXPMAX, Z29 EXPMIN, Z28 log2e,
+// Constant registers (LOAD_CONSTS, plus LOAD_TANH_CONSTS for tanh): Z31 one, Z30 EXPMAX, Z29 EXPMIN, Z28 log2e,
 // Z27 ln2hi, Z26 ln2lo, Z20-Z25 exp P0-P5, Z19 bias 127, Z18 sign bits,
 // Z17 abs mask, Z16 SMALL, Z11-Z15 tanh P0-P4, Z10 two.
 #define LOAD_CONSTS \
@@ -47,7 +47,10 @@
 	VMOVUPS EP4(R8), Z24       \
 	VMOVUPS EP5(R8), Z25       \
 	VMOVUPS BIAS(R8), Z19      \
-	VMOVUPS SIGN(R8), Z18      \
+	VMOVUPS SIGN(R8), Z18
+
+// LOAD_TANH_CONSTS adds what only tanh needs.
+#define LOAD_TANH_CONSTS \
 	VMOVUPS ABS(R8), Z17       \
 	VMOVUPS SMALL(R8), Z16     \
 	VMOVUPS TP0(R8), Z11       \
@@ -110,7 +113,6 @@
 // caller has loaded DI dst, SI x, CX len(x). AX element index, R9 end of
 // the full steps.
 #define ACTIVATION_LOOP(OP) \
-	LOAD_CONSTS              \
 	MOVQ    CX, R9           \
 	ANDQ    $-16, R9         \
 	XORQ    AX, AX           \
@@ -141,6 +143,7 @@ TEXT ·sigmoidAVX512(SB), NOSPLIT, $0-48
 	MOVQ dst_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ x_len+32(FP), CX
+	LOAD_CONSTS
 	ACTIVATION_LOOP(SIGMOID)
 
 // func tanhAVX512(dst, x []float32)
@@ -148,4 +151,6 @@ TEXT ·tanhAVX512(SB), NOSPLIT, $0-48
 	MOVQ dst_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ x_len+32(FP), CX
+	LOAD_CONSTS
+	LOAD_TANH_CONSTS
 	ACTIVATION_LOOP(TANH)

@@ -255,18 +255,13 @@ func (c *lstmCell) finishGateFloat(g int, gate, cb []float32) {
 func updateCellFloat(cb, f, ig, gc []float32, clip float32) {
 	f = f[:len(cb)]
 	gc = gc[:len(cb)]
-	for k := range cb {
-		cb[k] = f[k] * cb[k]
-	}
+	arch.VecMul(cb, f, cb) // cb[k] = f[k]·cb[k]
 	if ig == nil {
 		for k := range cb {
 			cb[k] += float32(gc[k] * (1 - f[k]))
 		}
 	} else {
-		ig = ig[:len(cb)]
-		for k := range cb {
-			cb[k] += float32(gc[k] * ig[k])
-		}
+		arch.VecMulAcc(cb, gc, ig[:len(cb)]) // cb[k] += float32(gc[k]·ig[k]), no FMA
 	}
 	if clip > 0 {
 		cwiseClipFloat(cb, clip)

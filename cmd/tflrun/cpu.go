@@ -107,7 +107,7 @@ func writeCPUText(w io.Writer, in arch.Info) {
 				avail = append(avail, im.Name)
 			}
 		}
-		fmt.Fprintf(w, "  %-17s %-11s (usable: %s)\n", p.Name, p.Impl, strings.Join(avail, ", "))
+		fmt.Fprintf(w, "  %-19s %-11s (usable: %s)\n", p.Name, p.Impl, strings.Join(avail, ", "))
 	}
 }
 
