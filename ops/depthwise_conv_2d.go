@@ -42,16 +42,22 @@ type DepthwiseConv2D struct {
 	fMax      float32
 	q         convQuant
 	// Row mode (depth multiplier 1, constant filter): each filter tap is
-	// applied to a whole output row at once, with the tap's weights
-	// repeated across the row (wRepF / wRepQ, [tap][outW·C]), so the inner
+	// applied to a whole output row at once with arch.VecMulAcc, the tap's
+	// weights repeated across the row (wRepF, [tap][outW·C]), so the inner
 	// loops run over long contiguous spans. With a width stride s > 1 the
 	// input row is first split into s phase rows (pixels ix ≡ r mod s), in
-	// which the pixels one tap reads are contiguous again.
+	// which the pixels one tap reads are contiguous again. The integer
+	// paths use the same float32 machinery on the values w + filter offset
+	// and x + input offset: every product is an integer below 2^16 in
+	// magnitude and every partial sum below 2^24 (checked at Prepare from
+	// the tap count), so float32 holds them exactly and the sums equal
+	// TFLite's int32 ones.
 	rowMode  bool
 	wRepF    []float32
-	wRepQ    []int16
 	phaseLen int // pixels per phase row, ceil(inW/s)
 	phaseID  int // scratch for the phase rows (stride > 1)
+	xfID     int // integer paths: the input as float32 values x + offset
+	accfID   int // integer paths: one row of float32 tap sums
 }
 
 // maxRowModeWeights bounds the repeated-weight tables of row mode.
@@ -159,31 +165,26 @@ func (k *DepthwiseConv2D) Prepare(n *Node) error {
 		}
 	}
 	taps := k.h.filter * k.w.filter
+	// Integer tap sums stay exact in float32 while taps·255·255 < 2^24.
 	k.rowMode = k.mult == 1 && filter.Kind == ConstTensor &&
-		len(filter.Data) >= filter.Bytes() && taps*k.w.out*k.outC <= maxRowModeWeights
+		len(filter.Data) >= filter.Bytes() && taps*k.w.out*k.outC <= maxRowModeWeights &&
+		(k.path == convFloat || taps*255*255 < 1<<24)
 	if k.rowMode {
 		row := k.w.out * k.outC
-		if k.path == convFloat {
-			k.wRepF = make([]float32, taps*row)
-			w := filter.Float32s()
-			for t := 0; t < taps; t++ {
-				for ox := 0; ox < k.w.out; ox++ {
-					copy(k.wRepF[t*row+ox*k.outC:], w[t*k.outC:(t+1)*k.outC])
+		k.wRepF = make([]float32, taps*row)
+		for t := 0; t < taps; t++ {
+			for c := 0; c < k.outC; c++ {
+				var v float32
+				switch k.path {
+				case convFloat:
+					v = filter.Float32s()[t*k.outC+c]
+				case convInt8:
+					v = float32(filter.Int8s()[t*k.outC+c])
+				default:
+					v = float32(int32(filter.Data[t*k.outC+c]) + k.q.wOffset)
 				}
-			}
-		} else {
-			k.wRepQ = make([]int16, taps*row)
-			for t := 0; t < taps; t++ {
 				for ox := 0; ox < k.w.out; ox++ {
-					for c := 0; c < k.outC; c++ {
-						var v int16
-						if k.path == convInt8 {
-							v = int16(filter.Int8s()[t*k.outC+c])
-						} else {
-							v = int16(int32(filter.Data[t*k.outC+c]) + k.q.wOffset)
-						}
-						k.wRepQ[t*row+ox*k.outC+c] = v
-					}
+					k.wRepF[t*row+ox*k.outC+c] = v
 				}
 			}
 		}
@@ -191,13 +192,15 @@ func (k *DepthwiseConv2D) Prepare(n *Node) error {
 	if k.path != convFloat {
 		if k.rowMode {
 			k.accID = n.RequestScratch(4 * k.w.out * k.outC)
+			k.accfID = n.RequestScratch(4 * k.w.out * k.outC)
+			k.xfID = n.RequestScratch(4 * in.NumElements())
 		} else {
 			k.accID = n.RequestScratch(4 * k.outC)
 		}
 	}
 	if k.rowMode && k.w.stride > 1 {
 		k.phaseLen = (k.w.in + k.w.stride - 1) / k.w.stride
-		k.phaseID = n.RequestScratch(k.w.stride * k.phaseLen * k.outC * in.Type.Size())
+		k.phaseID = n.RequestScratch(4 * k.w.stride * k.phaseLen * k.outC)
 	}
 	return nil
 }
@@ -222,11 +225,7 @@ func (k *DepthwiseConv2D) Eval(n *Node) error {
 		return nil
 	}
 	if k.rowMode {
-		acc, err := scratchInt32(n, k.accID, k.w.out*k.outC)
-		if err != nil {
-			return err
-		}
-		return k.evalQuantRows(n, acc, in, bias, out)
+		return k.evalQuantRows(n, in, bias, out)
 	}
 	acc, err := scratchInt32(n, k.accID, k.outC)
 	if err != nil {
@@ -272,56 +271,26 @@ func splitPhases[T any](dst, src []T, s, phaseLen, C int) {
 	}
 }
 
-// rowSource returns the pixels of input row irow that phase r holds (the
-// row itself when the width stride is 1), as a slice starting at pixel 0
-// of the phase.
-func rowSource[T any](k *DepthwiseConv2D, irow, phases []T, r int) []T {
-	if k.w.stride == 1 {
-		return irow
-	}
-	return phases[r*k.phaseLen*k.outC:][:k.phaseLen*k.outC]
-}
-
 // evalFloatRows is the float row mode: every output row starts at the
-// bias, then each filter tap adds input·weight over the row's span with
-// arch.VecMulAcc (products rounded before the add, as in the per-pixel
-// loop, so both modes agree bit for bit).
+// bias, then the taps are added (products rounded before the add, as in
+// the per-pixel loop, so both modes agree bit for bit).
 func (k *DepthwiseConv2D) evalFloatRows(n *Node, in, bias, out *Tensor) error {
-	x, o := in.Float32s(), out.Float32s()
-	C, outW, fW, s := k.outC, k.w.out, k.w.filter, k.w.stride
-	rowLen, inRowLen := outW*C, k.w.in*C
-	var phases []float32
-	if s > 1 {
-		var err error
-		if phases, err = scratchFloat32(n, k.phaseID, s*k.phaseLen*C); err != nil {
-			return err
-		}
+	phases, err := k.phaseRows(n)
+	if err != nil {
+		return err
 	}
+	x, o := in.Float32s(), out.Float32s()
+	C, outW := k.outC, k.w.out
 	var b []float32
 	if bias != nil {
 		b = bias.Float32s()[:C]
 	}
+	image := k.h.in * k.w.in * C
 	for batch := 0; batch < k.batches; batch++ {
 		for oy := 0; oy < k.h.out; oy++ {
-			orow := o[((batch*k.h.out+oy)*outW)*C:][:rowLen]
+			orow := o[((batch*k.h.out+oy)*outW)*C:][:outW*C]
 			fillBias(orow, b, C)
-			yOrigin, fyLo, fyHi := k.h.span(oy)
-			for fy := fyLo; fy < fyHi; fy++ {
-				iy := yOrigin + fy*k.h.dilation
-				irow := x[(batch*k.h.in+iy)*inRowLen:][:inRowLen]
-				if s > 1 {
-					splitPhases(phases, irow, s, k.phaseLen, C)
-				}
-				for fx := 0; fx < fW; fx++ {
-					lo, hi, r, j := k.tapRange(fx)
-					if lo >= hi {
-						continue
-					}
-					src := rowSource(k, irow, phases, r)
-					wr := k.wRepF[(fy*fW+fx)*rowLen:][:rowLen]
-					arch.VecMulAcc(orow[lo*C:hi*C], src[j*C:(j+hi-lo)*C], wr[lo*C:hi*C])
-				}
-			}
+			k.addRowTaps(orow, x[batch*image:(batch+1)*image], oy, phases)
 			if k.opts.Activation != ActNone {
 				clampRowF32(orow, k.fMin, k.fMax)
 			}
@@ -330,81 +299,110 @@ func (k *DepthwiseConv2D) evalFloatRows(n *Node, in, bias, out *Tensor) error {
 	return nil
 }
 
-// evalQuantRows is the integer row mode: int32 accumulators for a whole
-// output row, seeded with the bias, then Σ w·(x + input offset) tap by
-// tap over contiguous spans, then the per-channel requantisation.
-func (k *DepthwiseConv2D) evalQuantRows(n *Node, acc []int32, in, bias, out *Tensor) error {
-	C, outW, fW, s := k.outC, k.w.out, k.w.filter, k.w.stride
-	rowLen, inRowLen := outW*C, k.w.in*C
-	var phases []byte
-	if s > 1 {
-		var err error
-		if phases, err = scratchBytes(n, k.phaseID, s*k.phaseLen*C); err != nil {
-			return err
+// phaseRows returns the phase-row scratch (nil for width stride 1).
+func (k *DepthwiseConv2D) phaseRows(n *Node) ([]float32, error) {
+	if k.w.stride == 1 {
+		return nil, nil
+	}
+	return scratchFloat32(n, k.phaseID, k.w.stride*k.phaseLen*k.outC)
+}
+
+// addRowTaps adds every filter tap's input·weight products for output row
+// oy into dst (outW·C values), reading the image x (one batch, float32).
+func (k *DepthwiseConv2D) addRowTaps(dst, x []float32, oy int, phases []float32) {
+	C, fW, s := k.outC, k.w.filter, k.w.stride
+	rowLen, inRowLen := k.w.out*C, k.w.in*C
+	yOrigin, fyLo, fyHi := k.h.span(oy)
+	for fy := fyLo; fy < fyHi; fy++ {
+		iy := yOrigin + fy*k.h.dilation
+		src := x[iy*inRowLen:][:inRowLen]
+		if s > 1 {
+			splitPhases(phases, src, s, k.phaseLen, C)
+		}
+		for fx := 0; fx < fW; fx++ {
+			lo, hi, r, j := k.tapRange(fx)
+			if lo >= hi {
+				continue
+			}
+			if s > 1 {
+				src = phases[r*k.phaseLen*C:][:k.phaseLen*C]
+			}
+			wr := k.wRepF[(fy*fW+fx)*rowLen:][:rowLen]
+			arch.VecMulAcc(dst[lo*C:hi*C], src[j*C:(j+hi-lo)*C], wr[lo*C:hi*C])
 		}
 	}
+}
+
+// evalQuantRows is the integer row mode: the input is converted once to
+// float32 values x + input offset, each output row's tap sums are formed
+// in float32 (exactly, see DepthwiseConv2D), then converted to int32, the
+// bias added and the per-channel requantisation applied.
+func (k *DepthwiseConv2D) evalQuantRows(n *Node, in, bias, out *Tensor) error {
+	C, outW := k.outC, k.w.out
+	rowLen := outW * C
+	acc, err := scratchInt32(n, k.accID, rowLen)
+	if err != nil {
+		return err
+	}
+	accf, err := scratchFloat32(n, k.accfID, rowLen)
+	if err != nil {
+		return err
+	}
+	xf, err := scratchFloat32(n, k.xfID, in.NumElements())
+	if err != nil {
+		return err
+	}
+	phases, err := k.phaseRows(n)
+	if err != nil {
+		return err
+	}
 	q := &k.q
+	off := float32(q.inOffset)
+	if k.path == convInt8 {
+		for i, v := range in.Int8s()[:len(xf)] {
+			xf[i] = float32(v) + off
+		}
+	} else {
+		for i, v := range in.Data[:len(xf)] {
+			xf[i] = float32(v) + off
+		}
+	}
+	var b []int32
+	if bias != nil {
+		b = bias.Int32s()[:C]
+	}
+	image := k.h.in * k.w.in * C
 	for batch := 0; batch < k.batches; batch++ {
 		for oy := 0; oy < k.h.out; oy++ {
-			if bias != nil {
-				b := bias.Int32s()[:C]
-				for i := 0; i < rowLen; i += C {
-					copy(acc[i:i+C], b)
-				}
-			} else {
-				clear(acc)
+			clear(accf)
+			k.addRowTaps(accf, xf[batch*image:(batch+1)*image], oy, phases)
+			for i, v := range accf {
+				acc[i] = int32(v)
 			}
-			yOrigin, fyLo, fyHi := k.h.span(oy)
-			for fy := fyLo; fy < fyHi; fy++ {
-				iy := yOrigin + fy*k.h.dilation
-				irow := in.Data[(batch*k.h.in+iy)*inRowLen:][:inRowLen]
-				if s > 1 {
-					splitPhases(phases, irow, s, k.phaseLen, C)
-				}
-				for fx := 0; fx < fW; fx++ {
-					lo, hi, r, j := k.tapRange(fx)
-					if lo >= hi {
-						continue
-					}
-					src := rowSource(k, irow, phases, r)[j*C : (j+hi-lo)*C]
-					wr := k.wRepQ[(fy*fW+fx)*rowLen+lo*C:][:(hi-lo)*C]
-					a := acc[lo*C : hi*C]
-					if k.path == convInt8 {
-						accumulateRowInt8(a, view[int8](src), wr, q.inOffset)
-					} else {
-						accumulateRowUint8(a, src, wr, q.inOffset)
+			if b != nil {
+				for i := 0; i < rowLen; i += C {
+					a := acc[i : i+C]
+					for c, bv := range b {
+						a[c] += bv
 					}
 				}
 			}
 			orow := ((batch*k.h.out + oy) * outW) * C
-			for ox := 0; ox < outW; ox++ {
-				a := acc[ox*C : (ox+1)*C]
-				if k.path == convInt8 {
-					requantRow(out.Int8s()[orow+ox*C:][:C], a, q.chans, q.outOffset, q.actMin, q.actMax)
-				} else {
-					requantRow(out.Data[orow+ox*C:][:C], a, q.chans, q.outOffset, q.actMin, q.actMax)
-				}
+			if k.path == convInt8 {
+				requantRows(out.Int8s()[orow:orow+rowLen], acc, q)
+			} else {
+				requantRows(out.Data[orow:orow+rowLen], acc, q)
 			}
 		}
 	}
 	return nil
 }
 
-// accumulateRowInt8 adds w[i]·(x[i] + off) to acc[i] over equal-length
-// spans.
-func accumulateRowInt8(acc []int32, x []int8, w []int16, off int32) {
-	x, w = x[:len(acc)], w[:len(acc)]
-	for i := range acc {
-		acc[i] += int32(w[i]) * (int32(x[i]) + off)
-	}
-}
-
-// accumulateRowUint8 is accumulateRowInt8 for uint8 input (the filter
-// offset is already folded into w).
-func accumulateRowUint8(acc []int32, x []uint8, w []int16, off int32) {
-	x, w = x[:len(acc)], w[:len(acc)]
-	for i := range acc {
-		acc[i] += int32(w[i]) * (int32(x[i]) + off)
+// requantRows requantises a row of whole pixels (C channels each).
+func requantRows[T int8 | uint8](dst []T, acc []int32, q *convQuant) {
+	C := len(q.chans)
+	for i := 0; i+C <= len(acc); i += C {
+		requantRow(dst[i:i+C], acc[i:i+C], q.chans, q.outOffset, q.actMin, q.actMax)
 	}
 }
 
