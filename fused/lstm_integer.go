@@ -175,9 +175,14 @@ func (c *lstmCell) integerProduct(w []int8, bias []int32, cols int, v []int8, nb
 //	gate[k] = sat16(gate[k] + MBQM(w[v]·c[k]))
 //
 // TFLite's gate and cell buffers are [nb][n_cell]; so with a projection
-// (n_output < n_cell) the last cells get no peephole term and, for nb > 1,
-// rows after the first read shifted positions. That is reproduced (the
-// gate buffer here is packed, so k is mapped to its batch row and cell).
+// (n_output < n_cell) the last cells get no peephole term and, for nb > 1
+// (time-major input), rows after the first read shifted positions, i.e.
+// other rows' cells. Both are reproduced on purpose: TFLite's own kernel
+// test (NoCifgPeepholeProjectionLayerNorm, batch 2) expects these bits, and
+// the reads stay inside the buffers. The consequence, as in TFLite: with
+// peephole, projection and a time-major batch > 1, a row's result depends
+// on the other rows (batch-major input runs rows alone and does not). The
+// gate buffer here is packed, so k is mapped to its batch row and cell.
 func (c *lstmCell) peepholeInteger(g int, gates []int16, cs []int16, nb int) {
 	cfg, q := &c.cfg, c.iq
 	nOut, nCell := cfg.nOutput, cfg.nCell

@@ -1,7 +1,6 @@
 package fused
 
 import (
-	"math"
 	"sync"
 
 	"github.com/tflrun/tflrun/arch"
@@ -227,44 +226,5 @@ func init() {
 		tanhTables[n] = sync.OnceValue(func() *int16Table {
 			return tabulate(func(v int16) int16 { return tanh16(v, n) })
 		})
-	}
-}
-
-// requantAccSat16 sets out[i] = sat16(MBQM(acc[i]) + base) for each i, where
-// base is 0 when first is set and out[i] otherwise, and MBQM multiplies by
-// multiplier·2^(shift-31) exactly as ops.MultiplyByQuantizedMultiplier
-// (TFLite's default double rounding: a wrapping left shift, the rounding
-// doubling high multiply, a rounding right shift). It is that function
-// inlined into one loop for the integer LSTM's per-gate requantisation;
-// multiplier comes from ops.QuantizeMultiplier, so it is never
-// math.MinInt32 and the high multiply cannot saturate.
-func requantAccSat16(acc []int32, multiplier int32, shift int, out []int16, first bool) {
-	out = out[:len(acc)]
-	// Shifts are in [0, 31] (QuantizeMultiplier's range); masking them
-	// lets the compiler drop its oversized-shift handling.
-	var left, right uint
-	if shift > 0 {
-		left = uint(shift) & 31
-	} else {
-		right = uint(-shift) & 31
-	}
-	mask := int32(1)<<right - 1
-	threshold := mask >> 1
-	m := int64(multiplier)
-	// Branch-free: the signs of the products and the rounding directions
-	// are data-dependent and would mispredict half the time.
-	for i, x := range acc {
-		ab := int64(x<<left) * m
-		// Nudge 2^30 for ab ≥ 0, 1-2^30 for ab < 0.
-		nudge := int64(1<<30) - (ab>>63)&(1<<31-1)
-		hi := int32((ab + nudge) / (1 << 31))
-		// Round half away from zero: add one when the remainder exceeds
-		// the threshold (one more for negative values).
-		th := threshold - hi>>31
-		r := hi>>right + int32(uint32(th-hi&mask)>>31)
-		if !first {
-			r += int32(out[i])
-		}
-		out[i] = int16(min(max(r, math.MinInt16), math.MaxInt16))
 	}
 }

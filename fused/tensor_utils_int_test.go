@@ -4,8 +4,6 @@ import (
 	"math"
 	"slices"
 	"testing"
-
-	"github.com/tflrun/tflrun/ops"
 )
 
 // The expected values in this file are TFLite's published kernel test
@@ -436,41 +434,6 @@ func TestActivationTables(t *testing.T) {
 		for i, v := range in {
 			if out[i] != tanh16(v, n) {
 				t.Fatalf("tanh(%d) table at %d: %d, function %d", n, v, out[i], tanh16(v, n))
-			}
-		}
-	}
-}
-
-// TestRequantAccSat16MatchesOps: the inlined requantisation loop gives
-// ops.MultiplyByQuantizedMultiplier's bits, then the same int16
-// saturation, on edge and random accumulators, multipliers and shifts.
-func TestRequantAccSat16MatchesOps(t *testing.T) {
-	rng := newTestRand(99)
-	acc := []int32{0, 1, -1, 2, -2, 1 << 30, -(1 << 30), math.MaxInt32, math.MinInt32, 12345, -12345, 32767, -32768}
-	for len(acc) < 4000 {
-		acc = append(acc, int32(rng.Uint32()), int32(rng.Uint32())>>int(rng.IntN(31)))
-	}
-	prev := make([]int16, len(acc))
-	for i := range prev {
-		prev[i] = int16(rng.Uint32())
-	}
-	for trial := 0; trial < 200; trial++ {
-		scale := math.Exp2(float64(rng.IntN(60)-40)) * (0.5 + rng.Float64())
-		m, shift := ops.QuantizeMultiplier(scale)
-		if shift > 30 || shift < -31 {
-			continue
-		}
-		for _, first := range []bool{true, false} {
-			out := append([]int16(nil), prev...)
-			requantAccSat16(acc, m, shift, out, first)
-			for i, x := range acc {
-				v := ops.MultiplyByQuantizedMultiplier(x, m, shift)
-				if !first {
-					v += int32(prev[i])
-				}
-				if want := ops.SaturateInt16(v); out[i] != want {
-					t.Fatalf("acc %d, multiplier %d, shift %d, first %v: got %d, want %d", x, m, shift, first, out[i], want)
-				}
 			}
 		}
 	}
