@@ -120,10 +120,10 @@ func (k *StridedSlice) Prepare(n *Node) error {
 			continue
 		}
 		if k.stride[d] == 0 {
-			return fmt.Errorf("input 3 (strides): stride %d is 0", j)
+			return fmt.Errorf("input 3 (strides): entry %d is 0; strides must be nonzero", j)
 		}
 		if k.stride[d] == math.MinInt32 {
-			return fmt.Errorf("input 3 (strides): stride %d is INT32_MIN, which is not supported", j)
+			return fmt.Errorf("input 3 (strides): entry %d is INT32_MIN, which is not supported", j)
 		}
 		k.end[d] = int(vals[2][j])
 		if !k.dynBegin {

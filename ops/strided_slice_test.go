@@ -133,7 +133,7 @@ func TestStridedSliceErrors(t *testing.T) {
 		opts *StridedSliceOptions
 		frag string
 	}{
-		{"zero stride", []*Tensor{in, i32(0, 0), i32(1, 1), i32(1, 0)}, &StridedSliceOptions{}, "stride 1 is 0"},
+		{"zero stride", []*Tensor{in, i32(0, 0), i32(1, 1), i32(1, 0)}, &StridedSliceOptions{}, "entry 1 is 0"},
 		{"lengths", []*Tensor{in, i32(0, 0), i32(1), i32(1, 1)}, &StridedSliceOptions{}, "entries"},
 		{"type", []*Tensor{in, i32(0, 0), i32(1, 1), constT(tensorOf(Int64, []int{2}, []int64{1, 1}))}, &StridedSliceOptions{}, "need int32"},
 		{"dynamic begin", []*Tensor{in, tensorOf(Int32, []int{2}, []int32{0, 0}), i32(1, 1), i32(1, 1)}, &StridedSliceOptions{}, "constant"},

@@ -81,10 +81,14 @@ func (t *TopKV2) Prepare(n *Node) error {
 	if k > t.rowSize {
 		return fmt.Errorf("input 1 (k): k = %d is larger than the last input dimension %d", k, t.rowSize)
 	}
+	if k < 0 {
+		// TFLite would size the outputs with a negative dimension.
+		return fmt.Errorf("input 1 (k): k = %d is negative", k)
+	}
 	if idx.Type == Int16 && t.rowSize > 1<<15 {
 		return fmt.Errorf("output 1 (indices): int16 cannot index a row of %d", t.rowSize)
 	}
-	t.k = max(k, 0)
+	t.k = k
 	t.rows = 1
 	for _, d := range in.Shape[:in.Rank()-1] {
 		t.rows *= d
