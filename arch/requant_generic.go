@@ -55,10 +55,34 @@ func sat16(v int32) int16 {
 }
 
 // requantAccInt16Generic sets dst[i] = sat16(dst[i] + MBQM(acc[i])) for
-// i < len(acc).
+// i < len(acc). The loop is branch-free (the signs of the products and the
+// rounding directions are data-dependent and would mispredict): for a
+// multiplier other than MinInt32 the rounding doubling high multiply is
+// the floor form (x·m + 2^30) >> 31 (equal to gemmlowp's truncating form
+// with its sign-dependent nudge), and the rounding right shift adds the
+// sign bit of threshold - remainder. Other multipliers and shifts outside
+// [-31, 31] take the reference path.
 func requantAccInt16Generic(dst []int16, acc []int32, multiplier int32, shift int) {
 	dst = dst[:len(acc)]
-	for i, v := range acc {
-		dst[i] = sat16(mulQuant(v, multiplier, shift) + int32(dst[i]))
+	if multiplier == math.MinInt32 || shift > 31 || shift < -31 {
+		for i, v := range acc {
+			dst[i] = sat16(mulQuant(v, multiplier, shift) + int32(dst[i]))
+		}
+		return
+	}
+	var left, right uint
+	if shift > 0 {
+		left = uint(shift)
+	} else {
+		right = uint(-shift)
+	}
+	mask := int32(1)<<right - 1
+	threshold := mask >> 1
+	m := int64(multiplier)
+	for i, x := range acc {
+		h := int32((int64(x<<left)*m + 1<<30) >> 31)
+		th := threshold - h>>31 // one more for negative h
+		r := h>>right + int32(uint32(th-h&mask)>>31)
+		dst[i] = sat16(r + int32(dst[i]))
 	}
 }

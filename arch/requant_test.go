@@ -51,8 +51,10 @@ func checkRequant(t testing.TB, name string, f func([]int16, []int32, int32, int
 	}
 	dst := buf[guard : guard+n : guard+n]
 	copy(dst, init)
-	want := append([]int16(nil), init...)
-	requantAccInt16Generic(want, acc, mult, shift)
+	want := make([]int16, n) // the scalar reference, not the portable loop
+	for i, v := range acc {
+		want[i] = sat16(mulQuant(v, mult, shift) + int32(init[i]))
+	}
 	f(dst, acc, mult, shift)
 	for i, v := range buf {
 		if (i < guard || i >= guard+n) && v != sentinel {
