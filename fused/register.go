@@ -2,14 +2,14 @@ package fused
 
 import "github.com/tflrun/tflrun/ops"
 
-// RegisterBuiltins adds the package's kernels to r (RNN,
-// UNIDIRECTIONAL_SEQUENCE_RNN, BIDIRECTIONAL_SEQUENCE_RNN, SVDF and the
-// custom UNIDIRECTIONAL_SEQUENCE_GRU as listed below, and)
-// UNIDIRECTIONAL_SEQUENCE_LSTM versions 1–4, LSTM 1–4 and
-// BIDIRECTIONAL_SEQUENCE_LSTM 1–3: the versions TFLite's builtin resolver
-// registers (UNIDIRECTIONAL_SEQUENCE_LSTM version 4 adds diagonal recurrent
-// weights, which the float and hybrid paths implement and the integer path
-// refuses at Prepare; version 5, int16 activations, is not registered).
+// RegisterBuiltins adds the package's kernels to r, each for the versions
+// TFLite's builtin resolver registers: UNIDIRECTIONAL_SEQUENCE_LSTM 1–4,
+// LSTM 1–4 and BIDIRECTIONAL_SEQUENCE_LSTM 1–3 (UNIDIRECTIONAL_SEQUENCE_LSTM
+// version 4 adds diagonal recurrent weights, which the float and hybrid
+// paths implement and the integer path refuses at Prepare; version 5, int16
+// activations, is not registered); RNN, UNIDIRECTIONAL_SEQUENCE_RNN and
+// BIDIRECTIONAL_SEQUENCE_RNN 1–3; SVDF 1–4; and the custom operator
+// UNIDIRECTIONAL_SEQUENCE_GRU (GRUCustomName), looked up by name.
 func RegisterBuiltins(r *ops.Resolver) {
 	r.AddBuiltin(ops.OpUnidirectionalSequenceLSTM, 1, 4, NewUnidirectionalSequenceLSTM)
 	// LSTM (kernel_type FULL and BASIC): versions 1–4, as TFLite registers.
