@@ -433,13 +433,25 @@ func foldBinary(n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error) {
 func selectShapes(n *ir.Node, c, x, y ir.Shape) (ir.Shape, bool, error) {
 	s, ok := ir.Merge(x, y)
 	if n.Op == "Select" {
+		// TF1 Select: the condition has the operands' shape, or is a
+		// vector choosing whole rows.
 		if !ok {
 			return nil, false, fmt.Errorf("Select operands have shapes %s and %s", x, y)
 		}
-		if c != nil && s != nil && len(c) == 1 && len(s) > 1 {
+		if c == nil || s == nil {
+			return s, false, nil
+		}
+		if len(c) == 1 && len(s) > 1 {
+			if c[0] >= 0 && s[0] >= 0 && c[0] != s[0] {
+				return nil, false, fmt.Errorf("Select condition of %d rows for operands of shape %s", c[0], s)
+			}
 			return s, true, nil
 		}
-		return s, false, nil
+		m, ok := ir.Merge(c, s)
+		if !ok {
+			return nil, false, fmt.Errorf("Select condition of shape %s for operands of shape %s", c, s)
+		}
+		return m, false, nil
 	}
 	xy, err := BroadcastShape(x, y)
 	if err != nil {

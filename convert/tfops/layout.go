@@ -268,7 +268,11 @@ func foldConcat(n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error) {
 		return nil, nil
 	}
 	ai, _ := concatAxis(n)
-	a, err := normAxis(in[ai].Ints()[0], len(out))
+	ax := in[ai].Ints()
+	if len(ax) != 1 {
+		return nil, fmt.Errorf("%s axis must be one value, got %v", n.Op, ax)
+	}
+	a, err := normAxis(ax[0], len(out))
 	if err != nil {
 		return nil, err
 	}
@@ -731,6 +735,9 @@ func gatherArgs(n *ir.Node) (params ir.Shape, dt ir.DType, axis, batch int, ok b
 	}
 	if params == nil {
 		return nil, dt, 0, 0, false, nil
+	}
+	if len(params) == 0 {
+		return nil, ir.Invalid, 0, 0, false, fmt.Errorf("gather params must have rank 1 or more, got a scalar")
 	}
 	bd := int(b)
 	if bd < 0 {

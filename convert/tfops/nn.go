@@ -497,9 +497,16 @@ func inferArgMax(n *ir.Node) error {
 
 func foldArgMax(n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error) {
 	t := in[0]
-	a, err := normAxis(in[1].Ints()[0], len(t.Shape))
+	ax := in[1].Ints()
+	if len(ax) != 1 {
+		return nil, fmt.Errorf("%s axis must be one value, got %v", n.Op, ax)
+	}
+	a, err := normAxis(ax[0], len(t.Shape))
 	if err != nil {
 		return nil, err
+	}
+	if t.Shape[a] == 0 {
+		return nil, fmt.Errorf("%s over an empty axis", n.Op)
 	}
 	out := n.Outputs[0].Shape
 	count, ok := out.NumElements()

@@ -37,6 +37,36 @@ func Known(op string) bool {
 	return ok
 }
 
+// minInputs is the number of inputs each op needs (ops not listed need
+// one when they have an infer rule); Infer reports fewer as an error and
+// Fold declines.
+var minInputs = map[string]int{
+	"Const": 0, "Placeholder": 0, "VarHandleOp": 0, "Identity": 0, "IdentityN": 0,
+	"Reshape": 2, "ExpandDims": 2, "Fill": 2, "Range": 3, "BroadcastTo": 2,
+	"ConcatV2": 2, "Concat": 2, "Split": 2, "SplitV": 3, "Transpose": 2, "Slice": 3, "Tile": 2,
+	"Pad": 2, "PadV2": 3, "MirrorPad": 2, "ReverseV2": 2, "GatherV2": 3, "Gather": 2, "ResourceGather": 2,
+	"StridedSlice": 4, "MatMul": 2, "BatchMatMul": 2, "BatchMatMulV2": 2, "BatchMatMulV3": 2,
+	"BiasAdd": 2, "BiasAddV1": 2, "Conv2D": 2, "DepthwiseConv2dNative": 2,
+	"FusedBatchNorm": 5, "FusedBatchNormV2": 5, "FusedBatchNormV3": 5,
+	"Mean": 2, "Sum": 2, "Max": 2, "Min": 2, "Prod": 2, "All": 2, "Any": 2, "ArgMax": 2, "ArgMin": 2,
+	"ResizeBilinear": 2, "ResizeNearestNeighbor": 2, "Select": 3, "SelectV2": 3, "ClipByValue": 3,
+	"LogicalAnd": 2, "LogicalOr": 2,
+}
+
+func enoughInputs(n *ir.Node) error {
+	k, ok := minInputs[n.Op]
+	if !ok {
+		k = 1
+		if _, bin := binaryFloat[n.Op]; bin {
+			k = 2
+		}
+		if _, cmp := compare[n.Op]; cmp {
+			k = 2
+		}
+	}
+	return needInputs(n, k)
+}
+
 // Infer sets the output types and shapes of n as far as they follow from
 // its inputs and attributes, merging with what is already recorded (the
 // "_output_shapes" hints of saved graphs). Errors (NodeError) report
@@ -45,6 +75,9 @@ func Infer(n *ir.Node) error {
 	def, ok := ops[n.Op]
 	if !ok || def.infer == nil {
 		return nil
+	}
+	if err := enoughInputs(n); err != nil {
+		return n.Wrap(err)
 	}
 	old := make([]ir.Shape, len(n.Outputs))
 	for i, o := range n.Outputs {
@@ -81,7 +114,7 @@ func CanFold(n *ir.Node) bool {
 // would exceed MaxFoldElements.
 func Fold(n *ir.Node) ([]*ir.Tensor, error) {
 	def, ok := ops[n.Op]
-	if !ok || def.fold == nil {
+	if !ok || def.fold == nil || enoughInputs(n) != nil {
 		return nil, nil
 	}
 	in := make([]*ir.Tensor, len(n.Inputs))

@@ -1,0 +1,111 @@
+package convert
+
+import (
+	"os"
+	"testing"
+
+	"github.com/tflrun/tflrun/convert/ir"
+	"github.com/tflrun/tflrun/convert/tfmodel"
+	"github.com/tflrun/tflrun/convert/tfops"
+	"github.com/tflrun/tflrun/convert/tfpb"
+	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/proto"
+)
+
+// The fuzz targets feed arbitrary bytes to the readers and, when they
+// accept them, to the whole conversion pipeline. Any input must give a
+// model or an error: never a panic, a hang or an unbounded allocation.
+//
+//	go test ./convert -run='^$' -fuzz=FuzzSavedModel -fuzztime=5m
+//	go test ./convert -run='^$' -fuzz=FuzzGraphDef -fuzztime=5m
+
+// boundFuzz lowers the converter's size limits for the duration of a
+// fuzz run.
+func boundFuzz(f *testing.F) {
+	oldT, oldF := ir.MaxTensorBytes, tfops.MaxFoldElements
+	ir.MaxTensorBytes, tfops.MaxFoldElements = 1<<20, 1<<16
+	f.Cleanup(func() { ir.MaxTensorBytes, tfops.MaxFoldElements = oldT, oldF })
+}
+
+var fuzzOpts = Options{MaxNodes: 20000}
+
+// savedModelSeed wraps testdata/double_relu.pbtxt in a SavedModel with a
+// serving_default signature.
+func savedModelSeed(f *testing.F) []byte {
+	text, err := os.ReadFile("testdata/double_relu.pbtxt")
+	if err != nil {
+		f.Fatal(err)
+	}
+	g := &tfpb.GraphDef{}
+	if err := prototext.Unmarshal(text, g); err != nil {
+		f.Fatal(err)
+	}
+	sm := &tfpb.SavedModel{MetaGraphs: []*tfpb.MetaGraphDef{{
+		MetaInfoDef: &tfpb.MetaGraphDef_MetaInfoDef{Tags: []string{"serve"}},
+		GraphDef:    g,
+		SignatureDef: map[string]*tfpb.SignatureDef{"serving_default": {
+			Inputs:  map[string]*tfpb.TensorInfo{"x": {Encoding: &tfpb.TensorInfo_Name{Name: "x:0"}, Dtype: tfpb.DataType_DT_FLOAT, TensorShape: ir.Shape{-1, 3}.TF()}},
+			Outputs: map[string]*tfpb.TensorInfo{"y": {Encoding: &tfpb.TensorInfo_Name{Name: "out:0"}, Dtype: tfpb.DataType_DT_FLOAT}},
+		}},
+	}}}
+	b, err := proto.Marshal(sm)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return b
+}
+
+func FuzzSavedModel(f *testing.F) {
+	boundFuzz(f)
+	f.Add(savedModelSeed(f))
+	if b, err := os.ReadFile(kwsDir + "/saved_model.pb"); err == nil {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := tfmodel.ParseSavedModel("fuzz/saved_model.pb", data)
+		if err != nil {
+			return
+		}
+		m.Functions()
+		m.Composites()
+		if _, err := m.Variables(); err != nil {
+			return
+		}
+		for _, sig := range m.Signatures() {
+			if _, err := ConvertModel(m, Options{Signature: sig, MaxNodes: fuzzOpts.MaxNodes}); err != nil {
+				continue
+			}
+		}
+	})
+}
+
+func FuzzGraphDef(f *testing.F) {
+	boundFuzz(f)
+	for _, name := range []string{"testdata/double_relu.pbtxt", "testdata/cycle.pbtxt"} {
+		text, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(text, true)
+		g := &tfpb.GraphDef{}
+		if err := prototext.Unmarshal(text, g); err != nil {
+			f.Fatal(err)
+		}
+		b, _ := proto.Marshal(g)
+		f.Add(b, false)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, text bool) {
+		m, err := tfmodel.ParseGraphDef("fuzz.pb", data, text)
+		if err != nil {
+			return
+		}
+		m.Functions()
+		// Convert towards every node that could be an output.
+		for i, n := range m.Graph.Node {
+			if i >= 8 {
+				break
+			}
+			ConvertModel(m, Options{OutputArrays: []string{n.Name}, MaxNodes: fuzzOpts.MaxNodes})
+		}
+	})
+}
