@@ -182,13 +182,13 @@ func (c *lstmCell) stepFloat(x, aux []float32, nb int, h, cs []float32, s *lstmF
 	// TFLite skips the products of an all-zero input; the result is the
 	// same and padded sequences get cheaper.
 	if !isZeroFloat(x[:nb*cfg.nInput]) {
-		arch.MatBatchVecMulAcc(acc, p.wx, rows, cfg.nInput, x, nb)
+		matBatchVecMulAccF32(acc, p.wx, rows, cfg.nInput, x, nb)
 	}
 	if aux != nil && !isZeroFloat(aux[:nb*cfg.nAux]) {
-		arch.MatBatchVecMulAcc(acc, p.wAux, rows, cfg.nAux, aux, nb)
+		matBatchVecMulAccF32(acc, p.wAux, rows, cfg.nAux, aux, nb)
 	}
 	if p.wh != nil {
-		arch.MatBatchVecMulAcc(acc, p.wh, rows, cfg.nOutput, h, nb)
+		matBatchVecMulAccF32(acc, p.wh, rows, cfg.nOutput, h, nb)
 	}
 	for b := 0; b < nb; b++ {
 		hb := h[b*cfg.nOutput : (b+1)*cfg.nOutput]
@@ -287,7 +287,7 @@ func (c *lstmCell) outputFloat(hidden []float32, nb int, h []float32) {
 			clear(h[b*nOut : (b+1)*nOut])
 		}
 	}
-	arch.MatBatchVecMulAcc(h, p.proj, nOut, cfg.nCell, hidden, nb)
+	matBatchVecMulAccF32(h, p.proj, nOut, cfg.nCell, hidden, nb)
 	if cfg.projClip > 0 {
 		cwiseClipFloat(h, cfg.projClip)
 	}

@@ -144,12 +144,9 @@ func (c *lstmCell) integerProduct(w []int8, bias []int32, cols int, v []int8, nb
 	rows := c.rows()
 	acc = acc[:nb*rows]
 	for b := 0; b < nb; b++ {
-		a := acc[b*rows : (b+1)*rows]
-		copy(a, bias)
-		if cols > 0 {
-			arch.MatVecMulAccInt8(a, w, rows, cols, v[b*cols:(b+1)*cols])
-		}
+		copy(acc[b*rows:(b+1)*rows], bias)
 	}
+	matBatchVecMulAccI8(acc, w, rows, cols, v, nb)
 	nCell := c.cfg.nCell
 	for b := 0; b < nb; b++ {
 		for g := 0; g < numGates; g++ {

@@ -139,11 +139,7 @@ func hybridProductAcc(dst []float32, m []int8, rows, cols int, q []int8, nb int,
 	}
 	acc = acc[:nb*rows]
 	clear(acc)
-	if cols > 0 {
-		for b := 0; b < nb; b++ {
-			arch.MatVecMulAccInt8(acc[b*rows:(b+1)*rows], m, rows, cols, q[b*cols:(b+1)*cols])
-		}
-	}
+	matBatchVecMulAccI8(acc, m, rows, cols, q, nb)
 	for b := 0; b < nb; b++ {
 		a := acc[b*rows : (b+1)*rows]
 		d := dst[b*rows : (b+1)*rows]
