@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -42,15 +43,20 @@ func (s Shape) Static() bool {
 	return true
 }
 
+// maxElements bounds element counts: 2^53 (exact in a float64), or the
+// largest int where int has 32 bits.
+const maxElements = min(1<<53, math.MaxInt)
+
 // NumElements is the product of the dimensions; ok is false when the
-// shape is not static or the product overflows 2^53.
+// shape is not static or the product exceeds maxElements (2^53, or
+// MaxInt32 on 32-bit platforms).
 func (s Shape) NumElements() (n int, ok bool) {
 	if !s.Static() {
 		return 0, false
 	}
 	n = 1
 	for _, d := range s {
-		if d != 0 && n > (1<<53)/d {
+		if d != 0 && n > maxElements/d {
 			return 0, false
 		}
 		n *= d
@@ -104,7 +110,7 @@ func ShapeFromTF(p *tfpb.TensorShapeProto) (Shape, error) {
 	}
 	s := make(Shape, len(p.Dim))
 	for i, d := range p.Dim {
-		if d.Size < -1 || d.Size > 1<<40 {
+		if d.Size < -1 || d.Size > min(1<<40, math.MaxInt) {
 			return nil, &FormatError{What: "shape", Detail: "dimension " + strconv.Itoa(i) + " has size " + strconv.FormatInt(d.Size, 10)}
 		}
 		s[i] = int(d.Size)

@@ -57,6 +57,9 @@ func simplifyOnce(f *ir.Function) (bool, error) {
 	}
 	changed := false
 	nodes := append([]*ir.Node(nil), f.Nodes...)
+	// Users as of the start of the round: an output that gains users
+	// later in the round is folded in the next one.
+	uses := f.Uses()
 	for _, n := range nodes {
 		if n.TFL != nil {
 			continue
@@ -98,7 +101,6 @@ func simplifyOnce(f *ir.Function) (bool, error) {
 			}
 			vals = folded
 		}
-		uses := f.Uses()
 		for i, o := range n.Outputs {
 			if vals[i] == nil || (len(uses[o]) == 0 && !f.IsResult(o)) {
 				continue

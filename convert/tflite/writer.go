@@ -39,7 +39,7 @@ func Build(f *ir.Function, sig Signature, description string) (*schema.ModelT, e
 		return nil, fmt.Errorf("signature names %d inputs and %d outputs, the function has %d and %d",
 			len(sig.InputNames), len(sig.OutputNames), len(f.Params), len(f.Results))
 	}
-	w := &writer{index: map[*ir.Value]int32{}, named: map[int32]bool{}, model: &schema.ModelT{
+	w := &writer{index: map[*ir.Value]int32{}, named: map[int32]bool{}, buffers: map[*ir.Tensor]uint32{}, model: &schema.ModelT{
 		Version:     3,
 		Description: description,
 		Buffers:     []*schema.BufferT{{}}, // buffer 0: the empty sentinel
@@ -134,11 +134,12 @@ type opKey struct {
 }
 
 type writer struct {
-	model *schema.ModelT
-	sg    *schema.SubGraphT
-	index map[*ir.Value]int32
-	named map[int32]bool
-	codes map[opKey]uint32
+	model   *schema.ModelT
+	sg      *schema.SubGraphT
+	index   map[*ir.Value]int32
+	named   map[int32]bool
+	buffers map[*ir.Tensor]uint32
+	codes   map[opKey]uint32
 }
 
 func (w *writer) opcode(op *ir.TFLOp) uint32 {
@@ -193,8 +194,15 @@ func (w *writer) tensor(v *ir.Value) (int32, error) {
 		if !v.Const.Shape.Equal(v.Shape) {
 			return 0, fmt.Errorf("tensor %q: constant of shape %s on a tensor of shape %s", v.Name, v.Const.Shape, v.Shape)
 		}
-		t.Buffer = uint32(len(w.model.Buffers))
-		w.model.Buffers = append(w.model.Buffers, &schema.BufferT{Data: data})
+		// Constants folded from one value (a variable read in several
+		// places) share one buffer.
+		if b, ok := w.buffers[v.Const]; ok {
+			t.Buffer = b
+		} else {
+			t.Buffer = uint32(len(w.model.Buffers))
+			w.model.Buffers = append(w.model.Buffers, &schema.BufferT{Data: data})
+			w.buffers[v.Const] = t.Buffer
+		}
 	}
 	i := int32(len(w.sg.Tensors))
 	w.sg.Tensors = append(w.sg.Tensors, t)

@@ -103,6 +103,45 @@ func init() {
 			return []*ir.Tensor{r}, err
 		}}, name)
 	}
+	// ZerosLike/OnesLike of a tensor whose shape is static are constants
+	// even when the tensor is not.
+	likeInfer := func(n *ir.Node) error {
+		if err := sameShape(n); err != nil {
+			return err
+		}
+		in := n.Inputs[0]
+		k, ok := in.Shape.NumElements()
+		if !ok || k > MaxFoldElements || in.DType == ir.String || in.DType.Size() == 0 {
+			return nil
+		}
+		v := make([]float64, k)
+		if n.Op == "OnesLike" {
+			for i := range v {
+				v[i] = 1
+			}
+		}
+		var t *ir.Tensor
+		var err error
+		if in.DType.IsFloat() {
+			t, err = ir.FromFloat64s(in.DType, in.Shape, v)
+		} else {
+			iv := make([]int64, k)
+			for i, x := range v {
+				iv[i] = int64(x)
+			}
+			t, err = ir.FromInt64s(in.DType, in.Shape, iv)
+		}
+		if err != nil {
+			return nil // a type constants cannot hold (complex): leave it
+		}
+		n.Outputs[0].Const = t
+		return nil
+	}
+	for _, name := range []string{"ZerosLike", "OnesLike"} {
+		def := ops[name]
+		def.infer = likeInfer
+		ops[name] = def
+	}
 	register(opDef{infer: func(n *ir.Node) error {
 		if err := sameShape(n); err != nil {
 			return err

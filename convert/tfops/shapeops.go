@@ -172,7 +172,7 @@ func ResolveReshape(in ir.Shape, want []int) (ir.Shape, error) {
 		case d < 0:
 			return nil, fmt.Errorf("new shape %v has a negative size", want)
 		default:
-			if d != 0 && prod > (1<<53)/d {
+			if d != 0 && prod > min(1<<53, math.MaxInt)/d {
 				return nil, fmt.Errorf("new shape %v is too large", want)
 			}
 			prod *= d

@@ -240,3 +240,14 @@ func TestShapeInference(t *testing.T) {
 		t.Errorf("wrong attribute type: %v", err)
 	}
 }
+
+func TestZerosLikeOfStaticShape(t *testing.T) {
+	f := ir.NewFunction("test", nil)
+	x := f.AddParam("x", ir.Int32, ir.Shape{2, 2})
+	n := f.NewNode("z", "OnesLike", []*ir.Value{x}, 1)
+	n.Attrs["T"] = aType(ir.Int32)
+	if err := Infer(n); err != nil {
+		t.Fatal(err)
+	}
+	check(t, "OnesLike", n.Outputs[0].Const, ir.Shape{2, 2}, 1, 1, 1, 1)
+}
