@@ -212,6 +212,38 @@ func decodeOptions(typ schema.BuiltinOptions, tbl flatbuffers.Table) (any, error
 		var o schema.CastOptions
 		o.Init(tbl.Bytes, tbl.Pos)
 		return &ops.CastOptions{InDataType: ops.DataType(o.InDataType()), OutDataType: ops.DataType(o.OutDataType())}, nil
+	case schema.BuiltinOptionsDivOptions:
+		var o schema.DivOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.DivOptions{Activation: ops.Activation(o.FusedActivationFunction())}, nil
+	case schema.BuiltinOptionsResizeBilinearOptions:
+		var o schema.ResizeBilinearOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.ResizeOptions{AlignCorners: o.AlignCorners(), HalfPixelCenters: o.HalfPixelCenters()}, nil
+	case schema.BuiltinOptionsResizeNearestNeighborOptions:
+		var o schema.ResizeNearestNeighborOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.ResizeOptions{AlignCorners: o.AlignCorners(), HalfPixelCenters: o.HalfPixelCenters()}, nil
+	case schema.BuiltinOptionsMirrorPadOptions:
+		var o schema.MirrorPadOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.MirrorPadOptions{Mode: ops.MirrorPadMode(o.Mode())}, nil
+	case schema.BuiltinOptionsLeakyReluOptions:
+		var o schema.LeakyReluOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.LeakyReluOptions{Alpha: o.Alpha()}, nil
+	case schema.BuiltinOptionsArgMaxOptions:
+		var o schema.ArgMaxOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.ArgMinMaxOptions{OutputType: ops.DataType(o.OutputType())}, nil
+	case schema.BuiltinOptionsArgMinOptions:
+		var o schema.ArgMinOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.ArgMinMaxOptions{OutputType: ops.DataType(o.OutputType())}, nil
+	case schema.BuiltinOptionsShapeOptions:
+		var o schema.ShapeOptions
+		o.Init(tbl.Bytes, tbl.Pos)
+		return &ops.ShapeOptions{OutType: ops.DataType(o.OutType())}, nil
 	}
 	return nil, nil
 }

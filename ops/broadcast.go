@@ -47,9 +47,6 @@ func binaryInputs(n *Node, bc *broadcast) (a, b, out *Tensor, err error) {
 	if out.Type != a.Type {
 		return nil, nil, nil, fmt.Errorf("output 0: type %s differs from input type %s", out.Type, a.Type)
 	}
-	if a.Rank() > maxBroadcastRank || b.Rank() > maxBroadcastRank {
-		return nil, nil, nil, fmt.Errorf("inputs of rank %d and %d: at most %d dimensions are supported", a.Rank(), b.Rank(), maxBroadcastRank)
-	}
 	if _, err := numElementsChecked(a, "input 0"); err != nil {
 		return nil, nil, nil, err
 	}
@@ -85,29 +82,57 @@ func (bc *broadcast) prepare(sa, sb []int) error {
 		}
 		bc.outShape[i] = d
 	}
-	// Pad to six dimensions (leading 1s) and compute strides.
-	off := maxBroadcastRank - rank
+	// Walk the output dimensions, dropping those of size 1 and merging
+	// neighbours that broadcast the same way (both inputs step, or one of
+	// them repeats), so a loop of at most six dimensions covers any rank
+	// whose broadcast pattern changes at most five times; then pad to six
+	// with leading 1s and give each input its element strides (0 where it
+	// repeats).
+	type dim struct {
+		n          int
+		aRep, bRep bool
+	}
+	var merged [maxBroadcastRank]dim
+	m := 0
+	for i := 0; i < rank; i++ {
+		d := bc.outShape[i]
+		if d == 1 {
+			continue
+		}
+		da, db := 1, 1
+		if j := len(sa) - rank + i; j >= 0 {
+			da = sa[j]
+		}
+		if j := len(sb) - rank + i; j >= 0 {
+			db = sb[j]
+		}
+		cur := dim{n: d, aRep: da == 1, bRep: db == 1}
+		if m > 0 && merged[m-1].aRep == cur.aRep && merged[m-1].bRep == cur.bRep {
+			merged[m-1].n *= d
+			continue
+		}
+		if m == maxBroadcastRank {
+			return fmt.Errorf("input shapes %v and %v: broadcasting them needs more than %d dimensions", sa, sb, maxBroadcastRank)
+		}
+		merged[m] = cur
+		m++
+	}
+	off := maxBroadcastRank - m
 	for i := range bc.dims {
 		bc.dims[i] = 1
 	}
-	copy(bc.dims[off:], bc.outShape)
 	sA, sB := 1, 1
-	for i := maxBroadcastRank - 1; i >= off; i-- {
-		da, db := 1, 1
-		if j := len(sa) - (maxBroadcastRank - i); j >= 0 {
-			da = sa[j]
+	for i := m - 1; i >= 0; i-- {
+		e := merged[i]
+		bc.dims[off+i] = e.n
+		if !e.aRep {
+			bc.strideA[off+i] = sA
+			sA *= e.n
 		}
-		if j := len(sb) - (maxBroadcastRank - i); j >= 0 {
-			db = sb[j]
+		if !e.bRep {
+			bc.strideB[off+i] = sB
+			sB *= e.n
 		}
-		if da != 1 {
-			bc.strideA[i] = sA
-		}
-		if db != 1 {
-			bc.strideB[i] = sB
-		}
-		sA *= da
-		sB *= db
 	}
 	n, err := ShapeElements(bc.outShape, 0)
 	if err != nil {

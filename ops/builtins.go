@@ -68,6 +68,29 @@ var builtinVersions = []struct {
 	{OpSplit, [][2]int{{1, 4}}, NewSplit},
 	{OpSplitV, [][2]int{{1, 2}}, NewSplitV},
 	{OpEmbeddingLookup, [][2]int{{1, 4}}, NewEmbeddingLookup},
+	// Element-wise math: every version TFLite registers; Prepare refuses
+	// the types (quantised int16 tables, uint16) these kernels lack.
+	{OpAbs, [][2]int{{1, 5}}, NewAbs},
+	{OpNeg, [][2]int{{1, 1}}, NewNeg},
+	{OpSquare, [][2]int{{1, 1}}, NewSquare},
+	{OpSqrt, [][2]int{{1, 2}}, NewSqrt},
+	{OpRsqrt, [][2]int{{1, 3}}, NewRsqrt},
+	{OpExp, [][2]int{{1, 2}}, NewExp},
+	{OpLog, [][2]int{{1, 2}}, NewLog},
+	{OpSin, [][2]int{{1, 1}}, NewSin},
+	{OpCos, [][2]int{{1, 1}}, NewCos},
+	{OpFloor, [][2]int{{1, 1}}, NewFloor},
+	{OpCeil, [][2]int{{1, 1}}, NewCeil},
+	{OpRound, [][2]int{{1, 1}}, NewRound},
+	{OpSign, [][2]int{{1, 2}}, NewSign},
+	{OpLogicalNot, [][2]int{{1, 1}}, NewLogicalNot},
+	{OpMaximum, [][2]int{{1, 4}}, NewMaximum},
+	{OpMinimum, [][2]int{{1, 4}}, NewMinimum},
+	{OpSquaredDifference, [][2]int{{1, 2}}, NewSquaredDifference},
+	{OpDiv, [][2]int{{1, 2}}, NewDiv},
+	{OpFloorDiv, [][2]int{{1, 3}}, NewFloorDiv},
+	{OpFloorMod, [][2]int{{1, 2}}, NewFloorMod},
+	{OpPow, [][2]int{{1, 1}}, NewPow},
 }
 
 // RegisterBuiltins adds every kernel of this package to r for the operator

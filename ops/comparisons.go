@@ -98,9 +98,6 @@ func (k *Comparison) Prepare(n *Node) error {
 	if err := requireType(a, "input 0", types...); err != nil {
 		return fmt.Errorf("%v for %s", err, cmpNames[op])
 	}
-	if a.Rank() > maxBroadcastRank || b.Rank() > maxBroadcastRank {
-		return fmt.Errorf("inputs of rank %d and %d: at most %d dimensions are supported", a.Rank(), b.Rank(), maxBroadcastRank)
-	}
 	if _, err := numElementsChecked(a, "input 0"); err != nil {
 		return err
 	}

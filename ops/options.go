@@ -246,6 +246,55 @@ type CastOptions struct {
 	InDataType, OutDataType DataType
 }
 
+// DivOptions is TFLite's DivOptions (operator DIV).
+type DivOptions struct {
+	Activation Activation
+}
+
+// ResizeOptions is TFLite's ResizeBilinearOptions and
+// ResizeNearestNeighborOptions (operators RESIZE_BILINEAR and
+// RESIZE_NEAREST_NEIGHBOR), which have the same fields.
+type ResizeOptions struct {
+	// AlignCorners maps the corner pixels of input and output onto each
+	// other (scale (in−1)/(out−1)).
+	AlignCorners bool
+	// HalfPixelCenters samples at pixel centres (x+0.5)·scale − 0.5.
+	HalfPixelCenters bool
+}
+
+// MirrorPadMode is TFLite's MirrorPadMode.
+type MirrorPadMode int8
+
+// Mirror padding modes (TFLite schema numbering).
+const (
+	// MirrorPadReflect mirrors without repeating the edge element.
+	MirrorPadReflect MirrorPadMode = 0
+	// MirrorPadSymmetric mirrors including the edge element.
+	MirrorPadSymmetric MirrorPadMode = 1
+)
+
+// MirrorPadOptions is TFLite's MirrorPadOptions (operator MIRROR_PAD).
+type MirrorPadOptions struct {
+	Mode MirrorPadMode
+}
+
+// LeakyReluOptions is TFLite's LeakyReluOptions (operator LEAKY_RELU).
+type LeakyReluOptions struct {
+	Alpha float32
+}
+
+// ArgMinMaxOptions is TFLite's ArgMaxOptions and ArgMinOptions
+// (operators ARG_MAX and ARG_MIN): the type of the index output.
+type ArgMinMaxOptions struct {
+	OutputType DataType
+}
+
+// ShapeOptions is TFLite's ShapeOptions (operator SHAPE): the type of the
+// output, int32 or int64.
+type ShapeOptions struct {
+	OutType DataType
+}
+
 // RNNOptions is TFLite's RNNOptions (operator RNN).
 type RNNOptions struct {
 	Activation Activation

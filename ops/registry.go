@@ -64,6 +64,59 @@ const (
 	OpRelu0To1                   BuiltinOperator = 152
 )
 
+// Builtin operator codes of the element-wise math, logical, reduction,
+// selection, shape and resize kernels (TFLite schema numbering).
+const (
+	OpFloor                 BuiltinOperator = 8
+	OpResizeBilinear        BuiltinOperator = 23
+	OpDiv                   BuiltinOperator = 42
+	OpExp                   BuiltinOperator = 47
+	OpLogSoftmax            BuiltinOperator = 50
+	OpPRelu                 BuiltinOperator = 54
+	OpMaximum               BuiltinOperator = 55
+	OpArgMax                BuiltinOperator = 56
+	OpMinimum               BuiltinOperator = 57
+	OpNeg                   BuiltinOperator = 59
+	OpSelect                BuiltinOperator = 64
+	OpSlice                 BuiltinOperator = 65
+	OpSin                   BuiltinOperator = 66
+	OpTile                  BuiltinOperator = 69
+	OpLog                   BuiltinOperator = 73
+	OpSum                   BuiltinOperator = 74
+	OpSqrt                  BuiltinOperator = 75
+	OpRsqrt                 BuiltinOperator = 76
+	OpShape                 BuiltinOperator = 77
+	OpPow                   BuiltinOperator = 78
+	OpArgMin                BuiltinOperator = 79
+	OpReduceProd            BuiltinOperator = 81
+	OpReduceMax             BuiltinOperator = 82
+	OpLogicalOr             BuiltinOperator = 84
+	OpLogicalAnd            BuiltinOperator = 86
+	OpLogicalNot            BuiltinOperator = 87
+	OpReduceMin             BuiltinOperator = 89
+	OpFloorDiv              BuiltinOperator = 90
+	OpReduceAny             BuiltinOperator = 91
+	OpSquare                BuiltinOperator = 92
+	OpZerosLike             BuiltinOperator = 93
+	OpFill                  BuiltinOperator = 94
+	OpFloorMod              BuiltinOperator = 95
+	OpResizeNearestNeighbor BuiltinOperator = 97
+	OpLeakyRelu             BuiltinOperator = 98
+	OpSquaredDifference     BuiltinOperator = 99
+	OpMirrorPad             BuiltinOperator = 100
+	OpAbs                   BuiltinOperator = 101
+	OpCeil                  BuiltinOperator = 104
+	OpAddN                  BuiltinOperator = 106
+	OpCos                   BuiltinOperator = 108
+	OpElu                   BuiltinOperator = 111
+	OpRound                 BuiltinOperator = 116
+	OpHardSwish             BuiltinOperator = 117
+	OpSelectV2              BuiltinOperator = 123
+	OpBroadcastTo           BuiltinOperator = 130
+	OpReduceAll             BuiltinOperator = 140
+	OpSign                  BuiltinOperator = 158
+)
+
 // Registration binds an operator to its kernel: a builtin code with the
 // range of versions the kernel implements, or a custom operator name.
 type Registration struct {
