@@ -22,6 +22,7 @@ var (
 	dotInt8          func(a, b []int8) int32
 	rowSumsInt8      func(dst []int32, m []int8, rows, cols int)
 	requantAccInt16  func(dst []int16, acc []int32, multiplier int32, shift int)
+	requantInt8      func(dst []int8, acc []int32, multiplier int32, shift int, zeroPoint, lo, hi int32)
 
 	matVecMulAccImpls     = newImpls("MatVecMulAcc", &matVecMulAcc, matVecMulAccGeneric)
 	dotImpls              = newImpls("Dot", &dot, dotGeneric)
@@ -34,6 +35,7 @@ var (
 	dotInt8Impls          = newImpls("DotInt8", &dotInt8, dotInt8Generic)
 	rowSumsInt8Impls      = newImpls("RowSumsInt8", &rowSumsInt8, rowSumsInt8Generic)
 	requantAccInt16Impls  = newImpls("RequantizeAccInt16", &requantAccInt16, requantAccInt16Generic)
+	requantInt8Impls      = newImpls("RequantizeInt8", &requantInt8, requantInt8Generic)
 )
 
 // init chooses the level: TFLRUN_ISA if set to a level this process can
@@ -200,4 +202,19 @@ func RowSumsInt8(dst []int32, m []int8, rows, cols int) {
 func RequantizeAccInt16(dst []int16, acc []int32, multiplier int32, shift int) {
 	_ = dst[:len(acc)]
 	requantAccInt16(dst, acc, multiplier, shift)
+}
+
+// RequantizeInt8 sets dst[i] = int8(clamp(MBQM(acc[i]) + zeroPoint, lo,
+// hi)) for i < len(acc), MBQM as in RequantizeAccInt16 (int32 add
+// wrapping): the output stage of TFLite's int8 FULLY_CONNECTED with a
+// per-tensor multiplier, lo and hi being the fused activation's range. lo
+// and hi must lie in [-128, 127] with lo ≤ hi (it panics otherwise); dst
+// must be at least as long as acc. Results are bit-identical at every
+// level for every input.
+func RequantizeInt8(dst []int8, acc []int32, multiplier int32, shift int, zeroPoint, lo, hi int32) {
+	_ = dst[:len(acc)]
+	if lo < -128 || hi > 127 || lo > hi {
+		panic("arch.RequantizeInt8: clamp range outside [-128, 127]")
+	}
+	requantInt8(dst, acc, multiplier, shift, zeroPoint, lo, hi)
 }

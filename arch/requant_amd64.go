@@ -21,6 +21,15 @@ func requantAccInt16AVX2Asm(dst []int16, acc []int32, n int, left, right uint64,
 //go:noescape
 func requantAccInt16AVX512Asm(dst []int16, acc []int32, n int, left, right uint64, mult, mask, thr int32)
 
+// requantInt8AVX2Asm and requantInt8AVX512Asm are the int8 variants
+// (first n, a multiple of 8; all n).
+//
+//go:noescape
+func requantInt8AVX2Asm(dst []int8, acc []int32, n int, left, right uint64, mult, mask, thr, zp, lo, hi int32)
+
+//go:noescape
+func requantInt8AVX512Asm(dst []int8, acc []int32, n int, left, right uint64, mult, mask, thr, zp, lo, hi int32)
+
 // requantShifts splits shift as MultiplyByQuantizedMultiplier does; ok is
 // false outside [-31, 31].
 func requantShifts(shift int) (left, right uint64, mask, thr int32, ok bool) {
@@ -68,7 +77,39 @@ func requantAccInt16AVX512(dst []int16, acc []int32, multiplier int32, shift int
 	}
 }
 
+func requantInt8AVX2(dst []int8, acc []int32, multiplier int32, shift int, zp, lo, hi int32) {
+	left, right, mask, thr, ok := requantShifts(shift)
+	if !ok || multiplier == math.MinInt32 {
+		requantInt8Generic(dst, acc, multiplier, shift, zp, lo, hi)
+		return
+	}
+	n := len(acc) &^ 7
+	if n > 0 {
+		requantInt8AVX2Asm(dst, acc, n, left, right, multiplier, mask, thr, zp, lo, hi)
+	}
+	if rem := len(acc) - n; rem > 0 {
+		var a [8]int32
+		var d [8]int8
+		copy(a[:], acc[n:])
+		requantInt8AVX2Asm(d[:], a[:], 8, left, right, multiplier, mask, thr, zp, lo, hi)
+		copy(dst[n:len(acc)], d[:rem])
+	}
+}
+
+func requantInt8AVX512(dst []int8, acc []int32, multiplier int32, shift int, zp, lo, hi int32) {
+	left, right, mask, thr, ok := requantShifts(shift)
+	if !ok || multiplier == math.MinInt32 {
+		requantInt8Generic(dst, acc, multiplier, shift, zp, lo, hi)
+		return
+	}
+	if len(acc) > 0 {
+		requantInt8AVX512Asm(dst, acc, len(acc), left, right, multiplier, mask, thr, zp, lo, hi)
+	}
+}
+
 var (
+	_ = requantInt8Impls.add("avx2", AVX2, nil, requantInt8AVX2)
+	_ = requantInt8Impls.add("avx512", AVX512, nil, requantInt8AVX512)
 	_ = requantAccInt16Impls.add("avx2", AVX2, nil, requantAccInt16AVX2)
 	_ = requantAccInt16Impls.add("avx512", AVX512, nil, requantAccInt16AVX512)
 )

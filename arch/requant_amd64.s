@@ -1,7 +1,8 @@
 //go:build !purego
 
-// Vector MultiplyByQuantizedMultiplier with int16 accumulate-and-saturate
-// (RequantizeAccInt16), bit-exact with requant_generic.go:
+// Vector MultiplyByQuantizedMultiplier, bit-exact with requant_generic.go,
+// with int16 accumulate-and-saturate (RequantizeAccInt16) or zero point and
+// clamp to int8 (RequantizeInt8):
 //
 //	x  = acc << left                                   (wraps, as Go's x·2^left)
 //	h  = (x·mult + 2^30) >> 31, low 32 bits             (SaturatingRoundingDoublingHighMul:
@@ -17,50 +18,105 @@
 
 #include "textflag.h"
 
+// SETUP_AVX2 loads the shared parameters: X14 left, X15 right, Y13 mult,
+// Y12 mask, Y11 thr, Y10 2^30 in each qword. Clobbers AX.
+#define SETUP_AVX2 \
+	MOVQ         left+56(FP), X14  \
+	MOVQ         right+64(FP), X15 \
+	MOVL         mult+72(FP), AX   \
+	MOVQ         AX, X13           \
+	VPBROADCASTD X13, Y13          \
+	MOVL         mask+76(FP), AX   \
+	MOVQ         AX, X12           \
+	VPBROADCASTD X12, Y12          \
+	MOVL         thr+80(FP), AX    \
+	MOVQ         AX, X11           \
+	VPBROADCASTD X11, Y11          \
+	MOVQ         $0x40000000, AX   \
+	MOVQ         AX, X10           \
+	VPBROADCASTQ X10, Y10
+
+// MBQM8: Y1 = MBQM(Y0) on eight int32 lanes. Clobbers Y0, Y2-Y4.
+#define MBQM8 \
+	VPSLLD   X14, Y0, Y0       \
+	VPMULDQ  Y13, Y0, Y1       \
+	VPSRLQ   $32, Y0, Y2       \
+	VPMULDQ  Y13, Y2, Y2       \
+	VPADDQ   Y10, Y1, Y1       \
+	VPADDQ   Y10, Y2, Y2       \
+	VPSRLQ   $31, Y1, Y1       \
+	VPSRLQ   $31, Y2, Y2       \
+	VPSLLQ   $32, Y2, Y2       \
+	VPBLENDD $0xaa, Y2, Y1, Y1 \
+	VPAND    Y12, Y1, Y3       \
+	VPSRAD   $31, Y1, Y4       \
+	VPSUBD   Y4, Y11, Y4       \
+	VPCMPGTD Y4, Y3, Y3        \
+	VPSRAD   X15, Y1, Y1       \
+	VPSUBD   Y3, Y1, Y1
+
+// SETUP_AVX512 loads the shared parameters: X14 left, X15 right, Z13 mult,
+// Z12 mask, Z11 thr, Z10 2^30 per qword, Z9 ones, K2 odd lanes. Clobbers
+// AX.
+#define SETUP_AVX512 \
+	MOVQ         left+56(FP), X14  \
+	MOVQ         right+64(FP), X15 \
+	MOVL         mult+72(FP), AX   \
+	VPBROADCASTD AX, Z13           \
+	MOVL         mask+76(FP), AX   \
+	VPBROADCASTD AX, Z12           \
+	MOVL         thr+80(FP), AX    \
+	VPBROADCASTD AX, Z11           \
+	MOVQ         $0x40000000, AX   \
+	VPBROADCASTQ AX, Z10           \
+	MOVL         $1, AX            \
+	VPBROADCASTD AX, Z9            \
+	MOVL         $0xaaaa, AX       \
+	KMOVW        AX, K2
+
+// MBQM16: Z1 = MBQM(Z0) on sixteen int32 lanes; the rounding carry is a
+// merge-masked add (K3). Clobbers Z0, Z2-Z4, K3.
+#define MBQM16 \
+	VPSLLD    X14, Z0, Z0       \
+	VPMULDQ   Z13, Z0, Z1       \
+	VPSRLQ    $32, Z0, Z2       \
+	VPMULDQ   Z13, Z2, Z2       \
+	VPADDQ    Z10, Z1, Z1       \
+	VPADDQ    Z10, Z2, Z2       \
+	VPSRLQ    $31, Z1, Z1       \
+	VPSRLQ    $31, Z2, Z2       \
+	VPSLLQ    $32, Z2, Z2       \
+	VPBLENDMD Z2, Z1, K2, Z1    \
+	VPANDD    Z12, Z1, Z3       \
+	VPSRAD    $31, Z1, Z4       \
+	VPSUBD    Z4, Z11, Z4       \
+	VPCMPGTD  Z4, Z3, K3        \
+	VPSRAD    X15, Z1, Z1       \
+	VPADDD    Z9, Z1, K3, Z1
+
+// TAILMASK16: K1 = 2^CX - 1 (CX < 16). Clobbers BX.
+#define TAILMASK16 \
+	MOVL  $1, BX  \
+	SHLL  CX, BX  \
+	DECL  BX      \
+	KMOVW BX, K1
+
 // func requantAccInt16AVX2Asm(dst []int16, acc []int32, n int, left, right uint64, mult, mask, thr int32)
 //
-// DI dst, SI acc, CX n (multiple of 8), AX index. X14 left, X15 right,
-// Y13 mult, Y12 mask, Y11 thr, Y10 2^30 in each qword.
+// dst[i] = sat16(dst[i] + MBQM(acc[i])) for the first n (a multiple of 8).
+// DI dst, SI acc, CX n, AX index.
 TEXT ·requantAccInt16AVX2Asm(SB), NOSPLIT, $0-84
-	MOVQ         dst_base+0(FP), DI
-	MOVQ         acc_base+24(FP), SI
-	MOVQ         n+48(FP), CX
-	MOVQ         left+56(FP), X14
-	MOVQ         right+64(FP), X15
-	MOVL         mult+72(FP), AX
-	MOVQ         AX, X13
-	VPBROADCASTD X13, Y13
-	MOVL         mask+76(FP), AX
-	MOVQ         AX, X12
-	VPBROADCASTD X12, Y12
-	MOVL         thr+80(FP), AX
-	MOVQ         AX, X11
-	VPBROADCASTD X11, Y11
-	MOVQ         $0x40000000, AX
-	MOVQ         AX, X10
-	VPBROADCASTQ X10, Y10
-	XORQ         AX, AX
+	MOVQ dst_base+0(FP), DI
+	MOVQ acc_base+24(FP), SI
+	MOVQ n+48(FP), CX
+	SETUP_AVX2
+	XORQ AX, AX
 
 loop:
 	CMPQ         AX, CX
 	JGE          done
 	VMOVDQU      (SI)(AX*4), Y0
-	VPSLLD       X14, Y0, Y0
-	VPMULDQ      Y13, Y0, Y1
-	VPSRLQ       $32, Y0, Y2
-	VPMULDQ      Y13, Y2, Y2
-	VPADDQ       Y10, Y1, Y1
-	VPADDQ       Y10, Y2, Y2
-	VPSRLQ       $31, Y1, Y1
-	VPSRLQ       $31, Y2, Y2
-	VPSLLQ       $32, Y2, Y2
-	VPBLENDD     $0xaa, Y2, Y1, Y1
-	VPAND        Y12, Y1, Y3
-	VPSRAD       $31, Y1, Y4
-	VPSUBD       Y4, Y11, Y4
-	VPCMPGTD     Y4, Y3, Y3
-	VPSRAD       X15, Y1, Y1
-	VPSUBD       Y3, Y1, Y1
+	MBQM8
 	VPMOVSXWD    (DI)(AX*2), Y5
 	VPADDD       Y5, Y1, Y1
 	VEXTRACTI128 $1, Y1, X6
@@ -73,51 +129,99 @@ done:
 	VZEROUPPER
 	RET
 
-// REQUANT16: Z1 = Z5 + MBQM(Z0) on sixteen int32 lanes (constants as in
-// requantAccInt16AVX512Asm). Clobbers Z2-Z4, K3.
-#define REQUANT16 \
-	VPSLLD    X14, Z0, Z0 \
-	VPMULDQ   Z13, Z0, Z1 \
-	VPSRLQ    $32, Z0, Z2 \
-	VPMULDQ   Z13, Z2, Z2 \
-	VPADDQ    Z10, Z1, Z1 \
-	VPADDQ    Z10, Z2, Z2 \
-	VPSRLQ    $31, Z1, Z1 \
-	VPSRLQ    $31, Z2, Z2 \
-	VPSLLQ    $32, Z2, Z2 \
-	VPBLENDMD Z2, Z1, K2, Z1 \
-	VPANDD    Z12, Z1, Z3 \
-	VPSRAD    $31, Z1, Z4 \
-	VPSUBD    Z4, Z11, Z4 \
-	VPCMPGTD  Z4, Z3, K3 \
-	VPSRAD    X15, Z1, Z1 \
-	VPADDD    Z9, Z1, K3, Z1 \
-	VPADDD    Z5, Z1, Z1
-
 // func requantAccInt16AVX512Asm(dst []int16, acc []int32, n int, left, right uint64, mult, mask, thr int32)
 //
-// Sixteen lanes, then an opmask (K1) step for the last n%16; the carry of
-// the rounding is a merge-masked add (K3). VPMOVSDW stores with int16
-// saturation. Z9 ones, Z10 2^30 per qword, Z11 thr, Z12 mask, Z13 mult,
-// X14 left, X15 right, K2 odd lanes.
+// All n elements: sixteen at a time, then an opmask (K1) step; VPMOVSDW
+// stores with int16 saturation.
 TEXT ·requantAccInt16AVX512Asm(SB), NOSPLIT, $0-84
+	MOVQ dst_base+0(FP), DI
+	MOVQ acc_base+24(FP), SI
+	MOVQ n+48(FP), CX
+	SETUP_AVX512
+	MOVQ CX, R8
+	ANDQ $-16, R8
+	XORQ AX, AX
+
+loop:
+	CMPQ      AX, R8
+	JGE       tail
+	VMOVDQU32 (SI)(AX*4), Z0
+	MBQM16
+	VPMOVSXWD (DI)(AX*2), Z5
+	VPADDD    Z5, Z1, Z1
+	VPMOVSDW  Z1, (DI)(AX*2)
+	ADDQ      $16, AX
+	JMP       loop
+
+tail:
+	SUBQ        AX, CX
+	JZ          done
+	TAILMASK16
+	VMOVDQU32.Z (SI)(AX*4), K1, Z0
+	MBQM16
+	VPMOVSXWD.Z (DI)(AX*2), K1, Z5
+	VPADDD      Z5, Z1, Z1
+	VPMOVSDW    Z1, K1, (DI)(AX*2)
+
+done:
+	VZEROUPPER
+	RET
+
+// func requantInt8AVX2Asm(dst []int8, acc []int32, n int, left, right uint64, mult, mask, thr, zp, lo, hi int32)
+//
+// dst[i] = int8(clamp(MBQM(acc[i]) + zp, lo, hi)) for the first n (a
+// multiple of 8); lo and hi are within [-128, 127], so the saturating
+// packs change nothing. Y7 zp, Y8 lo, Y9 hi.
+TEXT ·requantInt8AVX2Asm(SB), NOSPLIT, $0-96
 	MOVQ         dst_base+0(FP), DI
 	MOVQ         acc_base+24(FP), SI
 	MOVQ         n+48(FP), CX
-	MOVQ         left+56(FP), X14
-	MOVQ         right+64(FP), X15
-	MOVL         mult+72(FP), AX
-	VPBROADCASTD AX, Z13
-	MOVL         mask+76(FP), AX
-	VPBROADCASTD AX, Z12
-	MOVL         thr+80(FP), AX
-	VPBROADCASTD AX, Z11
-	MOVQ         $0x40000000, AX
-	VPBROADCASTQ AX, Z10
-	MOVL         $1, AX
-	VPBROADCASTD AX, Z9
-	MOVL         $0xaaaa, AX
-	KMOVW        AX, K2
+	SETUP_AVX2
+	MOVL         zp+84(FP), AX
+	MOVQ         AX, X7
+	VPBROADCASTD X7, Y7
+	MOVL         lo+88(FP), AX
+	MOVQ         AX, X8
+	VPBROADCASTD X8, Y8
+	MOVL         hi+92(FP), AX
+	MOVQ         AX, X9
+	VPBROADCASTD X9, Y9
+	XORQ         AX, AX
+
+loop:
+	CMPQ         AX, CX
+	JGE          done
+	VMOVDQU      (SI)(AX*4), Y0
+	MBQM8
+	VPADDD       Y7, Y1, Y1
+	VPMAXSD      Y8, Y1, Y1
+	VPMINSD      Y9, Y1, Y1
+	VEXTRACTI128 $1, Y1, X6
+	VPACKSSDW    X6, X1, X1
+	VPACKSSWB    X1, X1, X1
+	MOVQ         X1, (DI)(AX*1)
+	ADDQ         $8, AX
+	JMP          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func requantInt8AVX512Asm(dst []int8, acc []int32, n int, left, right uint64, mult, mask, thr, zp, lo, hi int32)
+//
+// All n elements, sixteen at a time, then an opmask step; VPMOVSDB
+// narrows (the clamp already fits int8). Z6 zp, Z7 lo, Z8 hi.
+TEXT ·requantInt8AVX512Asm(SB), NOSPLIT, $0-96
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         acc_base+24(FP), SI
+	MOVQ         n+48(FP), CX
+	SETUP_AVX512
+	MOVL         zp+84(FP), AX
+	VPBROADCASTD AX, Z6
+	MOVL         lo+88(FP), AX
+	VPBROADCASTD AX, Z7
+	MOVL         hi+92(FP), AX
+	VPBROADCASTD AX, Z8
 	MOVQ         CX, R8
 	ANDQ         $-16, R8
 	XORQ         AX, AX
@@ -126,23 +230,24 @@ loop:
 	CMPQ      AX, R8
 	JGE       tail
 	VMOVDQU32 (SI)(AX*4), Z0
-	VPMOVSXWD (DI)(AX*2), Z5
-	REQUANT16
-	VPMOVSDW  Z1, (DI)(AX*2)
+	MBQM16
+	VPADDD    Z6, Z1, Z1
+	VPMAXSD   Z7, Z1, Z1
+	VPMINSD   Z8, Z1, Z1
+	VPMOVSDB  Z1, (DI)(AX*1)
 	ADDQ      $16, AX
 	JMP       loop
 
 tail:
 	SUBQ        AX, CX
 	JZ          done
-	MOVL        $1, BX
-	SHLL        CX, BX
-	DECL        BX
-	KMOVW       BX, K1
+	TAILMASK16
 	VMOVDQU32.Z (SI)(AX*4), K1, Z0
-	VPMOVSXWD.Z (DI)(AX*2), K1, Z5
-	REQUANT16
-	VPMOVSDW    Z1, K1, (DI)(AX*2)
+	MBQM16
+	VPADDD      Z6, Z1, Z1
+	VPMAXSD     Z7, Z1, Z1
+	VPMINSD     Z8, Z1, Z1
+	VPMOVSDB    Z1, K1, (DI)(AX*1)
 
 done:
 	VZEROUPPER

@@ -86,3 +86,31 @@ func requantAccInt16Generic(dst []int16, acc []int32, multiplier int32, shift in
 		dst[i] = sat16(r + int32(dst[i]))
 	}
 }
+
+// requantInt8Generic sets dst[i] = int8(clamp(MBQM(acc[i]) + zeroPoint,
+// lo, hi)) for i < len(acc), with the branch-free form of
+// requantAccInt16Generic.
+func requantInt8Generic(dst []int8, acc []int32, multiplier int32, shift int, zeroPoint, lo, hi int32) {
+	dst = dst[:len(acc)]
+	if multiplier == math.MinInt32 || shift > 31 || shift < -31 {
+		for i, v := range acc {
+			dst[i] = int8(max(lo, min(mulQuant(v, multiplier, shift)+zeroPoint, hi)))
+		}
+		return
+	}
+	var left, right uint
+	if shift > 0 {
+		left = uint(shift)
+	} else {
+		right = uint(-shift)
+	}
+	mask := int32(1)<<right - 1
+	threshold := mask >> 1
+	m := int64(multiplier)
+	for i, x := range acc {
+		h := int32((int64(x<<left)*m + 1<<30) >> 31)
+		th := threshold - h>>31
+		r := h>>right + int32(uint32(th-h&mask)>>31)
+		dst[i] = int8(max(lo, min(r+zeroPoint, hi)))
+	}
+}

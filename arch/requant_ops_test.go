@@ -34,6 +34,18 @@ func TestRequantizeMatchesOps(t *testing.T) {
 			for i, v := range acc {
 				want[i] = ops.SaturateInt16(ops.MultiplyByQuantizedMultiplier(v, mult, shift) + int32(dst[i]))
 			}
+			zp := int32(r.IntN(256) - 128)
+			want8 := make([]int8, n)
+			for i, v := range acc {
+				want8[i] = int8(ops.ClampInt32(ops.MultiplyByQuantizedMultiplier(v, mult, shift)+zp, -100, 120))
+			}
+			got8 := make([]int8, n)
+			arch.RequantizeInt8(got8, acc, mult, shift, zp, -100, 120)
+			for i := range want8 {
+				if got8[i] != want8[i] {
+					t.Fatalf("%v RequantizeInt8: acc %d mult %d shift %d zp %d: got %d want %d", l, acc[i], mult, shift, zp, got8[i], want8[i])
+				}
+			}
 			arch.RequantizeAccInt16(dst, acc, mult, shift)
 			for i := range want {
 				if dst[i] != want[i] {

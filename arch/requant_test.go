@@ -129,3 +129,71 @@ func FuzzRequantizeAccInt16(f *testing.F) {
 		}
 	})
 }
+
+func checkRequantInt8(t testing.TB, name string, f func([]int8, []int32, int32, int, int32, int32, int32), acc []int32, mult int32, shift int, zp, lo, hi int32) {
+	t.Helper()
+	const sentinel = 0x5a
+	n := len(acc)
+	buf := make([]int8, n+2*guard)
+	for i := range buf {
+		buf[i] = sentinel
+	}
+	dst := buf[guard : guard+n : guard+n]
+	f(dst, acc, mult, shift, zp, lo, hi)
+	for i, v := range buf {
+		if (i < guard || i >= guard+n) && v != sentinel {
+			t.Fatalf("%s n=%d: guard %d written", name, n, i-guard)
+		}
+	}
+	for i, v := range acc {
+		want := int8(max(lo, min(mulQuant(v, mult, shift)+zp, hi)))
+		if dst[i] != want {
+			t.Fatalf("%s n=%d mult=%d shift=%d zp=%d [%d,%d] [%d]: acc %d: got %d want %d", name, n, mult, shift, zp, lo, hi, i, v, dst[i], want)
+		}
+	}
+}
+
+func genClamp(r *rand.Rand) (zp, lo, hi int32) {
+	zp = int32(r.IntN(256) - 128)
+	if r.IntN(8) == 0 {
+		zp = int32(r.Uint32()) // wraps the add
+	}
+	lo, hi = -128, 127
+	if r.IntN(2) == 0 {
+		a, b := int32(r.IntN(256)-128), int32(r.IntN(256)-128)
+		lo, hi = min(a, b), max(a, b)
+	}
+	return
+}
+
+func TestTwinRequantizeInt8(t *testing.T) {
+	r := rand.New(rand.NewPCG(47, 48))
+	for _, im := range implsOf(requantInt8Impls) {
+		accTail := tailI32(t, 300)
+		for n := 0; n <= 257; n++ {
+			for trial := range 3 {
+				acc := accTail[len(accTail)-n:]
+				if trial == 1 {
+					acc = make([]int32, n+1)[1:]
+				}
+				genAcc(r, acc)
+				zp, lo, hi := genClamp(r)
+				checkRequantInt8(t, im.name, im.fn, acc, genMultiplier(r), genShift(r), zp, lo, hi)
+			}
+		}
+	}
+}
+
+func FuzzRequantizeInt8(f *testing.F) {
+	f.Add(int32(1<<30+777), int8(-9), int32(-128), int8(-128), int8(127), []byte{1, 2, 3, 4, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0x80})
+	f.Fuzz(func(t *testing.T, mult int32, shift int8, zp int32, a, b int8, data []byte) {
+		acc := make([]int32, len(data)/4)
+		for i := range acc {
+			acc[i] = int32(uint32(data[4*i]) | uint32(data[4*i+1])<<8 | uint32(data[4*i+2])<<16 | uint32(data[4*i+3])<<24)
+		}
+		lo, hi := int32(min(a, b)), int32(max(a, b))
+		for _, im := range implsOf(requantInt8Impls) {
+			checkRequantInt8(t, im.name, im.fn, acc, mult, int(shift), zp, lo, hi)
+		}
+	})
+}

@@ -460,6 +460,11 @@ func (k *FullyConnected) evalInt8(n *Node, in, w, bias, out *Tensor) error {
 	for b := 0; b < k.batch; b++ {
 		k.int8Accumulators(acc, m, x[b*k.cols:b*k.cols+k.cols], rowSums, b32)
 		row := o[b*k.units : b*k.units+k.units]
+		if k.chanMult == nil && k.actMin >= -128 && k.actMax <= 127 {
+			// Per-tensor: the same arithmetic, vectorised.
+			arch.RequantizeInt8(row, acc, k.mult, k.shift, k.outOffset, k.actMin, k.actMax)
+			continue
+		}
 		for u, a := range acc {
 			mult, shift := k.mult, k.shift
 			if k.chanMult != nil {
