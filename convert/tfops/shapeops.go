@@ -2,6 +2,7 @@ package tfops
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/tflrun/tflrun/convert/ir"
 )
