@@ -40,6 +40,7 @@ func benchLSTM(b *testing.B, op, path string, batch, steps, nIn, cell int) {
 	var n *ops.Node
 	var k ops.Kernel
 	evals := 1
+	var steps8 []byte // the LSTM operator's input, one time step per Eval
 	switch op {
 	case "usl", "lstm":
 		switch path {
@@ -52,6 +53,7 @@ func benchLSTM(b *testing.B, op, path string, batch, steps, nIn, cell int) {
 		}
 		k = NewUnidirectionalSequenceLSTM()
 		if op == "lstm" {
+			steps8 = n.Inputs[0].Data
 			n, k, evals = toLSTMOp(s, n), NewLSTM(), steps
 		}
 	case "bilstm":
@@ -74,6 +76,10 @@ func benchLSTM(b *testing.B, op, path string, batch, steps, nIn, cell int) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for e := 0; e < evals; e++ {
+			if steps8 != nil {
+				in := n.Inputs[0].Data
+				copy(in, steps8[e*len(in):])
+			}
 			if err := k.Eval(n); err != nil {
 				b.Fatal(err)
 			}
