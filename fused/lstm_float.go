@@ -28,16 +28,6 @@ type lstmConfig struct {
 	asymmetric bool
 }
 
-// anyDiag reports whether some gate has diagonal recurrent weights.
-func (cfg *lstmConfig) anyDiag() bool {
-	for _, d := range cfg.recurrentDiag {
-		if d {
-			return true
-		}
-	}
-	return false
-}
-
 // lstmFloatPacked is the float path's copy of one direction's constants:
 // gate weight panels (see lstm_cell.go) and per-gate vectors, nil where
 // omitted.
@@ -65,26 +55,20 @@ func (c *lstmCell) packFloat(t *lstmTensors, aux *lstmAuxTensors) {
 	if cfg.nAux > 0 {
 		p.wAux = packPanel(c, cfg.nCell, cfg.nAux, func(g int) []float32 { return aux.weights[g].Float32s() })
 	}
-	if cfg.anyDiag() {
-		for g := 0; g < numGates; g++ {
-			if c.slot[g] >= 0 && cfg.recurrentDiag[g] {
-				p.diag[g] = cloneF32(t.recurrentToGate[g])
-			}
+	for g := 0; g < numGates; g++ {
+		if c.slot[g] >= 0 && cfg.recurrentDiag[g] {
+			p.diag[g] = cloneF32(t.recurrentToGate[g])
 		}
-		// Gates with full recurrent matrices keep them per gate in a
-		// panel of their own slot; a mixed model is rare, so the panel
-		// holds zeros for the diagonal gates and they add nothing.
+	}
+	if !allDiag(c) {
+		// A model mixing diagonal and full recurrent weights is rare: the
+		// panel then holds zeros in the diagonal gates' rows.
 		p.wh = packPanel(c, cfg.nCell, cfg.nOutput, func(g int) []float32 {
 			if cfg.recurrentDiag[g] {
 				return make([]float32, cfg.nCell*cfg.nOutput)
 			}
 			return t.recurrentToGate[g].Float32s()
 		})
-		if allDiag(c) {
-			p.wh = nil
-		}
-	} else {
-		p.wh = packPanel(c, cfg.nCell, cfg.nOutput, func(g int) []float32 { return t.recurrentToGate[g].Float32s() })
 	}
 	for g := 0; g < numGates; g++ {
 		if c.slot[g] < 0 {

@@ -626,3 +626,43 @@ func TestLSTMFamilyRegistration(t *testing.T) {
 		}
 	}
 }
+
+// TestLSTMMixedDiagonalRecurrent: a model where only the forget and output
+// gates have diagonal recurrent weights ([n_cell] vectors, version 4)
+// equals the float64 LSTM whose recurrent matrices for those gates are
+// the diagonal matrices, float and hybrid (TFLite's hybrid kernel reads
+// diagonal weights as float32).
+func TestLSTMMixedDiagonalRecurrent(t *testing.T) {
+	for _, hybrid := range []bool{false, true} {
+		s := lstmSpec{batch: 2, time: 4, nIn: 3, nCell: 5, nOut: 5, timeMajor: true, act: ops.ActTanh, peephole: true}
+		s.randomize(newTestRand(120))
+		x := s.randomInput(newTestRand(121))
+		ref := s
+		var n *ops.Node
+		var deq *lstmSpec
+		if hybrid {
+			n, deq = hybridSpecNode(&s, x, true)
+			ref = *deq
+		} else {
+			n = s.node(x)
+		}
+		for _, g := range []int{gateForget, gateOutput} {
+			d := randomVec(newTestRand(uint64(122+g)), s.nCell)
+			n.Inputs[recurrentToGateIndex[g]] = f32([]int{s.nCell}, d)
+			full := make([]float32, s.nCell*s.nOut)
+			for i, v := range d {
+				full[i*s.nOut+i] = v
+			}
+			ref.wh[g] = full
+		}
+		n.Version = 4
+		got := runNode(t, NewUnidirectionalSequenceLSTM(), n)
+		tol := 1e-5
+		if hybrid {
+			tol = 0.01
+		}
+		if d, at := maxAbsDiff(got, ref.reference(x)); d > tol {
+			t.Errorf("hybrid=%v: max |kernel - float64 reference| = %g at %d", hybrid, d, at)
+		}
+	}
+}
