@@ -59,7 +59,7 @@ type Options struct {
 	Registry *fusion.Registry
 	// Description is written into the model (default: "tflrun convert").
 	Description string
-	// MaxNodes bounds the size of the inlined graph (default 1,000,000),
+	// MaxNodes bounds the size of the inlined graph (default 250,000),
 	// so that a hostile model cannot make inlining explode.
 	MaxNodes int
 }
@@ -158,7 +158,7 @@ func InlineCalls(f *ir.Function, m *ir.Module, opts Options, report *fusion.Repo
 	}
 	budget := opts.MaxNodes
 	if budget <= 0 {
-		budget = 1_000_000
+		budget = 250_000
 	}
 	for {
 		if err := passes.Simplify(f); err != nil {

@@ -135,7 +135,10 @@ type Function struct {
 	// ArgAttrs[i] are the attributes of parameter i (may be nil).
 	ArgAttrs []map[string]*tfpb.AttrValue
 	Module   *Module
-	names    map[string]int
+	// FoldedBytes counts the constant bytes constant folding created in
+	// this function (see passes.MaxFoldedBytes).
+	FoldedBytes int
+	names       map[string]int
 }
 
 // NewFunction returns an empty function of module m (m may be nil).

@@ -12,6 +12,27 @@ import (
 // corrupt attribute cannot make the importer allocate millions of values.
 const maxListOutputs = 1 << 16
 
+// maxGraphOutputs bounds the total number of node outputs one imported
+// graph or function may declare (each is a Value of about 150 bytes).
+const maxGraphOutputs = 1 << 21
+
+// maxUnknownOutputs bounds the outputs assumed for an op tflrun has no
+// definition of (sized from the largest index its consumers use).
+const maxUnknownOutputs = 1 << 10
+
+// countOutputs fails when a graph's nodes declare more outputs in total
+// than maxGraphOutputs.
+func countOutputs(where string, nodes []*Node) error {
+	total := 0
+	for _, n := range nodes {
+		total += len(n.Outputs)
+		if total > maxGraphOutputs {
+			return fmt.Errorf("%s declares more than %d node outputs", where, maxGraphOutputs)
+		}
+	}
+	return nil
+}
+
 // argSpan is one declared output argument and the flat output indices it
 // occupies.
 type argSpan struct {
@@ -214,6 +235,14 @@ func ImportFunction(m *Module, fd *tfpb.FunctionDef) (*Function, error) {
 		applyShapeHints(n)
 		byName[nd.Name] = entry{n, spans}
 		f.Nodes = append(f.Nodes, n)
+		if i%1024 == 0 {
+			if err := countOutputs("function "+f.Name, f.Nodes); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := countOutputs("function "+f.Name, f.Nodes); err != nil {
+		return nil, err
 	}
 	resolve := func(ref string) (*Value, error) {
 		parts := strings.Split(ref, ":")
@@ -330,6 +359,11 @@ func ImportGraph(m *Module, g *tfpb.GraphDef, name string) (*Function, error) {
 		}
 		byName[nd.Name] = n
 		f.Nodes = append(f.Nodes, n)
+		if i%1024 == 0 {
+			if err := countOutputs("graph", f.Nodes); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// Size outputs of ops without a definition from the references.
 	for _, nd := range g.GetNode() {
@@ -339,9 +373,15 @@ func ImportGraph(m *Module, g *tfpb.GraphDef, name string) (*Function, error) {
 				continue
 			}
 			if p, ok := byName[ref.Node]; ok && m.OpDef(p.Op) == nil && !m.isFunc(p.Op) && ref.Index >= len(p.Outputs) {
+				if ref.Index >= maxUnknownOutputs {
+					return nil, fmt.Errorf("graph node %q uses output %d of node %q, whose op %s tflrun does not know", nd.Name, ref.Index, p.Name, p.Op)
+				}
 				p.SetNumOutputs(ref.Index + 1)
 			}
 		}
+	}
+	if err := countOutputs("graph", f.Nodes); err != nil {
+		return nil, err
 	}
 	for i, nd := range g.GetNode() {
 		n := f.Nodes[i]

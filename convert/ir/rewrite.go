@@ -195,6 +195,7 @@ func (f *Function) Inline(call *Node, callee *Function) error {
 		return v
 	}
 	chain := append(append([]string(nil), call.InlinedFrom...), callee.Name)
+	f.FoldedBytes = max(f.FoldedBytes, callee.FoldedBytes)
 	for _, n := range callee.Nodes {
 		n.Name = f.UniqueName(call.Name + "/" + n.Name)
 		for i, o := range n.Outputs {

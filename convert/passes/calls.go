@@ -41,6 +41,9 @@ func Specialize(callee *ir.Function, call *ir.Node) (*ir.Function, error) {
 		return nil, call.Errorf("expects %d outputs from %s, the function returns %d", len(call.Outputs), callee.Name, len(callee.Results))
 	}
 	g := callee.Clone()
+	if call.Func != nil {
+		g.FoldedBytes = call.Func.FoldedBytes // one folding budget per conversion
+	}
 	for i, p := range g.Params {
 		in := call.Inputs[i]
 		if in == nil {

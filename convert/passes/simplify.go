@@ -18,6 +18,12 @@ var identityOps = map[string]bool{
 	"PlaceholderWithDefault": true,
 }
 
+// MaxFoldedBytes bounds the bytes of constants that folding may create in
+// one function over the whole conversion (Function.FoldedBytes counts
+// them), so that a small hostile graph of Fill or Tile nodes cannot make
+// the converter allocate without bound. Past it, ops stay unfolded.
+var MaxFoldedBytes = 1 << 30
+
 // maxRounds bounds the fixpoint iteration of Simplify.
 const maxRounds = 64
 
@@ -92,6 +98,15 @@ func simplifyOnce(f *ir.Function) (bool, error) {
 			}
 		}
 		if !all {
+			est := 0
+			for _, o := range n.Outputs {
+				if k, ok := o.Shape.NumElements(); ok {
+					est += k * max(o.DType.Size(), 1)
+				}
+			}
+			if f.FoldedBytes+est > MaxFoldedBytes {
+				continue // over budget: the op stays and is lowered instead
+			}
 			folded, err := tfops.Fold(n)
 			if err != nil {
 				return false, err
@@ -110,6 +125,7 @@ func simplifyOnce(f *ir.Function) (bool, error) {
 					return false, n.Errorf("folded output %d has shape %s, inference said %s", i, vals[i].Shape, o.Shape)
 				}
 			}
+			f.FoldedBytes += len(vals[i].Data) + 16*len(vals[i].Strings)
 			c := f.NewConst(o.Name, vals[i])
 			f.ReplaceAllUses(o, c)
 			changed = true
