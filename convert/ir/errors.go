@@ -11,6 +11,7 @@ type FormatError struct {
 	Detail string
 }
 
+// Error implements error: "WHERE: malformed WHAT: DETAIL".
 func (e *FormatError) Error() string {
 	if e.Where != "" {
 		return fmt.Sprintf("%s: malformed %s: %s", e.Where, e.What, e.Detail)
@@ -27,6 +28,7 @@ type NodeError struct {
 	Err  error
 }
 
+// Error implements error: "function F: node "N" (op O): ...".
 func (e *NodeError) Error() string {
 	where := "graph"
 	if e.Func != "" {
@@ -35,6 +37,7 @@ func (e *NodeError) Error() string {
 	return fmt.Sprintf("%s: node %q (op %s): %v", where, e.Node, e.Op, e.Err)
 }
 
+// Unwrap returns the underlying error.
 func (e *NodeError) Unwrap() error { return e.Err }
 
 // Errorf returns a NodeError for n.
