@@ -198,15 +198,38 @@ func requantCase(n int) benchCase {
 	return c
 }
 
+func requantInt8Case(n int) benchCase {
+	r := rand.New(rand.NewPCG(9, uint64(n)))
+	acc, dst := make([]int32, n), make([]int8, n)
+	for i := range acc {
+		acc[i] = int32(r.IntN(1<<20) - 1<<19)
+	}
+	list := implsOf(requantInt8Impls)
+	c := benchCase{name: fmt.Sprintf("RequantizeInt8/%d", n)}
+	for _, im := range list {
+		c.impls = append(c.impls, im.name)
+	}
+	c.run = func(i int) func(b *testing.B) {
+		f := list[i].fn
+		return func(b *testing.B) {
+			for b.Loop() {
+				f(dst, acc, 1<<30+12345, -9, -3, -128, 127)
+			}
+		}
+	}
+	return c
+}
+
 func benchCases() []benchCase {
 	return []benchCase{
 		matVecCase(512, 256), matVecCase(512, 1024), matVecCase(20, 28), matVecCase(128, 257),
 		dotCase(256),
 		elementwiseCase(vecAddImpls, 1024), elementwiseCase(vecMulImpls, 1024), elementwiseCase(vecMulAccImpls, 1024),
+		elementwiseCase(vecMulAccImpls, 20), elementwiseCase(vecMulAccImpls, 128),
 		activationCase(sigmoidImpls, 1024), activationCase(tanhImpls, 1024), activationCase(sigmoidImpls, 20),
-		matVecInt8Case(512, 256), matVecInt8Case(512, 1024), matVecInt8Case(128, 257), matVecInt8Case(20, 28),
+		matVecInt8Case(512, 256), matVecInt8Case(512, 1024), matVecInt8Case(128, 257), matVecInt8Case(20, 28), matVecInt8Case(80, 20), matVecInt8Case(80, 48),
 		dotInt8Case(256), rowSumsCase(512, 257),
-		requantCase(20), requantCase(128), requantCase(1024),
+		requantCase(20), requantCase(128), requantCase(1024), requantInt8Case(257),
 	}
 }
 

@@ -101,20 +101,38 @@ func Dot(a, b []float32) float32 {
 	return dot(a, b)
 }
 
+// smallVec is the length below which VecAdd, VecMul and VecMulAcc run an
+// inlined Go loop: for a few elements the call into assembly costs more
+// than it saves (20 floats: ~11 ns in Go, 20-30 ns through a kernel on
+// Zen 4). The results are the same either way.
+const smallVec = 32
+
 // VecAdd sets dst[i] = a[i] + b[i] for i < len(a); b and dst must be at
 // least as long as a. dst may be a or b (in place) but must not overlap
 // them otherwise. Results are identical at every level.
 func VecAdd(dst, a, b []float32) {
-	_ = b[:len(a)]
-	_ = dst[:len(a)]
+	b = b[:len(a)]
+	dst = dst[:len(a)]
+	if len(a) < smallVec {
+		for i, v := range a {
+			dst[i] = v + b[i]
+		}
+		return
+	}
 	vecAdd(dst, a, b)
 }
 
 // VecMul sets dst[i] = a[i] · b[i] for i < len(a), with the aliasing rules
 // of VecAdd. Results are identical at every level.
 func VecMul(dst, a, b []float32) {
-	_ = b[:len(a)]
-	_ = dst[:len(a)]
+	b = b[:len(a)]
+	dst = dst[:len(a)]
+	if len(a) < smallVec {
+		for i, v := range a {
+			dst[i] = v * b[i]
+		}
+		return
+	}
 	vecMul(dst, a, b)
 }
 
@@ -123,8 +141,14 @@ func VecMul(dst, a, b []float32) {
 // fused multiply-add, as in TFLite's x86 builds), so results are identical
 // at every level and to Go's `dst[i] += float32(a[i] * b[i])`.
 func VecMulAcc(dst, a, b []float32) {
-	_ = b[:len(a)]
-	_ = dst[:len(a)]
+	b = b[:len(a)]
+	dst = dst[:len(a)]
+	if len(a) < smallVec {
+		for i, v := range a {
+			dst[i] += float32(v * b[i])
+		}
+		return
+	}
 	vecMulAcc(dst, a, b)
 }
 

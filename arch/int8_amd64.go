@@ -41,6 +41,18 @@ func dotInt8AVX2(a, b []int8) int32 {
 	return s[0]
 }
 
+// matVecMulAccInt8AVX512 is the VNNI kernel, except for rows of 16 to 63
+// bytes: one 64-byte VPDPBUSD step per row wastes most of its lanes there
+// and the AVX2 kernel is faster (20×28: 24 ns against 30 ns on Zen 4).
+// Both give identical results.
+func matVecMulAccInt8AVX512(dst []int32, m []int8, rows, cols int, x []int8) {
+	if cols >= 16 && cols < 64 {
+		matVecMulAccInt8AVX2Asm(dst, m, rows, cols, x)
+		return
+	}
+	matVecMulAccInt8VNNI(dst, m, rows, cols, x)
+}
+
 func dotInt8VNNI(a, b []int8) int32 {
 	if len(a) == 0 {
 		return 0
@@ -52,7 +64,7 @@ func dotInt8VNNI(a, b []int8) int32 {
 
 var (
 	_ = matVecMulAccInt8Impls.add("avx2", AVX2, nil, matVecMulAccInt8AVX2)
-	_ = matVecMulAccInt8Impls.add("avx512vnni", AVX512, []Feature{FeatAVX512VNNI}, matVecMulAccInt8VNNI)
+	_ = matVecMulAccInt8Impls.add("avx512vnni", AVX512, []Feature{FeatAVX512VNNI}, matVecMulAccInt8AVX512)
 	_ = dotInt8Impls.add("avx2", AVX2, nil, dotInt8AVX2)
 	_ = dotInt8Impls.add("avx512vnni", AVX512, []Feature{FeatAVX512VNNI}, dotInt8VNNI)
 	_ = rowSumsInt8Impls.add("avx2", AVX2, nil, rowSumsInt8AVX2)
