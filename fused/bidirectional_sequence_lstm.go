@@ -343,7 +343,7 @@ func (k *BidirectionalSequenceLSTM) prepareAux(n *ops.Node, input *ops.Tensor, f
 	nAux := aux.Dim(2)
 	k.crossAux = true
 	mk := func(cfg *lstmConfig, base int, prefix string) (*lstmAuxTensors, error) {
-		a := &lstmAuxTensors{input: aux}
+		a := &lstmAuxTensors{}
 		for g := 0; g < numGates; g++ {
 			a.names[g] = fmt.Sprintf("input %d (%s%s)", base+g, prefix, bilstmAuxNames[g])
 			w := n.Inputs[base+g]

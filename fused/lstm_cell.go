@@ -177,11 +177,10 @@ func requireConstData(t *lstmTensors, aux *lstmAuxTensors, name func(int) string
 	return check(t.projBias, lstmProjectionBias)
 }
 
-// lstmAuxTensors are the auxiliary input of a BIDIRECTIONAL_SEQUENCE_LSTM
-// direction and its weights [n_cell, n_aux] per gate (nil where omitted),
+// lstmAuxTensors are the auxiliary-input weights [n_cell, n_aux] of a
+// BIDIRECTIONAL_SEQUENCE_LSTM direction per gate (nil where omitted),
 // with their names for messages ("input 41 (fw_aux_input_to_forget_weights)").
 type lstmAuxTensors struct {
-	input   *ops.Tensor
 	weights [numGates]*ops.Tensor
 	names   [numGates]string
 }
