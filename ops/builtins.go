@@ -91,6 +91,24 @@ var builtinVersions = []struct {
 	{OpFloorDiv, [][2]int{{1, 3}}, NewFloorDiv},
 	{OpFloorMod, [][2]int{{1, 2}}, NewFloorMod},
 	{OpPow, [][2]int{{1, 1}}, NewPow},
+	// Reductions, index and shape kernels.
+	{OpSum, [][2]int{{1, 2}}, NewSum},
+	{OpReduceProd, [][2]int{{1, 2}}, NewReduceProd},
+	{OpReduceMax, [][2]int{{1, 3}}, NewReduceMax},
+	{OpReduceMin, [][2]int{{1, 3}}, NewReduceMin},
+	{OpReduceAny, [][2]int{{1, 1}}, NewReduceAny},
+	{OpReduceAll, [][2]int{{1, 1}}, NewReduceAll},
+	{OpArgMax, [][2]int{{1, 3}}, NewArgMax},
+	{OpArgMin, [][2]int{{1, 3}}, NewArgMin},
+	{OpSlice, [][2]int{{1, 7}}, NewSlice},
+	{OpTile, [][2]int{{1, 3}}, NewTile},
+	// BROADCAST_TO version 1 was withdrawn (TFLite registers 2-3).
+	{OpBroadcastTo, [][2]int{{2, 3}}, NewBroadcastTo},
+	{OpFill, [][2]int{{1, 4}}, NewFill},
+	{OpShape, [][2]int{{1, 1}}, NewShape},
+	{OpZerosLike, [][2]int{{1, 1}}, NewZerosLike},
+	{OpSelect, [][2]int{{1, 4}}, NewSelect},
+	{OpSelectV2, [][2]int{{1, 2}}, NewSelectV2},
 }
 
 // RegisterBuiltins adds every kernel of this package to r for the operator

@@ -27,20 +27,16 @@ import (
 //
 // An empty input gives zeros (NaN for float32), as TFLite.
 type Mean struct {
-	typ      DataType
-	inShape  []int
-	outCount int
-	count    int   // elements reduced into each output
-	outIdx   []int // output stride per input dimension (0 when reduced)
-	pos      []int // odometer
-	accID    int
-	spatial  bool // int8/uint8 Mean4D path
-	mult     int32
-	shift    int
-	bias     int32 // Mean4D zero-point correction
-	inZP     int32
-	outZP    int32
-	lo, hi   int32
+	typ     DataType
+	r       reduction
+	accID   int
+	spatial bool // int8/uint8 Mean4D path
+	mult    int32
+	shift   int
+	bias    int32 // Mean4D zero-point correction
+	inZP    int32
+	outZP   int32
+	lo, hi  int32
 }
 
 // NewMean returns a MEAN kernel for one node.
@@ -55,86 +51,20 @@ func (k *Mean) Prepare(n *Node) error {
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *ReducerOptions", n.Options)
 	}
-	if err := n.CheckIO(2, 2, 1); err != nil {
-		return err
-	}
-	in, err := n.RequireInput(0)
+	in, out, err := k.r.prepare(n, opts.KeepDims)
 	if err != nil {
 		return err
-	}
-	axes, err := n.RequireInput(1)
-	if err != nil {
-		return err
-	}
-	out := n.Output(0)
-	if out == nil {
-		return errors.New("output 0 is missing")
 	}
 	if err := requireType(in, "input 0", Float32, Int32, Int64, Int8, Uint8, Int16); err != nil {
 		return err
 	}
-	if out.Type != in.Type {
-		return fmt.Errorf("output 0: type %s differs from input type %s", out.Type, in.Type)
-	}
-	if axes.Type != Int32 {
-		return fmt.Errorf("input 1 (axes): type %s, need int32", axes.Type)
-	}
-	na := axes.NumElements()
-	if axes.Kind != ConstTensor || len(axes.Data) < 4*na {
-		return errors.New("input 1 (axes): must be a constant tensor (tflrun sizes the output at Prepare)")
-	}
-	if _, err := numElementsChecked(in, "input 0"); err != nil {
-		return err
-	}
-	rank := in.Rank()
-	reduced := make([]bool, rank)
-	var resolved []int
-	for _, a := range axes.Int32s()[:na] {
-		ax := int(a)
-		if ax < 0 {
-			ax += rank
-		}
-		if rank > 0 && (ax < 0 || ax >= rank) {
-			return fmt.Errorf("input 1 (axes): axis %d is outside an input of rank %d", a, rank)
-		}
-		if rank > 0 && !reduced[ax] {
-			reduced[ax] = true
-			resolved = append(resolved, ax)
-		}
-	}
-	outShape := []int{}
-	for i, d := range in.Shape {
-		switch {
-		case !reduced[i]:
-			outShape = append(outShape, d)
-		case opts.KeepDims:
-			outShape = append(outShape, 1)
-		}
-	}
-	out.Shape = outShape
 	k.typ = in.Type
-	k.inShape = copyShape(in.Shape)
-	k.outCount = 1
-	for _, d := range outShape {
-		k.outCount *= d
-	}
-	k.count = 1
-	k.outIdx = make([]int, rank)
-	k.pos = make([]int, rank)
-	stride := 1
-	for i := rank - 1; i >= 0; i-- {
-		if reduced[i] {
-			k.count *= in.Shape[i]
-			continue
-		}
-		k.outIdx[i] = stride
-		stride *= in.Shape[i]
-	}
+	resolved := k.r.resolved
 	switch in.Type {
 	case Float32:
-		k.accID = n.RequestScratch(4 * k.outCount)
+		k.accID = n.RequestScratch(4 * k.r.outCount)
 	case Int32, Int64:
-		k.accID = n.RequestScratch(8 * k.outCount)
+		k.accID = n.RequestScratch(8 * k.r.outCount)
 	default:
 		return k.prepareQuant(n, in, out, opts, resolved)
 	}
@@ -155,7 +85,7 @@ func (k *Mean) prepareQuant(n *Node, in, out *Tensor, opts ReducerOptions, resol
 	}
 	k.inZP, k.outZP = inZP, outZP
 	k.lo, k.hi, _ = TypeRange(in.Type)
-	k.accID = n.RequestScratch(4 * k.outCount)
+	k.accID = n.RequestScratch(4 * k.r.outCount)
 	k.spatial = (in.Type == Int8 || in.Type == Uint8) && opts.KeepDims && in.Rank() == 4 &&
 		len(resolved) == 2 && (resolved[0] == 1 && resolved[1] == 2 || resolved[0] == 2 && resolved[1] == 1)
 	if k.spatial {
@@ -172,13 +102,13 @@ func (k *Mean) prepareQuant(n *Node, in, out *Tensor, opts ReducerOptions, resol
 		return nil
 	}
 	k.mult, k.shift = QuantizeMultiplier(float64(inScale) / float64(outScale))
-	if k.count > 0 {
+	if k.r.count > 0 {
 		// Fold 1/count into the multiplier as TFLite's QuantizedMeanOrSum.
-		s := 63 - bits.LeadingZeros64(uint64(k.count))
+		s := 63 - bits.LeadingZeros64(uint64(k.r.count))
 		s = min(s, 32, 31+k.shift)
-		k.mult = int32((int64(k.mult) << uint(max(s, 0))) / int64(k.count))
+		k.mult = int32((int64(k.mult) << uint(max(s, 0))) / int64(k.r.count))
 		if s < 0 {
-			k.mult = int32(int64(k.mult) / int64(k.count))
+			k.mult = int32(int64(k.mult) / int64(k.r.count))
 		}
 		k.shift -= s
 	}
@@ -194,42 +124,42 @@ func (k *Mean) Eval(n *Node) error {
 	if err := checkData(in, out); err != nil {
 		return err
 	}
-	if k.outCount == 0 {
+	if k.r.outCount == 0 {
 		return nil
 	}
 	switch k.typ {
 	case Float32:
-		acc, err := scratchFloat32(n, k.accID, k.outCount)
+		acc, err := scratchFloat32(n, k.accID, k.r.outCount)
 		if err != nil {
 			return err
 		}
 		clear(acc)
-		o := out.Float32s()[:k.outCount]
-		if k.count == 0 {
+		o := out.Float32s()[:k.r.outCount]
+		if k.r.count == 0 {
 			fillValue(o, float32(math.NaN()))
 			return nil
 		}
-		reduceSum(k, in.Float32s(), acc)
-		c := float32(k.count)
+		reduceSum(&k.r, in.Float32s(), acc)
+		c := float32(k.r.count)
 		for i, s := range acc {
 			o[i] = s / c
 		}
 	case Int32, Int64:
-		b, err := scratchBytes(n, k.accID, 8*k.outCount)
+		b, err := scratchBytes(n, k.accID, 8*k.r.outCount)
 		if err != nil {
 			return err
 		}
-		acc := view[int64](b)[:k.outCount]
+		acc := view[int64](b)[:k.r.outCount]
 		clear(acc)
 		if k.typ == Int32 {
-			reduceSum(k, in.Int32s(), acc)
+			reduceSum(&k.r, in.Int32s(), acc)
 		} else {
-			reduceSum(k, in.Int64s(), acc)
+			reduceSum(&k.r, in.Int64s(), acc)
 		}
 		for i, s := range acc {
 			var v int64
-			if k.count > 0 {
-				v = s / int64(k.count)
+			if k.r.count > 0 {
+				v = s / int64(k.r.count)
 			}
 			if k.typ == Int32 {
 				out.Int32s()[i] = int32(v)
@@ -238,75 +168,24 @@ func (k *Mean) Eval(n *Node) error {
 			}
 		}
 	default:
-		acc, err := scratchInt32(n, k.accID, k.outCount)
+		acc, err := scratchInt32(n, k.accID, k.r.outCount)
 		if err != nil {
 			return err
 		}
 		clear(acc)
 		switch k.typ {
 		case Int8:
-			reduceSum(k, in.Int8s(), acc)
+			reduceSum(&k.r, in.Int8s(), acc)
 			k.finishQuant(acc, out)
 		case Uint8:
-			reduceSum(k, in.Data, acc)
+			reduceSum(&k.r, in.Data, acc)
 			k.finishQuant(acc, out)
 		default:
-			reduceSum(k, in.Int16s(), acc)
+			reduceSum(&k.r, in.Int16s(), acc)
 			k.finishQuant(acc, out)
 		}
 	}
 	return nil
-}
-
-// reduceSum adds every input element into its output slot, visiting the
-// input in order (TFLite's ReduceSumImpl order).
-func reduceSum[T float32 | int8 | uint8 | int16 | int32 | int64, A float32 | int32 | int64](k *Mean, in []T, acc []A) {
-	total := 1
-	for _, d := range k.inShape {
-		total *= d
-	}
-	if total == 0 {
-		return
-	}
-	rank := len(k.inShape)
-	if rank == 0 {
-		acc[0] += A(in[0])
-		return
-	}
-	clear(k.pos)
-	last := rank - 1
-	inner, innerStride := k.inShape[last], k.outIdx[last]
-	i := 0
-	for {
-		base := 0
-		for d := 0; d < last; d++ {
-			base += k.pos[d] * k.outIdx[d]
-		}
-		row := in[i : i+inner]
-		if innerStride == 0 {
-			a := acc[base]
-			for _, v := range row {
-				a += A(v)
-			}
-			acc[base] = a
-		} else {
-			for j, v := range row {
-				acc[base+j] += A(v)
-			}
-		}
-		i += inner
-		d := last - 1
-		for ; d >= 0; d-- {
-			k.pos[d]++
-			if k.pos[d] < k.inShape[d] {
-				break
-			}
-			k.pos[d] = 0
-		}
-		if d < 0 {
-			return
-		}
-	}
 }
 
 // finishQuant rescales the integer sums into the output.
@@ -314,12 +193,12 @@ func (k *Mean) finishQuant(acc []int32, out *Tensor) {
 	for i, s := range acc {
 		var v int32
 		switch {
-		case k.count == 0:
+		case k.r.count == 0:
 			v = 0
 		case k.spatial:
 			v = MultiplyByQuantizedMultiplier(s, k.mult, k.shift) + k.bias
 		default:
-			shifted := int32(int64(s) - int64(k.inZP)*int64(k.count))
+			shifted := int32(int64(s) - int64(k.inZP)*int64(k.r.count))
 			v = MultiplyByQuantizedMultiplier(shifted, k.mult, k.shift) + k.outZP
 		}
 		v = ClampInt32(v, k.lo, k.hi)
