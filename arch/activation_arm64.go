@@ -37,25 +37,35 @@ var actConstsNEON = func() (t [12][4]uint32) {
 	return t
 }()
 
-// activationNEON runs kernel on the multiple-of-8 prefix of x and on the
-// rest through an 8-element copy, so that every element goes through the
-// same vector code.
-func activationNEON(kernel func(dst, x []float32), dst, x []float32) {
+// sigmoidNEON and tanhNEON run the kernel on the multiple-of-8 prefix of
+// x and the rest through an 8-element copy, so that every element goes
+// through the same vector code. (The calls are direct so that the copy
+// stays on the stack.)
+func sigmoidNEON(dst, x []float32) {
 	n := len(x) &^ 7
 	if n > 0 {
-		kernel(dst[:n], x[:n])
+		sigmoidNEONAsm(dst[:n], x[:n])
 	}
 	if rem := len(x) - n; rem > 0 {
 		var buf [8]float32
 		copy(buf[:], x[n:])
-		kernel(buf[:], buf[:])
+		sigmoidNEONAsm(buf[:], buf[:])
 		copy(dst[n:len(x)], buf[:rem])
 	}
 }
 
-func sigmoidNEON(dst, x []float32) { activationNEON(sigmoidNEONAsm, dst, x) }
-
-func tanhNEON(dst, x []float32) { activationNEON(tanhNEONAsm, dst, x) }
+func tanhNEON(dst, x []float32) {
+	n := len(x) &^ 7
+	if n > 0 {
+		tanhNEONAsm(dst[:n], x[:n])
+	}
+	if rem := len(x) - n; rem > 0 {
+		var buf [8]float32
+		copy(buf[:], x[n:])
+		tanhNEONAsm(buf[:], buf[:])
+		copy(dst[n:len(x)], buf[:rem])
+	}
+}
 
 var (
 	_ = sigmoidImpls.add("neon", NEON, nil, sigmoidNEON)
