@@ -95,9 +95,13 @@ func MatBatchVecMulAcc(dst, m []float32, rows, cols int, x []float32, batch int)
 
 // Dot returns Σ a[i]·b[i] over the len(a) elements of a; b must be at
 // least as long. Summation order varies by implementation as for
-// MatVecMulAcc.
+// MatVecMulAcc (vectors under 16 elements always use the portable order).
 func Dot(a, b []float32) float32 {
 	_ = b[:len(a)]
+	if len(a) < smallVec/2 {
+		// A few terms: a direct call beats the kernels' set-up.
+		return dotGeneric(a, b)
+	}
 	return dot(a, b)
 }
 
