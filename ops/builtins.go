@@ -109,16 +109,23 @@ var builtinVersions = []struct {
 	{OpZerosLike, [][2]int{{1, 1}}, NewZerosLike},
 	{OpSelect, [][2]int{{1, 4}}, NewSelect},
 	{OpSelectV2, [][2]int{{1, 2}}, NewSelectV2},
+	// Resizing, activations and the remaining element-wise kernels.
+	{OpResizeBilinear, [][2]int{{1, 4}}, NewResizeBilinear},
+	{OpResizeNearestNeighbor, [][2]int{{1, 4}}, NewResizeNearestNeighbor},
+	{OpLeakyRelu, [][2]int{{1, 2}}, NewLeakyRelu},
+	{OpPRelu, [][2]int{{1, 1}}, NewPRelu},
+	{OpHardSwish, [][2]int{{1, 1}}, NewHardSwish},
+	{OpElu, [][2]int{{1, 1}}, NewElu},
+	{OpLogSoftmax, [][2]int{{1, 2}}, NewLogSoftmax},
+	{OpAddN, [][2]int{{1, 1}}, NewAddN},
+	{OpLogicalAnd, [][2]int{{1, 1}}, NewLogicalAnd},
+	{OpLogicalOr, [][2]int{{1, 1}}, NewLogicalOr},
+	{OpMirrorPad, [][2]int{{1, 3}}, NewMirrorPad},
 }
 
 // RegisterBuiltins adds every kernel of this package to r for the operator
-// versions it implements (see builtinVersions in builtins.go): FULLY_CONNECTED,
-// SOFTMAX, LOGISTIC, TANH, RELU, RELU6, RELU_N1_TO_1, RELU_0_TO_1, ADD,
-// SUB, MUL, RESHAPE, QUANTIZE, DEQUANTIZE, CONV_2D, DEPTHWISE_CONV_2D,
-// MAX_POOL_2D, AVERAGE_POOL_2D, GATHER, EQUAL, NOT_EQUAL, LESS, LESS_EQUAL,
-// GREATER, GREATER_EQUAL, CAST, STRIDED_SLICE, TOPK_V2, MEAN, CONCATENATION,
-// PACK, UNPACK, SQUEEZE, EXPAND_DIMS, TRANSPOSE, REVERSE_V2, PAD, PADV2,
-// SPLIT, SPLIT_V and EMBEDDING_LOOKUP. Registering again replaces earlier
+// versions it implements (the builtinVersions table in builtins.go lists
+// each operator with its versions). Registering again replaces earlier
 // registrations of the same versions.
 func RegisterBuiltins(r *Resolver) {
 	for _, b := range builtinVersions {
