@@ -3,6 +3,7 @@ package interpreter
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 	"unsafe"
 
@@ -34,8 +35,10 @@ type Options struct {
 }
 
 // DefaultMaxArenaBytes is the allocation bound used when
-// Options.MaxArenaBytes is 0: 2 GiB.
-const DefaultMaxArenaBytes = 2 << 30
+// Options.MaxArenaBytes is 0: 2 GiB, or 512 MiB where int has 32 bits
+// (a 32-bit process has at most 4 GiB of address space, and a failed
+// allocation there is a fatal error, not a recoverable one).
+const DefaultMaxArenaBytes = min(2<<30, math.MaxInt/4+1)
 
 // ErrNotAllocated is returned by Invoke before a successful
 // AllocateTensors (and after a resize that needs a new plan).
@@ -334,7 +337,7 @@ func (it *Interpreter) plan() error {
 			return fmt.Errorf("variable %s: %w", t, err)
 		}
 		size, ok := alignUp(t.Bytes())
-		if !ok || varTotal > int(^uint(0)>>1)-size {
+		if !ok || varTotal > math.MaxInt-arenaAlign-size {
 			return fmt.Errorf("variable %s is too large", t)
 		}
 		offsets[i] = varTotal

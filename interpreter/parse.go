@@ -73,7 +73,7 @@ func parseModel(buf []byte) (*Model, error) {
 	var md schema.Metadata
 	for i := 0; i < fm.MetadataLength(); i++ {
 		fm.Metadata(&md, i)
-		b := int(md.Buffer())
+		b := index32(md.Buffer())
 		if b >= len(buffers) {
 			return nil, fmt.Errorf("metadata %d (%q): buffer %d out of range (the model has %d buffers)", i, md.Name(), b, len(buffers))
 		}
@@ -84,7 +84,7 @@ func parseModel(buf []byte) (*Model, error) {
 	var tm schema.TensorMap
 	for i := 0; i < fm.SignatureDefsLength(); i++ {
 		fm.SignatureDefs(&sd, i)
-		sig := SignatureInfo{Key: string(sd.SignatureKey()), Subgraph: int(sd.SubgraphIndex())}
+		sig := SignatureInfo{Key: string(sd.SignatureKey()), Subgraph: index32(sd.SubgraphIndex())}
 		if sig.Subgraph >= len(m.Subgraphs) {
 			return nil, fmt.Errorf("signature %d (%q): subgraph %d out of range (the model has %d)", i, sig.Key, sig.Subgraph, len(m.Subgraphs))
 		}
@@ -100,7 +100,7 @@ func parseModel(buf []byte) (*Model, error) {
 		} {
 			for j := 0; j < dir.n; j++ {
 				dir.get(&tm, j)
-				st := SignatureTensor{Name: string(tm.Name()), Tensor: int(tm.TensorIndex())}
+				st := SignatureTensor{Name: string(tm.Name()), Tensor: index32(tm.TensorIndex())}
 				if st.Tensor >= nt {
 					return nil, fmt.Errorf("signature %q %s %d (%q): tensor %d out of range (subgraph %d has %d tensors)", sig.Key, dir.what, j, st.Name, st.Tensor, sig.Subgraph, nt)
 				}
@@ -238,7 +238,7 @@ func parseTensor(t *TensorInfo, index int, ft *schema.Tensor, buffers [][]byte) 
 		return fmt.Errorf("%q: %w", t.Name, err)
 	}
 
-	t.Buffer = int(ft.Buffer())
+	t.Buffer = index32(ft.Buffer())
 	if t.Buffer >= len(buffers) {
 		return fmt.Errorf("%q: buffer %d out of range (the model has %d buffers)", t.Name, t.Buffer, len(buffers))
 	}
@@ -347,7 +347,7 @@ func checkStringBuffer(b []byte, n int) error {
 }
 
 func parseOperator(op *OperatorInfo, k int, fo *schema.Operator, tensors []TensorInfo, opcodes []OperatorInfo) error {
-	oi := int(fo.OpcodeIndex())
+	oi := index32(fo.OpcodeIndex())
 	if oi >= len(opcodes) {
 		return fmt.Errorf("opcode index %d out of range (the model has %d operator codes)", oi, len(opcodes))
 	}

@@ -78,7 +78,9 @@ func planGreedy(bufs []planBuffer) (int, error) {
 			}
 		}
 		b.offset = offset
-		if offset > math.MaxInt-size {
+		// The arena is allocated with arenaAlign bytes of slack
+		// (alignedBytes), which must fit an int too (32-bit platforms).
+		if offset > math.MaxInt-arenaAlign-size {
 			return 0, fmt.Errorf("arena size overflows")
 		}
 		if offset+size > total {

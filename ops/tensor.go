@@ -236,8 +236,8 @@ func (t *Tensor) Bools() []bool { return view[bool](t.Data) }
 // ShapeElements multiplies dims with overflow and sign checks: it returns
 // the element count, or an error when a dimension is negative or the
 // product (or the product times elemSize bytes) exceeds math.MaxInt32
-// elements / math.MaxInt64 bytes. elemSize may be 0 to skip the byte
-// check.
+// elements / math.MaxInt bytes (so that byte sizes fit an int on 32-bit
+// platforms too). elemSize may be 0 to skip the byte check.
 func ShapeElements(dims []int, elemSize int) (int, error) {
 	n := int64(1)
 	for i, d := range dims {
@@ -249,7 +249,7 @@ func ShapeElements(dims []int, elemSize int) (int, error) {
 		}
 		n *= int64(d)
 	}
-	if elemSize > 0 && n > math.MaxInt64/int64(elemSize) {
+	if elemSize > 0 && n > int64(math.MaxInt)/int64(elemSize) {
 		return 0, fmt.Errorf("shape %v of %d-byte elements overflows", dims, elemSize)
 	}
 	return int(n), nil
