@@ -151,7 +151,7 @@ func TestFloorDivFloorMod(t *testing.T) {
 	equalInts(t, "FloorMod NegativeValue", binRun(t, NewFloorMod(), nil, i(10, -9, -11, 7), i(2, 2, -3, -4), Int32).Int32s(), []int{0, 1, -2, -1})
 	equalInts(t, "FloorMod Broadcast", binRun(t, NewFloorMod(), nil, i(10, -9, -11, 7), tensorOf(Int32, []int{1}, []int32{-3}), Int32).Int32s(), []int{-2, 0, -2, -2})
 	equalInts(t, "FloorMod Int64WithBroadcast", binRun(t, NewFloorMod(), nil, tensorOf(Int64, sh, []int64{10, -9, -11, 1 << 34}), tensorOf(Int64, []int{1}, []int64{-1 << 33}), Int64).Int64s(),
-		[]int{-8589934582, -9, -11, 0})
+		[]int64{-8589934582, -9, -11, 0})
 	nearFloats(t, "FloorMod FloatSimple", binRun(t, NewFloorMod(), nil, f(10, 9, 11, 3), f(2, 2, 3, 4), Float32).Float32s(), []float64{0, 1, 2, 3}, 0)
 	nearFloats(t, "FloorMod FloatNegativeValue", binRun(t, NewFloorMod(), nil, f(10, -9, -11, 7), f(2, 2, -3, -4), Float32).Float32s(), []float64{0, 1, -2, -1}, 0)
 	nearFloats(t, "FloorMod FloatBroadcast", binRun(t, NewFloorMod(), nil, f(10, -9, -11, 7), tensorOf(Float32, []int{1}, []float32{-3}), Float32).Float32s(), []float64{-2, 0, -2, -2}, 0)

@@ -56,7 +56,7 @@ func TestUnaryTFLiteVectors(t *testing.T) {
 	equalInts(t, "Neg int32", unaryRun(t, NewNeg(), i32(-2, -1, 0, 1, math.MinInt32), outTensor(Int32)).Int32s(), []int{2, 1, 0, -1, math.MinInt32})
 	equalInts(t, "Abs int32", unaryRun(t, NewAbs(), i32(-2, 5, 0, math.MinInt32), outTensor(Int32)).Int32s(), []int{2, 5, 0, math.MinInt32})
 	equalInts(t, "Sign int32", unaryRun(t, NewSign(), i32(-20, 0, 3), outTensor(Int32)).Int32s(), []int{-1, 0, 1})
-	equalInts(t, "Neg int64", unaryRun(t, NewNeg(), tensorOf(Int64, []int{3}, []int64{-2, 1 << 40, 0}), outTensor(Int64)).Int64s(), []int{2, -1 << 40, 0})
+	equalInts(t, "Neg int64", unaryRun(t, NewNeg(), tensorOf(Int64, []int{3}, []int64{-2, 1 << 40, 0}), outTensor(Int64)).Int64s(), []int64{2, -1 << 40, 0})
 	equalInts(t, "Neg int8", unaryRun(t, NewNeg(), tensorOf(Int8, []int{3}, []int8{-128, 5, 127}), outTensor(Int8)).Int8s(), []int{-128, -5, -127})
 	equalInts(t, "Abs int16", unaryRun(t, NewAbs(), tensorOf(Int16, []int{3}, []int16{-32768, -5, 7}), outTensor(Int16)).Int16s(), []int{-32768, 5, 7})
 	f64 := unaryRun(t, NewSign(), tensorOf(Float64, []int{3}, []float64{-0.1, 0, 1e300}), outTensor(Float64)).Float64s()

@@ -157,7 +157,7 @@ func TestSelect(t *testing.T) {
 	equalInts(t, "SelectV2 three-way", out.Int8s(), []int{1, 2, 3, -9, -9, -9})
 	out = runOut(t, NewSelectV2(), nil, []*Tensor{b([]int{1, 1}, T), tensorOf(Int64, []int{1}, []int64{1 << 40}), tensorOf(Int64, []int{1, 1}, []int64{2})}, tensorOf(Int64, []int{1}, []int64{0}))
 	wantShape(t, out.Shape, []int{1})
-	equalInts(t, "one element keeps the model's output shape", out.Int64s(), []int{1 << 40})
+	equalInts(t, "one element keeps the model's output shape", out.Int64s(), []int64{1 << 40})
 	// Errors.
 	wantPrepareError(t, NewSelect(), node(nil, []*Tensor{b([]int{3}, T, F, T), x, y}, outTensor(Int32)), "condition")
 	wantPrepareError(t, NewSelectV2(), node(nil, []*Tensor{b([]int{3}, T, F, T), fx, fy}, outTensor(Float32)), "broadcastable")
