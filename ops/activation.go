@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // This file implements the fused-activation ranges every arithmetic kernel
@@ -118,12 +119,34 @@ func clampF32(x, lo, hi float32) float32 {
 	return x
 }
 
-// clampRowF32 clamps every element of v to [lo, hi] with the min/max
-// builtins, which compile without branches: a NaN stays NaN as with
-// clampF32; the one difference is that -0 clamped at a lower bound of 0
-// gives +0, which compares equal.
+// clampRowF32 clamps every element of v to [lo, hi] as clampF32 does,
+// without branches. The common RELU bounds [0, FLT_MAX] take an integer
+// form on the float bits (two conditional moves per element, exact:
+// negative non-zero numbers become +0, -0 and NaN pass, +Inf becomes
+// FLT_MAX); other bounds use the min/max builtins, which differ from
+// clampF32 only in giving +0 for a -0 clamped at a lower bound of 0.
 func clampRowF32(v []float32, lo, hi float32) {
+	if lo == 0 && hi == math.MaxFloat32 && !math.Signbit(float64(lo)) {
+		reluRowF32(v)
+		return
+	}
 	for i, x := range v {
 		v[i] = min(max(x, lo), hi)
+	}
+}
+
+// reluRowF32 is clampRowF32 with bounds [0, FLT_MAX], on the bit patterns:
+// b − 0x80000001 < 0x7F800000 exactly when b is a negative number other
+// than -0 and NaN (x < 0), and 0x7F800000 is +Inf.
+func reluRowF32(v []float32) {
+	u := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
+	for i, b := range u {
+		if b-0x80000001 < 0x7F800000 {
+			b = 0
+		}
+		if b == 0x7F800000 {
+			b = 0x7F7FFFFF
+		}
+		u[i] = b
 	}
 }

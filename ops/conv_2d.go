@@ -302,13 +302,21 @@ func (k *Conv2D) evalFloat(n *Node, in, filter, bias, out *Tensor) error {
 }
 
 // fillBias sets every row of length c in dst to b (zeros when b is nil).
+// After the first row it doubles the filled prefix with each copy, so a
+// tile of many short rows costs a few memmoves instead of one per row.
 func fillBias(dst, b []float32, c int) {
 	if b == nil {
 		clear(dst)
 		return
 	}
-	for r := 0; r+c <= len(dst); r += c {
-		copy(dst[r:r+c], b)
+	rows := len(dst) / c
+	if rows == 0 {
+		return
+	}
+	dst = dst[:rows*c]
+	copy(dst[:c], b)
+	for filled := c; filled < len(dst); filled *= 2 {
+		copy(dst[filled:], dst[:filled])
 	}
 }
 

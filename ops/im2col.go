@@ -23,38 +23,95 @@ func (g *im2col) k() int { return g.h.filter * g.w.filter * g.depth }
 func im2colFill[T any](g *im2col, col, x []T, first, n int, pad T) {
 	k := g.k()
 	outW := g.w.out
-	fw, depth := g.w.filter, g.depth
+	fh := g.h.filter
+	seg := g.w.filter * g.depth
 	// With dilation 1 and every channel read, the taps of one filter row
-	// are contiguous in the input: one copy per row instead of one per tap.
-	contiguous := g.w.dilation == 1 && depth == g.inC
-	for i := 0; i < n; i++ {
-		p := first + i
-		oy, ox := p/outW, p%outW
-		row := col[i*k : i*k+k]
-		yOrigin := oy*g.h.stride - g.h.pad
-		xOrigin, fxLo, fxHi := g.w.span(ox)
-		j := 0
-		for fy := 0; fy < g.h.filter; fy++ {
-			iy := yOrigin + fy*g.h.dilation
-			seg := row[j : j+fw*depth]
-			j += fw * depth
-			if iy < 0 || iy >= g.h.in || fxLo >= fxHi {
-				fillValue(seg, pad)
-				continue
-			}
-			fillValue(seg[:fxLo*depth], pad)
-			fillValue(seg[fxHi*depth:], pad)
-			base := iy*g.inRowStride + g.chanOffset
-			if contiguous {
-				off := base + (xOrigin+fxLo)*g.inC
-				copyShort(seg[fxLo*depth:fxHi*depth], x[off:off+(fxHi-fxLo)*depth])
-				continue
-			}
-			for fx := fxLo; fx < fxHi; fx++ {
-				off := base + (xOrigin+fx*g.w.dilation)*g.inC
-				copyShort(seg[fx*depth:(fx+1)*depth], x[off:off+depth])
-			}
+	// are contiguous in the input, and a window inside the input
+	// horizontally (most pixels) reads one run per filter row.
+	contiguous := g.w.dilation == 1 && g.depth == g.inC
+	// Output columns [xLo, xHi) have such windows.
+	xLo, xHi := 0, 0
+	if contiguous {
+		xLo = min(ceilDiv(g.w.pad, g.w.stride), outW)
+		if last := g.w.in - g.w.filter + g.w.pad; last >= 0 {
+			xHi = max(min(last/g.w.stride+1, outW), xLo)
+		} else {
+			xHi = xLo
 		}
+	}
+	xStep := g.w.stride * g.depth
+	oy, ox := first/outW, first%outW
+	for i := 0; i < n; {
+		yOrigin := oy*g.h.stride - g.h.pad
+		rowEnd := min(n, i+outW-ox) // pixels of this output row
+		for ; i < rowEnd && ox < xLo; i, ox = i+1, ox+1 {
+			im2colEdge(g, col[i*k:i*k+k], x, yOrigin, ox, pad)
+		}
+		if ox < xHi && i < rowEnd {
+			run := min(rowEnd-i, xHi-ox)
+			xBase := (ox*g.w.stride - g.w.pad) * g.depth
+			for fy := 0; fy < fh; fy++ {
+				iy := yOrigin + fy*g.h.dilation
+				j := fy * seg
+				if iy < 0 || iy >= g.h.in {
+					for p := 0; p < run; p++ {
+						fillValue(col[(i+p)*k+j:(i+p)*k+j+seg], pad)
+					}
+					continue
+				}
+				copyRuns(col[i*k+j:], k, x[iy*g.inRowStride+xBase:], xStep, seg, run)
+			}
+			i, ox = i+run, ox+run
+		}
+		for ; i < rowEnd; i, ox = i+1, ox+1 {
+			im2colEdge(g, col[i*k:i*k+k], x, yOrigin, ox, pad)
+		}
+		ox, oy = 0, oy+1
+	}
+}
+
+// im2colEdge writes the patch row of an output pixel whose window may
+// cross the left or right edge of the input (or that reads a channel
+// subset, or a dilated window).
+func im2colEdge[T any](g *im2col, row, x []T, yOrigin, ox int, pad T) {
+	fw, depth := g.w.filter, g.depth
+	contiguous := g.w.dilation == 1 && depth == g.inC
+	xOrigin, fxLo, fxHi := g.w.span(ox)
+	j := 0
+	for fy := 0; fy < g.h.filter; fy++ {
+		iy := yOrigin + fy*g.h.dilation
+		seg := row[j : j+fw*depth]
+		j += fw * depth
+		if iy < 0 || iy >= g.h.in || fxLo >= fxHi {
+			fillValue(seg, pad)
+			continue
+		}
+		fillValue(seg[:fxLo*depth], pad)
+		fillValue(seg[fxHi*depth:], pad)
+		base := iy*g.inRowStride + g.chanOffset
+		if contiguous {
+			off := base + (xOrigin+fxLo)*g.inC
+			copyShort(seg[fxLo*depth:fxHi*depth], x[off:off+(fxHi-fxLo)*depth])
+			continue
+		}
+		for fx := fxLo; fx < fxHi; fx++ {
+			off := base + (xOrigin+fx*g.w.dilation)*g.inC
+			copyShort(seg[fx*depth:(fx+1)*depth], x[off:off+depth])
+		}
+	}
+}
+
+// copyRuns copies run segments of seg elements: segment p from
+// src[p·srcStride:] to dst[p·dstStride:]. Bounds are checked once for the
+// whole run, so the loop is a sequence of short memmoves.
+func copyRuns[T any](dst []T, dstStride int, src []T, srcStride, seg, run int) {
+	if run <= 0 || seg <= 0 {
+		return
+	}
+	dst = dst[:(run-1)*dstStride+seg]
+	src = src[:(run-1)*srcStride+seg]
+	for p := 0; p < run; p++ {
+		copy(dst[p*dstStride:p*dstStride+seg:p*dstStride+seg], src[p*srcStride:])
 	}
 }
 
@@ -69,7 +126,7 @@ func fillValue[T any](s []T, v T) {
 // the 1-4 channel inputs of first layers, are copied in a loop because a
 // memmove call costs more than the copy itself.
 func copyShort[T any](dst, src []T) {
-	if len(src) > 32 {
+	if len(src) > 4 {
 		copy(dst, src)
 		return
 	}
