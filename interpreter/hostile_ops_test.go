@@ -183,12 +183,45 @@ func hostileMean() *schema.ModelT {
 		[]hTensor{f32t("in", nil, 2, 3), i32t("axes", i32s(1), 1)}, []hTensor{f32t("out", nil, 2)})
 }
 
+func hostileDivInt() *schema.ModelT {
+	return singleOpModel(schema.BuiltinOperatorDIV, 1,
+		&schema.BuiltinOptionsT{Type: schema.BuiltinOptionsDivOptions, Value: &schema.DivOptionsT{}},
+		[]hTensor{i32t("a", nil, 3), i32t("b", nil, 3)}, []hTensor{i32t("out", nil, 3)})
+}
+
+// hostileDivFloat is DIV on float32 (a zero divisor is no error there, so
+// the base model invokes on zeroed inputs).
+func hostileDivFloat() *schema.ModelT {
+	return singleOpModel(schema.BuiltinOperatorDIV, 1,
+		&schema.BuiltinOptionsT{Type: schema.BuiltinOptionsDivOptions, Value: &schema.DivOptionsT{}},
+		[]hTensor{f32t("a", nil, 3), f32t("b", nil, 3)}, []hTensor{f32t("out", nil, 3)})
+}
+
+func hostileSlice() *schema.ModelT {
+	return singleOpModel(schema.BuiltinOperatorSLICE, 1, nil,
+		[]hTensor{f32t("in", nil, 4, 2), i32t("begin", i32s(1, 0), 2), i32t("size", i32s(2, -1), 2)},
+		[]hTensor{f32t("out", nil, 2, 2)})
+}
+
+func hostileMirrorPad() *schema.ModelT {
+	return singleOpModel(schema.BuiltinOperatorMIRROR_PAD, 1,
+		&schema.BuiltinOptionsT{Type: schema.BuiltinOptionsMirrorPadOptions, Value: &schema.MirrorPadOptionsT{Mode: schema.MirrorPadModeREFLECT}},
+		[]hTensor{f32t("in", nil, 3), i32t("paddings", i32s(2, 2), 1, 2)}, []hTensor{f32t("out", nil, 7)})
+}
+
+func hostileResize() *schema.ModelT {
+	return singleOpModel(schema.BuiltinOperatorRESIZE_BILINEAR, 1,
+		&schema.BuiltinOptionsT{Type: schema.BuiltinOptionsResizeBilinearOptions, Value: &schema.ResizeBilinearOptionsT{}},
+		[]hTensor{f32t("in", nil, 1, 2, 2, 1), i32t("size", i32s(4, 4), 2)}, []hTensor{f32t("out", nil, 1, 4, 4, 1)})
+}
+
 func TestHostileOpsModels(t *testing.T) {
 	bases := map[string]func() *schema.ModelT{
 		"conv": hostileConv, "conv int8": hostileConvInt8, "depthwise": hostileDepthwise, "max pool": hostileMaxPool,
 		"gather": hostileGather, "embedding": hostileEmbedding, "strided slice": hostileStridedSlice,
 		"transpose": hostileTranspose, "concat": hostileConcat, "pad": hostilePad, "split": hostileSplit,
-		"topk": hostileTopK, "mean": hostileMean,
+		"topk": hostileTopK, "mean": hostileMean, "div": hostileDivFloat, "slice": hostileSlice,
+		"mirror pad": hostileMirrorPad, "resize": hostileResize,
 	}
 	for name, f := range bases {
 		if err := loadAndAllocate(pack(f())); err != nil {
@@ -303,6 +336,28 @@ func TestHostileOpsModels(t *testing.T) {
 		{"mean axis out of range", edit(hostileMean, func(sg *schema.SubGraphT, m *schema.ModelT) {
 			m.Buffers[sg.Tensors[1].Buffer].Data = i32s(4)
 		}), []string{"MEAN", "axis"}},
+		{"div quantised", edit(hostileDivFloat, func(sg *schema.SubGraphT, _ *schema.ModelT) {
+			for _, t := range sg.Tensors {
+				t.Type = schema.TensorTypeUINT8
+				t.Quantization = &schema.QuantizationParametersT{Scale: []float32{0.5}, ZeroPoint: []int64{0}}
+			}
+		}), []string{"DIV", "quantised"}},
+		{"slice past the end", edit(hostileSlice, func(sg *schema.SubGraphT, m *schema.ModelT) {
+			m.Buffers[sg.Tensors[2].Buffer].Data = i32s(4, 1)
+		}), []string{"SLICE", "size"}},
+		{"slice negative begin", edit(hostileSlice, func(sg *schema.SubGraphT, m *schema.ModelT) {
+			m.Buffers[sg.Tensors[1].Buffer].Data = i32s(-1, 0)
+		}), []string{"SLICE", "begin"}},
+		{"mirror pad wider than REFLECT allows", edit(hostileMirrorPad, func(sg *schema.SubGraphT, m *schema.ModelT) {
+			m.Buffers[sg.Tensors[1].Buffer].Data = i32s(3, 0)
+		}), []string{"MIRROR_PAD", "REFLECT"}},
+		{"resize to zero rows", edit(hostileResize, func(sg *schema.SubGraphT, m *schema.ModelT) {
+			m.Buffers[sg.Tensors[1].Buffer].Data = i32s(0, 4)
+		}), []string{"RESIZE_BILINEAR", "size"}},
+		{"resize with both alignment options", edit(hostileResize, func(sg *schema.SubGraphT, _ *schema.ModelT) {
+			o := sg.Operators[0].BuiltinOptions.Value.(*schema.ResizeBilinearOptionsT)
+			o.AlignCorners, o.HalfPixelCenters = true, true
+		}), []string{"RESIZE_BILINEAR", "half_pixel_centers"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -316,6 +371,32 @@ func TestHostileOpsModels(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHostileOpsRuntimeDivisor feeds an int32 zero divisor at run time:
+// DIV must fail Invoke naming the element (TFLite's Eval returns an error
+// there), and a later valid Invoke must succeed.
+func TestHostileOpsRuntimeDivisor(t *testing.T) {
+	m := mustLoad(t, hostileDivInt())
+	it, err := New(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := it.AllocateTensors(); err != nil {
+		t.Fatal(err)
+	}
+	copy(it.Input(0).Int32s(), []int32{7, -7, 9})
+	copy(it.Input(1).Int32s(), []int32{2, 0, 3})
+	if err := it.Invoke(); err == nil || !strings.Contains(err.Error(), "DIV") || !strings.Contains(err.Error(), "element 1 is 0") {
+		t.Fatalf("zero divisor: err %v", err)
+	}
+	copy(it.Input(1).Int32s(), []int32{2, 2, 3})
+	if err := it.Invoke(); err != nil {
+		t.Fatal(err)
+	}
+	if got := it.Output(0).Int32s(); got[0] != 3 || got[1] != -3 || got[2] != 3 {
+		t.Fatalf("DIV: %v, want [3 -3 3]", got)
 	}
 }
 
