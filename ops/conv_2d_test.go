@@ -514,15 +514,9 @@ func TestRequantRowMatchesReference(t *testing.T) {
 		accs = append(accs, int32(r.next()), int32(r.intn(-100000, 100000)))
 	}
 	got := make([]int16, len(accs))
-	for _, m := range []float64{1e-9, 3.1e-5, 0.0007, 0.01, 0.25, 0.49999, 0.5, 0.75, 1, 1.5, 7.9, 1000} {
+	for _, m := range []float64{1e-9, 3.1e-5, 0.0007, 0.01, 0.25, 0.49999, 0.5, 0.75, 1, 1.5, 7.9, 1000, 4.7e-10, 0.9999999, 1 << 20} {
 		mult, shift := QuantizeMultiplier(m)
-		ch := quantChannel{mult: int64(mult)}
-		if shift > 0 {
-			ch.left = uint8(shift)
-		} else {
-			ch.right = uint8(-shift)
-		}
-		ch.mask = int32(int64(1)<<ch.right - 1)
+		ch := newQuantChannel(mult, shift)
 		chans := make([]quantChannel, len(accs))
 		for i := range chans {
 			chans[i] = ch

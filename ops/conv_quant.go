@@ -31,12 +31,29 @@ type convQuant struct {
 
 // quantChannel is one output channel's MultiplyByQuantizedMultiplier
 // split for the inner loop: x·2^left (wrapping), a rounding doubling high
-// multiply by mult, then a rounding right shift by right (mask = 2^right-1).
+// multiply by mult, then a rounding right shift by right, whose rounding
+// adds half = 2^(right-1) and, for negative values and right > 0, neg = -1
+// (see requantRow).
 type quantChannel struct {
 	mult  int64
-	mask  int32
+	half  int64
+	neg   int64
 	left  uint8
 	right uint8
+}
+
+// newQuantChannel splits a QuantizeMultiplier result (multiplier, shift ≤
+// 31) for requantRow.
+func newQuantChannel(mult int32, shift int) quantChannel {
+	ch := quantChannel{mult: int64(mult)}
+	if shift > 0 {
+		ch.left = uint8(shift)
+	} else if shift < 0 {
+		ch.right = uint8(-shift)
+		ch.half = int64(1) << (ch.right - 1)
+		ch.neg = -1
+	}
+	return ch
 }
 
 // prepare derives the parameters for a filter with channels output
@@ -126,14 +143,7 @@ func (q *convQuant) prepare(in, filter, bias, out *Tensor, act Activation, chann
 		if s > 30 {
 			return fmt.Errorf("output 0: scale %g is too small for input scale %g and the filter scales (rescale factor 2^%d)", outScale, inScale, s)
 		}
-		ch := &q.chans[c]
-		ch.mult = int64(q.mult[c])
-		if s > 0 {
-			ch.left = uint8(s)
-		} else {
-			ch.right = uint8(-s)
-		}
-		ch.mask = int32(int64(1)<<ch.right - 1)
+		q.chans[c] = newQuantChannel(q.mult[c], s)
 	}
 	return nil
 }
@@ -141,25 +151,25 @@ func (q *convQuant) prepare(in, filter, bias, out *Tensor, act Activation, chann
 // requantRow writes dst[i] = clamp(MultiplyByQuantizedMultiplier(acc[i],
 // channel i) + output zero point), channel i being chans[i]. It is the
 // arithmetic of MultiplyByQuantizedMultiplier (TFLite's double rounding)
-// written out so that it inlines; TestRequantRowMatchesReference checks it
-// against the plain function. The multipliers come from QuantizeMultiplier
-// and are never MinInt32, so the saturating corner of the doubling high
-// multiply cannot occur.
+// in a form of few instructions; TestRequantRowMatchesReference checks it
+// against the plain function:
+//   - the rounding doubling high multiply (x·m + nudge)/2^31, truncating,
+//     with nudge 2^30 for x·m ≥ 0 and 1−2^30 below, equals
+//     floor((x·m + 2^30)/2^31) for both signs, an arithmetic shift;
+//   - the rounding right shift by e > 0 (remainder above half, or for
+//     negative values above half plus one, rounds up) equals
+//     floor((h + 2^(e−1) − [h < 0])/2^e), again a shift, in int64 so
+//     nothing overflows.
+//
+// The multipliers come from QuantizeMultiplier and are never MinInt32, so
+// the saturating corner of the high multiply cannot occur.
 func requantRow[T int8 | uint8 | int16](dst []T, acc []int32, chans []quantChannel, zp, lo, hi int32) {
 	chans = chans[:len(acc)]
 	dst = dst[:len(acc)]
 	for i, a := range acc {
 		ch := &chans[i]
-		ab := int64(a<<ch.left) * ch.mult
-		// Round half away from zero: the nudge is 2^30 for ab ≥ 0 and
-		// 1-2^30 below (ab>>63 is 0 or -1), then divide truncating.
-		ab += 1<<30 + (ab>>63)&(1-1<<31)
-		h := int32(ab / (1 << 31))
-		// Rounding right shift: add one when the remainder exceeds half
-		// the divisor (ties away from zero: the threshold is one higher
-		// for negative h). thr-rem < 0 exactly when rounding up.
-		thr := ch.mask>>1 - h>>31
-		r := h>>ch.right + int32(uint32(thr-h&ch.mask)>>31)
+		h := (int64(a<<(ch.left&31))*ch.mult + 1<<30) >> 31
+		r := int32((h + ch.half + (h>>63)&ch.neg) >> (ch.right & 63))
 		dst[i] = T(min(max(r+zp, lo), hi))
 	}
 }
