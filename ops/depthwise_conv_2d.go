@@ -58,6 +58,9 @@ type DepthwiseConv2D struct {
 	phaseID  int // scratch for the phase rows (stride > 1)
 	xfID     int // integer paths: the input as float32 values x + offset
 	accfID   int // integer paths: one row of float32 tap sums
+	// Integer row mode: the per-channel requantisation tiled over a
+	// whole output row, so one call requantises the row.
+	chansRow []quantChannel
 }
 
 // maxRowModeWeights bounds the repeated-weight tables of row mode.
@@ -191,9 +194,14 @@ func (k *DepthwiseConv2D) Prepare(n *Node) error {
 	}
 	if k.path != convFloat {
 		if k.rowMode {
+			// acc holds the bias tiled over one output row.
 			k.accID = n.RequestScratch(4 * k.w.out * k.outC)
 			k.accfID = n.RequestScratch(4 * k.w.out * k.outC)
 			k.xfID = n.RequestScratch(4 * in.NumElements())
+			k.chansRow = make([]quantChannel, k.w.out*k.outC)
+			for i := range k.chansRow {
+				k.chansRow[i] = k.q.chans[i%k.outC]
+			}
 		} else {
 			k.accID = n.RequestScratch(4 * k.outC)
 		}
@@ -367,42 +375,43 @@ func (k *DepthwiseConv2D) evalQuantRows(n *Node, in, bias, out *Tensor) error {
 			xf[i] = float32(v) + off
 		}
 	}
-	var b []int32
+	// acc: the bias (or zeros) tiled over one output row.
 	if bias != nil {
-		b = bias.Int32s()[:C]
+		b := bias.Int32s()[:C]
+		for i := 0; i < rowLen; i += C {
+			copy(acc[i:i+C], b)
+		}
+	} else {
+		clear(acc)
 	}
 	image := k.h.in * k.w.in * C
 	for batch := 0; batch < k.batches; batch++ {
 		for oy := 0; oy < k.h.out; oy++ {
 			clear(accf)
 			k.addRowTaps(accf, xf[batch*image:(batch+1)*image], oy, phases)
-			for i, v := range accf {
-				acc[i] = int32(v)
-			}
-			if b != nil {
-				for i := 0; i < rowLen; i += C {
-					a := acc[i : i+C]
-					for c, bv := range b {
-						a[c] += bv
-					}
-				}
-			}
 			orow := ((batch*k.h.out + oy) * outW) * C
 			if k.path == convInt8 {
-				requantRows(out.Int8s()[orow:orow+rowLen], acc, q)
+				requantRowF32(out.Int8s()[orow:orow+rowLen], accf, acc, k.chansRow, q.outOffset, q.actMin, q.actMax)
 			} else {
-				requantRows(out.Data[orow:orow+rowLen], acc, q)
+				requantRowF32(out.Data[orow:orow+rowLen], accf, acc, k.chansRow, q.outOffset, q.actMin, q.actMax)
 			}
 		}
 	}
 	return nil
 }
 
-// requantRows requantises a row of whole pixels (C channels each).
-func requantRows[T int8 | uint8](dst []T, acc []int32, q *convQuant) {
-	C := len(q.chans)
-	for i := 0; i+C <= len(acc); i += C {
-		requantRow(dst[i:i+C], acc[i:i+C], q.chans, q.outOffset, q.actMin, q.actMax)
+// requantRowF32 is requantRow for accumulators held as exact float32
+// integers plus an int32 bias: dst[i] = requant(int32(accf[i]) + bias[i]).
+func requantRowF32[T int8 | uint8](dst []T, accf []float32, bias []int32, chans []quantChannel, zp, lo, hi int32) {
+	chans = chans[:len(accf)]
+	bias = bias[:len(accf)]
+	dst = dst[:len(accf)]
+	for i, f := range accf {
+		ch := &chans[i]
+		a := int32(f) + bias[i]
+		h := (int64(a<<(ch.left&31))*ch.mult + 1<<30) >> 31
+		r := int32((h + ch.half + (h>>63)&ch.neg) >> (ch.right & 63))
+		dst[i] = T(min(max(r+zp, lo), hi))
 	}
 }
 
