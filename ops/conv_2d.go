@@ -60,7 +60,9 @@ type Conv2D struct {
 	w8        []int8 // uint8 filter re-centred to int8 (constant filters)
 	rowSums   []int32
 	rowSumsOK bool
-	seed      []int32 // per-channel accumulator start (bias and zero-point terms)
+	seed      []int32        // per-channel accumulator start (bias and zero-point terms)
+	accTileID int            // integer paths: accumulators of one tile
+	chansTile []quantChannel // integer paths: requantisation tiled over a tile
 	// Hybrid path: per-channel filter scales that differ (TFLite's
 	// EvalHybridPerChannel), else one filter scale (EvalHybrid).
 	hybridPerChannel bool
@@ -79,6 +81,10 @@ const (
 
 // convTileBytes bounds the im2col tile so that it stays in the L2 cache.
 const convTileBytes = 64 << 10
+
+// convAccTileBytes bounds the int32 accumulators of one tile on the
+// integer paths.
+const convAccTileBytes = 16 << 10
 
 // NewConv2D returns a CONV_2D kernel for one node.
 func NewConv2D() Kernel { return &Conv2D{} }
@@ -206,6 +212,15 @@ func (k *Conv2D) Prepare(n *Node) error {
 		elem = 1 // patches of the quantised input
 	}
 	k.tile = max(1, min(k.pixels, convTileBytes/max(1, k.k*elem)))
+	if k.path == convInt8 || k.path == convUint8 {
+		// The accumulators of a whole tile stay in L1 too.
+		k.tile = max(1, min(k.tile, convAccTileBytes/(4*k.outC)))
+		k.accTileID = n.RequestScratch(4 * k.tile * k.outC)
+		k.chansTile = make([]quantChannel, k.tile*k.outC)
+		for i := range k.chansTile {
+			k.chansTile[i] = k.q.chans[i%k.outC]
+		}
+	}
 	if !k.direct {
 		k.colID = n.RequestScratch(k.tile * k.k * elem)
 	}
@@ -338,7 +353,7 @@ func (k *Conv2D) filterInt8(n *Node, filter *Tensor) ([]int8, error) {
 }
 
 func (k *Conv2D) evalQuant(n *Node, in, filter, bias, out *Tensor) error {
-	acc, err := scratchInt32(n, k.accID, k.outC)
+	accTile, err := scratchInt32(n, k.accTileID, k.tile*k.outC)
 	if err != nil {
 		return err
 	}
@@ -399,9 +414,16 @@ func (k *Conv2D) evalQuant(n *Node, in, filter, bias, out *Tensor) error {
 					}
 				}
 			}
+			// Seed the tile's accumulators (doubling copies), add each
+			// pixel's products, then requantise the tile in one pass.
+			accT := accTile[:cnt*k.outC]
+			copy(accT[:k.outC], k.seed)
+			for filled := k.outC; filled < len(accT); filled *= 2 {
+				copy(accT[filled:], accT[:filled])
+			}
 			for i := 0; i < cnt; i++ {
 				patch := src[i*k.k : (i+1)*k.k]
-				copy(acc, k.seed)
+				acc := accT[i*k.outC : (i+1)*k.outC]
 				arch.MatVecMulAccInt8(acc, w, k.outC, k.k, patch)
 				if wzp != 0 {
 					var xsum int32
@@ -413,12 +435,12 @@ func (k *Conv2D) evalQuant(n *Node, in, filter, bias, out *Tensor) error {
 						acc[c] -= corr
 					}
 				}
-				off := (batch*k.pixels + p0 + i) * k.outC
-				if k.path == convInt8 {
-					requantRow(out.Int8s()[off:off+k.outC], acc, q.chans, q.outOffset, q.actMin, q.actMax)
-				} else {
-					requantRow(out.Data[off:off+k.outC], acc, q.chans, q.outOffset, q.actMin, q.actMax)
-				}
+			}
+			off := (batch*k.pixels + p0) * k.outC
+			if k.path == convInt8 {
+				requantRow(out.Int8s()[off:off+len(accT)], accT, k.chansTile, q.outOffset, q.actMin, q.actMax)
+			} else {
+				requantRow(out.Data[off:off+len(accT)], accT, k.chansTile, q.outOffset, q.actMin, q.actMax)
 			}
 		}
 	}
