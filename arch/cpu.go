@@ -143,9 +143,11 @@ func Describe() Info {
 			in.Features = append(in.Features, f)
 		}
 	}
+	mu.Lock() // Use may be re-selecting implementations
 	for _, p := range registry {
 		in.Primitives = append(in.Primitives, p.info())
 	}
+	mu.Unlock()
 	return in
 }
 

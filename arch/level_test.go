@@ -157,3 +157,25 @@ func TestDescribe(t *testing.T) {
 	}
 	t.Logf("%s; levels %v; L1d %d L2 %d L3 %d (%s)", Summary(), in.Levels, in.L1D, in.L2, in.L3, in.CacheSource)
 }
+
+// TestUseDescribeConcurrently: Use and Describe may run at the same time
+// (go test -race checks it).
+func TestUseDescribeConcurrently(t *testing.T) {
+	saved := Current()
+	defer func() { _ = Use(saved) }()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 50 {
+			_ = Describe()
+			_ = Summary()
+		}
+	}()
+	for i := range 50 {
+		ls := Levels()
+		if err := Use(ls[i%len(ls)]); err != nil {
+			t.Error(err)
+		}
+	}
+	<-done
+}

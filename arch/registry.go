@@ -129,6 +129,8 @@ func (p *impls[F]) each(fn func(name string, f F)) {
 // usedAt reports whether some primitive's chosen implementation at the
 // current level needs feature f beyond its level's (for Summary).
 func usedAt(f Feature, l Level) bool {
+	mu.Lock()
+	defer mu.Unlock()
 	for _, p := range registry {
 		pi := p.info()
 		for _, im := range pi.Impls {
