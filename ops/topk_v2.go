@@ -147,34 +147,27 @@ func topK[T float32 | int8 | uint8 | int16 | int32 | int64](t *TopKV2, heap []in
 	}
 	for r := 0; r < t.rows; r++ {
 		row := in[r*t.rowSize : (r+1)*t.rowSize]
-		// better(a, b): a ranks above b.
-		better := func(a, b int32) bool {
-			va, vb := row[a], row[b]
-			if vb < va {
-				return true
-			}
-			if vb > va {
-				return false
-			}
-			return a < b
-		}
 		h := heap[:0]
-		for c := range row {
-			p := int32(c)
-			if len(h) < k {
-				h = append(h, p)
-				siftUp(h, len(h)-1, better)
-				continue
-			}
-			if better(p, h[0]) {
-				h[0] = p
-				siftDown(h, 0, better)
+		for c := range row[:k] {
+			h = append(h, int32(c))
+			siftUp(row, h, len(h)-1)
+		}
+		// Later positions have larger indices than every kept one, so one
+		// ranks above the root (the worst kept) exactly when its value is
+		// greater: most elements are rejected by one comparison with the
+		// root's value, kept in a local.
+		worst := row[h[0]]
+		for c := k; c < len(row); c++ {
+			if v := row[c]; v > worst {
+				h[0] = int32(c)
+				siftDown(row, h, 0)
+				worst = row[h[0]]
 			}
 		}
 		// Heap sort: repeatedly move the worst to the end.
 		for end := len(h) - 1; end > 0; end-- {
 			h[0], h[end] = h[end], h[0]
-			siftDown(h[:end], 0, better)
+			siftDown(row, h[:end], 0)
 		}
 		out := vals[r*k : (r+1)*k]
 		for j, p := range h {
@@ -188,12 +181,19 @@ func topK[T float32 | int8 | uint8 | int16 | int32 | int64](t *TopKV2, heap []in
 	}
 }
 
-// siftUp restores the heap property (the root is the element that ranks
-// lowest under better) after h[i] was added.
-func siftUp(h []int32, i int, better func(a, b int32) bool) {
+// ranksAbove reports whether position a of row ranks above position b:
+// a larger value, or an equal value at a smaller index (TFLite's order).
+func ranksAbove[T float32 | int8 | uint8 | int16 | int32 | int64](row []T, a, b int32) bool {
+	va, vb := row[a], row[b]
+	return vb < va || !(vb > va) && a < b
+}
+
+// siftUp restores the heap property (the root is the position that ranks
+// lowest) after h[i] was added.
+func siftUp[T float32 | int8 | uint8 | int16 | int32 | int64](row []T, h []int32, i int) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if !better(h[p], h[i]) {
+		if !ranksAbove(row, h[p], h[i]) {
 			return
 		}
 		h[p], h[i] = h[i], h[p]
@@ -202,14 +202,14 @@ func siftUp(h []int32, i int, better func(a, b int32) bool) {
 }
 
 // siftDown restores the heap property after h[i] was replaced.
-func siftDown(h []int32, i int, better func(a, b int32) bool) {
+func siftDown[T float32 | int8 | uint8 | int16 | int32 | int64](row []T, h []int32, i int) {
 	for {
 		worst := i
 		l, r := 2*i+1, 2*i+2
-		if l < len(h) && better(h[worst], h[l]) {
+		if l < len(h) && ranksAbove(row, h[worst], h[l]) {
 			worst = l
 		}
-		if r < len(h) && better(h[worst], h[r]) {
+		if r < len(h) && ranksAbove(row, h[worst], h[r]) {
 			worst = r
 		}
 		if worst == i {
