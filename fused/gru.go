@@ -21,9 +21,12 @@ const (
 	gruGateBias        = 3
 	gruCandidateWeight = 4
 	gruCandidateBias   = 5
+	// gruCandidateRecurrentBias is tflrun's optional seventh input, which
+	// selects the reset-after candidate (see UnidirectionalSequenceGRU).
+	gruCandidateRecurrentBias = 6
 )
 
-var gruRoles = ioRoles{"input", "input_state", "gate_weight", "gate_bias", "candidate_weight", "candidate_bias"}
+var gruRoles = ioRoles{"input", "input_state", "gate_weight", "gate_bias", "candidate_weight", "candidate_bias", "candidate_recurrent_bias"}
 
 // UnidirectionalSequenceGRU is the kernel of the custom operator
 // UNIDIRECTIONAL_SEQUENCE_GRU with the tensor layout and arithmetic of
@@ -43,6 +46,18 @@ var gruRoles = ioRoles{"input", "input_state", "gate_weight", "gate_bias", "cand
 //	c    = tanh(candidate_weight·[x, r⊙h] + candidate_bias)
 //	h    = (1 − u)⊙c + u⊙h
 //
+// Beyond TFLite, an optional seventh input 6 candidate_recurrent_bias
+// [units] selects the reset-after candidate of Keras's GRU
+// (reset_after=True, the cuDNN form), which TFLite's cell cannot express
+// because it resets h before the product: with candidate_weight = [Wx,
+// Wh] split after the n_input columns,
+//
+//	c    = tanh(Wx·x + candidate_bias + r⊙(Wh·h + candidate_recurrent_bias))
+//
+// tflrun's converter writes this form for such layers; TFLite's
+// experimental kernel accepts exactly six inputs, so it refuses such a
+// model instead of misreading it.
+//
 // The concatenated [x, h] row is built once per step so that each of the
 // two products is one matrix × vector over the packed weights.
 //
@@ -59,6 +74,7 @@ type UnidirectionalSequenceGRU struct {
 	idConcat, idAct         int
 	sizes                   ioSizes
 	concatWidth, stateElems int
+	resetAfter              bool
 }
 
 // NewUnidirectionalSequenceGRU returns a kernel for one
@@ -71,11 +87,16 @@ func NewUnidirectionalSequenceGRU() ops.Kernel { return &UnidirectionalSequenceG
 // name the input.
 func (k *UnidirectionalSequenceGRU) Prepare(n *ops.Node) error {
 	k.prepared = false
-	if err := n.CheckIO(6, 6, 2); err != nil {
+	if err := n.CheckIO(6, 7, 2); err != nil {
 		return err
 	}
 	roles := gruRoles
-	for i := range roles {
+	k.resetAfter = n.Input(gruCandidateRecurrentBias) != nil
+	inputs := 6
+	if k.resetAfter {
+		inputs = 7
+	}
+	for i := 0; i < inputs; i++ {
 		if _, err := roles.require(n, i); err != nil {
 			return err
 		}
@@ -113,6 +134,11 @@ func (k *UnidirectionalSequenceGRU) Prepare(n *ops.Node) error {
 	}
 	if err := roles.shape(n, gruCandidateBias, u); err != nil {
 		return err
+	}
+	if k.resetAfter {
+		if err := roles.shape(n, gruCandidateRecurrentBias, u); err != nil {
+			return err
+		}
 	}
 	for i := 0; i < 2; i++ {
 		if err := floatOutput(n, i); err != nil {
@@ -155,6 +181,10 @@ func (k *UnidirectionalSequenceGRU) Eval(n *ops.Node) error {
 	gb := n.Inputs[gruGateBias].Float32s()[:2*U]
 	cw := n.Inputs[gruCandidateWeight].Float32s()
 	cb := n.Inputs[gruCandidateBias].Float32s()[:U]
+	var crb []float32
+	if k.resetAfter {
+		crb = n.Inputs[gruCandidateRecurrentBias].Float32s()[:U]
+	}
 	out := n.Outputs[0].Float32s()
 	for t := 0; t < k.maxTime; t++ {
 		xt := x[t*B*nIn:]
@@ -167,8 +197,19 @@ func (k *UnidirectionalSequenceGRU) Eval(n *ops.Node) error {
 			copy(a, gb)
 			arch.MatVecMulAcc(a, gw, 2*U, W, row)
 			applySigmoidFloat(a)
-			// The candidate reads [x, r⊙h].
 			r := a[:U]
+			if crb != nil {
+				// Reset after the product: Wx·x + cb + r⊙(Wh·h + crb).
+				xs, hs := row[:nIn], row[nIn:]
+				o := ot[b*U : b*U+U]
+				for j := range o {
+					wr := cw[j*W : (j+1)*W]
+					hx := crb[j] + arch.Dot(wr[nIn:], hs)
+					o[j] = cb[j] + arch.Dot(wr[:nIn], xs) + r[j]*hx
+				}
+				continue
+			}
+			// The candidate reads [x, r⊙h].
 			hr := row[nIn:]
 			for i, hv := range h[b*U : b*U+U] {
 				hr[i] = hv * r[i]
