@@ -29,10 +29,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tflrun/tflrun/convert/controlflow"
 	"github.com/tflrun/tflrun/convert/fusion"
 	"github.com/tflrun/tflrun/convert/ir"
 	"github.com/tflrun/tflrun/convert/legalize"
 	"github.com/tflrun/tflrun/convert/passes"
+	"github.com/tflrun/tflrun/convert/stateful"
 	"github.com/tflrun/tflrun/convert/tflite"
 	"github.com/tflrun/tflrun/convert/tfmodel"
 )
@@ -62,6 +64,9 @@ type Options struct {
 	// MaxNodes bounds the size of the inlined graph (default 250,000),
 	// so that a hostile model cannot make inlining explode.
 	MaxNodes int
+
+	// cut is a pending cut at tensors inside functions (deepcut.go).
+	cut *deepCut
 }
 
 // Result is a converted model.
@@ -73,6 +78,11 @@ type Result struct {
 	// Entry describes the converted entry point; Entry.Func is the final
 	// TFLite-level function.
 	Entry *tfmodel.Entry
+	// States lists the variables the model updates at inference and how
+	// the converted model keeps them (package stateful): a state input
+	// and output pair named after the variable in the signature, or a
+	// variable tensor.
+	States []stateful.State
 }
 
 // Convert reads the model at path (a SavedModel directory or a GraphDef
@@ -89,20 +99,41 @@ func Convert(path string, opts Options) (*Result, error) {
 // entry point was built, the returned Result (without Model) still
 // carries the fusion report.
 func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
-	entry, err := m.Entry(tfmodel.EntryOptions{Signature: opts.Signature, InputArrays: opts.InputArrays,
-		OutputArrays: opts.OutputArrays, InputShapes: opts.InputShapes})
+	eopts := tfmodel.EntryOptions{Signature: opts.Signature, InputArrays: opts.InputArrays,
+		OutputArrays: opts.OutputArrays, InputShapes: opts.InputShapes}
+	if needsDeepCut(m, opts) {
+		// The arrays live inside functions: start from the signature and
+		// cut once inlining has brought them into the entry function.
+		opts.cut = &deepCut{inputs: opts.InputArrays, outputs: opts.OutputArrays, shapes: opts.InputShapes}
+		eopts = tfmodel.EntryOptions{Signature: opts.Signature}
+	}
+	entry, err := m.Entry(eopts)
 	if err != nil {
 		return nil, err
 	}
 	f := entry.Func
-	if opts.InputShapes == nil {
+	if eopts.InputShapes == nil {
 		pinBatch(f)
 	}
+	if opts.cut != nil {
+		opts.cut.entry = entry
+	}
 	report := &fusion.Report{}
-	if err := Lower(f, m.Module, opts, report); err != nil {
+	states, err := lower(f, m.Module, opts, report)
+	if err != nil {
 		// The report so far says which composites were met before the
 		// failure; callers may print it.
 		return &Result{Report: report, Entry: entry}, err
+	}
+	// State inputs and outputs are named after their variable in the
+	// signature, so a caller can feed each output back to its input.
+	for _, st := range states {
+		if st.Input != nil {
+			entry.InputNames = append(entry.InputNames, st.Variable.Name)
+		}
+		if st.Output >= 0 {
+			entry.OutputNames = append(entry.OutputNames, st.Variable.Name)
+		}
 	}
 	desc := opts.Description
 	if desc == "" {
@@ -112,7 +143,7 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Model: data, Report: report, Entry: entry}, nil
+	return &Result{Model: data, Report: report, Entry: entry, States: states}, nil
 }
 
 // pinBatch sets an unknown leading dimension of each input to 1.
@@ -129,17 +160,41 @@ func pinBatch(f *ir.Function) {
 // (offering composites to the fusion registry), simplify, check that no
 // variable update is dropped, legalise and optimise. On success every node
 // of f is a TFLite operator or a constant.
+//
+// Variables the model updates (stateful RNNs) become state inputs and
+// outputs appended to f's parameters and results, or variable tensors
+// (package stateful).
 func Lower(f *ir.Function, m *ir.Module, opts Options, report *fusion.Report) error {
+	_, err := lower(f, m, opts, report)
+	return err
+}
+
+// lower is Lower, also returning the model's state variables.
+func lower(f *ir.Function, m *ir.Module, opts Options, report *fusion.Report) ([]stateful.State, error) {
 	if err := InlineCalls(f, m, opts, report); err != nil {
-		return err
+		return nil, err
+	}
+	states, err := stateful.Lower(f)
+	if err != nil {
+		return nil, err
+	}
+	if len(states) > 0 {
+		if err := passes.Simplify(f); err != nil {
+			return nil, err
+		}
 	}
 	if err := passes.CheckNoStateWrites(f); err != nil {
-		return err
+		return nil, err
 	}
 	if err := legalize.Func(f); err != nil {
-		return err
+		return nil, err
 	}
-	return legalize.Optimize(f)
+	if err := legalize.Optimize(f); err != nil {
+		return nil, err
+	}
+	// Unrolled loops legalise the same weights once per time step.
+	passes.ShareConstants(f)
+	return states, nil
 }
 
 // maxCallDepth bounds nested inlining.
@@ -160,6 +215,14 @@ func InlineCalls(f *ir.Function, m *ir.Module, opts Options, report *fusion.Repo
 	if budget <= 0 {
 		budget = 250_000
 	}
+	// Before anything sorts or simplifies f: TF1 loops are cycles until
+	// functionalised, and updated variables must not fold to constants.
+	if err := controlflow.FunctionalizeV1(f, m); err != nil {
+		return err
+	}
+	if _, err := stateful.MarkState(f, m); err != nil {
+		return err
+	}
 	for {
 		if err := passes.Simplify(f); err != nil {
 			return err
@@ -169,7 +232,16 @@ func InlineCalls(f *ir.Function, m *ir.Module, opts Options, report *fusion.Repo
 			return err
 		}
 		if call == nil {
-			return nil
+			// No call left: lower the next loop, conditional or list
+			// (package controlflow); its bodies may hold calls again.
+			more, err := controlflow.Step(f, m, budget)
+			if err != nil {
+				return err
+			}
+			if !more {
+				return opts.cut.finish(f)
+			}
+			continue
 		}
 		for i, outer := range call.InlinedFrom {
 			if outer == name {
@@ -201,6 +273,9 @@ func InlineCalls(f *ir.Function, m *ir.Module, opts Options, report *fusion.Repo
 			return fmt.Errorf("function %s: inlining %s would grow the graph past %d nodes", f.Name, name, budget)
 		}
 		if err := f.Inline(call, spec); err != nil {
+			return err
+		}
+		if _, err := opts.cut.try(f); err != nil {
 			return err
 		}
 	}

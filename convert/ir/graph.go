@@ -46,6 +46,11 @@ type Variable struct {
 	Key string
 	// Value is the checkpoint value.
 	Value *Tensor
+	// State marks a variable the model updates (an RNN state kept across
+	// calls): its reads are not constants and its updates are kept until
+	// package stateful turns them into state inputs/outputs or variable
+	// tensors.
+	State bool
 }
 
 // Quantization holds TFLite quantisation parameters: real = scale ×

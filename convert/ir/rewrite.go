@@ -81,7 +81,18 @@ func (f *Function) Cut(inputs []InputSpec, outputs []OutputSpec) error {
 	return nil
 }
 
-// RemoveUnused deletes every node that no result depends on. It returns
+// IsStateUpdate reports whether n writes a variable marked State
+// (AssignVariableOp, AssignAddVariableOp, AssignSubVariableOp).
+func IsStateUpdate(n *Node) bool {
+	switch n.Op {
+	case "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp":
+		return n.TFL == nil && len(n.Inputs) > 0 && n.Inputs[0] != nil && n.Inputs[0].Variable != nil && n.Inputs[0].Variable.State
+	}
+	return false
+}
+
+// RemoveUnused deletes every node that no result depends on, keeping
+// updates of state variables (IsStateUpdate) and what they depend on. It returns
 // the number of nodes removed.
 func (f *Function) RemoveUnused() int {
 	live := map[*Node]bool{}
@@ -94,6 +105,14 @@ func (f *Function) RemoveUnused() int {
 	}
 	for _, r := range f.Results {
 		mark(r)
+	}
+	for _, n := range f.Nodes {
+		// Updates of state variables have no outputs but must stay until
+		// package stateful maps them (see Variable.State).
+		if IsStateUpdate(n) && !live[n] {
+			live[n] = true
+			stack = append(stack, n)
+		}
 	}
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]

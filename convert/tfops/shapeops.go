@@ -65,7 +65,9 @@ func init() {
 				return fmt.Errorf("reads variable %q as %s, it holds %s", v.Name, dt, v.Value.DType)
 			}
 			s = v.Value.Shape.Clone()
-			n.Outputs[0].Const = v.Value
+			if !v.State { // an updated variable's reads are not constants
+				n.Outputs[0].Const = v.Value
+			}
 		}
 		setOut(n, 0, dt, s)
 		return nil

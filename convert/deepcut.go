@@ -1,0 +1,259 @@
+package convert
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tflrun/tflrun/convert/ir"
+	"github.com/tflrun/tflrun/convert/tfmodel"
+)
+
+// deepCut is a cut of a SavedModel at tensors that live inside its
+// functions (TF2 graphs keep every layer inside a function body, so
+// "model/lambda/Abs" exists only there). TensorFlow's converter cuts such
+// a graph after inlining its functions into one graph; tflrun does the
+// same: the entry point starts as the signature, and the cut is applied
+// right after the inlining step that brings every named tensor into the
+// entry function (before simplification could bypass a named Identity).
+//
+// Names match an inlined node by its full path or by a suffix that starts
+// at a path element ("model/lambda/Abs" matches
+// "StatefulPartitionedCall/StatefulPartitionedCall/model/lambda/Abs").
+type deepCut struct {
+	inputs, outputs []string
+	shapes          []ir.Shape
+	// entry receives the new input and output names.
+	entry *tfmodel.Entry
+	done  bool
+}
+
+// needsDeepCut reports whether a SavedModel's --input_arrays or
+// --output_arrays name a tensor that is not in its main graph.
+func needsDeepCut(m *tfmodel.Model, opts Options) bool {
+	if !m.IsSavedModel() || m.Graph == nil || len(opts.InputArrays)+len(opts.OutputArrays) == 0 {
+		return false
+	}
+	have := make(map[string]bool, len(m.Graph.Node))
+	for _, n := range m.Graph.Node {
+		have[n.GetName()] = true
+	}
+	for _, name := range append(append([]string(nil), opts.InputArrays...), opts.OutputArrays...) {
+		ref, _, err := ir.ParseTensorRef(name)
+		if err != nil || !have[ref.Node] {
+			return true
+		}
+	}
+	return false
+}
+
+// resolve finds the node a cut name refers to in f: an exact match, else
+// the unique node whose name ends in "/"+name. ok is false when there is
+// none; an ambiguous name is an error listing the candidates.
+func resolveCutNode(f *ir.Function, name string) (*ir.Node, bool, error) {
+	if n := f.Node(name); n != nil {
+		return n, true, nil
+	}
+	var found []*ir.Node
+	for _, n := range f.Nodes {
+		if strings.HasSuffix(n.Name, "/"+name) {
+			found = append(found, n)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, false, nil
+	case 1:
+		return found[0], true, nil
+	}
+	names := make([]string, len(found))
+	for i, n := range found {
+		names[i] = n.Name
+	}
+	sort.Strings(names)
+	return nil, false, fmt.Errorf("tensor name %q is ambiguous: it matches %s", name, strings.Join(names, ", "))
+}
+
+// try applies the cut when every named tensor is in f. It reports
+// whether the cut was made.
+func (c *deepCut) try(f *ir.Function) (bool, error) {
+	if c == nil || c.done {
+		return false, nil
+	}
+	type ref struct {
+		node  *ir.Node
+		index int
+	}
+	look := func(names []string) ([]ref, bool, error) {
+		refs := make([]ref, len(names))
+		for i, s := range names {
+			r, _, err := ir.ParseTensorRef(s)
+			if err != nil {
+				return nil, false, fmt.Errorf("tensor name %q: %v", s, err)
+			}
+			n, ok, err := resolveCutNode(f, r.Node)
+			if err != nil || !ok {
+				return nil, false, err
+			}
+			if r.Index >= len(n.Outputs) {
+				return nil, false, fmt.Errorf("tensor %q: node %s has %d outputs", s, n, len(n.Outputs))
+			}
+			refs[i] = ref{n, r.Index}
+		}
+		return refs, true, nil
+	}
+	ins, okIn, err := look(c.inputs)
+	if err != nil || !okIn {
+		return false, err
+	}
+	outs, okOut, err := look(c.outputs)
+	if err != nil || !okOut {
+		return false, err
+	}
+	if len(c.outputs) == 0 {
+		// Keep the signature's outputs.
+		for _, r := range f.Results {
+			if r.Producer == nil {
+				return false, fmt.Errorf("a signature output is an input; name the outputs with --output_arrays")
+			}
+			outs = append(outs, ref{r.Producer, r.Index})
+		}
+	}
+	if c.shapes != nil && len(c.shapes) != len(ins) {
+		return false, fmt.Errorf("%d input shapes given for %d input arrays", len(c.shapes), len(ins))
+	}
+	old := map[*ir.Value]bool{}
+	for _, p := range f.Params {
+		old[p] = true
+	}
+	var inSpecs []ir.InputSpec
+	for i, r := range ins {
+		v := r.node.Outputs[r.index]
+		shape := v.Shape
+		if c.shapes != nil {
+			shape = c.shapes[i]
+		}
+		inSpecs = append(inSpecs, ir.InputSpec{Name: cutTensorName(c.inputs[i]), Tensor: ir.TensorRef{Node: r.node.Name, Index: r.index}, DType: v.DType, Shape: shape})
+	}
+	var outSpecs []ir.OutputSpec
+	var outNames []string
+	for i, r := range outs {
+		name := ""
+		if i < len(c.outputs) {
+			name = cutTensorName(c.outputs[i])
+		} else if i < len(f.ResultNames) {
+			name = f.ResultNames[i]
+		}
+		outSpecs = append(outSpecs, ir.OutputSpec{Name: name, Tensor: ir.TensorRef{Node: r.node.Name, Index: r.index}})
+		outNames = append(outNames, name)
+	}
+	oldResults := f.Results
+	if len(ins) == 0 {
+		old = map[*ir.Value]bool{} // the signature's inputs stay
+	} else {
+		f.Params = nil
+	}
+	f.Results, f.ResultNames = nil, nil
+	if err := f.Cut(inSpecs, outSpecs); err != nil {
+		f.Results = oldResults
+		return false, err
+	}
+	// Updates of state that the cut leaves outside (they depend on an
+	// input that is no longer one) belong to the part cut away.
+	dropUpdatesOutside(f, old)
+	f.RemoveUnused()
+	for _, n := range f.Nodes {
+		for _, in := range n.Inputs {
+			if in != nil && old[in] {
+				return false, n.Errorf("the cut outputs still depend on model input %q, which is not among --input_arrays", in.Name)
+			}
+		}
+	}
+	for i, r := range f.Results {
+		if old[r] {
+			return false, fmt.Errorf("output %q is the model input %q, which is not among --input_arrays", outNames[i], r.Name)
+		}
+	}
+	if c.entry != nil {
+		if len(c.inputs) > 0 {
+			c.entry.InputNames = nil
+		}
+		for _, s := range c.inputs {
+			c.entry.InputNames = append(c.entry.InputNames, refNode(s))
+		}
+		c.entry.OutputNames = nil
+		for i, s := range outNames {
+			if i < len(c.outputs) {
+				s = refNode(c.outputs[i])
+			}
+			c.entry.OutputNames = append(c.entry.OutputNames, s)
+		}
+	}
+	c.done = true
+	return true, nil
+}
+
+// dropUpdatesOutside removes variable updates whose value depends on one
+// of the given (former) inputs.
+func dropUpdatesOutside(f *ir.Function, old map[*ir.Value]bool) {
+	dep := map[*ir.Value]bool{}
+	for v := range old {
+		dep[v] = true
+	}
+	if err := f.TopoSort(); err != nil {
+		return
+	}
+	dead := map[*ir.Node]bool{}
+	for _, n := range f.Nodes {
+		d := false
+		for _, in := range n.Inputs {
+			if in != nil && dep[in] {
+				d = true
+			}
+		}
+		if !d {
+			continue
+		}
+		for _, o := range n.Outputs {
+			dep[o] = true
+		}
+		if len(n.Outputs) == 0 && strings.HasPrefix(n.Op, "Assign") {
+			dead[n] = true
+		}
+	}
+	f.RemoveNodes(dead)
+}
+
+// finish reports a cut that never found its tensors.
+func (c *deepCut) finish(f *ir.Function) error {
+	if c == nil || c.done {
+		return nil
+	}
+	var missing []string
+	for _, s := range append(append([]string(nil), c.inputs...), c.outputs...) {
+		r, _, err := ir.ParseTensorRef(s)
+		if err != nil {
+			return err
+		}
+		if _, ok, _ := resolveCutNode(f, r.Node); !ok {
+			missing = append(missing, s)
+		}
+	}
+	return fmt.Errorf("function %s: --input_arrays/--output_arrays name tensors that are neither in the main graph nor in any inlined function: %s (a tensor inside a fused composite or folded to a constant cannot be cut at)", f.Name, strings.Join(missing, ", "))
+}
+
+// cutTensorName spells a tensor "node:index".
+func cutTensorName(s string) string {
+	if strings.Contains(s, ":") {
+		return s
+	}
+	return s + ":0"
+}
+
+// refNode is the node part of "node:index".
+func refNode(s string) string {
+	if r, _, err := ir.ParseTensorRef(s); err == nil {
+		return r.Node
+	}
+	return s
+}
