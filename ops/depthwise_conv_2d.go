@@ -55,7 +55,7 @@ type DepthwiseConv2D struct {
 	rowMode  bool
 	wRepF    []float32
 	phaseLen int // pixels per phase row, ceil(inW/s)
-	phaseID  int // scratch for the phase rows (stride > 1)
+	phaseID  int // scratch for the phase rows (stride or depth multiplier > 1)
 	xfID     int // integer paths: the input as float32 values x + offset
 	accfID   int // integer paths: one row of float32 tap sums
 	// Integer row mode: the per-channel requantisation tiled over a
@@ -169,7 +169,7 @@ func (k *DepthwiseConv2D) Prepare(n *Node) error {
 	}
 	taps := k.h.filter * k.w.filter
 	// Integer tap sums stay exact in float32 while taps·255·255 < 2^24.
-	k.rowMode = k.mult == 1 && filter.Kind == ConstTensor &&
+	k.rowMode = filter.Kind == ConstTensor &&
 		len(filter.Data) >= filter.Bytes() && taps*k.w.out*k.outC <= maxRowModeWeights &&
 		(k.path == convFloat || taps*255*255 < 1<<24)
 	if k.rowMode {
@@ -206,7 +206,7 @@ func (k *DepthwiseConv2D) Prepare(n *Node) error {
 			k.accID = n.RequestScratch(4 * k.outC)
 		}
 	}
-	if k.rowMode && k.w.stride > 1 {
+	if k.rowMode && (k.w.stride > 1 || k.mult > 1) {
 		k.phaseLen = (k.w.in + k.w.stride - 1) / k.w.stride
 		k.phaseID = n.RequestScratch(4 * k.w.stride * k.phaseLen * k.outC)
 	}
@@ -267,14 +267,25 @@ func floorDiv(a, b int) int {
 
 func ceilDiv(a, b int) int { return -floorDiv(-a, b) }
 
-// splitPhases copies input row src (inW pixels of C elements) into s phase
-// rows of phaseLen pixels: phase r holds pixels r, r+s, r+2s, ….
-func splitPhases[T any](dst, src []T, s, phaseLen, C int) {
-	inW := len(src) / C
+// splitPhases copies input row src (inW pixels of inC elements) into s
+// phase rows of phaseLen pixels: phase r holds pixels r, r+s, r+2s, ….
+// With a depth multiplier mult > 1 every input value is repeated mult
+// times, so a phase pixel has the inC·mult elements of an output pixel
+// (output channel c reads input channel c/mult).
+func splitPhases[T any](dst, src []T, s, phaseLen, inC, mult int) {
+	inW := len(src) / inC
+	C := inC * mult
 	for r := 0; r < s; r++ {
 		ph := dst[r*phaseLen*C:]
 		for j, ix := 0, r; ix < inW; j, ix = j+1, ix+s {
-			copyShort(ph[j*C:(j+1)*C], src[ix*C:(ix+1)*C])
+			if mult == 1 {
+				copyShort(ph[j*C:(j+1)*C], src[ix*C:(ix+1)*C])
+				continue
+			}
+			px := ph[j*C : (j+1)*C]
+			for ic, v := range src[ix*inC : (ix+1)*inC] {
+				fillValue(px[ic*mult:(ic+1)*mult], v)
+			}
 		}
 	}
 }
@@ -293,7 +304,7 @@ func (k *DepthwiseConv2D) evalFloatRows(n *Node, in, bias, out *Tensor) error {
 	if bias != nil {
 		b = bias.Float32s()[:C]
 	}
-	image := k.h.in * k.w.in * C
+	image := k.h.in * k.w.in * k.inC
 	for batch := 0; batch < k.batches; batch++ {
 		for oy := 0; oy < k.h.out; oy++ {
 			orow := o[((batch*k.h.out+oy)*outW)*C:][:outW*C]
@@ -307,9 +318,10 @@ func (k *DepthwiseConv2D) evalFloatRows(n *Node, in, bias, out *Tensor) error {
 	return nil
 }
 
-// phaseRows returns the phase-row scratch (nil for width stride 1).
+// phaseRows returns the phase-row scratch (nil for width stride 1 and
+// depth multiplier 1, which read the input rows directly).
 func (k *DepthwiseConv2D) phaseRows(n *Node) ([]float32, error) {
-	if k.w.stride == 1 {
+	if k.w.stride == 1 && k.mult == 1 {
 		return nil, nil
 	}
 	return scratchFloat32(n, k.phaseID, k.w.stride*k.phaseLen*k.outC)
@@ -319,20 +331,21 @@ func (k *DepthwiseConv2D) phaseRows(n *Node) ([]float32, error) {
 // oy into dst (outW·C values), reading the image x (one batch, float32).
 func (k *DepthwiseConv2D) addRowTaps(dst, x []float32, oy int, phases []float32) {
 	C, fW, s := k.outC, k.w.filter, k.w.stride
-	rowLen, inRowLen := k.w.out*C, k.w.in*C
+	rowLen, inRowLen := k.w.out*C, k.w.in*k.inC
+	usePhases := s > 1 || k.mult > 1
 	yOrigin, fyLo, fyHi := k.h.span(oy)
 	for fy := fyLo; fy < fyHi; fy++ {
 		iy := yOrigin + fy*k.h.dilation
 		src := x[iy*inRowLen:][:inRowLen]
-		if s > 1 {
-			splitPhases(phases, src, s, k.phaseLen, C)
+		if usePhases {
+			splitPhases(phases, src, s, k.phaseLen, k.inC, k.mult)
 		}
 		for fx := 0; fx < fW; fx++ {
 			lo, hi, r, j := k.tapRange(fx)
 			if lo >= hi {
 				continue
 			}
-			if s > 1 {
+			if usePhases {
 				src = phases[r*k.phaseLen*C:][:k.phaseLen*C]
 			}
 			wr := k.wRepF[(fy*fW+fx)*rowLen:][:rowLen]
@@ -384,7 +397,7 @@ func (k *DepthwiseConv2D) evalQuantRows(n *Node, in, bias, out *Tensor) error {
 	} else {
 		clear(acc)
 	}
-	image := k.h.in * k.w.in * C
+	image := k.h.in * k.w.in * k.inC
 	for batch := 0; batch < k.batches; batch++ {
 		for oy := 0; oy < k.h.out; oy++ {
 			clear(accf)

@@ -114,6 +114,9 @@ var dwCases = []struct {
 	{[]int{2, 8, 8, 4}, []int{1, 3, 2, 8}, DepthwiseConv2DOptions{Padding: PaddingSame, StrideW: 2, StrideH: 3, DilationWFactor: 1, DilationHFactor: 1}},
 	{[]int{1, 10, 9, 2}, []int{1, 3, 3, 6}, DepthwiseConv2DOptions{Padding: PaddingValid, StrideW: 1, StrideH: 2, DilationWFactor: 2, DilationHFactor: 3, Activation: ActRelu6}},
 	{[]int{1, 12, 12, 16}, []int{1, 3, 3, 16}, DepthwiseConv2DOptions{Padding: PaddingSame, StrideW: 2, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1, Activation: ActReluN1To1}},
+	// micro_speech's layer: one input channel, depth multiplier 8.
+	{[]int{1, 49, 40, 1}, []int{1, 10, 8, 8}, DepthwiseConv2DOptions{Padding: PaddingSame, StrideW: 2, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1, Activation: ActRelu}},
+	{[]int{1, 6, 7, 2}, []int{1, 2, 3, 6}, DepthwiseConv2DOptions{Padding: PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1}},
 }
 
 func TestDepthwiseConv2DFloatRandom(t *testing.T) {
