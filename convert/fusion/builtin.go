@@ -1,0 +1,66 @@
+package fusion
+
+// BuiltinOptions tune the built-in rules.
+type BuiltinOptions struct {
+	// LSTMCellClip is the cell_clip the LSTM rules write (Keras LSTM,
+	// IndyLSTM, LSTMCellSimple, LayerNormalizedLstmCellSimple). TensorFlow
+	// Lite's converter writes 10; 0 disables clipping, which is what
+	// Keras computes.
+	LSTMCellClip float32
+}
+
+// DefaultBuiltinOptions are the options of the rules in Default: the
+// values TensorFlow Lite's converter uses.
+var DefaultBuiltinOptions = BuiltinOptions{LSTMCellClip: 10}
+
+// RegisterBuiltins adds tflrun's built-in rules to r:
+//
+//	lstm_*                          KerasLSTM → UNIDIRECTIONAL_SEQUENCE_LSTM
+//	indy_lstm_*                     KerasLSTM{Indy} → UNIDIRECTIONAL_SEQUENCE_LSTM (diagonal)
+//	gru_*                           KerasGRU → UNIDIRECTIONAL_SEQUENCE_GRU (custom)
+//	LSTMCellSimple[,options]        LSTMCellSimple → LSTM
+//	LayerNormalizedLstmCellSimple…  LSTMCellSimple{LayerNorm} → LSTM
+//	embedding_matmul                EmbeddingMatmul → EMBEDDING_LOOKUP
+//
+// A Keras Bidirectional(LSTM) layer is two composite calls (the forward
+// layer, and the backward one with go_backwards) merged by ordinary ops,
+// so it becomes two fused operators with the merge lowered as usual.
+// Keras SimpleRNN layers carry no annotation; FuseLoops recognises them.
+// It fails when one of the names is already registered in r.
+func RegisterBuiltins(r *Registry, opts BuiltinOptions) error {
+	prefixes := []struct {
+		p    string
+		rule Rule
+	}{
+		{"lstm_", KerasLSTM{CellClip: opts.LSTMCellClip}},
+		{"indy_lstm_", KerasLSTM{CellClip: opts.LSTMCellClip, Indy: true}},
+		{"gru_", KerasGRU{}},
+		// The cell composites may carry options after a comma
+		// ("LSTMCellSimple,CoupleInputForgetGates"); the rule parses them.
+		{"LSTMCellSimple", LSTMCellSimple{CellClip: opts.LSTMCellClip}},
+		{"LayerNormalizedLstmCellSimple", LSTMCellSimple{CellClip: opts.LSTMCellClip, LayerNorm: true}},
+	}
+	for _, p := range prefixes {
+		if err := r.RegisterPrefix(p.p, p.rule); err != nil {
+			return err
+		}
+	}
+	exact := []struct {
+		n    string
+		rule Rule
+	}{
+		{"embedding_matmul", EmbeddingMatmul{}},
+	}
+	for _, e := range exact {
+		if err := r.Register(e.n, e.rule); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func init() {
+	if err := RegisterBuiltins(Default, DefaultBuiltinOptions); err != nil {
+		panic(err)
+	}
+}

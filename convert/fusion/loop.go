@@ -1,0 +1,509 @@
+package fusion
+
+import (
+	"fmt"
+
+	"github.com/tflrun/tflrun/convert/ir"
+	"github.com/tflrun/tflrun/convert/passes"
+)
+
+// A Keras recurrent layer runs its cell in a functional While loop over
+// time (keras.backend.rnn, which standard_lstm, standard_gru and every
+// generic RNN layer use):
+//
+//	seq   = [reverse(] transpose-to-time-major(inputs) [)]   (go_backwards)
+//	in    = TensorListFromTensor(seq)
+//	out   = TensorListReserve(T)
+//	while time < T:                                (body, cond functions)
+//	    x      = TensorListGetItem(in, time)
+//	    states = cell(x, states)
+//	    out    = TensorListSetItem(out, time, output)
+//	    time  += 1
+//	outputs = TensorListStack(out)                 [T, batch, units]
+//	last    = outputs[-1]; outputs = transpose-back(outputs)
+//
+// loopInfo is that structure as found in one function, with the loop
+// body specialised to the loop's invariant inputs (the weights), so the
+// cell can be evaluated on probe values.
+
+// loopInfo describes a recurrent While loop.
+type loopInfo struct {
+	fn    *ir.Function // the function holding the loop
+	while *ir.Node
+	// body is a private copy of the loop body with the invariant loop
+	// variables bound and simplified; cond a private copy of the
+	// condition.
+	body, cond *ir.Function
+	// Loop variable indices: the time index, the input list, the output
+	// list, and the float state variables in loop order.
+	time, inList, outList int
+	states                []int
+	invariant             []bool
+	// In body: the element read from the input list, and the element
+	// written to the output list.
+	read, write *ir.Value
+	// writeAll is true when step t is written to item t of the output
+	// list; false when every step overwrites item 0 of a one-item list
+	// (Keras ≥ 2.11 when only the last output is returned), so that the
+	// stacked list holds the last step alone.
+	writeAll bool
+	// seqSource is the value in fn the input sequence is taken from (the
+	// layer input, before transposition and reversal), seq the
+	// time-major sequence the list is built from, stack the stacked
+	// output list [T, batch, units] (nil when the outputs are never
+	// stacked).
+	seqSource, seq, stack *ir.Value
+	// Static sizes.
+	steps, batch, nIn int
+	stateShapes       []ir.Shape
+	// Layout of seqSource: timeMajor ([T, batch, n_input] rather than
+	// [batch, T, n_input]) and goBackwards (the loop walks it from the
+	// last step to the first).
+	timeMajor, goBackwards bool
+}
+
+// refusal is a reason a rule declines a composite: the function is then
+// lowered op by op and the report carries the text.
+type refusal struct{ reason string }
+
+func (r *refusal) Error() string { return r.reason }
+
+func refuse(format string, args ...any) error {
+	return &refusal{fmt.Sprintf(format, args...)}
+}
+
+// whileOps are the functional loop ops.
+var whileOps = map[string]bool{"While": true, "StatelessWhile": true}
+
+// findLoop locates and analyses the single recurrent loop of fn. m gives
+// the body and condition functions. A loop that does not have the Keras
+// shape gives a refusal naming what differs; a malformed graph gives an
+// error.
+func findLoop(fn *ir.Function, m *ir.Module) (*loopInfo, error) {
+	var loops []*ir.Node
+	for _, n := range fn.Nodes {
+		if whileOps[n.Op] {
+			loops = append(loops, n)
+		}
+	}
+	switch len(loops) {
+	case 0:
+		return nil, refuse("the function has no While loop over time (not a Keras recurrent layer body)")
+	case 1:
+	default:
+		return nil, refuse("the function has %d While loops; a Keras recurrent layer has one", len(loops))
+	}
+	return analyseLoop(fn, loops[0], m)
+}
+
+// analyseLoop analyses one While node of fn.
+func analyseLoop(fn *ir.Function, w *ir.Node, m *ir.Module) (*loopInfo, error) {
+	if m == nil {
+		return nil, refuse("no function library to read the loop body from")
+	}
+	bodyName, err := w.AttrFunc("body")
+	if err != nil {
+		return nil, err
+	}
+	condName, err := w.AttrFunc("cond")
+	if err != nil {
+		return nil, err
+	}
+	rawBody, err := m.Function(bodyName)
+	if err != nil {
+		return nil, w.Wrap(err)
+	}
+	rawCond, err := m.Function(condName)
+	if err != nil {
+		return nil, w.Wrap(err)
+	}
+	nv := len(w.Inputs)
+	if len(rawBody.Params) != nv || len(rawBody.Results) != nv || len(w.Outputs) != nv || len(rawCond.Params) != nv || len(rawCond.Results) != 1 {
+		return nil, w.Errorf("loop has %d variables, body %s takes %d and returns %d, condition %s takes %d",
+			nv, bodyName, len(rawBody.Params), len(rawBody.Results), condName, len(rawCond.Params))
+	}
+	L := &loopInfo{fn: fn, while: w, invariant: make([]bool, nv)}
+
+	// Loop invariants: body result i is parameter i, maybe through
+	// identities. They are bound to the loop's inputs (constants,
+	// resolved variables), which makes the weights constants in the body.
+	L.body = rawBody.Clone()
+	for i, r := range L.body.Results {
+		L.invariant[i] = throughIdentities(r) == L.body.Params[i]
+	}
+	for i, p := range L.body.Params {
+		in := w.Inputs[i]
+		if in == nil {
+			return nil, w.Errorf("loop variable %d is missing", i)
+		}
+		if s, ok := ir.Merge(in.Shape, p.Shape); ok {
+			p.Shape = s
+		} else {
+			p.Shape = in.Shape.Clone()
+		}
+		if p.DType == ir.Invalid {
+			p.DType = in.DType
+		}
+		if L.invariant[i] {
+			p.Const, p.Variable = in.Const, in.Variable
+		}
+	}
+	if err := passes.Simplify(L.body); err != nil {
+		return nil, err
+	}
+	L.cond = rawCond.Clone()
+
+	// The list read and the list write.
+	var gets, sets []*ir.Node
+	for _, n := range L.body.Nodes {
+		switch n.Op {
+		case "TensorListGetItem":
+			gets = append(gets, n)
+		case "TensorListSetItem":
+			sets = append(sets, n)
+		}
+	}
+	if len(gets) != 1 {
+		return nil, refuse("the loop body reads %d sequences (a Keras layer without a mask reads one)", len(gets))
+	}
+	if len(sets) != 1 {
+		return nil, refuse("the loop body writes %d sequences (a Keras layer writes one)", len(sets))
+	}
+	get, set := gets[0], sets[0]
+	if len(get.Inputs) < 2 || len(set.Inputs) < 3 {
+		return nil, get.Errorf("list access with too few inputs")
+	}
+	var ok bool
+	if L.inList, ok = paramIndex(L.body, get.Inputs[0]); !ok {
+		return nil, refuse("the loop reads a list that is not a loop variable")
+	}
+	if L.time, ok = paramIndex(L.body, get.Inputs[1]); !ok || L.invariant[L.time] {
+		return nil, refuse("the loop reads its input at an index that is not the loop's time variable")
+	}
+	if L.outList, ok = paramIndex(L.body, set.Inputs[0]); !ok || L.invariant[L.outList] {
+		return nil, refuse("the loop writes to a list that is not a loop variable")
+	}
+	if j, ok := paramIndex(L.body, set.Inputs[1]); ok && j == L.time {
+		L.writeAll = true
+	} else if c := set.Inputs[1].Const; c == nil || c.NumElements() != 1 || c.Ints()[0] != 0 {
+		return nil, refuse("the loop writes its output at an index other than the time it reads (or item 0)")
+	}
+	if throughIdentities(L.body.Results[L.outList]) != set.Outputs[0] {
+		return nil, refuse("the loop's output list is not the list it writes")
+	}
+	L.read, L.write = get.Outputs[0], set.Inputs[2]
+	for i, p := range L.body.Params {
+		if L.invariant[i] || i == L.time || i == L.inList || i == L.outList {
+			continue
+		}
+		if p.DType.IsFloat() {
+			L.states = append(L.states, i)
+		}
+	}
+
+	// The sequence: TensorListFromTensor(seq) of the loop's input list,
+	// seq a transposition/reversal of the layer input.
+	lf := w.Inputs[L.inList].Producer
+	if lf == nil || lf.Op != "TensorListFromTensor" || len(lf.Inputs) < 1 {
+		return nil, refuse("the loop's input list is not built from a tensor (TensorListFromTensor)")
+	}
+	L.seq = lf.Inputs[0]
+	if !L.seq.Shape.Static() || L.seq.Shape.Rank() != 3 {
+		return nil, refuse("the input sequence has shape %s; a static [time, batch, features] shape is needed (dynamic batch or time?)", L.seq.Shape)
+	}
+	L.steps, L.batch, L.nIn = L.seq.Shape[0], L.seq.Shape[1], L.seq.Shape[2]
+	if L.steps < 1 {
+		return nil, refuse("the input sequence has no time steps")
+	}
+	L.seqSource = L.seq
+	for L.seqSource.Producer != nil && (L.seqSource.Producer.Op == "Transpose" || L.seqSource.Producer.Op == "ReverseV2") {
+		L.seqSource = L.seqSource.Producer.Inputs[0]
+	}
+	if err := L.findLayout(); err != nil {
+		return nil, err
+	}
+	for _, i := range L.states {
+		s := w.Inputs[i].Shape
+		if !s.Static() || s.Rank() != 2 || s[0] != L.batch {
+			return nil, refuse("loop state %d has shape %s; a static [batch=%d, units] shape is needed (dynamic batch?)", i, s, L.batch)
+		}
+		L.stateShapes = append(L.stateShapes, s)
+	}
+
+	// The stacked outputs.
+	for _, n := range fn.Nodes {
+		for _, in := range n.Inputs {
+			if in != w.Outputs[L.outList] {
+				continue
+			}
+			if n.Op != "TensorListStack" || L.stack != nil {
+				return nil, refuse("the loop's output list is used by %s, not only stacked", n)
+			}
+			L.stack = n.Outputs[0]
+		}
+	}
+	if err := L.checkCounting(); err != nil {
+		return nil, err
+	}
+	return L, nil
+}
+
+// throughIdentities follows v back through Identity/IdentityN nodes.
+func throughIdentities(v *ir.Value) *ir.Value {
+	for k := 0; v != nil && v.Producer != nil && k < 64; k++ {
+		p := v.Producer
+		switch p.Op {
+		case "Identity", "Snapshot", "StopGradient":
+			if len(p.Inputs) == 0 {
+				return v
+			}
+			v = p.Inputs[0]
+		case "IdentityN":
+			if v.Index >= len(p.Inputs) {
+				return v
+			}
+			v = p.Inputs[v.Index]
+		default:
+			return v
+		}
+	}
+	return v
+}
+
+// paramIndex returns the parameter index of v in f.
+func paramIndex(f *ir.Function, v *ir.Value) (int, bool) {
+	for i, p := range f.Params {
+		if p == v {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// findLayout decides, by evaluating the code between the layer input and
+// the list the loop reads on a ramp, whether the input is time-major and
+// whether the loop walks it backwards.
+func (L *loopInfo) findLayout() error {
+	src := L.seqSource
+	if src == L.seq {
+		L.timeMajor = true
+		return nil
+	}
+	if !src.Shape.Static() || src.Shape.Rank() != 3 {
+		return refuse("the layer input has shape %s; a static rank-3 shape is needed (dynamic batch?)", src.Shape)
+	}
+	probe := ramp(src.Shape)
+	got, err := evaluate(L.fn, map[*ir.Value]binding{src: {t: probe}}, []*ir.Value{L.seq})
+	if err != nil {
+		return err
+	}
+	T, B, F := L.steps, L.batch, L.nIn
+	for _, tm := range []bool{false, true} {
+		for _, back := range []bool{false, true} {
+			want := make([]float64, T*B*F)
+			for t := 0; t < T; t++ {
+				st := t
+				if back {
+					st = T - 1 - t
+				}
+				for b := 0; b < B; b++ {
+					for k := 0; k < F; k++ {
+						var idx int
+						if tm {
+							idx = (st*B+b)*F + k
+						} else {
+							idx = (b*T+st)*F + k
+						}
+						want[(t*B+b)*F+k] = float64(idx + 1)
+					}
+				}
+			}
+			if sameValues(got[0], L.seq.Shape, want) {
+				L.timeMajor, L.goBackwards = tm, back
+				return nil
+			}
+		}
+	}
+	return refuse("the input sequence is not the layer input in batch-major or time-major order (forwards or backwards)")
+}
+
+// checkCounting verifies that the loop starts at time 0, advances it by
+// one per step and runs exactly T steps.
+func (L *loopInfo) checkCounting() error {
+	t0 := L.while.Inputs[L.time].Const
+	if t0 == nil || t0.NumElements() != 1 || t0.Ints()[0] != 0 {
+		return refuse("the loop's time variable does not start at 0")
+	}
+	tt := L.body.Params[L.time].DType
+	five, err := ir.FromInts(tt, ir.Scalar(), []int{5})
+	if err != nil {
+		return refuse("the loop's time variable is %s", tt)
+	}
+	got, err := evaluate(L.body, map[*ir.Value]binding{L.body.Params[L.time]: {t: five}}, []*ir.Value{L.body.Results[L.time]})
+	if err != nil {
+		return err
+	}
+	if got[0] == nil || got[0].NumElements() != 1 || got[0].Ints()[0] != 6 {
+		return refuse("the loop does not advance its time variable by one per step")
+	}
+	for _, k := range []int{L.steps - 1, L.steps} {
+		bind := map[*ir.Value]binding{}
+		for i, p := range L.cond.Params {
+			in := L.while.Inputs[i]
+			switch {
+			case L.invariant[i] && in.Const != nil:
+				bind[p] = binding{t: in.Const}
+			case L.invariant[i] && in.Variable != nil:
+				bind[p] = binding{v: in.Variable}
+			case in.DType.IsInteger() && in.Shape.Rank() == 0 && !L.invariant[i]:
+				// The time index and the loop counter move together.
+				c, err := ir.FromInts(in.DType, ir.Scalar(), []int{k})
+				if err != nil {
+					return refuse("loop variable %d is %s", i, in.DType)
+				}
+				bind[p] = binding{t: c}
+			}
+		}
+		got, err := evaluate(L.cond, bind, []*ir.Value{L.cond.Results[0]})
+		if err != nil {
+			return err
+		}
+		want := int64(0)
+		if k < L.steps {
+			want = 1
+		}
+		if got[0] == nil || got[0].NumElements() != 1 || got[0].Int64s()[0] != want {
+			return refuse("the loop condition does not stop after the %d time steps of the input", L.steps)
+		}
+	}
+	return nil
+}
+
+// step evaluates the loop body once: the element read is x [batch,
+// n_input], the state variables are states (in L.states order); it
+// returns the element written and the new states.
+func (L *loopInfo) step(x *ir.Tensor, states []*ir.Tensor) (out *ir.Tensor, next []*ir.Tensor, err error) {
+	bind := map[*ir.Value]binding{L.read: {t: x}}
+	want := []*ir.Value{L.write}
+	for k, i := range L.states {
+		bind[L.body.Params[i]] = binding{t: states[k]}
+		want = append(want, L.body.Results[i])
+	}
+	got, err := evaluate(L.body, bind, want)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range got {
+		if t == nil {
+			return nil, nil, refuse("the loop body could not be evaluated at conversion time (an op tflrun cannot fold, or a state that depends on something else)")
+		}
+	}
+	return got[0], got[1:], nil
+}
+
+// outputRole says what a function result is in terms of the loop.
+type outputRole int
+
+const (
+	roleOther    outputRole = iota // something else (refused if used)
+	roleLast                       // the last output step [batch, units]
+	roleSequence                   // every output step, in the input's layout
+	roleSequenceReversed
+	roleLastAsSequence // the last step as a one-step sequence
+	roleState          // a final state (stateIndex says which)
+	roleConstant       // a constant (Keras's "runtime" marker)
+)
+
+// resultRoles evaluates fn's results with the stacked outputs and the
+// final states replaced by ramps, and classifies each.
+func (L *loopInfo) resultRoles() (roles []outputRole, stateIndex []int, err error) {
+	n := len(L.fn.Results)
+	roles, stateIndex = make([]outputRole, n), make([]int, n)
+	if L.stack == nil {
+		return nil, nil, refuse("the loop's outputs are never stacked")
+	}
+	T, B := L.steps, L.batch
+	if !L.writeAll {
+		T = 1 // the list holds the last step only
+	}
+	U := -1
+	if len(L.stateShapes) > 0 {
+		U = L.stateShapes[0][1]
+	}
+	ss, ok := ir.Merge(L.stack.Shape, ir.Shape{T, B, U})
+	if !ok || !ss.Static() {
+		return nil, nil, refuse("the stacked outputs have shape %s, want [%d, %d, %d]", L.stack.Shape, T, B, U)
+	}
+	U = ss[2]
+	bind := map[*ir.Value]binding{L.stack: {t: ramp(ss)}}
+	base := float64(T*B*U + 1000)
+	finals := make([][]float64, len(L.states))
+	for k, i := range L.states {
+		sh := L.stateShapes[k]
+		t := ramp(sh)
+		v := t.Float64s()
+		for j := range v {
+			v[j] += base * float64(k+1)
+		}
+		t, _ = ir.FromFloat64s(ir.Float32, sh, v)
+		finals[k] = v
+		bind[L.while.Outputs[i]] = binding{t: t}
+	}
+	got, err := evaluate(L.fn, bind, L.fn.Results)
+	if err != nil {
+		return nil, nil, err
+	}
+	last := make([]float64, B*U)
+	for j := range last {
+		last[j] = float64((T-1)*B*U + j + 1)
+	}
+	seq := func(timeMajor, reversed bool) []float64 {
+		out := make([]float64, T*B*U)
+		for t := 0; t < T; t++ {
+			st := t
+			if reversed {
+				st = T - 1 - t
+			}
+			for b := 0; b < B; b++ {
+				for k := 0; k < U; k++ {
+					src := (st*B+b)*U + k + 1
+					if timeMajor {
+						out[(t*B+b)*U+k] = float64(src)
+					} else {
+						out[(b*T+t)*U+k] = float64(src)
+					}
+				}
+			}
+		}
+		return out
+	}
+	seqShape := ir.Shape{B, T, U}
+	if L.timeMajor {
+		seqShape = ir.Shape{T, B, U}
+	}
+	for i, r := range L.fn.Results {
+		g := got[i]
+		stateIndex[i] = -1
+		switch {
+		case g == nil:
+			roles[i] = roleOther
+		case r.Producer != nil && r.Producer.Op == "Const" || r.IsParam() && r.Const != nil:
+			roles[i] = roleConstant
+		case sameValues(g, ir.Shape{B, U}, last):
+			roles[i] = roleLast
+		case L.writeAll && sameValues(g, seqShape, seq(L.timeMajor, false)):
+			roles[i] = roleSequence
+		case L.writeAll && sameValues(g, seqShape, seq(L.timeMajor, true)):
+			roles[i] = roleSequenceReversed
+		case !L.writeAll && (sameValues(g, ir.Shape{B, 1, U}, last) || sameValues(g, ir.Shape{1, B, U}, last)):
+			roles[i] = roleLastAsSequence
+		default:
+			for k := range L.states {
+				if sameValues(g, L.stateShapes[k], finals[k]) {
+					roles[i], stateIndex[i] = roleState, k
+				}
+			}
+		}
+	}
+	return roles, stateIndex, nil
+}
