@@ -223,6 +223,7 @@ func InlineCalls(f *ir.Function, m *ir.Module, opts Options, report *fusion.Repo
 	if _, err := stateful.MarkState(f, m); err != nil {
 		return err
 	}
+	offeredLoops := map[*ir.Node]bool{}
 	for {
 		if err := passes.Simplify(f); err != nil {
 			return err
@@ -232,8 +233,19 @@ func InlineCalls(f *ir.Function, m *ir.Module, opts Options, report *fusion.Repo
 			return err
 		}
 		if call == nil {
-			// No call left: lower the next loop, conditional or list
-			// (package controlflow); its bodies may hold calls again.
+			// No call left: offer unannotated recurrent loops to the
+			// fusion loop rules (SimpleRNN), then lower the next loop,
+			// conditional or list (package controlflow); its bodies may
+			// hold calls again.
+			if !opts.NoFuse {
+				fused, err := fusion.OfferLoops(f, m, reg, report, offeredLoops)
+				if err != nil {
+					return err
+				}
+				if fused {
+					continue
+				}
+			}
 			more, err := controlflow.Step(f, m, budget)
 			if err != nil {
 				return err

@@ -25,8 +25,10 @@ var DefaultBuiltinOptions = BuiltinOptions{LSTMCellClip: 10}
 // A Keras Bidirectional(LSTM) layer is two composite calls (the forward
 // layer, and the backward one with go_backwards) merged by ordinary ops,
 // so it becomes two fused operators with the merge lowered as usual.
-// Keras SimpleRNN layers carry no annotation; FuseLoops recognises them.
-// It fails when one of the names is already registered in r.
+// Keras SimpleRNN layers carry no annotation: the loop rule
+// KerasSimpleRNN (UNIDIRECTIONAL_SEQUENCE_RNN) recognises their loops
+// (see OfferLoops). It fails when one of the names is already registered
+// in r.
 func RegisterBuiltins(r *Registry, opts BuiltinOptions) error {
 	prefixes := []struct {
 		p    string
@@ -56,7 +58,7 @@ func RegisterBuiltins(r *Registry, opts BuiltinOptions) error {
 			return err
 		}
 	}
-	return nil
+	return r.RegisterLoop(KerasSimpleRNN{})
 }
 
 func init() {

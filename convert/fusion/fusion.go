@@ -125,6 +125,7 @@ type Registry struct {
 	mu       sync.RWMutex
 	exact    map[string]Rule
 	prefixes map[string]Rule
+	loops    []Rule // see RegisterLoop
 }
 
 // NewRegistry returns an empty registry.
@@ -201,6 +202,7 @@ func (r *Registry) Clone() *Registry {
 	for k, v := range r.prefixes {
 		c.prefixes[k] = v
 	}
+	c.loops = append([]Rule(nil), r.loops...)
 	return c
 }
 

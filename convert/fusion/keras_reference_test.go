@@ -66,6 +66,11 @@ func linear(x float64) float64  { return x }
 // from state (h, c), updating it. It returns every step's output and the
 // largest |c| met (the fused operator clips c at 10, Keras does not).
 func kerasLSTM(W, R, b tensorData, xs [][]float64, h, c []float64) (outs [][]float64, maxC float64) {
+	return kerasLSTMGates(sigmoid, W, R, b, xs, h, c)
+}
+
+// kerasLSTMGates is kerasLSTM with another recurrent (gate) activation.
+func kerasLSTMGates(gate func(float64) float64, W, R, b tensorData, xs [][]float64, h, c []float64) (outs [][]float64, maxC float64) {
 	nIn, u := W.shape[0], W.shape[1]/4
 	for _, x := range xs {
 		z := make([]float64, 4*u)
@@ -80,12 +85,12 @@ func kerasLSTM(W, R, b tensorData, xs [][]float64, h, c []float64) (outs [][]flo
 			z[j] = s
 		}
 		for j := 0; j < u; j++ {
-			i, f, g := sigmoid(z[j]), sigmoid(z[u+j]), math.Tanh(z[2*u+j])
+			i, f, g := gate(z[j]), gate(z[u+j]), math.Tanh(z[2*u+j])
 			c[j] = f*c[j] + i*g
 			maxC = math.Max(maxC, math.Abs(c[j]))
 		}
 		for j := 0; j < u; j++ {
-			h[j] = sigmoid(z[3*u+j]) * math.Tanh(c[j])
+			h[j] = gate(z[3*u+j]) * math.Tanh(c[j])
 		}
 		outs = append(outs, append([]float64(nil), h...))
 	}

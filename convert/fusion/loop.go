@@ -299,6 +299,11 @@ func (L *loopInfo) findLayout() error {
 	}
 	T, B, F := L.steps, L.batch, L.nIn
 	for _, tm := range []bool{false, true} {
+		// With batch 1 (or one step) both layouts order the data alike;
+		// the input's shape tells them apart.
+		if tm && !src.Shape.Equal(ir.Shape{T, B, F}) || !tm && !src.Shape.Equal(ir.Shape{B, T, F}) {
+			continue
+		}
 		for _, back := range []bool{false, true} {
 			want := make([]float64, T*B*F)
 			for t := 0; t < T; t++ {

@@ -184,7 +184,11 @@ func (r LSTMCellSimple) fuse(s *Site) (Result, error) {
 // EmbeddingMatmul is the built-in rule for the "embedding_matmul"
 // composite of TensorFlow Lite's converter (ConvertEmbeddedLookupFunc in
 // prepare_composite_functions_tf.cc): a function (table [rows, ...], ids)
-// → table rows gathered by ids becomes one EMBEDDING_LOOKUP(ids, table).
+// → table rows gathered by ids becomes one EMBEDDING_LOOKUP(ids, table);
+// as the operator takes 1-D ids only, ids of another rank are flattened
+// with a RESHAPE before and the rows reshaped after (TensorFlow's
+// converter emits the operator on them as they are, which TFLite then
+// refuses).
 // Preconditions: two inputs and one output, as TensorFlow checks; int32
 // ids (the operator's only index type) and a static output shape. When the
 // body can be evaluated at conversion time, it is checked on probe ids to
@@ -217,10 +221,25 @@ func (EmbeddingMatmul) fuse(s *Site) (Result, error) {
 	if err := checkGather(s, want); err != nil {
 		return Result{}, err
 	}
+	// The operator takes 1-D ids: others are flattened before and the
+	// rows reshaped after.
+	ops := []string{"EMBEDDING_LOOKUP"}
+	lookup := ids
+	count, _ := ids.Shape.NumElements()
+	flat := append(ir.Shape{count}, table.Shape[1:]...)
+	if ids.Shape.Rank() != 1 {
+		lookup = emitReshape(s.Caller, s.Call.Name+"/ids", ids, ir.Shape{count})
+		ops = append([]string{"RESHAPE"}, ops...)
+	}
 	n := s.Caller.NewTFL(s.Call.Name+"/embedding_lookup", &ir.TFLOp{Builtin: schema.BuiltinOperatorEMBEDDING_LOOKUP, Version: 1},
-		[]*ir.Value{ids, table}, ir.TypeShape{DType: table.DType, Shape: want})
-	s.ReplaceOutput(0, n.Outputs[0])
-	return Result{Fused: true, Ops: []string{"EMBEDDING_LOOKUP"}}, nil
+		[]*ir.Value{lookup, table}, ir.TypeShape{DType: table.DType, Shape: flat})
+	rows := n.Outputs[0]
+	if ids.Shape.Rank() != 1 {
+		rows = emitReshape(s.Caller, s.Call.Name+"/rows", rows, want)
+		ops = append(ops, "RESHAPE")
+	}
+	s.ReplaceOutput(0, rows)
+	return Result{Fused: true, Ops: ops}, nil
 }
 
 // checkGather evaluates the composite on a probe table and probe ids when
