@@ -2,10 +2,15 @@
 
 package arch
 
-import "golang.org/x/sys/cpu"
+import (
+	"os"
+
+	"golang.org/x/sys/cpu"
+)
 
 // detectCPU reads the arm64 feature flags from golang.org/x/sys/cpu
-// (HWCAP on Linux), and the cache sizes from sysfs where there is one.
+// (HWCAP on Linux), the cache sizes from sysfs where there is one, and
+// the core (and board) names from /proc/cpuinfo (cpuname_arm64.go).
 func detectCPU() cpuDetails {
 	var d cpuDetails
 	d.has[FeatASIMD] = cpu.ARM64.HasASIMD
@@ -13,5 +18,9 @@ func detectCPU() cpuDetails {
 	d.has[FeatI8MM] = cpu.ARM64.HasI8MM
 	d.has[FeatSVE] = cpu.ARM64.HasSVE
 	sysfsCaches(&d)
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		d.vendor, d.brand = parseARMCPUInfo(f)
+		f.Close()
+	}
 	return d
 }
