@@ -28,7 +28,9 @@
 // time.
 //
 // R0 dst, R1 row 0, R6-R8 rows 1-3, R2 rows left, R3 cols, R4 x,
-// R9 step counter, R10 x cursor, R12-R16 scalar bytes.
+// R9 step counter, R10 x cursor, R11 the bias correction, R12-R16 scalar
+// bytes, R19-R22 scalar sums; V0 x, V1-V4 rows, V5-V8 int16 sums,
+// V16-V19 int32 accumulators, V30 the bias correction, V31 the bias.
 TEXT ·matVecMulAccInt8NEON(SB), NOSPLIT, $0-88
 	MOVD dst_base+0(FP), R0
 	MOVD m_base+24(FP), R1
