@@ -17,7 +17,8 @@ import (
 // one [nG·n_cell, n_input] panel, the recurrent weights into one
 // [nG·n_cell, n_output] panel and the auxiliary weights into one
 // [nG·n_cell, n_aux] panel (nG = 3 with CIFG, else 4, gates in TFLite's
-// order input, forget, cell, output), so Eval runs one long product per
+// order input, forget, cell, output, except that the float path puts the
+// cell gate last: see newLSTMCell), so Eval runs one long product per
 // operand and step. The product rows of batch b and gate g then sit at
 // gates[b·nG·n_cell + slot(g)·n_cell ...]. Every gate sees the same input
 // and previous output state, so the result is the same; only the float
@@ -72,10 +73,18 @@ func gateRow[E any](c *lstmCell, buf []E, b, g int) []E {
 	return buf[off : off+n : off+n]
 }
 
-// newLSTMCell makes the cell skeleton for cfg: the gate slots.
+// newLSTMCell makes the cell skeleton for cfg: the gate slots. The hybrid
+// and integer paths keep TFLite's gate order; the float path puts the
+// cell gate last (input, forget, output, cell), so that its sigmoid gates
+// are contiguous in the gate buffer and one vector sigmoid call covers
+// them.
 func newLSTMCell(cfg lstmConfig, path lstmPath) *lstmCell {
 	c := &lstmCell{cfg: cfg, path: path}
-	for g := 0; g < numGates; g++ {
+	order := [numGates]int{gateInput, gateForget, gateCell, gateOutput}
+	if path == lstmPathFloat {
+		order = [numGates]int{gateInput, gateForget, gateOutput, gateCell}
+	}
+	for _, g := range order {
 		if g == gateInput && cfg.cifg {
 			c.slot[g] = -1
 			continue

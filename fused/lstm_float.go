@@ -29,19 +29,24 @@ type lstmConfig struct {
 }
 
 // lstmFloatPacked is the float path's copy of one direction's constants:
-// gate weight panels (see lstm_cell.go) and per-gate vectors, nil where
-// omitted.
+// gate weight panels (see lstm_cell.go) in arch's packed layout
+// (arch.PackMatrix: blocks of 16 rows stored column by column, multiplied
+// by arch.MatVecMulAccPacked without horizontal sums) and per-gate
+// vectors, nil where omitted.
 type lstmFloatPacked struct {
-	wx   []float32 // [nG·n_cell, n_input]
-	wAux []float32 // [nG·n_cell, n_aux], nil without auxiliary input
-	// wh is the recurrent panel [nG·n_cell, n_output]; nil when a gate has
-	// diagonal recurrent weights, which are then in diag.
+	wx   []float32 // packed [nG·n_cell, n_input]
+	wAux []float32 // packed [nG·n_cell, n_aux], nil without auxiliary input
+	// wh is the packed recurrent panel [nG·n_cell, n_output]; nil when
+	// every gate has diagonal recurrent weights, which are then in diag.
 	wh   []float32
 	diag [numGates][]float32 // [n_cell]
 	bias [numGates][]float32 // [n_cell]
-	peep [numGates][]float32 // [n_cell] peephole weights
-	ln   [numGates][]float32 // [n_cell] layer-norm coefficients
-	proj []float32           // [n_output, n_cell]
+	// biasAll is the biases in slot order, [nG·n_cell]: the initial value
+	// of one batch row's gate buffer without layer norm.
+	biasAll []float32
+	peep    [numGates][]float32 // [n_cell] peephole weights
+	ln      [numGates][]float32 // [n_cell] layer-norm coefficients
+	proj    []float32           // packed [n_output, n_cell]
 	// projBias is [n_output], nil for none.
 	projBias []float32
 }
@@ -51,9 +56,10 @@ type lstmFloatPacked struct {
 func (c *lstmCell) packFloat(t *lstmTensors, aux *lstmAuxTensors) {
 	cfg := &c.cfg
 	p := &lstmFloatPacked{}
-	p.wx = packPanel(c, cfg.nCell, cfg.nInput, func(g int) []float32 { return t.inputToGate[g].Float32s() })
+	rows := c.rows()
+	p.wx = arch.PackMatrix(packPanel(c, cfg.nCell, cfg.nInput, func(g int) []float32 { return t.inputToGate[g].Float32s() }), rows, cfg.nInput)
 	if cfg.nAux > 0 {
-		p.wAux = packPanel(c, cfg.nCell, cfg.nAux, func(g int) []float32 { return aux.weights[g].Float32s() })
+		p.wAux = arch.PackMatrix(packPanel(c, cfg.nCell, cfg.nAux, func(g int) []float32 { return aux.weights[g].Float32s() }), rows, cfg.nAux)
 	}
 	for g := 0; g < numGates; g++ {
 		if c.slot[g] >= 0 && cfg.recurrentDiag[g] {
@@ -63,12 +69,12 @@ func (c *lstmCell) packFloat(t *lstmTensors, aux *lstmAuxTensors) {
 	if !allDiag(c) {
 		// A model mixing diagonal and full recurrent weights is rare: the
 		// panel then holds zeros in the diagonal gates' rows.
-		p.wh = packPanel(c, cfg.nCell, cfg.nOutput, func(g int) []float32 {
+		p.wh = arch.PackMatrix(packPanel(c, cfg.nCell, cfg.nOutput, func(g int) []float32 {
 			if cfg.recurrentDiag[g] {
 				return make([]float32, cfg.nCell*cfg.nOutput)
 			}
 			return t.recurrentToGate[g].Float32s()
-		})
+		}), rows, cfg.nOutput)
 	}
 	for g := 0; g < numGates; g++ {
 		if c.slot[g] < 0 {
@@ -82,8 +88,9 @@ func (c *lstmCell) packFloat(t *lstmTensors, aux *lstmAuxTensors) {
 			p.ln[g] = cloneF32(t.layerNorm[g])
 		}
 	}
+	p.biasAll = packVector(c, cfg.nCell, func(g int) []float32 { return p.bias[g] })
 	if cfg.projection {
-		p.proj = cloneF32(t.projWeights)
+		p.proj = arch.PackMatrix(t.projWeights.Float32s(), cfg.nOutput, cfg.nCell)
 		p.projBias = cloneF32(t.projBias)
 	}
 	c.fl = p
@@ -143,7 +150,11 @@ func (c *lstmCell) passFloat(seq lstmSeq, x, aux, h, cs, out []float32, outStrid
 //	gate = act(ln⊙normalize(W_x·x + W_aux·aux + W_h·h + w_c⊙c) + bias) with layer norm
 //
 // act is the sigmoid except for the cell gate (the option's activation);
-// the output gate's peephole sees the updated cell state.
+// the output gate's peephole sees the updated cell state. The float
+// path's slots put the sigmoid gates first (input, forget, output, then
+// cell; see newLSTMCell), so one arch.Sigmoid call covers all of a batch
+// row's sigmoid gates whose inputs are complete. Each gate's arithmetic is
+// TFLite's; only the grouping of the vector calls differs.
 func (c *lstmCell) stepFloat(x, aux []float32, nb int, h, cs []float32, s *lstmFloatScratch) {
 	cfg, p := &c.cfg, c.fl
 	nCell, rows := cfg.nCell, c.rows()
@@ -151,71 +162,89 @@ func (c *lstmCell) stepFloat(x, aux []float32, nb int, h, cs []float32, s *lstmF
 	// Bias first (zero with layer norm, where it is added after the
 	// normalisation), then the products, as TFLite accumulates.
 	for b := 0; b < nb; b++ {
-		for g := 0; g < numGates; g++ {
-			if c.slot[g] < 0 {
-				continue
-			}
-			dst := gateRow(c, acc, b, g)
-			if cfg.layerNorm {
-				clear(dst)
-			} else {
-				copy(dst, p.bias[g])
-			}
+		if cfg.layerNorm {
+			clear(acc[b*rows : (b+1)*rows])
+		} else {
+			copy(acc[b*rows:(b+1)*rows], p.biasAll)
 		}
 	}
 	// TFLite skips the products of an all-zero input; the result is the
 	// same and padded sequences get cheaper.
 	if !isZeroFloat(x[:nb*cfg.nInput]) {
-		matBatchVecMulAccF32(acc, p.wx, rows, cfg.nInput, x, nb)
+		matBatchVecMulAccPacked(acc, p.wx, rows, cfg.nInput, x, nb)
 	}
 	if aux != nil && !isZeroFloat(aux[:nb*cfg.nAux]) {
-		matBatchVecMulAccF32(acc, p.wAux, rows, cfg.nAux, aux, nb)
+		matBatchVecMulAccPacked(acc, p.wAux, rows, cfg.nAux, aux, nb)
 	}
 	if p.wh != nil {
-		matBatchVecMulAccF32(acc, p.wh, rows, cfg.nOutput, h, nb)
+		matBatchVecMulAccPacked(acc, p.wh, rows, cfg.nOutput, h, nb)
 	}
+	// The sigmoid gates occupy slots 0..nSig-1. With peepholes the output
+	// gate (the last of them) needs the updated cell state and is
+	// finished after the update; the others are finished together.
+	nSig := c.nG - 1
+	early := nSig
+	if cfg.peephole {
+		early--
+	}
+	pre := cfg.peephole || cfg.layerNorm
 	for b := 0; b < nb; b++ {
 		hb := h[b*cfg.nOutput : (b+1)*cfg.nOutput]
 		cb := cs[b*nCell : (b+1)*nCell]
 		for g := 0; g < numGates; g++ {
-			if c.slot[g] < 0 {
-				continue
-			}
 			if d := p.diag[g]; d != nil {
 				// Diagonal recurrent weights (n_output == n_cell).
 				vecCwiseMulAccFloat(gateRow(c, acc, b, g), d, hb)
 			}
 		}
-		if !cfg.cifg {
-			c.finishGateFloat(gateInput, gateRow(c, acc, b, gateInput), cb)
+		if pre {
+			for g := 0; g < numGates; g++ {
+				if c.slot[g] >= 0 && c.slot[g] < early {
+					c.preActivationFloat(g, gateRow(c, acc, b, g), cb)
+				}
+			}
+			c.preActivationFloat(gateCell, gateRow(c, acc, b, gateCell), cb)
 		}
-		f := gateRow(c, acc, b, gateForget)
+		sig := acc[b*rows : b*rows+early*nCell]
+		arch.Sigmoid(sig, sig)
 		gc := gateRow(c, acc, b, gateCell)
-		c.finishGateFloat(gateForget, f, cb)
-		c.finishGateFloat(gateCell, gc, cb)
+		applyActivationFloat(gc, cfg.activation)
 		var ig []float32
 		if !cfg.cifg {
 			ig = gateRow(c, acc, b, gateInput)
 		}
-		updateCellFloat(cb, f, ig, gc, cfg.cellClip)
+		updateCellFloat(cb, gateRow(c, acc, b, gateForget), ig, gc, cfg.cellClip)
 		o := gateRow(c, acc, b, gateOutput)
-		c.finishGateFloat(gateOutput, o, cb)
-		// hidden = o ⊙ act(c) (TFLite's CalculateLstmOutputFloat).
-		hid := s.hidden[b*nCell : (b+1)*nCell]
-		copy(hid, cb)
-		applyActivationFloat(hid, cfg.activation)
-		for k, v := range o {
-			hid[k] *= v
+		if early < nSig {
+			c.preActivationFloat(gateOutput, o, cb)
+			arch.Sigmoid(o, o)
 		}
+		// hidden = o ⊙ act(c) (TFLite's CalculateLstmOutputFloat), written
+		// straight into the output state when there is no projection
+		// (n_output == n_cell; this row's h was read above and is not
+		// needed again).
+		hid := hb
+		if cfg.projection {
+			hid = s.hidden[b*nCell : (b+1)*nCell]
+		}
+		if cfg.activation == ops.ActTanh {
+			arch.Tanh(hid, cb)
+		} else {
+			copy(hid, cb)
+			applyActivationFloat(hid, cfg.activation)
+		}
+		arch.VecMul(hid, hid, o)
 	}
-	c.outputFloat(s.hidden[:nb*nCell], nb, h)
+	if cfg.projection {
+		c.projectFloat(s.hidden[:nb*nCell], nb, h)
+	}
 }
 
-// finishGateFloat completes gate g of one batch row from its summed
-// products: the peephole term with the cell state cb, layer norm and bias
-// when enabled, and the activation (TFLite's CalculateLstmGateFloat after
-// the matrix products).
-func (c *lstmCell) finishGateFloat(g int, gate, cb []float32) {
+// preActivationFloat completes gate g of one batch row from its summed
+// products up to its activation: the peephole term with the cell state
+// cb, then layer norm and bias when enabled (TFLite's
+// CalculateLstmGateFloat after the matrix products).
+func (c *lstmCell) preActivationFloat(g int, gate, cb []float32) {
 	p := c.fl
 	if w := p.peep[g]; w != nil {
 		vecCwiseMulAccFloat(gate, w, cb)
@@ -227,43 +256,49 @@ func (c *lstmCell) finishGateFloat(g int, gate, cb []float32) {
 			gate[i] = float32(l*gate[i]) + bias[i]
 		}
 	}
-	if g == gateCell {
-		applyActivationFloat(gate, c.cfg.activation)
-	} else {
-		applySigmoidFloat(gate)
-	}
 }
 
 // updateCellFloat sets c = clip(f⊙c + i⊙g), with i = 1-f when ig is nil
-// (CIFG), as TFLite's UpdateLstmCellFloat.
+// (CIFG), as TFLite's UpdateLstmCellFloat: each product is rounded to
+// float32 before the sum (no FMA), as on TFLite's x86 build.
 func updateCellFloat(cb, f, ig, gc []float32, clip float32) {
 	f = f[:len(cb)]
 	gc = gc[:len(cb)]
-	arch.VecMul(cb, f, cb) // cb[k] = f[k]·cb[k]
 	if ig == nil {
-		for k := range cb {
-			cb[k] += float32(gc[k] * (1 - f[k]))
+		for k, v := range cb {
+			cb[k] = float32(f[k]*v) + float32(gc[k]*(1-f[k]))
 		}
+	} else if len(cb) < 32 {
+		// One pass for short rows (the arch calls would each loop in Go),
+		// clipping included.
+		ig = ig[:len(cb)]
+		if clip > 0 {
+			for k, v := range cb {
+				cb[k] = stdMax(stdMin(clip, float32(f[k]*v)+float32(gc[k]*ig[k])), -clip)
+			}
+			return
+		}
+		for k, v := range cb {
+			cb[k] = float32(f[k]*v) + float32(gc[k]*ig[k])
+		}
+		return
 	} else {
-		arch.VecMulAcc(cb, gc, ig[:len(cb)]) // cb[k] += float32(gc[k]·ig[k]), no FMA
+		arch.VecMul(cb, f, cb)               // cb[k] = f[k]·cb[k]
+		arch.VecMulAcc(cb, gc, ig[:len(cb)]) // cb[k] += float32(gc[k]·ig[k])
 	}
 	if clip > 0 {
 		cwiseClipFloat(cb, clip)
 	}
 }
 
-// outputFloat sets the output state h (nb×n_output) from the hidden
-// vectors o⊙act(c) (nb×n_cell): a copy without projection, else
-// projBias + W_proj·hidden, clipped by proj_clip. Unlike TFLite, whose
-// projection scratch has n_cell floats per batch row, any n_output works.
-func (c *lstmCell) outputFloat(hidden []float32, nb int, h []float32) {
+// projectFloat sets the output state h (nb×n_output) from the hidden
+// vectors o⊙act(c) (nb×n_cell): projBias + W_proj·hidden, clipped by
+// proj_clip. Unlike TFLite, whose projection scratch has n_cell floats per
+// batch row, any n_output works.
+func (c *lstmCell) projectFloat(hidden []float32, nb int, h []float32) {
 	cfg, p := &c.cfg, c.fl
 	nOut := cfg.nOutput
 	h = h[:nb*nOut]
-	if !cfg.projection {
-		copy(h, hidden) // n_output == n_cell without projection
-		return
-	}
 	for b := 0; b < nb; b++ {
 		if p.projBias != nil {
 			copy(h[b*nOut:(b+1)*nOut], p.projBias)
@@ -271,7 +306,7 @@ func (c *lstmCell) outputFloat(hidden []float32, nb int, h []float32) {
 			clear(h[b*nOut : (b+1)*nOut])
 		}
 	}
-	matBatchVecMulAccF32(h, p.proj, nOut, cfg.nCell, hidden, nb)
+	matBatchVecMulAccPacked(h, p.proj, nOut, cfg.nCell, hidden, nb)
 	if cfg.projClip > 0 {
 		cwiseClipFloat(h, cfg.projClip)
 	}

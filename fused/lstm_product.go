@@ -7,8 +7,9 @@ import "github.com/tflrun/tflrun/arch"
 // whole panel from memory n times per step; a float panel of a 256-cell
 // LSTM (1.3 MB) does not stay in cache. These helpers walk the panel in
 // row blocks of about productBlockBytes and multiply every batch vector
-// with a block while it is hot. Each row is still one arch call's dot
-// product, so the results are those of one call per vector.
+// with a block while it is hot. Each row is still summed by one arch
+// call (its order may depend on where the block boundaries fall, within
+// the primitive's stated accuracy).
 
 // productBlockBytes is the panel slice kept hot across the batch vectors:
 // half a typical 64 KiB L1/L2 working set, leaving room for the vectors.
@@ -21,29 +22,32 @@ func blockRows(cols, size int) int {
 	return max(8, r&^7)
 }
 
-// matBatchVecMulAccF32 sets dst[b*rows+r] += Σ_c m[r*cols+c]·x[b*cols+c]
-// for b < nb, as arch.MatBatchVecMulAcc, blocked over rows when nb > 1.
-func matBatchVecMulAccF32(dst, m []float32, rows, cols int, x []float32, nb int) {
+// matBatchVecMulAccPacked sets dst[b*rows+r] += Σ_c m[r*cols+c]·x[b*cols+c]
+// for b < nb, the matrix given packed (arch.PackMatrix), blocked over rows
+// when nb > 1. A run of whole 16-row blocks of a packed matrix is itself
+// a packed matrix, so a block of rows r0.. (r0 a multiple of 16) starts at
+// p[r0*cols].
+func matBatchVecMulAccPacked(dst, p []float32, rows, cols int, x []float32, nb int) {
 	if nb <= 1 {
 		if nb == 1 {
-			arch.MatVecMulAcc(dst, m, rows, cols, x)
+			arch.MatVecMulAccPacked(dst, p, rows, cols, x)
 		}
 		return
 	}
 	if rows <= 0 || cols <= 0 {
 		return
 	}
-	blk := blockRows(cols, 4)
+	blk := max(arch.PackedBlock, blockRows(cols, 4)&^(arch.PackedBlock-1))
 	for r0 := 0; r0 < rows; r0 += blk {
 		n := min(blk, rows-r0)
-		w := m[r0*cols : (r0+n)*cols]
+		w := p[r0*cols : r0*cols+arch.PackedLen(n, cols)]
 		for b := 0; b < nb; b++ {
-			arch.MatVecMulAcc(dst[b*rows+r0:b*rows+r0+n], w, n, cols, x[b*cols:(b+1)*cols])
+			arch.MatVecMulAccPacked(dst[b*rows+r0:b*rows+r0+n], w, n, cols, x[b*cols:(b+1)*cols])
 		}
 	}
 }
 
-// matBatchVecMulAccI8 is matBatchVecMulAccF32 for int8 with exact int32
+// matBatchVecMulAccI8 is matBatchVecMulAccPacked for row-major int8 with exact int32
 // accumulation (arch.MatVecMulAccInt8 per vector and block).
 func matBatchVecMulAccI8(dst []int32, m []int8, rows, cols int, x []int8, nb int) {
 	if nb <= 1 {
