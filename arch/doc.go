@@ -102,8 +102,13 @@
 //
 // Assembly here is hand-written Go assembly (no generator): edit the .s
 // files directly and run `go vet ./arch` (asmdecl checks the argument
-// frame against the Go declaration). Go's arm64 assembler lacks some NEON
-// mnemonics (SDOT among them in older releases): encode those with WORD
-// and a comment giving the instruction, checked against an external
-// assembler.
+// frame against the Go declaration). Go's arm64 assembler lacks many
+// ASIMD mnemonics (vector FADD/FMUL/FDIV, SMLAL2, SADALP, SQRDMULH,
+// SDOT, …): the arm64 files spell them `WORD $0x4e20d400 // fadd v0.4s,
+// v0.4s, v0.4s` (inside a #define, with a /* */ comment), and
+// TestARM64Words (asmwords_test.go) assembles every commented instruction
+// with GNU aarch64-linux-gnu-as and/or llvm-mc and compares; write new
+// ones with a placeholder word and `go test ./arch -run TestARM64Words
+// -fixwords`. The arm64 kernels are tested under qemu-aarch64 (.ci/cross:
+// -cpu cortex-a53 for neon, -cpu max for neon-dotprod).
 package arch
