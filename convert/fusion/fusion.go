@@ -21,6 +21,49 @@
 //
 // Every annotated call ends up in the Report: the rule that saw it (or
 // none), fused or not, and why.
+//
+// Built-in rules (RegisterBuiltins; all registered in Default):
+//
+//   - KerasLSTM, "lstm_*" and "indy_lstm_*" → UNIDIRECTIONAL_SEQUENCE_LSTM,
+//     TensorFlow Lite's mapping (gates i, f, c, o; REVERSE_V2 for
+//     go_backwards; STRIDED_SLICE for the last output; cell_clip 10 and
+//     proj_clip 0, the values TensorFlow's converter writes — see
+//     BuiltinOptions to write no clip, Keras's own semantics). A Keras
+//     Bidirectional(LSTM) is two such calls merged by ordinary ops.
+//   - KerasGRU, "gru_*" → the custom UNIDIRECTIONAL_SEQUENCE_GRU (beyond
+//     TensorFlow's converter), both reset_after forms.
+//   - LSTMCellSimple, "LSTMCellSimple[,CoupleInputForgetGates]" and
+//     "LayerNormalizedLstmCellSimple" → LSTM; EmbeddingMatmul,
+//     "embedding_matmul" → EMBEDDING_LOOKUP.
+//   - the loop rule KerasSimpleRNN: unannotated Keras SimpleRNN loops →
+//     UNIDIRECTIONAL_SEQUENCE_RNN (see RegisterLoop, OfferLoops).
+//
+// The Keras rules recognise a composite by evaluating its loop body and
+// the code around the loop on probe values (constant folding) and
+// comparing with the cell equations, so the preconditions (sigmoid gates,
+// the layer's weights, layout, which outputs are used) are checked on what
+// the function computes. Fused recurrent operators keep their state in
+// TFLite variable tensors, as TensorFlow Lite's converted models do: see
+// state.go for stateful layers and for the state carried across invokes.
+// Site.ConstInput, Site.Evaluate and the Site.Emit* methods serve user
+// rules:
+//
+// Writing a rule: a user rule is any Rule (RuleFunc adapts a function)
+// registered under the annotation it handles, on a registry the
+// conversion uses:
+//
+//	reg := fusion.Default.Clone() // the built-in rules, plus:
+//	reg.Register("user.tanh_rnn", fusion.RuleFunc{RuleName: "tanh-rnn", Func: fuseTanhRNN})
+//	res, err := convert.Convert(path, convert.Options{Registry: reg})
+//
+// (RegisterPrefix handles every annotation with a prefix, as "lstm_"
+// does.) The rule checks the site — the call's inputs and outputs
+// (types, static shapes), ConstInput for weights known at conversion
+// time, Evaluate to check on probe values what the body computes — and
+// either refuses with a reason (Result.Reason; the call is then lowered
+// op by op and the report says why) or emits TFLite operators into the
+// caller (the Emit* methods, or Caller.NewTFL / NewConst for any other
+// operator) and rewires every used output with ReplaceOutput.
 package fusion
 
 import (

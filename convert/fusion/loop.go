@@ -170,7 +170,7 @@ func analyseLoop(fn *ir.Function, w *ir.Node, m *ir.Module) (*loopInfo, error) {
 		return nil, refuse("the loop body writes %d sequences (a Keras layer writes one)", len(sets))
 	}
 	get, set := gets[0], sets[0]
-	if len(get.Inputs) < 2 || len(set.Inputs) < 3 {
+	if len(get.Inputs) < 2 || len(set.Inputs) < 3 || set.Inputs[1] == nil || set.Inputs[2] == nil {
 		return nil, get.Errorf("list access with too few inputs")
 	}
 	var ok bool
@@ -204,7 +204,7 @@ func analyseLoop(fn *ir.Function, w *ir.Node, m *ir.Module) (*loopInfo, error) {
 	// The sequence: TensorListFromTensor(seq) of the loop's input list,
 	// seq a transposition/reversal of the layer input.
 	lf := w.Inputs[L.inList].Producer
-	if lf == nil || lf.Op != "TensorListFromTensor" || len(lf.Inputs) < 1 {
+	if lf == nil || lf.Op != "TensorListFromTensor" || len(lf.Inputs) < 1 || lf.Inputs[0] == nil {
 		return nil, refuse("the loop's input list is not built from a tensor (TensorListFromTensor)")
 	}
 	L.seq = lf.Inputs[0]
@@ -216,8 +216,12 @@ func analyseLoop(fn *ir.Function, w *ir.Node, m *ir.Module) (*loopInfo, error) {
 		return nil, refuse("the input sequence has no time steps")
 	}
 	L.seqSource = L.seq
-	for L.seqSource.Producer != nil && (L.seqSource.Producer.Op == "Transpose" || L.seqSource.Producer.Op == "ReverseV2") {
-		L.seqSource = L.seqSource.Producer.Inputs[0]
+	for k := 0; k < 64 && L.seqSource.Producer != nil && (L.seqSource.Producer.Op == "Transpose" || L.seqSource.Producer.Op == "ReverseV2"); k++ {
+		p := L.seqSource.Producer
+		if len(p.Inputs) == 0 || p.Inputs[0] == nil {
+			return nil, p.Errorf("has no input")
+		}
+		L.seqSource = p.Inputs[0]
 	}
 	if err := L.findLayout(); err != nil {
 		return nil, err

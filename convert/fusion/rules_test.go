@@ -446,3 +446,44 @@ func TestEmbeddingMatmulRule(t *testing.T) {
 		t.Errorf("rows differ by %g", e)
 	}
 }
+
+func TestIndyLSTMRule(t *testing.T) {
+	const path = "testdata/lstm_indy.pbtxt"
+	opts := convert.Options{OutputArrays: []string{"last", "call:1"}}
+	res := conversion(t, path, opts)
+	e := reportEntry(t, res, "call")
+	if !e.Fused || e.Rule != "keras-indy-lstm" || strings.Join(e.Ops, " ") != "UNIDIRECTIONAL_SEQUENCE_LSTM STRIDED_SLICE" {
+		t.Errorf("report entry %+v", e)
+	}
+	for _, n := range res.Entry.Func.Nodes {
+		if n.TFL != nil && n.OpName() == "tfl.UNIDIRECTIONAL_SEQUENCE_LSTM" {
+			if n.TFL.Version != 4 || n.Inputs[5].Shape.Rank() != 1 {
+				t.Errorf("version %d, recurrent weights %s: want version 4 with diagonal [units] weights", n.TFL.Version, n.Inputs[5].Shape)
+			}
+		}
+	}
+	x := probeInput(6, 1.2)
+	out := compareRuns(t, path, opts, x)
+	// Reference: z = x·W + h⊙r (one recurrent weight per unit and gate) + b.
+	W, r, b := graphConst(t, path, "kernel"), graphConst(t, path, "recurrent_kernel"), graphConst(t, path, "bias")
+	h, c := make([]float64, 2), make([]float64, 2)
+	var seq []float64
+	for _, xt := range steps(x, 3) {
+		z := make([]float64, 8)
+		for j := range z {
+			z[j] = b.v[j] + h[j%2]*r.v[j]
+			for k := range xt {
+				z[j] += xt[k] * W.v[k*8+j]
+			}
+		}
+		for j := 0; j < 2; j++ {
+			c[j] = sigmoid(z[2+j])*c[j] + sigmoid(z[j])*math.Tanh(z[4+j])
+			h[j] = sigmoid(z[6+j]) * math.Tanh(c[j])
+		}
+		seq = append(seq, h...)
+	}
+	e1, e2 := maxErr(t, out[0], seq[4:]), maxErr(t, out[1], seq)
+	if e1 > refTol || e2 > refTol {
+		t.Errorf("errors %g, %g", e1, e2)
+	}
+}

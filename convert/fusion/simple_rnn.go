@@ -144,7 +144,7 @@ func rnnWeights(L *loopInfo) (W, R, b *ir.Tensor) {
 	for _, n := range L.body.Nodes {
 		switch n.Op {
 		case "MatMul":
-			if len(n.Inputs) != 2 || n.Inputs[1].Const == nil {
+			if len(n.Inputs) != 2 || n.Inputs[0] == nil || n.Inputs[1] == nil || n.Inputs[1].Const == nil {
 				continue
 			}
 			if ta, _ := n.AttrBool("transpose_a", false); ta {
@@ -160,7 +160,7 @@ func rnnWeights(L *loopInfo) (W, R, b *ir.Tensor) {
 				R = n.Inputs[1].Const
 			}
 		case "BiasAdd", "AddV2", "Add":
-			if len(n.Inputs) == 2 && b == nil {
+			if len(n.Inputs) == 2 && n.Inputs[1] != nil && b == nil {
 				if c := n.Inputs[1].Const; c != nil && c.Shape.Rank() == 1 {
 					b = c
 				}

@@ -6,23 +6,6 @@ import (
 	"github.com/tflrun/tflrun/convert/ir"
 )
 
-// Writing a rule. A user rule is any Rule (RuleFunc adapts a function)
-// registered under the annotation it handles, on a registry the
-// conversion uses:
-//
-//	reg := fusion.Default.Clone() // the built-in rules, plus:
-//	reg.Register("user.tanh_rnn", fusion.RuleFunc{RuleName: "tanh-rnn", Func: fuseTanhRNN})
-//	res, err := convert.Convert(path, convert.Options{Registry: reg})
-//
-// (RegisterPrefix handles every annotation with a prefix, as "lstm_"
-// does.) The rule checks the site — the call's inputs and outputs
-// (types, static shapes), ConstInput for weights known at conversion
-// time, Evaluate to check on probe values what the body computes — and
-// either refuses with a reason (Result.Reason; the call is then lowered
-// op by op and the report says why) or emits TFLite operators into the
-// caller (the Emit* methods, or Caller.NewTFL / NewConst for any other
-// operator) and rewires every used output with ReplaceOutput.
-
 // ConstInput returns the value call input i has at conversion time: a
 // constant, or the checkpoint value of the resolved variable a resource
 // handle refers to. It is nil when the input is computed at run time (or
