@@ -117,6 +117,8 @@ func TestKerasLSTMRefusals(t *testing.T) {
 			"the recurrent activation is hard_sigmoid, not sigmoid", func(x float64) float64 { return math.Min(math.Max(0.2*x+0.5, 0), 1) }, false},
 		{"non-constant weights", "testdata/lstm.pbtxt", convert.Options{InputArrays: []string{"x", "kernel"}, OutputArrays: []string{"last"},
 			InputShapes: []ir.Shape{{1, 3, 2}, {2, 8}}}, "the kernel is not a constant", sigmoid, false},
+		{"run-time initial state", "testdata/lstm.pbtxt", convert.Options{InputArrays: []string{"x", "zeros"}, OutputArrays: []string{"last"},
+			InputShapes: []ir.Shape{{1, 3, 2}, {1, 2}}}, "the initial h state is a tensor computed at run time", nil, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -145,6 +147,9 @@ func TestKerasLSTMRefusals(t *testing.T) {
 			}
 			if n := opCounts(res)["UNIDIRECTIONAL_SEQUENCE_LSTM"]; n != 0 {
 				t.Errorf("%d fused operators in a refused conversion", n)
+			}
+			if c.gate == nil {
+				return
 			}
 			// Lowered op by op, the graph still computes the layer.
 			x := probeInput(6, 1.7)
@@ -485,5 +490,31 @@ func TestIndyLSTMRule(t *testing.T) {
 	e1, e2 := maxErr(t, out[0], seq[4:]), maxErr(t, out[1], seq)
 	if e1 > refTol || e2 > refTol {
 		t.Errorf("errors %g, %g", e1, e2)
+	}
+}
+
+func TestKerasGRURefusals(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		opts   convert.Options
+		reason string
+	}{
+		{"non-constant weights", convert.Options{InputArrays: []string{"x", "recurrent_kernel"}, OutputArrays: []string{"last"},
+			InputShapes: []ir.Shape{{1, 3, 2}, {2, 6}}}, "the recurrent kernel is not a constant"},
+		{"run-time initial state", convert.Options{InputArrays: []string{"x", "zeros"}, OutputArrays: []string{"last"},
+			InputShapes: []ir.Shape{{1, 3, 2}, {1, 2}}}, "the initial h state is a tensor computed at run time"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := convert.Convert("testdata/gru.pbtxt", c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := reportEntry(t, res, "call"); e.Fused || e.Rule != "keras-gru" || !strings.Contains(e.Reason, c.reason) {
+				t.Errorf("report entry %+v, want a refusal containing %q", e, c.reason)
+			}
+			if n := opCounts(res)["custom.UNIDIRECTIONAL_SEQUENCE_GRU"]; n != 0 {
+				t.Error("refused GRU was fused")
+			}
+		})
 	}
 }
