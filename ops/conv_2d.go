@@ -3,6 +3,7 @@ package ops
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/tflrun/tflrun/arch"
 )
@@ -68,6 +69,12 @@ type Conv2D struct {
 	hybridPerChannel bool
 	filterScale      float32
 	qID, sfID, offID int
+	// Float path: the filter packed for arch.GemmF32 (constant filters,
+	// else packed into scratch packID at every Eval) and a zero bias for
+	// an omitted bias.
+	packedF  []float32
+	packID   int
+	zeroBias []float32
 }
 
 type convPath uint8
@@ -185,7 +192,7 @@ func (k *Conv2D) Prepare(n *Node) error {
 
 	switch k.path {
 	case convFloat:
-		k.fMin, k.fMax = ActivationRangeFloat(k.opts.Activation)
+		k.fMin, k.fMax = gemmRangeF32(k.opts.Activation)
 	case convHybrid:
 		k.fMin, k.fMax = ActivationRangeFloat(k.opts.Activation)
 		if err := k.prepareHybrid(filter); err != nil {
@@ -221,8 +228,23 @@ func (k *Conv2D) Prepare(n *Node) error {
 			k.chansTile[i] = k.q.chans[i%k.outC]
 		}
 	}
+	if k.path == convFloat && k.direct {
+		k.tile = k.pixels // the GEMM reads the input in place
+	}
 	if !k.direct {
 		k.colID = n.RequestScratch(k.tile * k.k * elem)
+	}
+	if k.path == convFloat {
+		size := arch.PackedGemmF32Len(k.outC, k.k)
+		if filter.Kind == ConstTensor && len(filter.Data) >= filter.Bytes() {
+			k.packedF = make([]float32, size)
+			arch.PackGemmF32(k.packedF, filter.Float32s(), k.outC, k.k)
+		} else {
+			k.packID = n.RequestScratch(4 * size)
+		}
+		if bias == nil {
+			k.zeroBias = make([]float32, k.outC)
+		}
 	}
 	if k.path != convFloat {
 		k.accID = n.RequestScratch(4 * k.outC)
@@ -287,8 +309,16 @@ func (k *Conv2D) evalFloat(n *Node, in, filter, bias, out *Tensor) error {
 			return err
 		}
 	}
-	x, w, o := in.Float32s(), filter.Float32s(), out.Float32s()
-	var b []float32
+	packed := k.packedF
+	if packed == nil {
+		var err error
+		if packed, err = scratchFloat32(n, k.packID, arch.PackedGemmF32Len(k.outC, k.k)); err != nil {
+			return err
+		}
+		arch.PackGemmF32(packed, filter.Float32s(), k.outC, k.k)
+	}
+	x, o := in.Float32s(), out.Float32s()
+	b := k.zeroBias
 	if bias != nil {
 		b = bias.Float32s()[:k.outC]
 	}
@@ -298,8 +328,6 @@ func (k *Conv2D) evalFloat(n *Node, in, filter, bias, out *Tensor) error {
 		ob := o[batch*k.pixels*k.outC : (batch+1)*k.pixels*k.outC]
 		for p0 := 0; p0 < k.pixels; p0 += k.tile {
 			cnt := min(k.tile, k.pixels-p0)
-			dst := ob[p0*k.outC : (p0+cnt)*k.outC]
-			fillBias(dst, b, k.outC)
 			var src []float32
 			if k.direct {
 				src = xb[p0*k.k : (p0+cnt)*k.k]
@@ -307,13 +335,20 @@ func (k *Conv2D) evalFloat(n *Node, in, filter, bias, out *Tensor) error {
 				im2colFill(&k.col, col, xb, p0, cnt, 0)
 				src = col[:cnt*k.k]
 			}
-			arch.MatBatchVecMulAcc(dst, w, k.outC, k.k, src, cnt)
-			if k.opts.Activation != ActNone {
-				clampRowF32(dst, k.fMin, k.fMax)
-			}
+			arch.GemmF32(ob[p0*k.outC:(p0+cnt)*k.outC], k.outC, src, k.k, packed, b, cnt, k.outC, k.k, k.fMin, k.fMax)
 		}
 	}
 	return nil
+}
+
+// gemmRangeF32 is the clamp range of a fused activation for arch.GemmF32
+// and arch.DepthwiseConvF32: ActivationRangeFloat's, except that no
+// activation clamps nothing (±Inf, so an infinite sum stays infinite).
+func gemmRangeF32(a Activation) (lo, hi float32) {
+	if a == ActNone {
+		return float32(math.Inf(-1)), float32(math.Inf(1))
+	}
+	return ActivationRangeFloat(a)
 }
 
 // fillBias sets every row of length c in dst to b (zeros when b is nil).

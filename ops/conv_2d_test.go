@@ -530,29 +530,3 @@ func TestRequantRowMatchesReference(t *testing.T) {
 		}
 	}
 }
-
-// TestRequantRowF32MatchesRequantRow checks the depthwise row form (exact
-// float32 tap sums plus an int32 bias) against requantRow.
-func TestRequantRowF32MatchesRequantRow(t *testing.T) {
-	r := lcg(37)
-	n := 3000
-	accf, bias, acc := make([]float32, n), make([]int32, n), make([]int32, n)
-	for i := range accf {
-		accf[i] = float32(r.intn(-1<<24+1, 1<<24-1))
-		bias[i] = int32(r.next())
-		acc[i] = int32(accf[i]) + bias[i]
-	}
-	chans := make([]quantChannel, n)
-	for i := range chans {
-		m, s := QuantizeMultiplier(float64(r.intn(1, 1<<20)) * 1e-7)
-		chans[i] = newQuantChannel(m, s)
-	}
-	got, want := make([]int8, n), make([]int8, n)
-	requantRowF32(got, accf, bias, chans, -3, -128, 127)
-	requantRow(want, acc, chans, -3, -128, 127)
-	for i := range got {
-		if got[i] != want[i] {
-			t.Fatalf("element %d: %d, want %d", i, got[i], want[i])
-		}
-	}
-}

@@ -27,8 +27,18 @@ import (
 //   - uint8 input, filter and output with per-tensor scales and any zero
 //     points, int32 bias.
 //
-// The loops keep the channel dimension innermost (NHWC rows are
-// contiguous), accumulating one output pixel at a time. Hybrid (float
+// The float path, and the integer paths while their tap sums stay exact
+// in float32, run through arch.DepthwiseConvF32 / DepthwiseConvF32Int32
+// ("rect mode"): the output image is split at Prepare into rectangles
+// whose pixels all see the same filter taps (the interior, and the border
+// bands where padding cuts taps off), one kernel call each. A depth
+// multiplier m > 1 first repeats every input channel m times (output
+// channel c reads input channel c/m). The integer paths convert the input
+// to float32 values x + input offset and the filter to w + filter offset:
+// every product is an integer below 2^16 in magnitude and every partial
+// sum below 2^24 (checked at Prepare from the tap count), so float32
+// holds them exactly and the sums equal TFLite's int32 ones. Integer
+// filters too large for that take a per-pixel int32 loop. Hybrid (float
 // input, int8 filter) and int16 paths are not supported.
 type DepthwiseConv2D struct {
 	opts      DepthwiseConv2DOptions
@@ -41,30 +51,48 @@ type DepthwiseConv2D struct {
 	fMin      float32
 	fMax      float32
 	q         convQuant
-	// Row mode (depth multiplier 1, constant filter): each filter tap is
-	// applied to a whole output row at once with arch.VecMulAcc, the tap's
-	// weights repeated across the row (wRepF, [tap][outW·C]), so the inner
-	// loops run over long contiguous spans. With a width stride s > 1 the
-	// input row is first split into s phase rows (pixels ix ≡ r mod s), in
-	// which the pixels one tap reads are contiguous again. The integer
-	// paths use the same float32 machinery on the values w + filter offset
-	// and x + input offset: every product is an integer below 2^16 in
-	// magnitude and every partial sum below 2^24 (checked at Prepare from
-	// the tap count), so float32 holds them exactly and the sums equal
-	// TFLite's int32 ones.
-	rowMode  bool
-	wRepF    []float32
-	phaseLen int // pixels per phase row, ceil(inW/s)
-	phaseID  int // scratch for the phase rows (stride or depth multiplier > 1)
-	xfID     int // integer paths: the input as float32 values x + offset
-	accfID   int // integer paths: one row of float32 tap sums
-	// Integer row mode: the per-channel requantisation tiled over a
-	// whole output row, so one call requantises the row.
-	chansRow []quantChannel
+	// Rect mode.
+	rect       bool
+	rowBands   []dwBand
+	colBands   []dwBand
+	wF         []float32 // integer paths: constant filter as w + offset
+	wfID       int       // integer paths, filter not constant: wF in scratch
+	xfID       int       // converted (integer) or repeated (m > 1) input
+	zeroBiasF  []float32
+	zeroBiasI  []int32
+	chansRow   []quantChannel // per-channel requantisation tiled over an output row
+	inputMoved bool           // the kernel reads the xfID scratch, not the input
 }
 
-// maxRowModeWeights bounds the repeated-weight tables of row mode.
-const maxRowModeWeights = 1 << 20
+// dwBand is a run of output rows (or columns) whose windows keep the same
+// filter taps [lo, hi): outputs o0..o0+n-1, the first reading input
+// coordinate first (its tap lo).
+type dwBand struct {
+	o0, n  int
+	lo, hi int
+	first  int
+}
+
+// dwBands splits the outputs of w into bands.
+func dwBands(w *window) []dwBand {
+	var bands []dwBand
+	for o := 0; o < w.out; o++ {
+		origin, lo, hi := w.span(o)
+		if hi < lo {
+			hi = lo
+		}
+		if nb := len(bands); nb > 0 && bands[nb-1].lo == lo && bands[nb-1].hi == hi {
+			bands[nb-1].n++
+			continue
+		}
+		bands = append(bands, dwBand{o0: o, n: 1, lo: lo, hi: hi, first: origin + lo*w.dilation})
+	}
+	return bands
+}
+
+// maxRectTaps bounds the filter taps of integer rect mode: every partial
+// sum of taps products of magnitude ≤ 255·255 stays below 2^24.
+const maxRectTaps = (1<<24 - 1) / (255 * 255)
 
 // NewDepthwiseConv2D returns a DEPTHWISE_CONV_2D kernel for one node.
 func NewDepthwiseConv2D() Kernel { return &DepthwiseConv2D{} }
@@ -168,49 +196,57 @@ func (k *DepthwiseConv2D) Prepare(n *Node) error {
 		}
 	}
 	taps := k.h.filter * k.w.filter
-	// Integer tap sums stay exact in float32 while taps·255·255 < 2^24.
-	k.rowMode = filter.Kind == ConstTensor &&
-		len(filter.Data) >= filter.Bytes() && taps*k.w.out*k.outC <= maxRowModeWeights &&
-		(k.path == convFloat || taps*255*255 < 1<<24)
-	if k.rowMode {
-		row := k.w.out * k.outC
-		k.wRepF = make([]float32, taps*row)
-		for t := 0; t < taps; t++ {
-			for c := 0; c < k.outC; c++ {
-				var v float32
-				switch k.path {
-				case convFloat:
-					v = filter.Float32s()[t*k.outC+c]
-				case convInt8:
-					v = float32(filter.Int8s()[t*k.outC+c])
-				default:
-					v = float32(int32(filter.Data[t*k.outC+c]) + k.q.wOffset)
-				}
-				for ox := 0; ox < k.w.out; ox++ {
-					k.wRepF[t*row+ox*k.outC+c] = v
-				}
-			}
-		}
-	}
-	if k.path != convFloat {
-		if k.rowMode {
-			// acc holds the bias tiled over one output row.
-			k.accID = n.RequestScratch(4 * k.w.out * k.outC)
-			k.accfID = n.RequestScratch(4 * k.w.out * k.outC)
-			k.xfID = n.RequestScratch(4 * in.NumElements())
-			k.chansRow = make([]quantChannel, k.w.out*k.outC)
-			for i := range k.chansRow {
-				k.chansRow[i] = k.q.chans[i%k.outC]
-			}
-		} else {
+	k.rect = k.path == convFloat || taps <= maxRectTaps
+	if !k.rect {
+		if k.path != convFloat {
 			k.accID = n.RequestScratch(4 * k.outC)
 		}
+		return nil
 	}
-	if k.rowMode && (k.w.stride > 1 || k.mult > 1) {
-		k.phaseLen = (k.w.in + k.w.stride - 1) / k.w.stride
-		k.phaseID = n.RequestScratch(4 * k.w.stride * k.phaseLen * k.outC)
+	k.rowBands, k.colBands = dwBands(&k.h), dwBands(&k.w)
+	// The kernels read a float32 input with outC channels per pixel:
+	// the input itself (float, multiplier 1) or a converted / repeated
+	// copy.
+	k.inputMoved = k.path != convFloat || k.mult > 1
+	if k.inputMoved {
+		k.xfID = n.RequestScratch(4 * k.h.in * k.w.in * k.outC)
+	}
+	if k.path == convFloat {
+		if bias == nil {
+			k.zeroBiasF = make([]float32, k.outC)
+		}
+		return nil
+	}
+	if filter.Kind == ConstTensor && len(filter.Data) >= filter.Bytes() {
+		k.wF = make([]float32, taps*k.outC)
+		k.convertFilter(k.wF, filter)
+	} else {
+		k.wfID = n.RequestScratch(4 * taps * k.outC)
+	}
+	if bias == nil {
+		k.zeroBiasI = make([]int32, k.outC)
+	}
+	// One image of int32 sums, requantised row by row.
+	k.accID = n.RequestScratch(4 * k.h.out * k.w.out * k.outC)
+	k.chansRow = make([]quantChannel, k.w.out*k.outC)
+	for i := range k.chansRow {
+		k.chansRow[i] = k.q.chans[i%k.outC]
 	}
 	return nil
+}
+
+// convertFilter sets dst to the integer filter's values plus the filter
+// offset, as float32.
+func (k *DepthwiseConv2D) convertFilter(dst []float32, filter *Tensor) {
+	if k.path == convInt8 {
+		for i, v := range filter.Int8s()[:len(dst)] {
+			dst[i] = float32(v)
+		}
+		return
+	}
+	for i, v := range filter.Data[:len(dst)] {
+		dst[i] = float32(int32(v) + k.q.wOffset)
+	}
 }
 
 // Eval computes the depthwise convolution.
@@ -225,15 +261,8 @@ func (k *DepthwiseConv2D) Eval(n *Node) error {
 	if k.batches*k.h.out*k.w.out*k.outC == 0 {
 		return nil
 	}
-	if k.path == convFloat {
-		if k.rowMode {
-			return k.evalFloatRows(n, in, bias, out)
-		}
-		k.evalFloat(in, filter, bias, out)
-		return nil
-	}
-	if k.rowMode {
-		return k.evalQuantRows(n, in, bias, out)
+	if k.rect {
+		return k.evalRect(n, in, filter, bias, out)
 	}
 	acc, err := scratchInt32(n, k.accID, k.outC)
 	if err != nil {
@@ -243,256 +272,126 @@ func (k *DepthwiseConv2D) Eval(n *Node) error {
 	return nil
 }
 
-// tapRange returns, for filter column fx in row mode, the output columns
-// [lo, hi) whose input column ox·s + fx·dilation - pad lies in the image,
-// the phase r of those input columns (their index mod s) and the position
-// in the phase row of the column read for lo.
-func (k *DepthwiseConv2D) tapRange(fx int) (lo, hi, r, j int) {
-	s := k.w.stride
-	d := fx*k.w.dilation - k.w.pad
-	lo = max(0, ceilDiv(-d, s))
-	hi = min(k.w.out, floorDiv(k.w.in-1-d, s)+1)
-	r = d - floorDiv(d, s)*s
-	return lo, hi, r, lo + floorDiv(d, s)
-}
-
-// floorDiv and ceilDiv divide rounding toward -Inf and +Inf (b > 0).
-func floorDiv(a, b int) int {
-	q := a / b
-	if a%b != 0 && a < 0 {
-		q--
-	}
-	return q
-}
-
-func ceilDiv(a, b int) int { return -floorDiv(-a, b) }
-
-// splitPhases copies input row src (inW pixels of inC elements) into s
-// phase rows of phaseLen pixels: phase r holds pixels r, r+s, r+2s, ….
-// With a depth multiplier mult > 1 every input value is repeated mult
-// times, so a phase pixel has the inC·mult elements of an output pixel
-// (output channel c reads input channel c/mult).
-func splitPhases[T any](dst, src []T, s, phaseLen, inC, mult int) {
-	inW := len(src) / inC
-	C := inC * mult
-	for r := 0; r < s; r++ {
-		ph := dst[r*phaseLen*C:]
-		for j, ix := 0, r; ix < inW; j, ix = j+1, ix+s {
-			if mult == 1 {
-				copyShort(ph[j*C:(j+1)*C], src[ix*C:(ix+1)*C])
-				continue
-			}
-			px := ph[j*C : (j+1)*C]
-			for ic, v := range src[ix*inC : (ix+1)*inC] {
-				fillValue(px[ic*mult:(ic+1)*mult], v)
-			}
+// evalRect runs rect mode (see DepthwiseConv2D) one batch image at a time.
+func (k *DepthwiseConv2D) evalRect(n *Node, in, filter, bias, out *Tensor) error {
+	C := k.outC
+	inImage, outImage := k.h.in*k.w.in*k.inC, k.h.out*k.w.out*C
+	var xf []float32
+	if k.inputMoved {
+		var err error
+		if xf, err = scratchFloat32(n, k.xfID, k.h.in*k.w.in*C); err != nil {
+			return err
 		}
 	}
-}
-
-// evalFloatRows is the float row mode: every output row starts at the
-// bias, then the taps are added (products rounded before the add, as in
-// the per-pixel loop, so both modes agree bit for bit).
-func (k *DepthwiseConv2D) evalFloatRows(n *Node, in, bias, out *Tensor) error {
-	phases, err := k.phaseRows(n)
+	if k.path == convFloat {
+		x, w, o := in.Float32s(), filter.Float32s(), out.Float32s()
+		b := k.zeroBiasF
+		if bias != nil {
+			b = bias.Float32s()[:C]
+		}
+		for batch := 0; batch < k.batches; batch++ {
+			xb := x[batch*inImage : (batch+1)*inImage]
+			if k.inputMoved {
+				repeatChannels(xf, xb, k.inC, k.mult)
+				xb = xf
+			}
+			k.rects(o[batch*outImage:(batch+1)*outImage], nil, xb, w, b, nil)
+		}
+		return nil
+	}
+	acc, err := scratchInt32(n, k.accID, outImage)
 	if err != nil {
 		return err
 	}
-	x, o := in.Float32s(), out.Float32s()
-	C, outW := k.outC, k.w.out
-	var b []float32
+	w := k.wF
+	if w == nil {
+		if w, err = scratchFloat32(n, k.wfID, k.h.filter*k.w.filter*C); err != nil {
+			return err
+		}
+		k.convertFilter(w, filter)
+	}
+	b := k.zeroBiasI
 	if bias != nil {
-		b = bias.Float32s()[:C]
-	}
-	image := k.h.in * k.w.in * k.inC
-	for batch := 0; batch < k.batches; batch++ {
-		for oy := 0; oy < k.h.out; oy++ {
-			orow := o[((batch*k.h.out+oy)*outW)*C:][:outW*C]
-			fillBias(orow, b, C)
-			k.addRowTaps(orow, x[batch*image:(batch+1)*image], oy, phases)
-			if k.opts.Activation != ActNone {
-				clampRowF32(orow, k.fMin, k.fMax)
-			}
-		}
-	}
-	return nil
-}
-
-// phaseRows returns the phase-row scratch (nil for width stride 1 and
-// depth multiplier 1, which read the input rows directly).
-func (k *DepthwiseConv2D) phaseRows(n *Node) ([]float32, error) {
-	if k.w.stride == 1 && k.mult == 1 {
-		return nil, nil
-	}
-	return scratchFloat32(n, k.phaseID, k.w.stride*k.phaseLen*k.outC)
-}
-
-// addRowTaps adds every filter tap's input·weight products for output row
-// oy into dst (outW·C values), reading the image x (one batch, float32).
-func (k *DepthwiseConv2D) addRowTaps(dst, x []float32, oy int, phases []float32) {
-	C, fW, s := k.outC, k.w.filter, k.w.stride
-	rowLen, inRowLen := k.w.out*C, k.w.in*k.inC
-	usePhases := s > 1 || k.mult > 1
-	yOrigin, fyLo, fyHi := k.h.span(oy)
-	for fy := fyLo; fy < fyHi; fy++ {
-		iy := yOrigin + fy*k.h.dilation
-		src := x[iy*inRowLen:][:inRowLen]
-		if usePhases {
-			splitPhases(phases, src, s, k.phaseLen, k.inC, k.mult)
-		}
-		for fx := 0; fx < fW; fx++ {
-			lo, hi, r, j := k.tapRange(fx)
-			if lo >= hi {
-				continue
-			}
-			if usePhases {
-				src = phases[r*k.phaseLen*C:][:k.phaseLen*C]
-			}
-			wr := k.wRepF[(fy*fW+fx)*rowLen:][:rowLen]
-			arch.VecMulAcc(dst[lo*C:hi*C], src[j*C:(j+hi-lo)*C], wr[lo*C:hi*C])
-		}
-	}
-}
-
-// evalQuantRows is the integer row mode: the input is converted once to
-// float32 values x + input offset, each output row's tap sums are formed
-// in float32 (exactly, see DepthwiseConv2D), then converted to int32, the
-// bias added and the per-channel requantisation applied.
-func (k *DepthwiseConv2D) evalQuantRows(n *Node, in, bias, out *Tensor) error {
-	C, outW := k.outC, k.w.out
-	rowLen := outW * C
-	acc, err := scratchInt32(n, k.accID, rowLen)
-	if err != nil {
-		return err
-	}
-	accf, err := scratchFloat32(n, k.accfID, rowLen)
-	if err != nil {
-		return err
-	}
-	xf, err := scratchFloat32(n, k.xfID, in.NumElements())
-	if err != nil {
-		return err
-	}
-	phases, err := k.phaseRows(n)
-	if err != nil {
-		return err
+		b = bias.Int32s()[:C]
 	}
 	q := &k.q
-	off := float32(q.inOffset)
-	if k.path == convInt8 {
-		for i, v := range in.Int8s()[:len(xf)] {
-			xf[i] = float32(v) + off
-		}
-	} else {
-		for i, v := range in.Data[:len(xf)] {
-			xf[i] = float32(v) + off
-		}
-	}
-	// acc: the bias (or zeros) tiled over one output row.
-	if bias != nil {
-		b := bias.Int32s()[:C]
-		for i := 0; i < rowLen; i += C {
-			copy(acc[i:i+C], b)
-		}
-	} else {
-		clear(acc)
-	}
-	image := k.h.in * k.w.in * k.inC
+	rowLen := k.w.out * C
 	for batch := 0; batch < k.batches; batch++ {
+		if k.path == convInt8 {
+			offsetRepeat(xf, in.Int8s()[batch*inImage:(batch+1)*inImage], k.inC, k.mult, q.inOffset)
+		} else {
+			offsetRepeat(xf, in.Data[batch*inImage:(batch+1)*inImage], k.inC, k.mult, q.inOffset)
+		}
+		k.rects(nil, acc, xf, w, nil, b)
 		for oy := 0; oy < k.h.out; oy++ {
-			clear(accf)
-			k.addRowTaps(accf, xf[batch*image:(batch+1)*image], oy, phases)
-			orow := ((batch*k.h.out + oy) * outW) * C
+			o := batch*outImage + oy*rowLen
 			if k.path == convInt8 {
-				requantRowF32(out.Int8s()[orow:orow+rowLen], accf, acc, k.chansRow, q.outOffset, q.actMin, q.actMax)
+				requantRow(out.Int8s()[o:o+rowLen], acc[oy*rowLen:(oy+1)*rowLen], k.chansRow, q.outOffset, q.actMin, q.actMax)
 			} else {
-				requantRowF32(out.Data[orow:orow+rowLen], accf, acc, k.chansRow, q.outOffset, q.actMin, q.actMax)
+				requantRow(out.Data[o:o+rowLen], acc[oy*rowLen:(oy+1)*rowLen], k.chansRow, q.outOffset, q.actMin, q.actMax)
 			}
 		}
 	}
 	return nil
 }
 
-// requantRowF32 is requantRow for accumulators held as exact float32
-// integers plus an int32 bias: dst[i] = requant(int32(accf[i]) + bias[i]).
-func requantRowF32[T int8 | uint8](dst []T, accf []float32, bias []int32, chans []quantChannel, zp, lo, hi int32) {
-	chans = chans[:len(accf)]
-	bias = bias[:len(accf)]
-	dst = dst[:len(accf)]
-	for i, f := range accf {
-		ch := &chans[i]
-		a := int32(f) + bias[i]
-		h := (int64(a<<(ch.left&31))*ch.mult + 1<<30) >> 31
-		r := int32((h + ch.half + (h>>63)&ch.neg) >> (ch.right & 63))
-		dst[i] = T(min(max(r+zp, lo), hi))
-	}
-}
-
-func (k *DepthwiseConv2D) evalFloat(in, filter, bias, out *Tensor) {
-	x, wt, o := in.Float32s(), filter.Float32s(), out.Float32s()
-	var b []float32
-	if bias != nil {
-		b = bias.Float32s()[:k.outC]
-	}
-	inC, outC, fW := k.inC, k.outC, k.w.filter
-	clamp := k.opts.Activation != ActNone
-	oi := 0
-	for batch := 0; batch < k.batches; batch++ {
-		xb := x[batch*k.h.in*k.w.in*inC:]
-		for oy := 0; oy < k.h.out; oy++ {
-			yOrigin, fyLo, fyHi := k.h.span(oy)
-			for ox := 0; ox < k.w.out; ox++ {
-				xOrigin, fxLo, fxHi := k.w.span(ox)
-				dst := o[oi : oi+outC]
-				oi += outC
-				if b != nil {
-					copy(dst, b)
-				} else {
-					clear(dst)
-				}
-				for fy := fyLo; fy < fyHi; fy++ {
-					iy := yOrigin + fy*k.h.dilation
-					for fx := fxLo; fx < fxHi; fx++ {
-						ix := xOrigin + fx*k.w.dilation
-						src := xb[(iy*k.w.in+ix)*inC:][:inC]
-						wr := wt[(fy*fW+fx)*outC:][:outC]
-						if k.mult == 1 {
-							if inC >= 32 {
-								arch.VecMulAcc(dst, src, wr)
-							} else {
-								mulAddF32(dst, src, wr)
-							}
-							continue
-						}
-						for ic, v := range src {
-							d := dst[ic*k.mult : (ic+1)*k.mult]
-							ws := wr[ic*k.mult : (ic+1)*k.mult]
-							for m := range d {
-								d[m] += v * ws[m]
-							}
-						}
-					}
-				}
-				if clamp {
-					clampRowF32(dst, k.fMin, k.fMax)
-				}
+// rects runs the kernel over every band rectangle of one image: float
+// output into o with bias bf, or int32 sums into acc with bias bi. x is
+// the image with outC channels per pixel, w the filter [taps][outC].
+func (k *DepthwiseConv2D) rects(o []float32, acc []int32, x, w, bf []float32, bi []int32) {
+	C := k.outC
+	inRow := k.w.in * C
+	for _, rb := range k.rowBands {
+		for _, cb := range k.colBands {
+			g := arch.DepthwiseGeom{
+				Rows: rb.n, Cols: cb.n, C: C,
+				TapRows: rb.hi - rb.lo, TapCols: cb.hi - cb.lo,
+				XRowStep: k.h.stride * inRow, XColStep: k.w.stride * C,
+				XTapRow: k.h.dilation * inRow, XTapCol: k.w.dilation * C,
+				DstRowStep: k.w.out * C, WTapRow: k.w.filter * C,
+			}
+			xs, ws := x[:0], w[:0]
+			if g.TapRows > 0 && g.TapCols > 0 {
+				xs = x[rb.first*inRow+cb.first*C:]
+				ws = w[(rb.lo*k.w.filter+cb.lo)*C:]
+			}
+			d := (rb.o0*k.w.out + cb.o0) * C
+			if o != nil {
+				arch.DepthwiseConvF32(o[d:], xs, ws, bf, g, k.fMin, k.fMax)
+			} else {
+				arch.DepthwiseConvF32Int32(acc[d:], xs, ws, bi, g)
 			}
 		}
 	}
 }
 
-// mulAddF32 adds a[i]·b[i] to dst[i] for every i < len(dst).
-func mulAddF32(dst, a, b []float32) {
-	a, b = a[:len(dst)], b[:len(dst)]
-	i := 0
-	for ; i+4 <= len(dst); i += 4 {
-		dst[i] += a[i] * b[i]
-		dst[i+1] += a[i+1] * b[i+1]
-		dst[i+2] += a[i+2] * b[i+2]
-		dst[i+3] += a[i+3] * b[i+3]
+// repeatChannels copies the image src (inC channels per pixel) to dst
+// with every value repeated mult times.
+func repeatChannels(dst, src []float32, inC, mult int) {
+	dst = dst[:len(src)*mult]
+	if mult == 1 {
+		copy(dst, src)
+		return
 	}
-	for ; i < len(dst); i++ {
-		dst[i] += a[i] * b[i]
+	for i, v := range src {
+		fillValue(dst[i*mult:(i+1)*mult], v)
+	}
+}
+
+// offsetRepeat sets dst to the integer image src plus offset as float32,
+// every value repeated mult times.
+func offsetRepeat[T int8 | uint8](dst []float32, src []T, inC, mult int, offset int32) {
+	off := float32(offset)
+	if mult == 1 {
+		dst = dst[:len(src)]
+		for i, v := range src {
+			dst[i] = float32(v) + off
+		}
+		return
+	}
+	dst = dst[:len(src)*mult]
+	for i, v := range src {
+		fillValue(dst[i*mult:(i+1)*mult], float32(v)+off)
 	}
 }
 

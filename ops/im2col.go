@@ -135,3 +135,14 @@ func copyShort[T any](dst, src []T) {
 		dst[i] = v
 	}
 }
+
+// floorDiv and ceilDiv divide rounding toward -Inf and +Inf (b > 0).
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+func ceilDiv(a, b int) int { return -floorDiv(-a, b) }

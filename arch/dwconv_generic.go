@@ -1,0 +1,59 @@
+package arch
+
+import "math"
+
+// dwConvGeneric is the portable depthwise kernel (DepthwiseConvF32 and
+// DepthwiseConvF32Int32): channel blocks of 8 with 8 scalar sums per
+// output pixel, taps in order (ty, then tx).
+func dwConvGeneric(dst []uint32, x, w []float32, bias []uint32, a dwArgs, lo, hi float32) {
+	c := a.c4 / 4
+	xRowStep, xColStep, xTapRow, xTapCol := a.xRowStep/4, a.xColStep/4, a.xTapRow/4, a.xTapCol/4
+	dRowStep, wTapRow := a.dRowStep/4, a.wTapRow/4
+	for c0 := 0; c0 < c; c0 += 8 {
+		nb := min(8, c-c0)
+		var b [8]float32
+		if a.intOut == 0 {
+			for l := 0; l < nb; l++ {
+				b[l] = math.Float32frombits(bias[c0+l])
+			}
+		}
+		for r := 0; r < a.rows; r++ {
+			for q := 0; q < a.cols; q++ {
+				xo := r*xRowStep + q*xColStep + c0
+				s0, s1, s2, s3, s4, s5, s6, s7 := b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]
+				for ty := 0; ty < a.th; ty++ {
+					for tx := 0; tx < a.tw; tx++ {
+						xs := x[xo+ty*xTapRow+tx*xTapCol:]
+						ws := w[ty*wTapRow+tx*c+c0:]
+						if nb == 8 {
+							xv, wv := (*[8]float32)(xs), (*[8]float32)(ws)
+							s0 += xv[0] * wv[0]
+							s1 += xv[1] * wv[1]
+							s2 += xv[2] * wv[2]
+							s3 += xv[3] * wv[3]
+							s4 += xv[4] * wv[4]
+							s5 += xv[5] * wv[5]
+							s6 += xv[6] * wv[6]
+							s7 += xv[7] * wv[7]
+							continue
+						}
+						t := [8]float32{s0, s1, s2, s3, s4, s5, s6, s7}
+						for l := 0; l < nb; l++ {
+							t[l] += xs[l] * ws[l]
+						}
+						s0, s1, s2, s3, s4, s5, s6, s7 = t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]
+					}
+				}
+				s := [8]float32{s0, s1, s2, s3, s4, s5, s6, s7}
+				out := dst[r*dRowStep+q*c+c0:][:nb]
+				for l := range out {
+					if a.intOut != 0 {
+						out[l] = uint32(int32(s[l]) + int32(bias[c0+l]))
+					} else {
+						out[l] = math.Float32bits(clampF32(s[l], lo, hi))
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,204 @@
+package arch
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Depthwise twins: every usable implementation of the depthwise kernel
+// against float64 (float output) and int64 (int32 output) references over
+// rectangles of 0-6 rows and 0-11 columns (the 4-pixel groups and the
+// single pixels after them), channel counts around the 8/16 lanes, 0-3 tap
+// rows and columns, strides and dilations, inputs ending right before an
+// inaccessible page, and guard bands and gaps around the outputs.
+
+type dwFunc = func(dst []uint32, x, w []float32, bias []uint32, a dwArgs, lo, hi float32)
+
+// randomDwGeom returns a rectangle with random strides, as a stride-s,
+// dilation-d convolution over an input of inW pixels per row would use.
+func randomDwGeom(r *rand.Rand, c int) DepthwiseGeom {
+	s, d := 1+r.IntN(2), 1+r.IntN(2)
+	g := DepthwiseGeom{Rows: r.IntN(7), Cols: r.IntN(12), C: c, TapRows: r.IntN(4), TapCols: r.IntN(4)}
+	inW := g.Cols*s + 3*d + r.IntN(3)
+	inRow := inW*c + r.IntN(2)*3 // rows may be padded
+	g.XColStep, g.XTapCol = s*c, d*c
+	g.XRowStep, g.XTapRow = s*inRow, d*inRow
+	g.DstRowStep = g.Cols*c + r.IntN(3)
+	g.WTapRow = 3*c + r.IntN(2)*c
+	if r.IntN(8) == 0 { // pixels overlapping in the input (XColStep < C)
+		g.XColStep = r.IntN(c + 1)
+	}
+	return g
+}
+
+// checkDw runs f on g and compares with the references. intOut selects
+// DepthwiseConvF32Int32's mode.
+func checkDw(t *testing.T, name string, f dwFunc, g DepthwiseGeom, r *rand.Rand, intOut, kind int, tail bool) {
+	t.Helper()
+	xn, wn, dn, err := g.span()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x, w []float32
+	var bias []uint32
+	if tail {
+		x, w = tailF32(t, xn), tailF32(t, wn)
+		bias = viewU32(tailI32(t, g.C))
+	} else {
+		x, w = make([]float32, xn+1)[1:], make([]float32, wn)
+		bias = make([]uint32, g.C)
+	}
+	if intOut != 0 {
+		for i := range x {
+			x[i] = float32(r.IntN(511) - 255)
+		}
+		for i := range w {
+			w[i] = float32(r.IntN(511) - 255)
+		}
+		for i := range bias {
+			bias[i] = r.Uint32()
+		}
+	} else {
+		genF32(r, x, f32Kind(kind))
+		genF32(r, w, f32Kind(kind))
+		b := make([]float32, g.C)
+		genF32(r, b, f32Kind(kind))
+		for i, v := range b {
+			bias[i] = math.Float32bits(v)
+		}
+	}
+	lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+	if kind == 1 && intOut == 0 {
+		lo, hi = 0, 6
+	}
+	buf := make([]uint32, dn+2*guard)
+	for i := range buf {
+		buf[i] = sentinelF32
+	}
+	dst := buf[guard : guard+dn : guard+dn]
+	if dn > 0 {
+		a := g.args(intOut)
+		f(dst, x, w, bias, a, lo, hi)
+	}
+	what := fmt.Sprintf("%s int=%d %+v", name, intOut, g)
+	written := make([]bool, dn)
+	for rr := 0; rr < g.Rows; rr++ {
+		for q := 0; q < g.Cols; q++ {
+			for ch := 0; ch < g.C; ch++ {
+				o := rr*g.DstRowStep + q*g.C + ch
+				written[o] = true
+				ref, abs := 0.0, 0.0
+				var isum int64
+				if intOut == 0 {
+					ref = float64(math.Float32frombits(bias[ch]))
+					abs = math.Abs(ref)
+				}
+				for ty := 0; ty < g.TapRows; ty++ {
+					for tx := 0; tx < g.TapCols; tx++ {
+						xv := x[rr*g.XRowStep+q*g.XColStep+ty*g.XTapRow+tx*g.XTapCol+ch]
+						wv := w[ty*g.WTapRow+tx*g.C+ch]
+						p := float64(xv) * float64(wv)
+						ref += p
+						abs += math.Abs(p)
+						isum += int64(xv) * int64(wv)
+					}
+				}
+				if intOut != 0 {
+					want := int32(isum) + int32(bias[ch])
+					if got := int32(dst[o]); got != want {
+						t.Fatalf("%s: pixel (%d,%d) ch %d: %d, want %d", what, rr, q, ch, got, want)
+					}
+					continue
+				}
+				want := clamp64(ref, float64(lo), float64(hi))
+				if math.IsNaN(ref) {
+					want = ref
+				}
+				got := math.Float32frombits(dst[o])
+				if !sumOK(got, want, abs, g.TapRows*g.TapCols+1) {
+					t.Fatalf("%s: pixel (%d,%d) ch %d: %v, want %v (Σ|terms| %v)", what, rr, q, ch, got, want, abs)
+				}
+			}
+		}
+	}
+	for i, v := range buf {
+		o := i - guard
+		if (o < 0 || o >= dn || !written[o]) && v != sentinelF32 {
+			t.Fatalf("%s: element %d outside the outputs written", what, o)
+		}
+	}
+}
+
+func TestTwinDepthwiseConv(t *testing.T) {
+	chans := []int{1, 2, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48, 64, 65}
+	for _, im := range implsOf(dwConvImpls) {
+		t.Run(im.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(81, 82))
+			i := 0
+			for _, c := range chans {
+				for range 24 {
+					g := randomDwGeom(r, c)
+					checkDw(t, im.name, im.fn, g, r, i%2, i%int(numKinds), i%3 == 0)
+					i++
+				}
+			}
+			// Every column count through the 4-pixel groups, with 3×3 taps.
+			for cols := 0; cols <= 13; cols++ {
+				g := DepthwiseGeom{Rows: 2, Cols: cols, C: 8, TapRows: 3, TapCols: 3,
+					XRowStep: (cols + 2) * 8, XColStep: 8, XTapRow: (cols + 2) * 8, XTapCol: 8,
+					DstRowStep: cols * 8, WTapRow: 24}
+				checkDw(t, im.name, im.fn, g, r, cols%2, 0, true)
+			}
+		})
+	}
+}
+
+// TestTwinDepthwiseSpecials puts NaN and ±Inf into the input, weights or
+// bias of the float kernel.
+func TestTwinDepthwiseSpecials(t *testing.T) {
+	for _, im := range implsOf(dwConvImpls) {
+		r := rand.New(rand.NewPCG(83, 84))
+		for _, sp := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+			for trial := range 3 {
+				g := DepthwiseGeom{Rows: 1, Cols: 5, C: 17, TapRows: 3, TapCols: 3,
+					XRowStep: 7 * 17, XColStep: 17, XTapRow: 7 * 17, XTapCol: 17, DstRowStep: 5 * 17, WTapRow: 3 * 17}
+				xn, wn, dn, _ := g.span()
+				x, w, b := make([]float32, xn), make([]float32, wn), make([]float32, 17)
+				genF32(r, x, kindUniform)
+				genF32(r, w, kindUniform)
+				genF32(r, b, kindUniform)
+				switch trial {
+				case 0:
+					x[r.IntN(xn)] = sp
+				case 1:
+					w[r.IntN(wn)] = sp
+				case 2:
+					b[r.IntN(17)] = sp
+				}
+				got, want := make([]float32, dn), make([]float32, dn)
+				a := g.args(0)
+				im.fn(viewU32(got), x, w, viewU32(b), a, 0, 6)
+				dwConvGeneric(viewU32(want), x, w, viewU32(b), a, 0, 6)
+				for i := range got {
+					if got[i] != want[i] && !(got[i] != got[i] && want[i] != want[i]) {
+						if math.IsNaN(float64(got[i])) != math.IsNaN(float64(want[i])) || math.Abs(float64(got[i]-want[i])) > 1e-5 {
+							t.Fatalf("%s special %v trial %d [%d]: %v, want %v", im.name, sp, trial, i, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestDepthwiseGeomPanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("negative geometry accepted")
+		}
+	}()
+	DepthwiseConvF32(make([]float32, 8), make([]float32, 8), make([]float32, 8), make([]float32, 8),
+		DepthwiseGeom{Rows: 1, Cols: 1, C: 8, TapRows: 1, TapCols: 1, XColStep: -1}, 0, 1)
+}

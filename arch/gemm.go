@@ -1,0 +1,183 @@
+package arch
+
+// Register-blocked matrix products for convolutions (CONV_2D as im2col
+// plus GEMM, 1×1 convolutions directly): C = A·Wᵀ where A holds one row
+// per output pixel (the im2col patch, or the input pixel) and W one row
+// per output channel, both row-major with the reduction dimension k
+// innermost, as TFLite's NHWC tensors and OHWI filters are laid out.
+//
+// The weights are packed once (at a kernel's Prepare) into blocks of
+// GemmBlock output channels, so that the kernels read one contiguous
+// vector of GemmBlock weights per reduction step and multiply it by one
+// broadcast element of A for several pixels at once: no horizontal sums,
+// whatever k and n are. The packed layouts are the same at every level
+// (a process may switch levels between Prepare and Eval).
+
+// GemmBlock is the number of output channels in one block of packed GEMM
+// weights.
+const GemmBlock = 16
+
+// Function slots and registry entries of the GEMM family.
+var (
+	gemmF32  func(dst []float32, ldd int, a []float32, lda int, w, bias []float32, m, n, k int, lo, hi float32)
+	gemmInt8 func(dst []int32, ldd int, a []int8, lda int, w []int8, seed []int32, m, n, k int)
+
+	gemmF32Impls  = newImpls("GemmF32", &gemmF32, gemmF32Generic)
+	gemmInt8Impls = newImpls("GemmInt8", &gemmInt8, gemmInt8Generic)
+)
+
+// PackedGemmF32Len returns the length of the packed form of an n×k
+// float32 weight matrix: ceil(n/GemmBlock)·GemmBlock·k.
+func PackedGemmF32Len(n, k int) int {
+	if n <= 0 || k <= 0 {
+		return 0
+	}
+	return (n + GemmBlock - 1) / GemmBlock * GemmBlock * k
+}
+
+// PackGemmF32 packs the row-major n×k matrix w (w[j·k+i] is the weight
+// of output channel j for reduction index i, an OHWI filter flattened to
+// [outC][fH·fW·inC]) into dst for GemmF32. dst must hold
+// PackedGemmF32Len(n, k) values. Layout: block b (channels
+// 16b..16b+15) occupies dst[b·16k : (b+1)·16k] column by column, element
+// (j, i) at b·16k + i·16 + j%16; channels ≥ n are zero. It panics if a
+// slice is too short (a kernel bug).
+func PackGemmF32(dst, w []float32, n, k int) {
+	size := PackedGemmF32Len(n, k)
+	if size == 0 {
+		return
+	}
+	dst = dst[:size]
+	w = w[:n*k]
+	clear(dst)
+	for j := 0; j < n; j++ {
+		blk := dst[j/GemmBlock*GemmBlock*k:]
+		l := j % GemmBlock
+		for i, v := range w[j*k : j*k+k] {
+			blk[i*GemmBlock+l] = v
+		}
+	}
+}
+
+// GemmF32 computes m output pixels of n channels:
+//
+//	dst[p·ldd + j] = clamp(bias[j] + Σ_{i<k} a[p·lda + i]·w[j·k + i], lo, hi)
+//
+// for p < m, j < n, where packed = PackGemmF32(w, n, k). clamp is
+// TFLite's ActivationFunctionWithMinMax (max with lo, then min with hi; a
+// NaN stays NaN); pass lo = -Inf, hi = +Inf for no activation. It is the
+// float CONV_2D and FULLY_CONNECTED product (TFLite's optimized Conv:
+// im2col, then a GEMM with bias and clamp). Each sum starts at the bias
+// and adds the products in order of i, with fused multiply-adds in the
+// assembly versions, so results agree with float64 math to a few float32
+// ulps of Σ|terms|. Rows of a and dst may be longer than k and n (lda ≥
+// k, ldd ≥ n); elements between are neither read nor written. dst must
+// not overlap a, packed or bias. It panics if a slice is shorter than
+// the sizes say (a kernel bug: kernels check shapes at Prepare).
+func GemmF32(dst []float32, ldd int, a []float32, lda int, packed, bias []float32, m, n, k int, lo, hi float32) {
+	if m <= 0 || n <= 0 {
+		return
+	}
+	if lda < k || ldd < n || k < 0 {
+		panic("arch.GemmF32: row stride shorter than the row")
+	}
+	_ = dst[(m-1)*ldd+n-1]
+	_ = bias[n-1]
+	if k == 0 {
+		for p := 0; p < m; p++ {
+			for j, b := range bias[:n] {
+				dst[p*ldd+j] = clampF32(b, lo, hi)
+			}
+		}
+		return
+	}
+	_ = a[(m-1)*lda+k-1]
+	_ = packed[PackedGemmF32Len(n, k)-1]
+	gemmF32(dst, ldd, a, lda, packed, bias, m, n, k, lo, hi)
+}
+
+// clampF32 is max(x, lo) then min(·, hi) with NaN kept, as
+// TFLite's ActivationFunctionWithMinMax.
+func clampF32(x, lo, hi float32) float32 {
+	if x < lo {
+		x = lo
+	}
+	if x > hi {
+		x = hi
+	}
+	return x
+}
+
+// PackedGemmInt8Len returns the length in bytes of the packed form of an
+// n×k int8 weight matrix: per block of GemmBlock channels, 64 bytes of
+// per-channel int32 sums and ceil(k/4) groups of 64 weight bytes.
+func PackedGemmInt8Len(n, k int) int {
+	if n <= 0 || k <= 0 {
+		return 0
+	}
+	return (n + GemmBlock - 1) / GemmBlock * 64 * (1 + (k+3)/4)
+}
+
+// PackGemmInt8 packs the row-major n×k int8 matrix w (output channel j,
+// reduction index i at w[j·k+i]) into dst for GemmInt8. dst must hold
+// PackedGemmInt8Len(n, k) bytes. Layout of block b (channels
+// 16b..16b+15), 64·(1+ceil(k/4)) bytes: first 16 little-endian int32
+// values -128·Σ_i w[j·k+i] (the correction the VNNI kernel needs for
+// taking a as unsigned, a+128), then for each group g of four reduction
+// indices 16 channels × 4 bytes, weight (j, 4g+t) at 64 + 64g + 4·(j%16)
+// + t; channels ≥ n and indices ≥ k are zero. It panics if a slice is too
+// short.
+func PackGemmInt8(dst, w []int8, n, k int) {
+	size := PackedGemmInt8Len(n, k)
+	if size == 0 {
+		return
+	}
+	dst = dst[:size]
+	w = w[:n*k]
+	clear(dst)
+	blkLen := 64 * (1 + (k+3)/4)
+	for j := 0; j < n; j++ {
+		blk := dst[j/GemmBlock*blkLen:]
+		l := j % GemmBlock
+		var sum int32
+		for i, v := range w[j*k : j*k+k] {
+			blk[64+i/4*64+4*l+i%4] = v
+			sum += int32(v)
+		}
+		c := uint32(-128 * sum)
+		for t := 0; t < 4; t++ {
+			blk[4*l+t] = int8(uint8(c >> (8 * t)))
+		}
+	}
+}
+
+// GemmInt8 computes m output pixels of n channels with exact int32
+// accumulation:
+//
+//	dst[p·ldd + j] = seed[j] + Σ_{i<k} int32(a[p·lda + i])·int32(w[j·k + i])
+//
+// for p < m, j < n, where packed = PackGemmInt8(w, n, k). Sums wrap
+// modulo 2^32 as TFLite's int32 arithmetic does (they cannot overflow for
+// k < 2^17); every implementation gives the same bits. seed carries the
+// bias and the zero-point terms of TFLite's integer convolutions
+// (bias - input_zp·Σw, see ops.Conv2D). Strides as in GemmF32; it panics
+// if a slice is shorter than the sizes say.
+func GemmInt8(dst []int32, ldd int, a []int8, lda int, packed []int8, seed []int32, m, n, k int) {
+	if m <= 0 || n <= 0 {
+		return
+	}
+	if lda < k || ldd < n || k < 0 {
+		panic("arch.GemmInt8: row stride shorter than the row")
+	}
+	_ = dst[(m-1)*ldd+n-1]
+	_ = seed[n-1]
+	if k == 0 {
+		for p := 0; p < m; p++ {
+			copy(dst[p*ldd:p*ldd+n], seed)
+		}
+		return
+	}
+	_ = a[(m-1)*lda+k-1]
+	_ = packed[PackedGemmInt8Len(n, k)-1]
+	gemmInt8(dst, ldd, a, lda, packed, seed, m, n, k)
+}

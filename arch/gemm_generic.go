@@ -1,0 +1,71 @@
+package arch
+
+// Portable GEMM kernels: the reference the assembly twins are tested
+// against, and the implementation of -tags purego builds and of CPUs
+// without assembly. They read the packed layouts of gemm.go block by
+// block: for each block of 16 output channels and each pixel, 16 sums
+// kept in an array, each reduction step adding one element of a times 16
+// contiguous weights.
+
+// gemmF32Generic is GemmF32 (sizes checked by the wrapper, k ≥ 1). Each
+// block is done in halves of 8 channels with 8 scalar sums, which the
+// compiler keeps in registers (an array of 16 would live in memory).
+func gemmF32Generic(dst []float32, ldd int, a []float32, lda int, w, bias []float32, m, n, k int, lo, hi float32) {
+	for j0 := 0; j0 < n; j0 += GemmBlock {
+		blk := w[j0*k : j0*k+GemmBlock*k]
+		for h := j0; h < min(n, j0+GemmBlock); h += 8 {
+			nb := min(8, n-h)
+			var b [8]float32
+			copy(b[:nb], bias[h:h+nb])
+			for p := 0; p < m; p++ {
+				s0, s1, s2, s3, s4, s5, s6, s7 := b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]
+				for i, x := range a[p*lda : p*lda+k] {
+					ws := (*[8]float32)(blk[i*GemmBlock+h-j0:])
+					s0 += x * ws[0]
+					s1 += x * ws[1]
+					s2 += x * ws[2]
+					s3 += x * ws[3]
+					s4 += x * ws[4]
+					s5 += x * ws[5]
+					s6 += x * ws[6]
+					s7 += x * ws[7]
+				}
+				s := [8]float32{s0, s1, s2, s3, s4, s5, s6, s7}
+				out := dst[p*ldd+h : p*ldd+h+nb]
+				for l := range out {
+					out[l] = clampF32(s[l], lo, hi)
+				}
+			}
+		}
+	}
+}
+
+// gemmInt8Generic is GemmInt8 (sizes checked by the wrapper, k ≥ 1). It
+// skips the packed correction sums, which only the VNNI kernel needs.
+func gemmInt8Generic(dst []int32, ldd int, a []int8, lda int, w []int8, seed []int32, m, n, k int) {
+	groups := (k + 3) / 4
+	blkLen := 64 * (1 + groups)
+	for j0 := 0; j0 < n; j0 += GemmBlock {
+		blk := w[j0/GemmBlock*blkLen+64 : (j0/GemmBlock+1)*blkLen]
+		nb := min(GemmBlock, n-j0)
+		for p := 0; p < m; p++ {
+			var acc [GemmBlock]int32
+			row := a[p*lda : p*lda+k]
+			for g := 0; g < groups; g++ {
+				var x [4]int32
+				for t := 0; t < 4 && 4*g+t < k; t++ {
+					x[t] = int32(row[4*g+t])
+				}
+				ws := (*[64]int8)(blk[g*64:])
+				for l := range acc {
+					acc[l] += x[0]*int32(ws[4*l]) + x[1]*int32(ws[4*l+1]) +
+						x[2]*int32(ws[4*l+2]) + x[3]*int32(ws[4*l+3])
+				}
+			}
+			out := dst[p*ldd+j0 : p*ldd+j0+nb]
+			for l := range out {
+				out[l] = seed[j0+l] + acc[l]
+			}
+		}
+	}
+}

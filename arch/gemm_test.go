@@ -1,0 +1,251 @@
+package arch
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// GEMM twins: every usable GemmF32/GemmInt8 implementation against a
+// float64/int64 reference over row counts 0..17 (every row-block tail of
+// the 8- and 4-row kernels), channel counts not multiples of the 8/16
+// lanes, reduction lengths around the 4-byte groups, row strides longer
+// than the rows, inputs ending right before an inaccessible page, and
+// guard bands around (and gaps inside) the destination.
+
+var (
+	gemmRows = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17}
+	gemmCols = []int{1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48, 64, 100}
+	gemmKs   = []int{1, 2, 3, 4, 5, 7, 8, 9, 16, 27, 33, 64, 129}
+)
+
+// gemmCase is one GEMM shape with its strides.
+type gemmCase struct{ m, n, k, lda, ldd int }
+
+func (c gemmCase) String() string {
+	return fmt.Sprintf("m=%d n=%d k=%d lda=%d ldd=%d", c.m, c.n, c.k, c.lda, c.ldd)
+}
+
+// gemmCases lists the shapes of the twin tests: every combination of the
+// lists above with tight strides, and some with longer ones.
+func gemmCases(r *rand.Rand) []gemmCase {
+	var cs []gemmCase
+	for _, m := range gemmRows {
+		for _, n := range gemmCols {
+			for _, k := range gemmKs {
+				c := gemmCase{m, n, k, k, n}
+				if (m+n+k)%5 == 0 {
+					c.lda += 1 + r.IntN(5)
+					c.ldd += 1 + r.IntN(5)
+				}
+				cs = append(cs, c)
+			}
+		}
+	}
+	for range 60 { // random larger shapes
+		m, n, k := r.IntN(40), 1+r.IntN(300), 1+r.IntN(300)
+		cs = append(cs, gemmCase{m, n, k, k + r.IntN(3), n + r.IntN(3)})
+	}
+	return cs
+}
+
+// gemmInputF32 returns a (the last row ending at an inaccessible page when
+// tail is set), the weights and the bias for c.
+func gemmInputF32(t testing.TB, r *rand.Rand, c gemmCase, kind f32Kind, tail bool) (a, w, bias []float32) {
+	aLen := 0
+	if c.m > 0 {
+		aLen = (c.m-1)*c.lda + c.k
+	}
+	if tail {
+		a = tailF32(t, aLen)
+		bias = tailF32(t, c.n)
+	} else {
+		a = make([]float32, aLen+1)[1:]
+		bias = make([]float32, c.n)
+	}
+	w = make([]float32, c.n*c.k)
+	genF32(r, a, kind)
+	genF32(r, w, kind)
+	genF32(r, bias, kind)
+	return a, w, bias
+}
+
+// packF32 packs w into a slice that ends at an inaccessible page when
+// tail is set.
+func packF32(t testing.TB, w []float32, n, k int, tail bool) []float32 {
+	var p []float32
+	if tail {
+		p = tailF32(t, PackedGemmF32Len(n, k))
+	} else {
+		p = make([]float32, PackedGemmF32Len(n, k))
+	}
+	PackGemmF32(p, w, n, k)
+	return p
+}
+
+// clamp64 is clampF32 in float64.
+func clamp64(x, lo, hi float64) float64 {
+	if x < lo {
+		x = lo
+	}
+	if x > hi {
+		x = hi
+	}
+	return x
+}
+
+// checkGemmF32 runs f on c and compares every output with the float64
+// reference (clamping is 1-Lipschitz, so sumOK's tolerance still
+// applies), and every element outside the outputs with its sentinel.
+func checkGemmF32(t testing.TB, name string, f func([]float32, int, []float32, int, []float32, []float32, int, int, int, float32, float32),
+	c gemmCase, a, w, packed, bias []float32, lo, hi float32) {
+	t.Helper()
+	size := 0
+	if c.m > 0 {
+		size = (c.m-1)*c.ldd + c.n
+	}
+	buf, dst := guardedF32(size, 1)
+	if c.m > 0 {
+		f(dst, c.ldd, a, c.lda, packed, bias, c.m, c.n, c.k, lo, hi)
+	}
+	for i, v := range buf {
+		in := i - guard - 1
+		p, j := 0, -1
+		if in >= 0 && in < size {
+			p, j = in/c.ldd, in%c.ldd
+		}
+		if j < 0 || j >= c.n {
+			if math.Float32bits(v) != sentinelF32 {
+				t.Fatalf("%s %v: element %d outside the outputs written (%v)", name, c, in, v)
+			}
+			continue
+		}
+		ref, abs := float64(bias[j]), math.Abs(float64(bias[j]))
+		for i := 0; i < c.k; i++ {
+			pr := float64(a[p*c.lda+i]) * float64(w[j*c.k+i])
+			ref += pr
+			abs += math.Abs(pr)
+		}
+		want := clamp64(ref, float64(lo), float64(hi))
+		if math.IsNaN(ref) {
+			want = ref
+		}
+		if !sumOK(v, want, abs, c.k+1) {
+			t.Fatalf("%s %v: dst[%d][%d] = %v, want %v (unclamped %v, Σ|terms| %v)", name, c, p, j, v, want, ref, abs)
+		}
+	}
+}
+
+func TestTwinGemmF32(t *testing.T) {
+	for _, im := range implsOf(gemmF32Impls) {
+		t.Run(im.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(71, 72))
+			for i, c := range gemmCases(r) {
+				kind := f32Kind(i % int(numKinds))
+				tail := i%2 == 0
+				a, w, bias := gemmInputF32(t, r, c, kind, tail)
+				packed := packF32(t, w, c.n, c.k, tail)
+				lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+				switch i % 4 {
+				case 1:
+					lo, hi = 0, math.MaxFloat32
+				case 2:
+					lo, hi = -0.25, 0.5
+				}
+				checkGemmF32(t, im.name, im.fn, c, a, w, packed, bias, lo, hi)
+			}
+		})
+	}
+}
+
+// TestTwinGemmF32Specials puts NaN and ±Inf in a, the weights or the
+// bias: they must propagate as in the plain sum (and NaN through the
+// clamp).
+func TestTwinGemmF32Specials(t *testing.T) {
+	r := rand.New(rand.NewPCG(73, 74))
+	specials := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))}
+	for _, im := range implsOf(gemmF32Impls) {
+		for _, c := range []gemmCase{{1, 1, 1, 1, 1}, {5, 17, 9, 9, 17}, {9, 8, 27, 27, 8}, {3, 33, 4, 4, 33}} {
+			for _, sp := range specials {
+				for trial := range 4 {
+					a, w, bias := gemmInputF32(t, r, c, kindUniform, false)
+					switch trial {
+					case 0:
+						a[r.IntN(len(a))] = sp
+					case 1:
+						w[r.IntN(len(w))] = sp
+					case 2:
+						bias[r.IntN(len(bias))] = sp
+					case 3: // Inf times zero
+						i := r.IntN(c.k)
+						a[i] = sp
+						w[r.IntN(c.n)*c.k+i] = 0
+					}
+					packed := packF32(t, w, c.n, c.k, false)
+					checkGemmF32(t, im.name, im.fn, c, a, w, packed, bias, float32(math.Inf(-1)), float32(math.Inf(1)))
+					checkGemmF32(t, im.name, im.fn, c, a, w, packed, bias, 0, 6)
+				}
+			}
+		}
+	}
+}
+
+// TestPackGemmLayouts checks the documented packed layouts element by
+// element.
+func TestPackGemmLayouts(t *testing.T) {
+	r := rand.New(rand.NewPCG(75, 76))
+	for _, n := range []int{1, 15, 16, 17, 40} {
+		for _, k := range []int{1, 3, 4, 5, 9} {
+			w := make([]float32, n*k)
+			genF32(r, w, kindUniform)
+			p := make([]float32, PackedGemmF32Len(n, k))
+			for i := range p {
+				p[i] = 7 // must be overwritten
+			}
+			PackGemmF32(p, w, n, k)
+			for b := 0; b*GemmBlock < n; b++ {
+				for i := 0; i < k; i++ {
+					for l := 0; l < GemmBlock; l++ {
+						want := float32(0)
+						if j := b*GemmBlock + l; j < n {
+							want = w[j*k+i]
+						}
+						if got := p[b*GemmBlock*k+i*GemmBlock+l]; got != want {
+							t.Fatalf("f32 n=%d k=%d block %d i=%d lane %d: %v, want %v", n, k, b, i, l, got, want)
+						}
+					}
+				}
+			}
+			w8 := make([]int8, n*k)
+			genI8(r, w8, 0)
+			p8 := make([]int8, PackedGemmInt8Len(n, k))
+			for i := range p8 {
+				p8[i] = 7
+			}
+			PackGemmInt8(p8, w8, n, k)
+			blkLen := 64 * (1 + (k+3)/4)
+			for b := 0; b*GemmBlock < n; b++ {
+				blk := p8[b*blkLen : (b+1)*blkLen]
+				for l := 0; l < GemmBlock; l++ {
+					j := b*GemmBlock + l
+					var sum int32
+					for i := 0; i < (k+3)/4*4; i++ {
+						want := int8(0)
+						if j < n && i < k {
+							want = w8[j*k+i]
+							sum += int32(want)
+						}
+						if got := blk[64+i/4*64+4*l+i%4]; got != want {
+							t.Fatalf("int8 n=%d k=%d block %d i=%d lane %d: %v, want %v", n, k, b, i, l, got, want)
+						}
+					}
+					corr := int32(uint32(uint8(blk[4*l])) | uint32(uint8(blk[4*l+1]))<<8 | uint32(uint8(blk[4*l+2]))<<16 | uint32(uint8(blk[4*l+3]))<<24)
+					if corr != -128*sum {
+						t.Fatalf("int8 n=%d k=%d block %d lane %d: correction %d, want %d", n, k, b, l, corr, -128*sum)
+					}
+				}
+			}
+		}
+	}
+}
