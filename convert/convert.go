@@ -34,6 +34,7 @@ import (
 	"github.com/tflrun/tflrun/convert/ir"
 	"github.com/tflrun/tflrun/convert/legalize"
 	"github.com/tflrun/tflrun/convert/passes"
+	"github.com/tflrun/tflrun/convert/quantize"
 	"github.com/tflrun/tflrun/convert/stateful"
 	"github.com/tflrun/tflrun/convert/tflite"
 	"github.com/tflrun/tflrun/convert/tfmodel"
@@ -64,6 +65,10 @@ type Options struct {
 	// MaxNodes bounds the size of the inlined graph (default 250,000),
 	// so that a hostile model cannot make inlining explode.
 	MaxNodes int
+	// Quantize selects post-training weight quantisation (package
+	// quantize): none (the zero value), dynamic range (int8 weights,
+	// hybrid kernels) or float16.
+	Quantize quantize.Options
 
 	// cut is a pending cut at tensors inside functions (deepcut.go).
 	cut *deepCut
@@ -83,6 +88,9 @@ type Result struct {
 	// and output pair named after the variable in the signature, or a
 	// variable tensor.
 	States []stateful.State
+	// Quantization says which weights were quantised (nil without
+	// Options.Quantize).
+	Quantization *quantize.Summary
 }
 
 // Convert reads the model at path (a SavedModel directory or a GraphDef
@@ -119,7 +127,7 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 		opts.cut.entry = entry
 	}
 	report := &fusion.Report{}
-	states, err := lower(f, m.Module, opts, report)
+	states, qs, err := lower(f, m.Module, opts, report)
 	if err != nil {
 		// The report so far says which composites were met before the
 		// failure; callers may print it.
@@ -143,7 +151,7 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Model: data, Report: report, Entry: entry, States: states}, nil
+	return &Result{Model: data, Report: report, Entry: entry, States: states, Quantization: qs}, nil
 }
 
 // pinBatch sets an unknown leading dimension of each input to 1.
@@ -165,36 +173,43 @@ func pinBatch(f *ir.Function) {
 // outputs appended to f's parameters and results, or variable tensors
 // (package stateful).
 func Lower(f *ir.Function, m *ir.Module, opts Options, report *fusion.Report) error {
-	_, err := lower(f, m, opts, report)
+	_, _, err := lower(f, m, opts, report)
 	return err
 }
 
-// lower is Lower, also returning the model's state variables.
-func lower(f *ir.Function, m *ir.Module, opts Options, report *fusion.Report) ([]stateful.State, error) {
+// lower is Lower, also returning the model's state variables and what
+// quantisation did.
+func lower(f *ir.Function, m *ir.Module, opts Options, report *fusion.Report) ([]stateful.State, *quantize.Summary, error) {
 	if err := InlineCalls(f, m, opts, report); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	states, err := stateful.Lower(f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(states) > 0 {
 		if err := passes.Simplify(f); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if err := passes.CheckNoStateWrites(f); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := legalize.Func(f); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := legalize.Optimize(f); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Unrolled loops legalise the same weights once per time step.
 	passes.ShareConstants(f)
-	return states, nil
+	var qs *quantize.Summary
+	if opts.Quantize.Mode != quantize.None {
+		if qs, err = quantize.Apply(f, opts.Quantize); err != nil {
+			return nil, nil, err
+		}
+	}
+	return states, qs, nil
 }
 
 // maxCallDepth bounds nested inlining.

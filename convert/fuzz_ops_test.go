@@ -25,7 +25,13 @@ func FuzzOpGraphs(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add([]byte("conv2d and friends 0123456789abcdef"))
 	f.Add([]byte{200, 13, 7, 7, 1, 2, 3, 250, 9, 9, 33, 64, 128, 5})
-	ops := append(legalize.Supported(), "Frobnicate", "While", "Placeholder", "NoOp", "Identity", "StatefulPartitionedCall")
+	ops := append(legalize.Supported(), "Frobnicate", "While", "Placeholder", "NoOp", "Identity", "StatefulPartitionedCall",
+		// Control flow and lists (package controlflow), state updates
+		// (package stateful).
+		"StatelessWhile", "StatelessIf", "Enter", "Merge", "Switch", "NextIteration", "Exit", "LoopCond",
+		"TensorListReserve", "TensorListFromTensor", "TensorListGetItem", "TensorListSetItem", "TensorListStack",
+		"TensorArrayV3", "TensorArrayScatterV3", "TensorArrayReadV3", "TensorArrayWriteV3", "TensorArrayGatherV3",
+		"AssignVariableOp", "ReadVariableOp")
 	sort.Strings(ops)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g := fuzzGraph(data, ops)

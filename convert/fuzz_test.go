@@ -81,7 +81,8 @@ func FuzzSavedModel(f *testing.F) {
 
 func FuzzGraphDef(f *testing.F) {
 	boundFuzz(f)
-	for _, name := range []string{"testdata/double_relu.pbtxt", "testdata/cycle.pbtxt"} {
+	for _, name := range []string{"testdata/double_relu.pbtxt", "testdata/cycle.pbtxt",
+		"controlflow/testdata/while_rnn.pbtxt", "controlflow/testdata/tf1_rnn.pbtxt"} {
 		text, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)

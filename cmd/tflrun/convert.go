@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tflrun/tflrun/convert"
+	"github.com/tflrun/tflrun/convert/quantize"
 	"github.com/tflrun/tflrun/convert/tfmodel"
 )
 
@@ -18,6 +19,7 @@ func newConvertCmd(stdout io.Writer) *cobra.Command {
 		out, signature, inputShapes, reportPath string
 		inputArrays, outputArrays               []string
 		noFuse                                  bool
+		quantizeMode                            string
 	)
 	cmd := &cobra.Command{
 		Use:   "convert SAVED_MODEL_DIR|GRAPH.pb|GRAPH.pbtxt -o OUT.tflite",
@@ -34,7 +36,14 @@ batch dimension is pinned to 1; --input_shapes (TensorFlow converter syntax,
 Functions annotated with _implements / api_implements are offered to the
 fusion rules before being inlined; --fusion-report FILE writes what became of
 each (JSON when FILE ends in .json, "-" for standard output), and --no-fuse
-lowers them op by op instead.`,
+lowers them op by op instead. Loops (While, TF1 while frames) with a static
+trip count are unrolled; variables the model updates (stateful RNNs) become
+state inputs and outputs named after the variable, or stay in a fused
+operator's variable tensors.
+
+--quantize=dynamic stores weights of at least 1024 elements as int8 and runs
+the hybrid kernels (FULLY_CONNECTED, CONV_2D, the LSTM/RNN/SVDF family);
+--quantize=float16 stores float weights as float16 behind DEQUANTIZE.`,
 		Args: exactArgs(1, "exactly one MODEL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -44,9 +53,14 @@ lowers them op by op instead.`,
 			if err != nil {
 				return usageErrorf("--input_shapes: %v", err)
 			}
+			qmode, err := quantize.ParseMode(quantizeMode)
+			if err != nil {
+				return usageErrorf("--quantize: %v", err)
+			}
 			opts := convert.Options{
 				Signature: signature, InputArrays: inputArrays, OutputArrays: outputArrays,
 				InputShapes: shapes, NoFuse: noFuse, Description: versionString() + " convert",
+				Quantize: quantize.Options{Mode: qmode},
 			}
 			res, convErr := convert.Convert(args[0], opts)
 			if res != nil && res.Report != nil && reportPath != "" {
@@ -61,6 +75,16 @@ lowers them op by op instead.`,
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %s (%d bytes): %s\n", out, len(res.Model), opSummary(res))
+			if res.Quantization != nil {
+				fmt.Fprintf(stdout, "quantization %s: %s\n", qmode, res.Quantization.Describe())
+			}
+			for _, st := range res.States {
+				if st.Input != nil {
+					fmt.Fprintf(stdout, "state %q: input and output %q (feed each output back; start from the checkpoint value)\n", st.Variable.Name, st.Variable.Name)
+				} else {
+					fmt.Fprintf(stdout, "state %q: kept in variable tensor %q\n", st.Variable.Name, st.VariableTensor.Name)
+				}
+			}
 			return nil
 		},
 	}
@@ -71,7 +95,8 @@ lowers them op by op instead.`,
 	f.StringSliceVar(&outputArrays, "output_arrays", nil, "comma-separated output tensors (node or node:index)")
 	f.StringVar(&inputShapes, "input_shapes", "", `input shapes, "d0,d1,...:d0,d1,..." in input order`)
 	f.StringVar(&reportPath, "fusion-report", "", `write the fusion report to FILE (JSON if it ends in .json, "-" for stdout)`)
-	f.BoolVar(&noFuse, "no-fuse", false, "do not fuse composite functions; lower them op by op")
+	f.BoolVar(&noFuse, "no-fuse", false, "do not fuse composite functions; lower them op by op (loops unrolled over a static time dimension)")
+	f.StringVar(&quantizeMode, "quantize", "none", "post-training weight quantization: none, dynamic (int8 weights, hybrid kernels) or float16")
 	return cmd
 }
 

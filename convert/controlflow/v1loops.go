@@ -32,6 +32,14 @@ var v1Ops = map[string]bool{"Enter": true, "Exit": true, "Merge": true, "Switch"
 // Errors name the frame and the node that does not fit the structure.
 func FunctionalizeV1(f *ir.Function, m *ir.Module) error {
 	for round := 0; ; round++ {
+		if m == nil {
+			for _, n := range f.Nodes {
+				if n.TFL == nil && n.Op == "Enter" {
+					return n.Errorf("TF1 loop needs a module to hold its functions")
+				}
+			}
+			return nil
+		}
 		frames := map[string][]*ir.Node{}
 		for _, n := range f.Nodes {
 			if n.TFL == nil && n.Op == "Enter" {
