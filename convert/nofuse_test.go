@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tflrun/tflrun/convert/fusion"
 	"github.com/tflrun/tflrun/convert/tfmodel"
 	"github.com/tflrun/tflrun/interpreter"
 )
@@ -279,4 +280,65 @@ func readShared(t *testing.T, rel string) []byte {
 		t.Skipf("%s not present: %v", sharedSavedModels+rel, err)
 	}
 	return b
+}
+
+// TestRefusedCompositeUnrolled: a composite its rule refuses is inlined
+// and its loop unrolled exactly as with --no-fuse.
+func TestRefusedCompositeUnrolled(t *testing.T) {
+	m := nfModel(t, "iteam1_lstm/lstm_model")
+	reg := fusion.NewRegistry()
+	refuse := fusion.RuleFunc{RuleName: "refuse-all", Func: func(*fusion.Site) (fusion.Result, error) {
+		return fusion.Result{Reason: "refused by the test"}, nil
+	}}
+	if err := reg.RegisterPrefix("lstm_", refuse); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ConvertModel(m, Options{Registry: reg, OutputArrays: []string{"sequential_5/lstm_5/PartitionedCall"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nfPrimitive(t, res)
+	if len(res.Report.Composites) == 0 || res.Report.Composites[0].Rule != "refuse-all" || res.Report.Composites[0].Reason != "refused by the test" {
+		t.Fatalf("report %+v", res.Report.Composites)
+	}
+	x, xf := nfSeries(5, 1, 2)
+	hs := nfKerasLSTM(x, nfVar(t, m, "lstm_5/lstm_cell_5/kernel"), nfVar(t, m, "lstm_5/lstm_cell_5/recurrent_kernel"), nfVar(t, m, "lstm_5/lstm_cell_5/bias"), 64)
+	nfNear(t, "refused LSTM(64), unrolled", nfRun(t, res.Model, xf)[0], hs[len(hs)-1], 1e-5)
+}
+
+// TestCutErrors: cut names that do not exist, or cuts that leave the
+// outputs depending on a signature input, are errors naming them.
+func TestCutErrors(t *testing.T) {
+	m := nfModel(t, dtlnDir)
+	cases := []struct {
+		opts Options
+		want []string
+	}{
+		{Options{InputArrays: []string{"model/lambda/Abs"}, OutputArrays: []string{"model/no/such/node"}}, []string{"model/no/such/node", "neither in the main graph nor in any inlined function"}},
+		// Stage 2 needs the IRFFT output, which depends on the model input
+		// through the phase (Angle), not only on the magnitude.
+		{Options{InputArrays: []string{"model/lambda/Abs"}, OutputArrays: []string{"model/conv1d_1/conv1d/Squeeze"}}, []string{"still depend on model input", "input_1"}},
+		{Options{InputArrays: []string{"model/lambda/Abs"}, OutputArrays: []string{"Sigmoid"}}, []string{`"Sigmoid" is ambiguous`, "model/activation/Sigmoid", "model/activation_1/Sigmoid"}},
+	}
+	for _, c := range cases {
+		_, err := ConvertModel(m, c.opts)
+		if err == nil {
+			t.Fatalf("%v: converted, want an error", c.opts.OutputArrays)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("error %q does not mention %q", err, w)
+			}
+		}
+	}
+}
+
+// TestTF1AudioFrontEndBlocks: without the cut at Mfcc, the WAV decoding
+// front end has no TFLite builtin; the error names it.
+func TestTF1AudioFrontEndBlocks(t *testing.T) {
+	m := kwsGraph(t, "GRU")
+	_, err := ConvertModel(m, Options{OutputArrays: []string{"labels_softmax"}})
+	if err == nil || !strings.Contains(err.Error(), `"decoded_sample_data" (op DecodeWav)`) || !strings.Contains(err.Error(), "no TFLite legalisation") {
+		t.Fatalf("err = %v, want the DecodeWav node named", err)
+	}
 }
