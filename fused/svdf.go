@@ -92,6 +92,7 @@ type SVDF struct {
 	wfSums, wtSums          []int32
 	intSumsReady            bool
 	idScratch, idOut        int
+	idNewState              int
 	hybrid                  rnnHybridScratchIDs
 	sizes                   ioSizes
 	hasBias                 bool
@@ -220,6 +221,7 @@ func (k *SVDF) Prepare(n *ops.Node) error {
 		k.hybrid.request(n, k.batch, k.nInput, k.filters)
 	case svdfInt16, svdfInt8:
 		k.idOut = n.RequestScratch(scratchBytes[int32](k.batch * k.units))
+		k.idNewState = n.RequestScratch(k.newStateBytes())
 	}
 	k.sizes.record(n)
 	k.prepared = true

@@ -98,12 +98,15 @@ func (k *SVDF) prepareInteger(n *ops.Node, out *ops.Tensor) error {
 // evalInteger runs the integer SVDF (TFLite's EvalIntegerSVDF with int16
 // state, or TFLite Micro's int8-state variant). Integer sums wrap as the
 // C++ int32 arithmetic does; the zero-point corrections are folded into
-// row sums, which gives the same result modulo 2^32.
+// row sums, which gives the same result modulo 2^32. Both requantisations
+// run over whole slices through arch (RequantizeAccInt16 and
+// RequantizeInt8: TFLite's MultiplyByQuantizedMultiplier, saturated).
 func (k *SVDF) evalInteger(n *ops.Node) error {
 	B, F, M, U := k.batch, k.filters, k.memory, k.units
 	scratch, ok1 := scratchView[int32](scratchOf(n, k.idScratch), B*F)
 	outTemp, ok2 := scratchView[int32](scratchOf(n, k.idOut), B*U)
-	if !ok1 || !ok2 {
+	newState, ok3 := scratchOf(n, k.idNewState), true
+	if !ok1 || !ok2 || !ok3 || len(newState) < k.newStateBytes() {
 		return errScratch
 	}
 	x := n.Inputs[svdfInput].Int8s()[:B*k.nInput]
@@ -116,42 +119,47 @@ func (k *SVDF) evalInteger(n *ops.Node) error {
 		k.intSumsReady = true
 	}
 
-	q1, q2 := newRequantizer(k.scale1A, k.scale1B), newRequantizer(k.scale2A, k.scale2B)
-	// Feature projections Σ wf·(x − zp_in), requantised to the state.
+	// Feature projections Σ wf·(x − zp_in).
+	clear(scratch)
 	for b := 0; b < B; b++ {
 		acc := scratch[b*F : b*F+F]
-		clear(acc)
 		arch.MatVecMulAccInt8(acc, wf, F, k.nInput, x[b*k.nInput:])
-		for f := range acc {
-			acc[f] -= k.inZP * k.wfSums[f]
+		if k.inZP != 0 {
+			for f := range acc {
+				acc[f] -= k.inZP * k.wfSums[f]
+			}
 		}
-		q1.applyAll(acc)
 	}
 
+	// Shift every filter's memory left by one (one move of the whole state:
+	// each filter's first value lands in the previous filter's last slot,
+	// which the new projection then overwrites), requantise the
+	// projections to the state and store them in the last slots, then
+	// take each filter's dot product with its weights_time row.
 	if k.path == svdfInt16 {
 		state := n.Inputs[svdfState].Int16s()[:k.stateElems]
 		wt := n.Inputs[svdfWeightsTime].Int16s()[:F*M]
 		if len(state) > 0 {
 			copy(state, state[1:])
 		}
-		for i, v := range scratch {
-			state[i*M+M-1] = ops.SaturateInt16(v)
+		q, _ := scratchView[int16](newState, B*F)
+		clear(q)
+		arch.RequantizeAccInt16(q, scratch, k.scale1A, k.scale1B)
+		for i, v := range q {
+			state[i*M+M-1] = v
 		}
-		for b := 0; b < B; b++ {
-			sb := state[b*M*F : b*M*F+M*F]
-			for f := 0; f < F; f++ {
-				scratch[b*F+f] = dotInt16(wt[f*M:f*M+M], sb[f*M:f*M+M])
-			}
-		}
+		timeDotsInt16(scratch, wt, state, B, F, M)
 	} else {
 		state := n.Inputs[svdfState].Int8s()[:k.stateElems]
 		wt := n.Inputs[svdfWeightsTime].Int8s()[:F*M]
 		if len(state) > 0 {
 			copy(state, state[1:])
 		}
-		for i, v := range scratch {
-			// TFLite Micro adds the state's zero point before the clamp.
-			state[i*M+M-1] = ops.SaturateInt8(v + k.stateZP)
+		// TFLite Micro adds the state's zero point before the clamp.
+		q, _ := scratchView[int8](newState, B*F)
+		arch.RequantizeInt8(q, scratch, k.scale1A, k.scale1B, k.stateZP, -128, 127)
+		for i, v := range q {
+			state[i*M+M-1] = v
 		}
 		for b := 0; b < B; b++ {
 			sb := state[b*M*F : b*M*F+M*F]
@@ -162,34 +170,70 @@ func (k *SVDF) evalInteger(n *ops.Node) error {
 	}
 
 	// Sum each unit's rank filters, add the bias, requantise to the output.
-	for o := range outTemp {
-		var sum int32
-		for _, v := range scratch[o*k.rank : o*k.rank+k.rank] {
-			sum += v
+	sums := scratch
+	if k.rank > 1 {
+		for o := range outTemp {
+			var sum int32
+			for _, v := range scratch[o*k.rank : o*k.rank+k.rank] {
+				sum += v
+			}
+			outTemp[o] = sum
 		}
-		outTemp[o] = sum
+		sums = outTemp
 	}
 	if k.hasBias {
 		bias := n.Inputs[svdfBias].Int32s()[:U]
 		for b := 0; b < B; b++ {
-			row := outTemp[b*U : b*U+U]
+			row := sums[b*U : b*U+U]
 			for u, v := range bias {
 				row[u] += v
 			}
 		}
 	}
 	out := n.Outputs[0].Int8s()[:k.outputElems]
-	q2.applyAll(outTemp)
-	for i, v := range outTemp {
-		out[i] = ops.SaturateInt8(v + k.outZP)
-	}
+	arch.RequantizeInt8(out, sums[:k.outputElems], k.scale2A, k.scale2B, k.outZP, -128, 127)
 	return nil
 }
 
+// newStateBytes is the size of the scratch holding the requantised
+// projections before they enter the state: B·F int16 or int8 values.
+func (k *SVDF) newStateBytes() int {
+	if k.path == svdfInt16 {
+		return scratchBytes[int16](k.batch * k.filters)
+	}
+	return scratchBytes[int8](k.batch * k.filters)
+}
+
+// timeDotsInt16 sets dst[b·F+f] to the dot product of filter f's
+// weights_time row (M values) with its memory in batch row b of state,
+// with int32 products and wrapping int32 sums (TFLite's int16
+// BatchVectorBatchVectorDotProduct; wrapping addition is associative, so
+// any order gives TFLite's result). Memories of 8 (the common
+// keyword-spotting size) take an unrolled body.
+func timeDotsInt16(dst []int32, wt, state []int16, B, F, M int) {
+	for b := 0; b < B; b++ {
+		sb := state[b*F*M : (b+1)*F*M]
+		d := dst[b*F : (b+1)*F]
+		if M == 8 {
+			for f := range d {
+				w := wt[f*8 : f*8+8 : f*8+8]
+				s := sb[f*8 : f*8+8 : f*8+8]
+				d[f] = (int32(w[0])*int32(s[0]) + int32(w[1])*int32(s[1])) +
+					(int32(w[2])*int32(s[2]) + int32(w[3])*int32(s[3])) +
+					(int32(w[4])*int32(s[4]) + int32(w[5])*int32(s[5])) +
+					(int32(w[6])*int32(s[6]) + int32(w[7])*int32(s[7]))
+			}
+			continue
+		}
+		for f := range d {
+			d[f] = dotInt16(wt[f*M:f*M+M], sb[f*M:f*M+M])
+		}
+	}
+}
+
 // dotInt16 is Σ a[i]·b[i] with int32 products and wrapping int32
-// accumulation (TFLite's int16 BatchVectorBatchVectorDotProduct). Wrapping
-// addition is associative, so the four partial sums give TFLite's result
-// exactly.
+// accumulation (TFLite's int16 BatchVectorBatchVectorDotProduct), four
+// partial sums.
 func dotInt16(a, b []int16) int32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 int32
@@ -204,50 +248,4 @@ func dotInt16(a, b []int16) int32 {
 		s0 += int32(a[i]) * int32(b[i])
 	}
 	return s0 + s1 + s2 + s3
-}
-
-// requantizer is TFLite's MultiplyByQuantizedMultiplier (double rounding)
-// for one fixed multiplier and shift, applied to a whole slice with the
-// shift split once: x·2^left (wrapping), the saturating rounding doubling
-// high multiply, then a rounding right shift. The multiplier comes from
-// ops.QuantizeMultiplier, so it is never MinInt32 and the high multiply
-// cannot saturate. It gives ops.MultiplyByQuantizedMultiplier's result for
-// every input (tested).
-type requantizer struct {
-	mult        int64
-	left, right uint
-	mask        int32
-}
-
-func newRequantizer(mult int32, shift int) requantizer {
-	q := requantizer{mult: int64(mult)}
-	if shift > 0 {
-		q.left = uint(shift)
-	} else {
-		q.right = uint(-shift)
-	}
-	q.mask = int32(1)<<q.right - 1
-	return q
-}
-
-// applyAll replaces every v[i] by its requantised value.
-func (q requantizer) applyAll(v []int32) {
-	for i, x := range v {
-		ab := int64(x<<q.left) * q.mult
-		nudge := int64(1 << 30)
-		if ab < 0 {
-			nudge = 1 - (1 << 30)
-		}
-		h := int32((ab + nudge) / (1 << 31))
-		rem := h & q.mask
-		threshold := q.mask >> 1
-		if h < 0 {
-			threshold++
-		}
-		h >>= q.right
-		if rem > threshold {
-			h++
-		}
-		v[i] = h
-	}
 }
