@@ -15,8 +15,19 @@
 //     first offered to the fusion registry (package fusion); a rule may
 //     replace it by fused TFLite operators. Cycles in function calls are
 //     errors naming the functions.
+//     Loops with a static trip count (TF2 While/StatelessWhile, TF1
+//     while-loop frames, which are functionalised first) are unrolled and
+//     their TensorList/TensorArray items resolved to slices and packs
+//     (package controlflow): a composite no rule fused, or every
+//     composite with NoFuse, ends as primitive operators. Variables the
+//     model updates (stateful RNNs) are kept as state: a state input and
+//     output per variable, or a fused operator's variable tensor
+//     (package stateful). Input and output arrays naming tensors inside
+//     a SavedModel's functions cut the graph after inlining.
 //  3. Legalise the remaining TensorFlow ops to TFLite builtins and apply
-//     the converter's peephole optimisations (package legalize).
+//     the converter's peephole optimisations (package legalize); share
+//     identical constants; optionally quantise weights (package
+//     quantize: dynamic range or float16).
 //  4. Write the flatbuffer with a signature def and a description naming
 //     tflrun (package tflite).
 //
@@ -56,7 +67,8 @@ type Options struct {
 	// dimensions must be pinned here.
 	InputShapes []ir.Shape
 	// NoFuse turns composite fusion off: annotated functions are inlined
-	// and lowered like any other (the report still lists them).
+	// and lowered like any other, their loops unrolled (the report still
+	// lists them).
 	NoFuse bool
 	// Registry holds the fusion rules (nil: fusion.Default).
 	Registry *fusion.Registry

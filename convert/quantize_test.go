@@ -274,6 +274,9 @@ func TestQuantizeUnrolledSharesWeights(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mode := range []quantize.Mode{quantize.Dynamic, quantize.Float16} {
+		if testing.Short() && mode == quantize.Float16 {
+			continue
+		}
 		opts.Quantize = quantize.Options{Mode: mode}
 		res, err := ConvertModel(m, opts)
 		if err != nil {
