@@ -1,0 +1,36 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// --quantize and --no-fuse on the command line.
+func TestConvertQuantizeAndNoFuseFlags(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "q.tflite")
+	if code, _, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--quantize", "int4"); code != 2 || !strings.Contains(stderr, `--quantize: unknown quantization "int4"`) {
+		t.Errorf("bad --quantize: %d %s", code, stderr)
+	}
+	code, stdout, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--quantize", "dynamic")
+	if code != 0 || !strings.Contains(stdout, "quantization dynamic: 5 weight tensors quantised") {
+		t.Fatalf("dynamic: %d\n%s\n%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := tflrun(t, "run", out); code != 0 || !strings.Contains(stdout, "float32 [1 12]") {
+		t.Errorf("run the quantised model: %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = tflrun(t, "convert", kwsSavedModel, "-o", out, "--quantize", "float16")
+	if code != 0 || !strings.Contains(stdout, "20 DEQUANTIZE") || !strings.Contains(stdout, "float16 via DEQUANTIZE") {
+		t.Fatalf("float16: %d\n%s\n%s", code, stdout, stderr)
+	}
+	// A TF2 loop unrolled: 3 time steps.
+	code, stdout, stderr = tflrun(t, "convert", "../../convert/controlflow/testdata/while_rnn.pbtxt", "-o", out, "--output_arrays", "stack,last", "--no-fuse")
+	if code != 0 || !strings.Contains(stdout, "3 TANH") {
+		t.Fatalf("unrolled loop: %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatal(err)
+	}
+}
