@@ -84,8 +84,9 @@ type SVDF struct {
 	rowSumsReady     bool
 
 	// Integer: the two requantisation multipliers and the zero points;
-	// wfSums and wtSums fold the input and state zero points into the
-	// products (computed at the first Eval).
+	// wfSums (-zp_in·Σ weights_feature row) and wtSums (Σ weights_time
+	// row) fold the input and state zero points into the products
+	// (computed at the first Eval).
 	scale1A, scale2A        int32
 	scale1B, scale2B        int
 	inZP, outZP, stateZP    int32

@@ -112,23 +112,23 @@ func (k *SVDF) evalInteger(n *ops.Node) error {
 	x := n.Inputs[svdfInput].Int8s()[:B*k.nInput]
 	wf := n.Inputs[svdfWeightsFeature].Int8s()
 	if !k.intSumsReady {
+		// wfSums becomes the projections' starting value, the
+		// input zero point's term -zp_in·Σwf (wrapping, as the sum).
 		arch.RowSumsInt8(k.wfSums, wf, F, k.nInput)
+		for f, v := range k.wfSums {
+			k.wfSums[f] = -k.inZP * v
+		}
 		if k.path == svdfInt8 {
 			arch.RowSumsInt8(k.wtSums, n.Inputs[svdfWeightsTime].Int8s(), F, M)
 		}
 		k.intSumsReady = true
 	}
 
-	// Feature projections Σ wf·(x − zp_in).
-	clear(scratch)
+	// Feature projections Σ wf·(x − zp_in) = -zp_in·Σwf + Σ wf·x.
 	for b := 0; b < B; b++ {
 		acc := scratch[b*F : b*F+F]
+		copy(acc, k.wfSums)
 		arch.MatVecMulAccInt8(acc, wf, F, k.nInput, x[b*k.nInput:])
-		if k.inZP != 0 {
-			for f := range acc {
-				acc[f] -= k.inZP * k.wfSums[f]
-			}
-		}
 	}
 
 	// Shift every filter's memory left by one (one move of the whole state:
@@ -148,7 +148,9 @@ func (k *SVDF) evalInteger(n *ops.Node) error {
 		for i, v := range q {
 			state[i*M+M-1] = v
 		}
-		timeDotsInt16(scratch, wt, state, B, F, M)
+		for b := 0; b < B; b++ {
+			arch.DotRowsInt16(scratch[b*F:b*F+F], wt, state[b*F*M:(b+1)*F*M], F, M)
+		}
 	} else {
 		state := n.Inputs[svdfState].Int8s()[:k.stateElems]
 		wt := n.Inputs[svdfWeightsTime].Int8s()[:F*M]
@@ -184,7 +186,7 @@ func (k *SVDF) evalInteger(n *ops.Node) error {
 	if k.hasBias {
 		bias := n.Inputs[svdfBias].Int32s()[:U]
 		for b := 0; b < B; b++ {
-			row := sums[b*U : b*U+U]
+			row := sums[b*U : b*U+len(bias)]
 			for u, v := range bias {
 				row[u] += v
 			}
@@ -202,50 +204,4 @@ func (k *SVDF) newStateBytes() int {
 		return scratchBytes[int16](k.batch * k.filters)
 	}
 	return scratchBytes[int8](k.batch * k.filters)
-}
-
-// timeDotsInt16 sets dst[b·F+f] to the dot product of filter f's
-// weights_time row (M values) with its memory in batch row b of state,
-// with int32 products and wrapping int32 sums (TFLite's int16
-// BatchVectorBatchVectorDotProduct; wrapping addition is associative, so
-// any order gives TFLite's result). Memories of 8 (the common
-// keyword-spotting size) take an unrolled body.
-func timeDotsInt16(dst []int32, wt, state []int16, B, F, M int) {
-	for b := 0; b < B; b++ {
-		sb := state[b*F*M : (b+1)*F*M]
-		d := dst[b*F : (b+1)*F]
-		if M == 8 {
-			for f := range d {
-				w := wt[f*8 : f*8+8 : f*8+8]
-				s := sb[f*8 : f*8+8 : f*8+8]
-				d[f] = (int32(w[0])*int32(s[0]) + int32(w[1])*int32(s[1])) +
-					(int32(w[2])*int32(s[2]) + int32(w[3])*int32(s[3])) +
-					(int32(w[4])*int32(s[4]) + int32(w[5])*int32(s[5])) +
-					(int32(w[6])*int32(s[6]) + int32(w[7])*int32(s[7]))
-			}
-			continue
-		}
-		for f := range d {
-			d[f] = dotInt16(wt[f*M:f*M+M], sb[f*M:f*M+M])
-		}
-	}
-}
-
-// dotInt16 is Σ a[i]·b[i] with int32 products and wrapping int32
-// accumulation (TFLite's int16 BatchVectorBatchVectorDotProduct), four
-// partial sums.
-func dotInt16(a, b []int16) int32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 int32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += int32(a[i]) * int32(b[i])
-		s1 += int32(a[i+1]) * int32(b[i+1])
-		s2 += int32(a[i+2]) * int32(b[i+2])
-		s3 += int32(a[i+3]) * int32(b[i+3])
-	}
-	for ; i < len(a); i++ {
-		s0 += int32(a[i]) * int32(b[i])
-	}
-	return s0 + s1 + s2 + s3
 }
