@@ -424,9 +424,7 @@ func (k *FullyConnected) evalFloat(in, w, bias, out *Tensor) {
 		} else {
 			arch.MatVecMulAcc(row, m, units, cols, x[b*cols:b*cols+cols])
 		}
-		for i, v := range row {
-			row[i] = clampF32(v, k.fActMin, k.fActMax)
-		}
+		arch.VecClamp(row, k.fActMin, k.fActMax) // clampF32 on every value
 	}
 }
 

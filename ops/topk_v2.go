@@ -305,7 +305,7 @@ func scanKeys[T float32 | int8 | uint8 | int16 | int32](row []T, from, k int, ke
 	c := from
 	if !strict {
 		for ; c < len(row); c++ {
-			if v := row[c]; v > th || v == th {
+			if v := row[c]; v >= th {
 				b = append(b, rankKey(key(v), c))
 				if len(b) == len(keys) {
 					selectTopKeys(b, k)
