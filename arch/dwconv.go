@@ -52,30 +52,39 @@ func (g *DepthwiseGeom) span() (x, w, dst int, err error) {
 	return x, w, dst, nil
 }
 
-// dwArgs is the geometry in bytes as the kernels read it, and the output
-// mode (0: float32 with bias and clamp; 1: int32, see
-// DepthwiseConvF32Int32).
+// dwArgs is the geometry in bytes as the kernels read it, the output
+// mode and the requantisation parameters. Modes: 0 float32 with bias and
+// clamp; 1 int32 sums plus int32 bias (DepthwiseConvF32Int32); 2 those
+// requantised to bytes (DepthwiseConvRequantizeInt8/Uint8).
 type dwArgs struct {
 	rows, cols, c4, th, tw              int
 	xRowStep, xColStep                  int
 	xTapRow, xTapCol, dRowStep, wTapRow int
-	intOut                              int
+	mode                                int
+	dC                                  int    // bytes per output pixel
+	qp                                  *int32 // mode 2: ChannelRequant rows
+	qStride                             int    // mode 2: bytes between rows
+	zp, lo, hi                          int32  // mode 2
 }
 
-func (g *DepthwiseGeom) args(intOut int) dwArgs {
+func (g *DepthwiseGeom) args(mode int) dwArgs {
+	es := 4 // bytes per output element
+	if mode == 2 {
+		es = 1
+	}
 	return dwArgs{
 		rows: g.Rows, cols: g.Cols, c4: 4 * g.C, th: g.TapRows, tw: g.TapCols,
 		xRowStep: 4 * g.XRowStep, xColStep: 4 * g.XColStep,
 		xTapRow: 4 * g.XTapRow, xTapCol: 4 * g.XTapCol,
-		dRowStep: 4 * g.DstRowStep, wTapRow: 4 * g.WTapRow,
-		intOut: intOut,
+		dRowStep: es * g.DstRowStep, wTapRow: 4 * g.WTapRow,
+		mode: mode, dC: es * g.C,
 	}
 }
 
-// The kernel slot: dst and bias are float32 (intOut 0) or int32 (intOut
-// 1) values.
+// The kernel slot: dst holds float32 (mode 0), int32 (mode 1) or byte
+// (mode 2) values, bias float32 (mode 0) or int32 values.
 var (
-	dwConv      func(dst []uint32, x, w []float32, bias []uint32, a dwArgs, lo, hi float32)
+	dwConv      func(dst []byte, x, w []float32, bias []uint32, a dwArgs, lo, hi float32)
 	dwConvImpls = newImpls("DepthwiseConvF32", &dwConv, dwConvGeneric)
 )
 
@@ -104,8 +113,7 @@ func DepthwiseConvF32(dst, x, w, bias []float32, g DepthwiseGeom, lo, hi float32
 	_ = x[:xn]
 	_ = w[:wn]
 	_ = bias[g.C-1]
-	a := g.args(0)
-	dwConv(viewU32(dst), x, w, viewU32(bias), a, lo, hi)
+	dwConv(viewBytes(dst), x, w, viewU32(bias), g.args(0), lo, hi)
 }
 
 // DepthwiseConvF32Int32 is DepthwiseConvF32 for integer convolutions
@@ -131,8 +139,58 @@ func DepthwiseConvF32Int32(dst []int32, x, w []float32, bias []int32, g Depthwis
 	_ = x[:xn]
 	_ = w[:wn]
 	_ = bias[g.C-1]
-	a := g.args(1)
-	dwConv(viewU32(dst), x, w, viewU32(bias), a, 0, 0)
+	dwConv(viewBytes(dst), x, w, viewU32(bias), g.args(1), 0, 0)
+}
+
+// DepthwiseConvRequantizeInt8 is DepthwiseConvF32Int32 followed by
+// RequantizeChannelsInt8 of every output pixel, without storing the int32
+// sums (the output stage of TFLite's int8 DEPTHWISE_CONV_2D):
+//
+//	dst[pixel (r,q), ch] = int8(clamp(MBQM(int32(Σ x·w) + bias[ch], channel ch) + zp, lo, hi))
+//
+// with the layout of DepthwiseGeom (dst offsets in bytes = elements), the
+// exactness conditions of DepthwiseConvF32Int32, q made for g.C channels
+// and lo ≤ hi in [-128, 127]. Every implementation gives the same bits.
+func DepthwiseConvRequantizeInt8(dst []int8, x, w []float32, bias []int32, g DepthwiseGeom, q *ChannelRequant, zp, lo, hi int32) {
+	if lo < -128 || hi > 127 || lo > hi {
+		panic("arch.DepthwiseConvRequantizeInt8: clamp range outside [-128, 127]")
+	}
+	dwRequant(viewBytes(dst), x, w, bias, g, q, zp, lo, hi)
+}
+
+// DepthwiseConvRequantizeUint8 is DepthwiseConvRequantizeInt8 for uint8
+// outputs: lo ≤ hi in [0, 255].
+func DepthwiseConvRequantizeUint8(dst []uint8, x, w []float32, bias []int32, g DepthwiseGeom, q *ChannelRequant, zp, lo, hi int32) {
+	if lo < 0 || hi > 255 || lo > hi {
+		panic("arch.DepthwiseConvRequantizeUint8: clamp range outside [0, 255]")
+	}
+	dwRequant(dst, x, w, bias, g, q, zp, lo, hi)
+}
+
+func dwRequant(dst []byte, x, w []float32, bias []int32, g DepthwiseGeom, q *ChannelRequant, zp, lo, hi int32) {
+	xn, wn, dn, err := g.span()
+	if err != nil {
+		panic(err)
+	}
+	if dn == 0 {
+		return
+	}
+	if q.n != g.C {
+		panic("arch.DepthwiseConvRequantize: requantisation parameters for another channel count")
+	}
+	_ = dst[dn-1]
+	_ = x[:xn]
+	_ = w[:wn]
+	_ = bias[g.C-1]
+	a := g.args(2)
+	a.qp, a.qStride, a.zp, a.lo, a.hi = &q.p[0], 4*q.stride, zp, lo, hi
+	dwConv(dst, x, w, viewU32(bias), a, 0, 0)
+}
+
+// viewBytes reinterprets a slice as its bytes.
+func viewBytes[T float32 | int32 | int8](s []T) []byte {
+	var z T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
 }
 
 // viewU32 reinterprets float32 or int32 values as their bits.

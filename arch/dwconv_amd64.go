@@ -9,15 +9,19 @@ import "unsafe"
 // the bias) to the portable code; the assembly assumes at least one tap.
 
 //go:noescape
-func dwConvAVX512(dst *uint32, x, w *float32, bias *uint32, a *dwArgs, lo, hi float32)
+func dwConvAVX512(dst *byte, x, w *float32, bias *uint32, a *dwArgs, lo, hi float32)
 
 //go:noescape
-func dwConvAVX2(dst *uint32, x, w *float32, bias *uint32, a *dwArgs, lo, hi float32, masks *int32)
+func dwConvAVX2(dst *byte, x, w *float32, bias *uint32, a *dwArgs, lo, hi float32, masks *int32)
 
-// dwArgsLayout pins the field offsets the assembly reads (A_* there).
-var _ = [1]struct{}{}[unsafe.Offsetof(dwArgs{}.intOut)-88]
+// The field offsets the assembly reads (A_* there).
+var (
+	_ = [1]struct{}{}[unsafe.Offsetof(dwArgs{}.mode)-88]
+	_ = [1]struct{}{}[unsafe.Offsetof(dwArgs{}.qStride)-112]
+	_ = [1]struct{}{}[unsafe.Offsetof(dwArgs{}.hi)-128]
+)
 
-func dwConvAVX512Go(dst []uint32, x, w []float32, bias []uint32, a dwArgs, lo, hi float32) {
+func dwConvAVX512Go(dst []byte, x, w []float32, bias []uint32, a dwArgs, lo, hi float32) {
 	if a.th == 0 || a.tw == 0 {
 		dwConvGeneric(dst, x, w, bias, a, lo, hi)
 		return
@@ -25,12 +29,33 @@ func dwConvAVX512Go(dst []uint32, x, w []float32, bias []uint32, a dwArgs, lo, h
 	dwConvAVX512(&dst[0], &x[0], &w[0], &bias[0], &a, lo, hi)
 }
 
-func dwConvAVX2Go(dst []uint32, x, w []float32, bias []uint32, a dwArgs, lo, hi float32) {
+// dwConvAVX2Go runs modes 0 and 1 in the assembly; mode 2 runs mode 1 one
+// output row at a time into a stack tile and requantises it.
+func dwConvAVX2Go(dst []byte, x, w []float32, bias []uint32, a dwArgs, lo, hi float32) {
 	if a.th == 0 || a.tw == 0 {
 		dwConvGeneric(dst, x, w, bias, a, lo, hi)
 		return
 	}
-	dwConvAVX2(&dst[0], &x[0], &w[0], &bias[0], &a, lo, hi, &tailMask32[0])
+	if a.mode != 2 {
+		dwConvAVX2(&dst[0], &x[0], &w[0], &bias[0], &a, lo, hi, &tailMask32[0])
+		return
+	}
+	const tileLen = 4096
+	c := a.c4 / 4
+	if a.cols*c > tileLen {
+		dwConvGeneric(dst, x, w, bias, a, lo, hi)
+		return
+	}
+	var tile [tileLen]int32
+	stride := a.qStride / 4
+	q := &ChannelRequant{n: c, period: c, stride: stride, p: unsafe.Slice(a.qp, 6*stride)}
+	row := a
+	row.rows, row.mode, row.dC, row.dRowStep = 1, 1, a.c4, 0
+	acc := tile[:a.cols*c]
+	for r := 0; r < a.rows; r++ {
+		dwConvAVX2((*byte)(unsafe.Pointer(&acc[0])), &x[r*a.xRowStep/4], &w[0], &bias[0], &row, 0, 0, &tailMask32[0])
+		requantChannelsAVX2Go(dst[r*a.dRowStep:r*a.dRowStep+len(acc)], acc, q, a.zp, a.lo, a.hi)
+	}
 }
 
 var (

@@ -20,7 +20,7 @@
 #define A_XTAPCOL 64
 #define A_DROWSTEP 72
 #define A_WTAPROW 80
-#define A_INTOUT 88
+#define A_MODE 88
 
 // func dwConvAVX2(dst *uint32, x, w *float32, bias *uint32, a *dwArgs, lo, hi float32, masks *int32)
 //
@@ -52,7 +52,7 @@ cmask:
 	ADDQ       cb-8(SP), AX
 	VMASKMOVPS (AX), Y15, Y13
 	VXORPS     Y12, Y12, Y12
-	CMPQ       A_INTOUT(BX), $0
+	CMPQ       A_MODE(BX), $0
 	JNE        biased
 	VMOVAPS    Y13, Y12
 
@@ -108,7 +108,7 @@ tx4:
 	JNZ         ty4
 
 	MOVQ A_C4(BX), AX
-	CMPQ A_INTOUT(BX), $0
+	CMPQ A_MODE(BX), $0
 	JNE  int4
 	VMAXPS Y0, Y14, Y0
 	VMAXPS Y1, Y14, Y1
@@ -168,7 +168,7 @@ tx1:
 	DECQ        DX
 	JNZ         ty1
 
-	CMPQ A_INTOUT(BX), $0
+	CMPQ A_MODE(BX), $0
 	JNE  int1
 	VMAXPS Y0, Y14, Y0
 	VMINPS Y0, Y10, Y0

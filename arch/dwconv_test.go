@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // Depthwise twins: every usable implementation of the depthwise kernel
@@ -14,7 +15,7 @@ import (
 // rows and columns, strides and dilations, inputs ending right before an
 // inaccessible page, and guard bands and gaps around the outputs.
 
-type dwFunc = func(dst []uint32, x, w []float32, bias []uint32, a dwArgs, lo, hi float32)
+type dwFunc = func(dst []byte, x, w []float32, bias []uint32, a dwArgs, lo, hi float32)
 
 // randomDwGeom returns a rectangle with random strides, as a stride-s,
 // dilation-d convolution over an input of inW pixels per row would use.
@@ -33,9 +34,10 @@ func randomDwGeom(r *rand.Rand, c int) DepthwiseGeom {
 	return g
 }
 
-// checkDw runs f on g and compares with the references. intOut selects
-// DepthwiseConvF32Int32's mode.
-func checkDw(t *testing.T, name string, f dwFunc, g DepthwiseGeom, r *rand.Rand, intOut, kind int, tail bool) {
+// checkDw runs f on g and compares with the references. mode selects
+// DepthwiseConvF32 (0), DepthwiseConvF32Int32 (1) or
+// DepthwiseConvRequantize (2).
+func checkDw(t *testing.T, name string, f dwFunc, g DepthwiseGeom, r *rand.Rand, mode, kind int, tail bool) {
 	t.Helper()
 	xn, wn, dn, err := g.span()
 	if err != nil {
@@ -50,6 +52,7 @@ func checkDw(t *testing.T, name string, f dwFunc, g DepthwiseGeom, r *rand.Rand,
 		x, w = make([]float32, xn+1)[1:], make([]float32, wn)
 		bias = make([]uint32, g.C)
 	}
+	intOut := mode
 	if intOut != 0 {
 		for i := range x {
 			x[i] = float32(r.IntN(511) - 255)
@@ -78,16 +81,37 @@ func checkDw(t *testing.T, name string, f dwFunc, g DepthwiseGeom, r *rand.Rand,
 		buf[i] = sentinelF32
 	}
 	dst := buf[guard : guard+dn : guard+dn]
+	var bytes []byte // mode 2's output
+	var q *ChannelRequant
+	var mult []int32
+	var shift []int
+	var zp, qlo, qhi int32
+	if mode == 2 {
+		bytes = make([]byte, dn+2*guard)
+		for i := range bytes {
+			bytes[i] = 0xa5
+		}
+		q, mult, shift = randomChannelRequant(t, r, g.C)
+		zp, qlo, qhi = int32(r.IntN(256)-128), -128, 127
+		if r.IntN(2) == 0 {
+			zp, qlo, qhi = int32(r.IntN(256)), int32(r.IntN(20)), 255
+		}
+	}
 	if dn > 0 {
-		a := g.args(intOut)
-		f(dst, x, w, bias, a, lo, hi)
+		a := g.args(mode)
+		if mode == 2 {
+			a.qp, a.qStride, a.zp, a.lo, a.hi = &q.p[0], 4*q.stride, zp, qlo, qhi
+			f(bytes[guard:guard+dn:guard+dn], x, w, bias, a, lo, hi)
+		} else {
+			f(viewBytes(viewF32(dst)), x, w, bias, a, lo, hi)
+		}
 	}
 	what := fmt.Sprintf("%s int=%d %+v", name, intOut, g)
 	written := make([]bool, dn)
 	for rr := 0; rr < g.Rows; rr++ {
-		for q := 0; q < g.Cols; q++ {
+		for q0 := 0; q0 < g.Cols; q0++ {
 			for ch := 0; ch < g.C; ch++ {
-				o := rr*g.DstRowStep + q*g.C + ch
+				o := rr*g.DstRowStep + q0*g.C + ch
 				written[o] = true
 				ref, abs := 0.0, 0.0
 				var isum int64
@@ -97,7 +121,7 @@ func checkDw(t *testing.T, name string, f dwFunc, g DepthwiseGeom, r *rand.Rand,
 				}
 				for ty := 0; ty < g.TapRows; ty++ {
 					for tx := 0; tx < g.TapCols; tx++ {
-						xv := x[rr*g.XRowStep+q*g.XColStep+ty*g.XTapRow+tx*g.XTapCol+ch]
+						xv := x[rr*g.XRowStep+q0*g.XColStep+ty*g.XTapRow+tx*g.XTapCol+ch]
 						wv := w[ty*g.WTapRow+tx*g.C+ch]
 						p := float64(xv) * float64(wv)
 						ref += p
@@ -105,10 +129,17 @@ func checkDw(t *testing.T, name string, f dwFunc, g DepthwiseGeom, r *rand.Rand,
 						isum += int64(xv) * int64(wv)
 					}
 				}
+				if mode == 2 {
+					want := byte(max(qlo, min(mulQuant(int32(isum)+int32(bias[ch]), mult[ch], shift[ch])+zp, qhi)))
+					if got := bytes[guard+o]; got != want {
+						t.Fatalf("%s: pixel (%d,%d) ch %d: %d, want %d", what, rr, q0, ch, got, want)
+					}
+					continue
+				}
 				if intOut != 0 {
 					want := int32(isum) + int32(bias[ch])
 					if got := int32(dst[o]); got != want {
-						t.Fatalf("%s: pixel (%d,%d) ch %d: %d, want %d", what, rr, q, ch, got, want)
+						t.Fatalf("%s: pixel (%d,%d) ch %d: %d, want %d", what, rr, q0, ch, got, want)
 					}
 					continue
 				}
@@ -118,7 +149,7 @@ func checkDw(t *testing.T, name string, f dwFunc, g DepthwiseGeom, r *rand.Rand,
 				}
 				got := math.Float32frombits(dst[o])
 				if !sumOK(got, want, abs, g.TapRows*g.TapCols+1) {
-					t.Fatalf("%s: pixel (%d,%d) ch %d: %v, want %v (Σ|terms| %v)", what, rr, q, ch, got, want, abs)
+					t.Fatalf("%s: pixel (%d,%d) ch %d: %v, want %v (Σ|terms| %v)", what, rr, q0, ch, got, want, abs)
 				}
 			}
 		}
@@ -127,6 +158,12 @@ func checkDw(t *testing.T, name string, f dwFunc, g DepthwiseGeom, r *rand.Rand,
 		o := i - guard
 		if (o < 0 || o >= dn || !written[o]) && v != sentinelF32 {
 			t.Fatalf("%s: element %d outside the outputs written", what, o)
+		}
+	}
+	for i, v := range bytes {
+		o := i - guard
+		if (o < 0 || o >= dn || !written[o]) && v != 0xa5 {
+			t.Fatalf("%s: byte %d outside the outputs written", what, o)
 		}
 	}
 }
@@ -140,7 +177,7 @@ func TestTwinDepthwiseConv(t *testing.T) {
 			for _, c := range chans {
 				for range 24 {
 					g := randomDwGeom(r, c)
-					checkDw(t, im.name, im.fn, g, r, i%2, i%int(numKinds), i%3 == 0)
+					checkDw(t, im.name, im.fn, g, r, i%3, i%int(numKinds), i%4 == 0)
 					i++
 				}
 			}
@@ -149,7 +186,7 @@ func TestTwinDepthwiseConv(t *testing.T) {
 				g := DepthwiseGeom{Rows: 2, Cols: cols, C: 8, TapRows: 3, TapCols: 3,
 					XRowStep: (cols + 2) * 8, XColStep: 8, XTapRow: (cols + 2) * 8, XTapCol: 8,
 					DstRowStep: cols * 8, WTapRow: 24}
-				checkDw(t, im.name, im.fn, g, r, cols%2, 0, true)
+				checkDw(t, im.name, im.fn, g, r, cols%3, 0, true)
 			}
 		})
 	}
@@ -179,8 +216,8 @@ func TestTwinDepthwiseSpecials(t *testing.T) {
 				}
 				got, want := make([]float32, dn), make([]float32, dn)
 				a := g.args(0)
-				im.fn(viewU32(got), x, w, viewU32(b), a, 0, 6)
-				dwConvGeneric(viewU32(want), x, w, viewU32(b), a, 0, 6)
+				im.fn(viewBytes(got), x, w, viewU32(b), a, 0, 6)
+				dwConvGeneric(viewBytes(want), x, w, viewU32(b), a, 0, 6)
 				for i := range got {
 					if got[i] != want[i] && !(got[i] != got[i] && want[i] != want[i]) {
 						if math.IsNaN(float64(got[i])) != math.IsNaN(float64(want[i])) || math.Abs(float64(got[i]-want[i])) > 1e-5 {
@@ -201,4 +238,8 @@ func TestDepthwiseGeomPanics(t *testing.T) {
 	}()
 	DepthwiseConvF32(make([]float32, 8), make([]float32, 8), make([]float32, 8), make([]float32, 8),
 		DepthwiseGeom{Rows: 1, Cols: 1, C: 8, TapRows: 1, TapCols: 1, XColStep: -1}, 0, 1)
+}
+
+func viewF32(s []uint32) []float32 {
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }

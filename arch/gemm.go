@@ -1,5 +1,7 @@
 package arch
 
+import "unsafe"
+
 // Register-blocked matrix products for convolutions (CONV_2D as im2col
 // plus GEMM, 1×1 convolutions directly): C = A·Wᵀ where A holds one row
 // per output pixel (the im2col patch, or the input pixel) and W one row
@@ -109,24 +111,23 @@ func clampF32(x, lo, hi float32) float32 {
 }
 
 // PackedGemmInt8Len returns the length in bytes of the packed form of an
-// n×k int8 weight matrix: per block of GemmBlock channels, 64 bytes of
-// per-channel int32 sums and ceil(k/4) groups of 64 weight bytes.
+// n×k int8 weight matrix: per block of GemmBlock channels, ceil(k/4)
+// groups of 64 bytes.
 func PackedGemmInt8Len(n, k int) int {
 	if n <= 0 || k <= 0 {
 		return 0
 	}
-	return (n + GemmBlock - 1) / GemmBlock * 64 * (1 + (k+3)/4)
+	return (n + GemmBlock - 1) / GemmBlock * 64 * ((k + 3) / 4)
 }
 
 // PackGemmInt8 packs the row-major n×k int8 matrix w (output channel j,
 // reduction index i at w[j·k+i]) into dst for GemmInt8. dst must hold
-// PackedGemmInt8Len(n, k) bytes. Layout of block b (channels
-// 16b..16b+15), 64·(1+ceil(k/4)) bytes: first 16 little-endian int32
-// values -128·Σ_i w[j·k+i] (the correction the VNNI kernel needs for
-// taking a as unsigned, a+128), then for each group g of four reduction
-// indices 16 channels × 4 bytes, weight (j, 4g+t) at 64 + 64g + 4·(j%16)
-// + t; channels ≥ n and indices ≥ k are zero. It panics if a slice is too
-// short.
+// PackedGemmInt8Len(n, k) bytes. Block b (channels 16b..16b+15) occupies
+// 64·ceil(k/4) bytes: for each group g of four reduction indices, 16
+// channels × 4 bytes, weight (j, 4g+t) at 64g + 4·(j%16) + t, stored
+// offset by 128 (w XOR 0x80, the unsigned byte w+128 the VNNI kernel's
+// VPDPBUSD needs); channels ≥ n and indices ≥ k hold 0x80 (weight 0). It
+// panics if a slice is too short.
 func PackGemmInt8(dst, w []int8, n, k int) {
 	size := PackedGemmInt8Len(n, k)
 	if size == 0 {
@@ -134,19 +135,15 @@ func PackGemmInt8(dst, w []int8, n, k int) {
 	}
 	dst = dst[:size]
 	w = w[:n*k]
-	clear(dst)
-	blkLen := 64 * (1 + (k+3)/4)
+	for i := range dst {
+		dst[i] = -128 // 0x80: weight 0
+	}
+	blkLen := 64 * ((k + 3) / 4)
 	for j := 0; j < n; j++ {
 		blk := dst[j/GemmBlock*blkLen:]
 		l := j % GemmBlock
-		var sum int32
 		for i, v := range w[j*k : j*k+k] {
-			blk[64+i/4*64+4*l+i%4] = v
-			sum += int32(v)
-		}
-		c := uint32(-128 * sum)
-		for t := 0; t < 4; t++ {
-			blk[4*l+t] = int8(uint8(c >> (8 * t)))
+			blk[i/4*64+4*l+i%4] = v ^ -128
 		}
 	}
 }
@@ -180,4 +177,58 @@ func GemmInt8(dst []int32, ldd int, a []int8, lda int, packed []int8, seed []int
 	_ = a[(m-1)*lda+k-1]
 	_ = packed[PackedGemmInt8Len(n, k)-1]
 	gemmInt8(dst, ldd, a, lda, packed, seed, m, n, k)
+}
+
+var (
+	gemmInt8Rq      func(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32)
+	gemmInt8RqImpls = newImpls("GemmInt8Requantize", &gemmInt8Rq, gemmInt8RqGeneric)
+)
+
+// GemmInt8RequantizeInt8 is GemmInt8 followed by RequantizeChannelsInt8
+// on every output pixel, without storing the int32 sums (the requantised
+// output stage of TFLite's int8 CONV_2D, bias and activation included):
+//
+//	dst[p·ldd + j] = int8(clamp(MBQM(seed[j] + Σ_i a[p·lda+i]·w[j·k+i], channel j) + zp, lo, hi))
+//
+// for p < m, j < n; q must have n channels (a ChannelRequant of another
+// size is a kernel bug and panics), lo ≤ hi in [-128, 127]. Every
+// implementation gives the same bits. Strides and panics as GemmInt8.
+func GemmInt8RequantizeInt8(dst []int8, ldd int, a []int8, lda int, packed []int8, seed []int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
+	if lo < -128 || hi > 127 || lo > hi {
+		panic("arch.GemmInt8RequantizeInt8: clamp range outside [-128, 127]")
+	}
+	gemmInt8RqCheck(len(dst), ldd, a, lda, packed, seed, q, m, n, k)
+	if m > 0 && n > 0 {
+		gemmInt8Rq(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)), ldd, a, lda, packed, seed, q, m, n, k, zp, lo, hi)
+	}
+}
+
+// GemmInt8RequantizeUint8 is GemmInt8RequantizeInt8 for uint8 outputs
+// (TFLite's uint8 CONV_2D): lo ≤ hi in [0, 255].
+func GemmInt8RequantizeUint8(dst []uint8, ldd int, a []int8, lda int, packed []int8, seed []int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
+	if lo < 0 || hi > 255 || lo > hi {
+		panic("arch.GemmInt8RequantizeUint8: clamp range outside [0, 255]")
+	}
+	gemmInt8RqCheck(len(dst), ldd, a, lda, packed, seed, q, m, n, k)
+	if m > 0 && n > 0 {
+		gemmInt8Rq(dst, ldd, a, lda, packed, seed, q, m, n, k, zp, lo, hi)
+	}
+}
+
+func gemmInt8RqCheck(dstLen, ldd int, a []int8, lda int, packed []int8, seed []int32, q *ChannelRequant, m, n, k int) {
+	if m <= 0 || n <= 0 {
+		return
+	}
+	if lda < k || ldd < n || k < 1 {
+		panic("arch.GemmInt8Requantize: row stride shorter than the row, or k < 1")
+	}
+	if q.n != n {
+		panic("arch.GemmInt8Requantize: requantisation parameters for another channel count")
+	}
+	if dstLen < (m-1)*ldd+n {
+		panic("arch.GemmInt8Requantize: destination too short")
+	}
+	_ = seed[n-1]
+	_ = a[(m-1)*lda+k-1]
+	_ = packed[PackedGemmInt8Len(n, k)-1]
 }

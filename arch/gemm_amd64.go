@@ -46,3 +46,93 @@ var (
 	_ = gemmF32Impls.add("avx2", AVX2, nil, gemmF32AVX2)
 	_ = gemmF32Impls.add("avx512", AVX512, nil, gemmF32AVX512)
 )
+
+//go:noescape
+func gemmInt8R8VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64)
+
+//go:noescape
+func gemmInt8R4VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64)
+
+//go:noescape
+func gemmInt8R4AVX2(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, masks *int32)
+
+// gemmInt8VNNI splits the rows as gemmF32AVX512 does.
+func gemmInt8VNNI(dst []int32, ldd int, a []int8, lda int, w []int8, seed []int32, m, n, k int) {
+	tail := uint64(1)<<(n%GemmBlock) - 1
+	ktail := uint64(1)<<(k%4) - 1
+	m8 := m
+	if r := m % 8; r > 0 && r <= 4 {
+		m8 = m - r
+	}
+	if m8 > 0 {
+		gemmInt8R8VNNI(&dst[0], ldd, &a[0], lda, &w[0], &seed[0], m8, n, k, tail, ktail)
+	}
+	if m8 < m {
+		gemmInt8R4VNNI(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &seed[0], m-m8, n, k, tail, ktail)
+	}
+}
+
+// gemmInt8AVX2 needs k ≥ 4 (its tail reads a row's last four bytes).
+func gemmInt8AVX2(dst []int32, ldd int, a []int8, lda int, w []int8, seed []int32, m, n, k int) {
+	if k < 4 {
+		gemmInt8Generic(dst, ldd, a, lda, w, seed, m, n, k)
+		return
+	}
+	gemmInt8R4AVX2(&dst[0], ldd, &a[0], lda, &w[0], &seed[0], m, n, k, &tailMask32[0])
+}
+
+var (
+	_ = gemmInt8Impls.add("avx2", AVX2, nil, gemmInt8AVX2)
+	_ = gemmInt8Impls.add("avx512vnni", AVX512, []Feature{FeatAVX512VNNI}, gemmInt8VNNI)
+)
+
+//go:noescape
+func gemmInt8RqR8VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32)
+
+//go:noescape
+func gemmInt8RqR4VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32)
+
+// gemmInt8RqVNNI splits the rows as gemmInt8VNNI does.
+func gemmInt8RqVNNI(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
+	tail := uint64(1)<<(n%GemmBlock) - 1
+	ktail := uint64(1)<<(k%4) - 1
+	m8 := m
+	if r := m % 8; r > 0 && r <= 4 {
+		m8 = m - r
+	}
+	if m8 > 0 {
+		gemmInt8RqR8VNNI(&dst[0], ldd, &a[0], lda, &w[0], &seed[0], m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi)
+	}
+	if m8 < m {
+		gemmInt8RqR4VNNI(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &seed[0], m-m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi)
+	}
+}
+
+// gemmInt8RqAVX2 runs the AVX2 GEMM into an int32 tile on the stack and
+// requantises it, a few rows at a time.
+func gemmInt8RqAVX2(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
+	const tileLen = 2048
+	if n > tileLen {
+		gemmInt8RqGeneric(dst, ldd, a, lda, w, seed, q, m, n, k, zp, lo, hi)
+		return
+	}
+	var tile [tileLen]int32
+	rows := tileLen / n
+	for p0 := 0; p0 < m; p0 += rows {
+		r := min(rows, m-p0)
+		acc := tile[:r*n]
+		gemmInt8AVX2(acc, n, a[p0*lda:], lda, w, seed, r, n, k)
+		if ldd == n {
+			requantChannelsAVX2Go(dst[p0*ldd:p0*ldd+r*n], acc, q, zp, lo, hi)
+			continue
+		}
+		for i := 0; i < r; i++ {
+			requantChannelsAVX2Go(dst[(p0+i)*ldd:(p0+i)*ldd+n], acc[i*n:(i+1)*n], q, zp, lo, hi)
+		}
+	}
+}
+
+var (
+	_ = gemmInt8RqImpls.add("avx2", AVX2, nil, gemmInt8RqAVX2)
+	_ = gemmInt8RqImpls.add("avx512vnni", AVX512, []Feature{FeatAVX512VNNI}, gemmInt8RqVNNI)
+)

@@ -40,13 +40,13 @@ func gemmF32Generic(dst []float32, ldd int, a []float32, lda int, w, bias []floa
 	}
 }
 
-// gemmInt8Generic is GemmInt8 (sizes checked by the wrapper, k ≥ 1). It
-// skips the packed correction sums, which only the VNNI kernel needs.
+// gemmInt8Generic is GemmInt8 (sizes checked by the wrapper, k ≥ 1),
+// undoing the packed weights' +128 offset.
 func gemmInt8Generic(dst []int32, ldd int, a []int8, lda int, w []int8, seed []int32, m, n, k int) {
 	groups := (k + 3) / 4
-	blkLen := 64 * (1 + groups)
+	blkLen := 64 * groups
 	for j0 := 0; j0 < n; j0 += GemmBlock {
-		blk := w[j0/GemmBlock*blkLen+64 : (j0/GemmBlock+1)*blkLen]
+		blk := w[j0/GemmBlock*blkLen : (j0/GemmBlock+1)*blkLen]
 		nb := min(GemmBlock, n-j0)
 		for p := 0; p < m; p++ {
 			var acc [GemmBlock]int32
@@ -58,8 +58,8 @@ func gemmInt8Generic(dst []int32, ldd int, a []int8, lda int, w []int8, seed []i
 				}
 				ws := (*[64]int8)(blk[g*64:])
 				for l := range acc {
-					acc[l] += x[0]*int32(ws[4*l]) + x[1]*int32(ws[4*l+1]) +
-						x[2]*int32(ws[4*l+2]) + x[3]*int32(ws[4*l+3])
+					acc[l] += x[0]*int32(ws[4*l]^-128) + x[1]*int32(ws[4*l+1]^-128) +
+						x[2]*int32(ws[4*l+2]^-128) + x[3]*int32(ws[4*l+3]^-128)
 				}
 			}
 			out := dst[p*ldd+j0 : p*ldd+j0+nb]
@@ -67,5 +67,34 @@ func gemmInt8Generic(dst []int32, ldd int, a []int8, lda int, w []int8, seed []i
 				out[l] = seed[j0+l] + acc[l]
 			}
 		}
+	}
+}
+
+// gemmInt8RqGeneric is GemmInt8Requantize: each pixel's sums for one
+// block of 16 channels in a stack array, then requantised.
+func gemmInt8RqGeneric(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
+	blkLen := 64 * ((k + 3) / 4)
+	var acc [GemmBlock]int32
+	for p := 0; p < m; p++ {
+		for j0 := 0; j0 < n; j0 += GemmBlock {
+			nb := min(GemmBlock, n-j0)
+			blk := w[j0/GemmBlock*blkLen : (j0/GemmBlock+1)*blkLen]
+			gemmInt8Generic(acc[:nb], nb, a[p*lda:], lda, blk, seed[j0:j0+nb], 1, nb, k)
+			requantSpan(dst[p*ldd+j0:p*ldd+j0+nb], acc[:nb], q, j0, zp, lo, hi)
+		}
+	}
+}
+
+// requantSpan requantises acc, whose element i belongs to channel c0+i,
+// into dst (see requantChannelsGeneric).
+func requantSpan(dst []byte, acc []int32, q *ChannelRequant, c0 int, zp, lo, hi int32) {
+	dst = dst[:len(acc)]
+	for i, x := range acc {
+		c := c0 + i
+		left, right := uint32(q.p[2*q.stride+c]), uint32(q.p[3*q.stride+c])
+		h := int32((int64(x<<left)*int64(q.p[c]) + 1<<30) >> 31)
+		th := q.p[5*q.stride+c] - h>>31
+		r := h>>right + int32(uint32(th-h&q.p[4*q.stride+c])>>31)
+		dst[i] = byte(max(lo, min(r+zp, hi)))
 	}
 }

@@ -224,28 +224,182 @@ func TestPackGemmLayouts(t *testing.T) {
 				p8[i] = 7
 			}
 			PackGemmInt8(p8, w8, n, k)
-			blkLen := 64 * (1 + (k+3)/4)
+			blkLen := 64 * ((k + 3) / 4)
 			for b := 0; b*GemmBlock < n; b++ {
 				blk := p8[b*blkLen : (b+1)*blkLen]
 				for l := 0; l < GemmBlock; l++ {
 					j := b*GemmBlock + l
-					var sum int32
 					for i := 0; i < (k+3)/4*4; i++ {
 						want := int8(0)
 						if j < n && i < k {
 							want = w8[j*k+i]
-							sum += int32(want)
 						}
-						if got := blk[64+i/4*64+4*l+i%4]; got != want {
-							t.Fatalf("int8 n=%d k=%d block %d i=%d lane %d: %v, want %v", n, k, b, i, l, got, want)
+						if got := blk[i/4*64+4*l+i%4]; got != want^-128 {
+							t.Fatalf("int8 n=%d k=%d block %d i=%d lane %d: %v, want %v", n, k, b, i, l, got, want^-128)
 						}
-					}
-					corr := int32(uint32(uint8(blk[4*l])) | uint32(uint8(blk[4*l+1]))<<8 | uint32(uint8(blk[4*l+2]))<<16 | uint32(uint8(blk[4*l+3]))<<24)
-					if corr != -128*sum {
-						t.Fatalf("int8 n=%d k=%d block %d lane %d: correction %d, want %d", n, k, b, l, corr, -128*sum)
 					}
 				}
 			}
 		}
+	}
+}
+
+// checkGemmInt8 runs f on c and compares every output with the int64
+// reference wrapped to int32, and every element outside the outputs
+// with its sentinel.
+func checkGemmInt8(t testing.TB, name string, f func([]int32, int, []int8, int, []int8, []int32, int, int, int),
+	c gemmCase, a, w, packed []int8, seed []int32) {
+	t.Helper()
+	size := 0
+	if c.m > 0 {
+		size = (c.m-1)*c.ldd + c.n
+	}
+	buf := make([]int32, size+1+2*guard)
+	for i := range buf {
+		buf[i] = sentinelI32
+	}
+	dst := buf[guard+1 : guard+1+size : guard+1+size]
+	if c.m > 0 {
+		f(dst, c.ldd, a, c.lda, packed, seed, c.m, c.n, c.k)
+	}
+	for i, v := range buf {
+		in := i - guard - 1
+		p, j := 0, -1
+		if in >= 0 && in < size {
+			p, j = in/c.ldd, in%c.ldd
+		}
+		if j < 0 || j >= c.n {
+			if v != sentinelI32 {
+				t.Fatalf("%s %v: element %d outside the outputs written (%d)", name, c, in, v)
+			}
+			continue
+		}
+		s := int64(seed[j])
+		for i := 0; i < c.k; i++ {
+			s += int64(a[p*c.lda+i]) * int64(w[j*c.k+i])
+		}
+		if want := int32(s); v != want {
+			t.Fatalf("%s %v: dst[%d][%d] = %d, want %d", name, c, p, j, v, want)
+		}
+	}
+}
+
+func TestTwinGemmInt8(t *testing.T) {
+	for _, im := range implsOf(gemmInt8Impls) {
+		t.Run(im.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(77, 78))
+			for i, c := range gemmCases(r) {
+				aLen := 0
+				if c.m > 0 {
+					aLen = (c.m-1)*c.lda + c.k
+				}
+				var a, packed []int8
+				var seed []int32
+				tail := i%2 == 0
+				if tail {
+					a, seed = tailI8(t, aLen), tailI32(t, c.n)
+					packed = tailI8(t, PackedGemmInt8Len(c.n, c.k))
+				} else {
+					a, seed = make([]int8, aLen+1)[1:], make([]int32, c.n)
+					packed = make([]int8, PackedGemmInt8Len(c.n, c.k))
+				}
+				w := make([]int8, c.n*c.k)
+				kind := i % 3
+				genI8(r, a, kind)
+				genI8(r, w, (kind+i/3)%3)
+				for j := range seed {
+					seed[j] = []int32{0, int32(r.Uint32()), math.MaxInt32 - 100, math.MinInt32 + 100, int32(r.IntN(20001) - 10000)}[r.IntN(5)]
+				}
+				PackGemmInt8(packed, w, c.n, c.k)
+				checkGemmInt8(t, im.name, im.fn, c, a, w, packed, seed)
+			}
+		})
+	}
+}
+
+// TestTwinGemmInt8Requantize checks the fused GEMM and requantisation
+// against the int64 sums requantised by mulQuant, for int8 and uint8
+// ranges, with guard bands and gaps around the byte outputs.
+func TestTwinGemmInt8Requantize(t *testing.T) {
+	for _, im := range implsOf(gemmInt8RqImpls) {
+		t.Run(im.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(79, 80))
+			for i, c := range gemmCases(r) {
+				aLen := 0
+				if c.m > 0 {
+					aLen = (c.m-1)*c.lda + c.k
+				}
+				var a, packed []int8
+				var seed []int32
+				if i%2 == 0 {
+					a, seed = tailI8(t, aLen), tailI32(t, c.n)
+					packed = tailI8(t, PackedGemmInt8Len(c.n, c.k))
+				} else {
+					a, seed = make([]int8, aLen+1)[1:], make([]int32, c.n)
+					packed = make([]int8, PackedGemmInt8Len(c.n, c.k))
+				}
+				w := make([]int8, c.n*c.k)
+				genI8(r, a, i%3)
+				genI8(r, w, (i/3)%3)
+				for j := range seed {
+					seed[j] = int32(r.IntN(1<<20) - 1<<19)
+					if r.IntN(8) == 0 {
+						seed[j] = int32(r.Uint32())
+					}
+				}
+				PackGemmInt8(packed, w, c.n, c.k)
+				q, mult, shift := randomChannelRequant(t, r, c.n)
+				if i%3 != 0 { // realistic conv multipliers: < 1, right shifts
+					for j := range mult {
+						mult[j], shift[j] = int32(1<<30+r.IntN(1<<30)), -r.IntN(12)
+					}
+					var err error
+					if q, err = NewChannelRequant(mult, shift); err != nil {
+						t.Fatal(err)
+					}
+				}
+				zp, lo, hi := int32(r.IntN(256)-128), int32(-128), int32(127)
+				if i%4 == 1 {
+					zp, lo, hi = int32(r.IntN(256)), 0, 255
+				}
+				if i%5 == 2 {
+					lo, hi = lo+int32(r.IntN(50)), hi-int32(r.IntN(50))
+				}
+				size := 0
+				if c.m > 0 {
+					size = (c.m-1)*c.ldd + c.n
+				}
+				const sentinel = 0x5a
+				buf := make([]byte, size+2*guard)
+				for j := range buf {
+					buf[j] = sentinel
+				}
+				dst := buf[guard : guard+size : guard+size]
+				if c.m > 0 {
+					im.fn(dst, c.ldd, a, c.lda, packed, seed, q, c.m, c.n, c.k, zp, lo, hi)
+				}
+				for j, v := range buf {
+					in := j - guard
+					p, ch := 0, -1
+					if in >= 0 && in < size {
+						p, ch = in/c.ldd, in%c.ldd
+					}
+					if ch < 0 || ch >= c.n {
+						if v != sentinel {
+							t.Fatalf("%s %v: byte %d outside the outputs written", im.name, c, in)
+						}
+						continue
+					}
+					s := int64(seed[ch])
+					for x := 0; x < c.k; x++ {
+						s += int64(a[p*c.lda+x]) * int64(w[ch*c.k+x])
+					}
+					want := byte(max(lo, min(mulQuant(int32(s), mult[ch], shift[ch])+zp, hi)))
+					if v != want {
+						t.Fatalf("%s %v: dst[%d][%d] = %d, want %d (sum %d, mult %d shift %d)", im.name, c, p, ch, v, want, int32(s), mult[ch], shift[ch])
+					}
+				}
+			}
+		})
 	}
 }

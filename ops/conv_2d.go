@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/tflrun/tflrun/arch"
 )
@@ -61,9 +62,16 @@ type Conv2D struct {
 	w8        []int8 // uint8 filter re-centred to int8 (constant filters)
 	rowSums   []int32
 	rowSumsOK bool
-	seed      []int32        // per-channel accumulator start (bias and zero-point terms)
-	accTileID int            // integer paths: accumulators of one tile
-	chansTile []quantChannel // integer paths: requantisation tiled over a tile
+	seed      []int32 // per-channel accumulator start (bias and zero-point terms)
+	accTileID int     // integer paths: accumulators of one tile
+	// Integer paths: the filter (re-centred for uint8) packed for
+	// arch.GemmInt8 (constant filters; else packed into scratch pack8ID
+	// at every Eval), the requantisation for arch.RequantizeChannels, and
+	// (uint8) the per-pixel input sums of a tile.
+	packed8 []int8
+	pack8ID int
+	cq      *arch.ChannelRequant
+	xsumID  int
 	// Hybrid path: per-channel filter scales that differ (TFLite's
 	// EvalHybridPerChannel), else one filter scale (EvalHybrid).
 	hybridPerChannel bool
@@ -223,9 +231,8 @@ func (k *Conv2D) Prepare(n *Node) error {
 		// The accumulators of a whole tile stay in L1 too.
 		k.tile = max(1, min(k.tile, convAccTileBytes/(4*k.outC)))
 		k.accTileID = n.RequestScratch(4 * k.tile * k.outC)
-		k.chansTile = make([]quantChannel, k.tile*k.outC)
-		for i := range k.chansTile {
-			k.chansTile[i] = k.q.chans[i%k.outC]
+		if k.cq, err = arch.NewChannelRequant(k.q.mult, k.q.shift); err != nil {
+			return fmt.Errorf("output 0: %v", err)
 		}
 	}
 	if k.path == convFloat && k.direct {
@@ -255,12 +262,27 @@ func (k *Conv2D) Prepare(n *Node) error {
 			k.sfID = n.RequestScratch(4 * k.batches)
 			k.offID = n.RequestScratch(4 * k.batches)
 		}
+		constFilter := filter.Kind == ConstTensor && len(filter.Data) >= filter.Bytes()
 		if k.path == convUint8 {
-			if filter.Kind == ConstTensor && len(filter.Data) >= filter.Bytes() {
+			if constFilter {
 				k.w8 = make([]int8, filter.NumElements())
 				recentreUint8(k.w8, filter.Data)
 			} else {
 				k.wID = n.RequestScratch(filter.NumElements())
+			}
+			k.xsumID = n.RequestScratch(4 * k.tile)
+		}
+		if k.path != convHybrid {
+			size := arch.PackedGemmInt8Len(k.outC, k.k)
+			if constFilter {
+				w := k.w8
+				if k.path == convInt8 {
+					w = filter.Int8s()
+				}
+				k.packed8 = make([]int8, size)
+				arch.PackGemmInt8(k.packed8, w, k.outC, k.k)
+			} else {
+				k.pack8ID = n.RequestScratch(size)
 			}
 		}
 	}
@@ -431,6 +453,19 @@ func (k *Conv2D) evalQuant(n *Node, in, filter, bias, out *Tensor) error {
 		x = view[int8](in.Data)
 		padByte = int8(uint8(-k.q.inOffset)) // raw uint8 zero point, re-centred below
 	}
+	packed := k.packed8
+	if packed == nil {
+		if packed, err = scratchInt8(n, k.pack8ID, arch.PackedGemmInt8Len(k.outC, k.k)); err != nil {
+			return err
+		}
+		arch.PackGemmInt8(packed, w, k.outC, k.k)
+	}
+	var xsum []int32
+	if wzp != 0 {
+		if xsum, err = scratchInt32(n, k.xsumID, k.tile); err != nil {
+			return err
+		}
+	}
 	q := &k.q
 	inImage := k.col.h.in * k.col.inRowStride
 	for batch := 0; batch < k.batches; batch++ {
@@ -444,42 +479,57 @@ func (k *Conv2D) evalQuant(n *Node, in, filter, bias, out *Tensor) error {
 				im2colFill(&k.col, col, xb, p0, cnt, padByte)
 				src = col[:cnt*k.k]
 				if k.path == convUint8 {
-					for i, v := range src {
-						src[i] = v ^ -128
-					}
-				}
-			}
-			// Seed the tile's accumulators (doubling copies), add each
-			// pixel's products, then requantise the tile in one pass.
-			accT := accTile[:cnt*k.outC]
-			copy(accT[:k.outC], k.seed)
-			for filled := k.outC; filled < len(accT); filled *= 2 {
-				copy(accT[filled:], accT[:filled])
-			}
-			for i := 0; i < cnt; i++ {
-				patch := src[i*k.k : (i+1)*k.k]
-				acc := accT[i*k.outC : (i+1)*k.outC]
-				arch.MatVecMulAccInt8(acc, w, k.outC, k.k, patch)
-				if wzp != 0 {
-					var xsum int32
-					for _, v := range patch {
-						xsum += int32(v)
-					}
-					corr := wzp * xsum
-					for c := range acc {
-						acc[c] -= corr
-					}
+					flipSigns(src)
 				}
 			}
 			off := (batch*k.pixels + p0) * k.outC
+			if wzp == 0 {
+				// Sums and requantisation in one pass.
+				if k.path == convInt8 {
+					arch.GemmInt8RequantizeInt8(out.Int8s()[off:off+cnt*k.outC], k.outC, src, k.k, packed, k.seed, k.cq, cnt, k.outC, k.k, q.outOffset, q.actMin, q.actMax)
+				} else {
+					arch.GemmInt8RequantizeUint8(out.Data[off:off+cnt*k.outC], k.outC, src, k.k, packed, k.seed, k.cq, cnt, k.outC, k.k, q.outOffset, q.actMin, q.actMax)
+				}
+				continue
+			}
+			// A filter zero point adds the per-pixel term -wzp·Σx to the
+			// sums before the requantisation.
+			accT := accTile[:cnt*k.outC]
+			arch.GemmInt8(accT, k.outC, src, k.k, packed, k.seed, cnt, k.outC, k.k)
+			arch.RowSumsInt8(xsum[:cnt], src, cnt, k.k)
+			for i, s := range xsum[:cnt] {
+				corr := wzp * s
+				acc := accT[i*k.outC : (i+1)*k.outC]
+				for c := range acc {
+					acc[c] -= corr
+				}
+			}
 			if k.path == convInt8 {
-				requantRow(out.Int8s()[off:off+len(accT)], accT, k.chansTile, q.outOffset, q.actMin, q.actMax)
+				arch.RequantizeChannelsInt8(out.Int8s()[off:off+len(accT)], accT, k.cq, q.outOffset, q.actMin, q.actMax)
 			} else {
-				requantRow(out.Data[off:off+len(accT)], accT, k.chansTile, q.outOffset, q.actMin, q.actMax)
+				arch.RequantizeChannelsUint8(out.Data[off:off+len(accT)], accT, k.cq, q.outOffset, q.actMin, q.actMax)
 			}
 		}
 	}
 	return nil
+}
+
+// flipSigns maps uint8 values v, stored in int8 slots, to int8 v-128 (the
+// re-centring of recentreUint8), eight bytes at a time.
+func flipSigns(v []int8) {
+	words := len(v) / 8
+	if uintptr(unsafe.Pointer(unsafe.SliceData(v)))%8 != 0 {
+		words = 0 // (unaligned 64-bit access faults on some 32-bit ARMs)
+	}
+	if words > 0 {
+		u := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(v))), words)
+		for i := range u {
+			u[i] ^= 0x8080808080808080
+		}
+	}
+	for i := words * 8; i < len(v); i++ {
+		v[i] ^= -128
+	}
 }
 
 // evalGrouped is TFLite's reference convolution, used (as in TFLite) for

@@ -60,8 +60,8 @@ type DepthwiseConv2D struct {
 	xfID       int       // converted (integer) or repeated (m > 1) input
 	zeroBiasF  []float32
 	zeroBiasI  []int32
-	chansRow   []quantChannel // per-channel requantisation tiled over an output row
-	inputMoved bool           // the kernel reads the xfID scratch, not the input
+	cq         *arch.ChannelRequant
+	inputMoved bool // the kernel reads the xfID scratch, not the input
 }
 
 // dwBand is a run of output rows (or columns) whose windows keep the same
@@ -226,11 +226,8 @@ func (k *DepthwiseConv2D) Prepare(n *Node) error {
 	if bias == nil {
 		k.zeroBiasI = make([]int32, k.outC)
 	}
-	// One image of int32 sums, requantised row by row.
-	k.accID = n.RequestScratch(4 * k.h.out * k.w.out * k.outC)
-	k.chansRow = make([]quantChannel, k.w.out*k.outC)
-	for i := range k.chansRow {
-		k.chansRow[i] = k.q.chans[i%k.outC]
+	if k.cq, err = arch.NewChannelRequant(k.q.mult, k.q.shift); err != nil {
+		return fmt.Errorf("output 0: %v", err)
 	}
 	return nil
 }
@@ -295,16 +292,13 @@ func (k *DepthwiseConv2D) evalRect(n *Node, in, filter, bias, out *Tensor) error
 				repeatChannels(xf, xb, k.inC, k.mult)
 				xb = xf
 			}
-			k.rects(o[batch*outImage:(batch+1)*outImage], nil, xb, w, b, nil)
+			k.rects(rectOut{f: o[batch*outImage : (batch+1)*outImage]}, xb, w, b, nil)
 		}
 		return nil
 	}
-	acc, err := scratchInt32(n, k.accID, outImage)
-	if err != nil {
-		return err
-	}
 	w := k.wF
 	if w == nil {
+		var err error
 		if w, err = scratchFloat32(n, k.wfID, k.h.filter*k.w.filter*C); err != nil {
 			return err
 		}
@@ -314,33 +308,36 @@ func (k *DepthwiseConv2D) evalRect(n *Node, in, filter, bias, out *Tensor) error
 	if bias != nil {
 		b = bias.Int32s()[:C]
 	}
-	q := &k.q
-	rowLen := k.w.out * C
 	for batch := 0; batch < k.batches; batch++ {
+		o := rectOut{}
 		if k.path == convInt8 {
-			offsetRepeat(xf, in.Int8s()[batch*inImage:(batch+1)*inImage], k.inC, k.mult, q.inOffset)
+			offsetRepeat(xf, in.Int8s()[batch*inImage:(batch+1)*inImage], k.inC, k.mult, k.q.inOffset)
+			o.i8 = out.Int8s()[batch*outImage : (batch+1)*outImage]
 		} else {
-			offsetRepeat(xf, in.Data[batch*inImage:(batch+1)*inImage], k.inC, k.mult, q.inOffset)
+			offsetRepeat(xf, in.Data[batch*inImage:(batch+1)*inImage], k.inC, k.mult, k.q.inOffset)
+			o.u8 = out.Data[batch*outImage : (batch+1)*outImage]
 		}
-		k.rects(nil, acc, xf, w, nil, b)
-		for oy := 0; oy < k.h.out; oy++ {
-			o := batch*outImage + oy*rowLen
-			if k.path == convInt8 {
-				requantRow(out.Int8s()[o:o+rowLen], acc[oy*rowLen:(oy+1)*rowLen], k.chansRow, q.outOffset, q.actMin, q.actMax)
-			} else {
-				requantRow(out.Data[o:o+rowLen], acc[oy*rowLen:(oy+1)*rowLen], k.chansRow, q.outOffset, q.actMin, q.actMax)
-			}
-		}
+		k.rects(o, xf, w, nil, b)
 	}
 	return nil
 }
 
+// rectOut is the output image of one rect-mode pass: float32, int8 or
+// uint8 (the integer paths requantise in the kernel).
+type rectOut struct {
+	f  []float32
+	i8 []int8
+	u8 []uint8
+}
+
 // rects runs the kernel over every band rectangle of one image: float
-// output into o with bias bf, or int32 sums into acc with bias bi. x is
-// the image with outC channels per pixel, w the filter [taps][outC].
-func (k *DepthwiseConv2D) rects(o []float32, acc []int32, x, w, bf []float32, bi []int32) {
+// output with bias bf, or requantised integer output of the int32 sums
+// plus bias bi. x is the image with outC channels per pixel, w the filter
+// [taps][outC].
+func (k *DepthwiseConv2D) rects(o rectOut, x, w, bf []float32, bi []int32) {
 	C := k.outC
 	inRow := k.w.in * C
+	q := &k.q
 	for _, rb := range k.rowBands {
 		for _, cb := range k.colBands {
 			g := arch.DepthwiseGeom{
@@ -356,10 +353,13 @@ func (k *DepthwiseConv2D) rects(o []float32, acc []int32, x, w, bf []float32, bi
 				ws = w[(rb.lo*k.w.filter+cb.lo)*C:]
 			}
 			d := (rb.o0*k.w.out + cb.o0) * C
-			if o != nil {
-				arch.DepthwiseConvF32(o[d:], xs, ws, bf, g, k.fMin, k.fMax)
-			} else {
-				arch.DepthwiseConvF32Int32(acc[d:], xs, ws, bi, g)
+			switch {
+			case o.f != nil:
+				arch.DepthwiseConvF32(o.f[d:], xs, ws, bf, g, k.fMin, k.fMax)
+			case o.i8 != nil:
+				arch.DepthwiseConvRequantizeInt8(o.i8[d:], xs, ws, bi, g, k.cq, q.outOffset, q.actMin, q.actMax)
+			default:
+				arch.DepthwiseConvRequantizeUint8(o.u8[d:], xs, ws, bi, g, k.cq, q.outOffset, q.actMin, q.actMax)
 			}
 		}
 	}
@@ -381,14 +381,16 @@ func repeatChannels(dst, src []float32, inC, mult int) {
 // offsetRepeat sets dst to the integer image src plus offset as float32,
 // every value repeated mult times.
 func offsetRepeat[T int8 | uint8](dst []float32, src []T, inC, mult int, offset int32) {
-	off := float32(offset)
 	if mult == 1 {
-		dst = dst[:len(src)]
-		for i, v := range src {
-			dst[i] = float32(v) + off
+		switch s := any(src).(type) {
+		case []int8:
+			arch.Int8ToF32(dst, s, offset)
+		case []uint8:
+			arch.Uint8ToF32(dst, s, offset)
 		}
 		return
 	}
+	off := float32(offset)
 	dst = dst[:len(src)*mult]
 	for i, v := range src {
 		fillValue(dst[i*mult:(i+1)*mult], float32(v)+off)

@@ -1,0 +1,788 @@
+//go:build !purego
+
+// AVX-512 VNNI int8 GEMM micro-kernels for GemmInt8 (gemm.go): a block of
+// up to 8 (or 4) pixel rows times the packed weights, 16 output channels
+// per step. The packed weights are stored as unsigned bytes w+128, and
+// VPDPBUSD multiplies them by four signed bytes of a row broadcast from
+// memory ({1to16}), adding the four products to each int32 lane: one
+// instruction per row per group of four reduction indices, no horizontal
+// sums, whatever k and n are. Σ(w+128)·a = Σw·a + 128·Σa, so each row's
+// sum Σa (VPDPBUSD of the row with a vector of ones, once per row block)
+// times 128 is subtracted from the seed the sums start at. VPDPBUSD wraps
+// (unlike VPDPBUSDS), so every sum is the exact int32 result modulo 2^32.
+// A last group of k%4 indices is loaded with a byte mask (K2: neither
+// reads nor faults past the row), zeros above.
+//
+// Rows beyond m in the last row block alias the last real row: computed,
+// not stored.
+
+#include "textflag.h"
+#include "requant_channel_amd64.h"
+
+#define ROWPTR(prev, next, idx) \
+	LEAQ    (prev)(R14*1), next \
+	CMPQ    DI, $idx            \
+	CMOVQLT prev, next
+
+// TAILA broadcasts the last k%4 bytes of a row (offset AX, mask K2), zero
+// filled, to every dword of Z9.
+#define TAILA(row) \
+	VMOVDQU8.Z   (row)(AX*1), K2, X9 \
+	VPBROADCASTD X9, Z9
+
+// Registers: SI, BX, CX, DX, R8-R11 rows; R12 packed weights; AX
+// reduction offset; R13 4·floor(k/4); DI channel index; Z0-Z7 sums;
+// Z12-Z19 128·row sums; Z8 weights; Z20 bytes of 1; K1 channel mask; K2
+// k-tail byte mask. The requantising variants (…Rq…) keep the sums in
+// registers and apply RQ16 (requant_channel_amd64.h, registers Z21-Z31,
+// K3, K4) to them, storing bytes.
+
+// func gemmInt8R8VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64)
+TEXT ·gemmInt8R8VNNI(SB), NOSPLIT, $0-88
+	MOVQ         k+64(FP), R13
+	ANDQ         $-4, R13
+	MOVQ         ktail+80(FP), AX
+	KMOVQ        AX, K2
+	MOVL         $0x01010101, AX
+	VPBROADCASTD AX, Z20
+	MOVQ         a+16(FP), SI
+
+rowblk8:
+	MOVQ lda+24(FP), R14
+	MOVQ m+48(FP), DI
+	ROWPTR(SI, BX, 2)
+	ROWPTR(BX, CX, 3)
+	ROWPTR(CX, DX, 4)
+	ROWPTR(DX, R8, 5)
+	ROWPTR(R8, R9, 6)
+	ROWPTR(R9, R10, 7)
+	ROWPTR(R10, R11, 8)
+
+	// Row sums Σa of the block's rows, times 128: Z12-Z19.
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	XORQ   AX, AX
+	CMPQ   AX, R13
+	JGE    sumtail8
+
+sumloop8:
+	VPDPBUSD.BCST (SI)(AX*1), Z20, Z12
+	VPDPBUSD.BCST (BX)(AX*1), Z20, Z13
+	VPDPBUSD.BCST (CX)(AX*1), Z20, Z14
+	VPDPBUSD.BCST (DX)(AX*1), Z20, Z15
+	VPDPBUSD.BCST (R8)(AX*1), Z20, Z16
+	VPDPBUSD.BCST (R9)(AX*1), Z20, Z17
+	VPDPBUSD.BCST (R10)(AX*1), Z20, Z18
+	VPDPBUSD.BCST (R11)(AX*1), Z20, Z19
+	ADDQ          $4, AX
+	CMPQ          AX, R13
+	JLT           sumloop8
+
+sumtail8:
+	CMPQ ktail+80(FP), $0
+	JEQ  sumdone8
+	TAILA(SI)
+	VPDPBUSD Z9, Z20, Z12
+	TAILA(BX)
+	VPDPBUSD Z9, Z20, Z13
+	TAILA(CX)
+	VPDPBUSD Z9, Z20, Z14
+	TAILA(DX)
+	VPDPBUSD Z9, Z20, Z15
+	TAILA(R8)
+	VPDPBUSD Z9, Z20, Z16
+	TAILA(R9)
+	VPDPBUSD Z9, Z20, Z17
+	TAILA(R10)
+	VPDPBUSD Z9, Z20, Z18
+	TAILA(R11)
+	VPDPBUSD Z9, Z20, Z19
+
+sumdone8:
+	VPSLLD $7, Z12, Z12
+	VPSLLD $7, Z13, Z13
+	VPSLLD $7, Z14, Z14
+	VPSLLD $7, Z15, Z15
+	VPSLLD $7, Z16, Z16
+	VPSLLD $7, Z17, Z17
+	VPSLLD $7, Z18, Z18
+	VPSLLD $7, Z19, Z19
+	MOVQ   w+32(FP), R12
+	XORQ   DI, DI
+
+nblk8:
+	MOVQ n+56(FP), R14
+	SUBQ DI, R14
+	MOVL $0xffff, AX
+	CMPQ R14, $16
+	JGE  nmask8
+	MOVQ tail+72(FP), AX
+
+nmask8:
+	KMOVW       AX, K1
+	MOVQ        seed+40(FP), R14
+	VMOVDQU32.Z (R14)(DI*4), K1, Z9
+	VPSUBD      Z12, Z9, Z0
+	VPSUBD      Z13, Z9, Z1
+	VPSUBD      Z14, Z9, Z2
+	VPSUBD      Z15, Z9, Z3
+	VPSUBD      Z16, Z9, Z4
+	VPSUBD      Z17, Z9, Z5
+	VPSUBD      Z18, Z9, Z6
+	VPSUBD      Z19, Z9, Z7
+	XORQ        AX, AX
+	CMPQ        AX, R13
+	JGE         ktail8
+
+kloop8:
+	VMOVDQU32     (R12), Z8
+	VPDPBUSD.BCST (SI)(AX*1), Z8, Z0
+	VPDPBUSD.BCST (BX)(AX*1), Z8, Z1
+	VPDPBUSD.BCST (CX)(AX*1), Z8, Z2
+	VPDPBUSD.BCST (DX)(AX*1), Z8, Z3
+	VPDPBUSD.BCST (R8)(AX*1), Z8, Z4
+	VPDPBUSD.BCST (R9)(AX*1), Z8, Z5
+	VPDPBUSD.BCST (R10)(AX*1), Z8, Z6
+	VPDPBUSD.BCST (R11)(AX*1), Z8, Z7
+	ADDQ          $64, R12
+	ADDQ          $4, AX
+	CMPQ          AX, R13
+	JLT           kloop8
+
+ktail8:
+	CMPQ      ktail+80(FP), $0
+	JEQ       kdone8
+	VMOVDQU32 (R12), Z8
+	ADDQ      $64, R12
+	TAILA(SI)
+	VPDPBUSD Z9, Z8, Z0
+	TAILA(BX)
+	VPDPBUSD Z9, Z8, Z1
+	TAILA(CX)
+	VPDPBUSD Z9, Z8, Z2
+	TAILA(DX)
+	VPDPBUSD Z9, Z8, Z3
+	TAILA(R8)
+	VPDPBUSD Z9, Z8, Z4
+	TAILA(R9)
+	VPDPBUSD Z9, Z8, Z5
+	TAILA(R10)
+	VPDPBUSD Z9, Z8, Z6
+	TAILA(R11)
+	VPDPBUSD Z9, Z8, Z7
+
+kdone8:
+	MOVQ      dst+0(FP), R14
+	LEAQ      (R14)(DI*4), R14
+	MOVQ      ldd+8(FP), AX
+	SHLQ      $2, AX
+	VMOVDQU32 Z0, K1, (R14)
+	CMPQ      m+48(FP), $2
+	JLT       stored8
+	ADDQ      AX, R14
+	VMOVDQU32 Z1, K1, (R14)
+	CMPQ      m+48(FP), $3
+	JLT       stored8
+	ADDQ      AX, R14
+	VMOVDQU32 Z2, K1, (R14)
+	CMPQ      m+48(FP), $4
+	JLT       stored8
+	ADDQ      AX, R14
+	VMOVDQU32 Z3, K1, (R14)
+	CMPQ      m+48(FP), $5
+	JLT       stored8
+	ADDQ      AX, R14
+	VMOVDQU32 Z4, K1, (R14)
+	CMPQ      m+48(FP), $6
+	JLT       stored8
+	ADDQ      AX, R14
+	VMOVDQU32 Z5, K1, (R14)
+	CMPQ      m+48(FP), $7
+	JLT       stored8
+	ADDQ      AX, R14
+	VMOVDQU32 Z6, K1, (R14)
+	CMPQ      m+48(FP), $8
+	JLT       stored8
+	ADDQ      AX, R14
+	VMOVDQU32 Z7, K1, (R14)
+
+stored8:
+	ADDQ $16, DI
+	CMPQ DI, n+56(FP)
+	JLT  nblk8
+
+	// Next block of 8 rows.
+	SUBQ $8, m+48(FP)
+	JLE  done8
+	MOVQ ldd+8(FP), AX
+	SHLQ $5, AX
+	ADDQ AX, dst+0(FP)
+	MOVQ lda+24(FP), AX
+	SHLQ $3, AX
+	ADDQ AX, SI
+	JMP  rowblk8
+
+done8:
+	VZEROUPPER
+	RET
+
+// func gemmInt8R4VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64)
+TEXT ·gemmInt8R4VNNI(SB), NOSPLIT, $0-88
+	MOVQ         k+64(FP), R13
+	ANDQ         $-4, R13
+	MOVQ         ktail+80(FP), AX
+	KMOVQ        AX, K2
+	MOVL         $0x01010101, AX
+	VPBROADCASTD AX, Z20
+	MOVQ         a+16(FP), SI
+
+rowblk4:
+	MOVQ lda+24(FP), R14
+	MOVQ m+48(FP), DI
+	ROWPTR(SI, BX, 2)
+	ROWPTR(BX, CX, 3)
+	ROWPTR(CX, DX, 4)
+
+	// Row sums Σa of the block's rows, times 128: Z12-Z15.
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	XORQ   AX, AX
+	CMPQ   AX, R13
+	JGE    sumtail4
+
+sumloop4:
+	VPDPBUSD.BCST (SI)(AX*1), Z20, Z12
+	VPDPBUSD.BCST (BX)(AX*1), Z20, Z13
+	VPDPBUSD.BCST (CX)(AX*1), Z20, Z14
+	VPDPBUSD.BCST (DX)(AX*1), Z20, Z15
+	ADDQ          $4, AX
+	CMPQ          AX, R13
+	JLT           sumloop4
+
+sumtail4:
+	CMPQ ktail+80(FP), $0
+	JEQ  sumdone4
+	TAILA(SI)
+	VPDPBUSD Z9, Z20, Z12
+	TAILA(BX)
+	VPDPBUSD Z9, Z20, Z13
+	TAILA(CX)
+	VPDPBUSD Z9, Z20, Z14
+	TAILA(DX)
+	VPDPBUSD Z9, Z20, Z15
+
+sumdone4:
+	VPSLLD $7, Z12, Z12
+	VPSLLD $7, Z13, Z13
+	VPSLLD $7, Z14, Z14
+	VPSLLD $7, Z15, Z15
+	MOVQ   w+32(FP), R12
+	XORQ   DI, DI
+
+nblk4:
+	MOVQ n+56(FP), R14
+	SUBQ DI, R14
+	MOVL $0xffff, AX
+	CMPQ R14, $16
+	JGE  nmask4
+	MOVQ tail+72(FP), AX
+
+nmask4:
+	KMOVW       AX, K1
+	MOVQ        seed+40(FP), R14
+	VMOVDQU32.Z (R14)(DI*4), K1, Z9
+	VPSUBD      Z12, Z9, Z0
+	VPSUBD      Z13, Z9, Z1
+	VPSUBD      Z14, Z9, Z2
+	VPSUBD      Z15, Z9, Z3
+	XORQ        AX, AX
+	CMPQ        AX, R13
+	JGE         ktail4
+
+kloop4:
+	VMOVDQU32     (R12), Z8
+	VPDPBUSD.BCST (SI)(AX*1), Z8, Z0
+	VPDPBUSD.BCST (BX)(AX*1), Z8, Z1
+	VPDPBUSD.BCST (CX)(AX*1), Z8, Z2
+	VPDPBUSD.BCST (DX)(AX*1), Z8, Z3
+	ADDQ          $64, R12
+	ADDQ          $4, AX
+	CMPQ          AX, R13
+	JLT           kloop4
+
+ktail4:
+	CMPQ      ktail+80(FP), $0
+	JEQ       kdone4
+	VMOVDQU32 (R12), Z8
+	ADDQ      $64, R12
+	TAILA(SI)
+	VPDPBUSD Z9, Z8, Z0
+	TAILA(BX)
+	VPDPBUSD Z9, Z8, Z1
+	TAILA(CX)
+	VPDPBUSD Z9, Z8, Z2
+	TAILA(DX)
+	VPDPBUSD Z9, Z8, Z3
+
+kdone4:
+	MOVQ      dst+0(FP), R14
+	LEAQ      (R14)(DI*4), R14
+	MOVQ      ldd+8(FP), AX
+	SHLQ      $2, AX
+	VMOVDQU32 Z0, K1, (R14)
+	CMPQ      m+48(FP), $2
+	JLT       stored4
+	ADDQ      AX, R14
+	VMOVDQU32 Z1, K1, (R14)
+	CMPQ      m+48(FP), $3
+	JLT       stored4
+	ADDQ      AX, R14
+	VMOVDQU32 Z2, K1, (R14)
+	CMPQ      m+48(FP), $4
+	JLT       stored4
+	ADDQ      AX, R14
+	VMOVDQU32 Z3, K1, (R14)
+
+stored4:
+	ADDQ $16, DI
+	CMPQ DI, n+56(FP)
+	JLT  nblk4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func gemmInt8RqR8VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32)
+TEXT ·gemmInt8RqR8VNNI(SB), NOSPLIT, $0-116
+	MOVQ         k+64(FP), R13
+	ANDQ         $-4, R13
+	MOVQ         ktail+80(FP), AX
+	KMOVQ        AX, K2
+	MOVL         $0x01010101, AX
+	VPBROADCASTD AX, Z20
+	RQCONSTS(zp+104(FP), lo+108(FP), hi+112(FP), AX)
+	MOVQ         a+16(FP), SI
+
+rowblkq8:
+	MOVQ lda+24(FP), R14
+	MOVQ m+48(FP), DI
+	ROWPTR(SI, BX, 2)
+	ROWPTR(BX, CX, 3)
+	ROWPTR(CX, DX, 4)
+	ROWPTR(DX, R8, 5)
+	ROWPTR(R8, R9, 6)
+	ROWPTR(R9, R10, 7)
+	ROWPTR(R10, R11, 8)
+
+	// Row sums Σa of the block's rows, times 128: Z12-Z19.
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	XORQ   AX, AX
+	CMPQ   AX, R13
+	JGE    sumtailq8
+
+sumloopq8:
+	VPDPBUSD.BCST (SI)(AX*1), Z20, Z12
+	VPDPBUSD.BCST (BX)(AX*1), Z20, Z13
+	VPDPBUSD.BCST (CX)(AX*1), Z20, Z14
+	VPDPBUSD.BCST (DX)(AX*1), Z20, Z15
+	VPDPBUSD.BCST (R8)(AX*1), Z20, Z16
+	VPDPBUSD.BCST (R9)(AX*1), Z20, Z17
+	VPDPBUSD.BCST (R10)(AX*1), Z20, Z18
+	VPDPBUSD.BCST (R11)(AX*1), Z20, Z19
+	ADDQ          $4, AX
+	CMPQ          AX, R13
+	JLT           sumloopq8
+
+sumtailq8:
+	CMPQ ktail+80(FP), $0
+	JEQ  sumdoneq8
+	TAILA(SI)
+	VPDPBUSD Z9, Z20, Z12
+	TAILA(BX)
+	VPDPBUSD Z9, Z20, Z13
+	TAILA(CX)
+	VPDPBUSD Z9, Z20, Z14
+	TAILA(DX)
+	VPDPBUSD Z9, Z20, Z15
+	TAILA(R8)
+	VPDPBUSD Z9, Z20, Z16
+	TAILA(R9)
+	VPDPBUSD Z9, Z20, Z17
+	TAILA(R10)
+	VPDPBUSD Z9, Z20, Z18
+	TAILA(R11)
+	VPDPBUSD Z9, Z20, Z19
+
+sumdoneq8:
+	VPSLLD $7, Z12, Z12
+	VPSLLD $7, Z13, Z13
+	VPSLLD $7, Z14, Z14
+	VPSLLD $7, Z15, Z15
+	VPSLLD $7, Z16, Z16
+	VPSLLD $7, Z17, Z17
+	VPSLLD $7, Z18, Z18
+	VPSLLD $7, Z19, Z19
+	MOVQ   w+32(FP), R12
+	XORQ   DI, DI
+
+nblkq8:
+	MOVQ n+56(FP), R14
+	SUBQ DI, R14
+	MOVL $0xffff, AX
+	CMPQ R14, $16
+	JGE  nmaskq8
+	MOVQ tail+72(FP), AX
+
+nmaskq8:
+	KMOVW       AX, K1
+	MOVQ        seed+40(FP), R14
+	VMOVDQU32.Z (R14)(DI*4), K1, Z9
+	VPSUBD      Z12, Z9, Z0
+	VPSUBD      Z13, Z9, Z1
+	VPSUBD      Z14, Z9, Z2
+	VPSUBD      Z15, Z9, Z3
+	VPSUBD      Z16, Z9, Z4
+	VPSUBD      Z17, Z9, Z5
+	VPSUBD      Z18, Z9, Z6
+	VPSUBD      Z19, Z9, Z7
+	XORQ        AX, AX
+	CMPQ        AX, R13
+	JGE         ktailq8
+
+kloopq8:
+	VMOVDQU32     (R12), Z8
+	VPDPBUSD.BCST (SI)(AX*1), Z8, Z0
+	VPDPBUSD.BCST (BX)(AX*1), Z8, Z1
+	VPDPBUSD.BCST (CX)(AX*1), Z8, Z2
+	VPDPBUSD.BCST (DX)(AX*1), Z8, Z3
+	VPDPBUSD.BCST (R8)(AX*1), Z8, Z4
+	VPDPBUSD.BCST (R9)(AX*1), Z8, Z5
+	VPDPBUSD.BCST (R10)(AX*1), Z8, Z6
+	VPDPBUSD.BCST (R11)(AX*1), Z8, Z7
+	ADDQ          $64, R12
+	ADDQ          $4, AX
+	CMPQ          AX, R13
+	JLT           kloopq8
+
+ktailq8:
+	CMPQ      ktail+80(FP), $0
+	JEQ       kdoneq8
+	VMOVDQU32 (R12), Z8
+	ADDQ      $64, R12
+	TAILA(SI)
+	VPDPBUSD Z9, Z8, Z0
+	TAILA(BX)
+	VPDPBUSD Z9, Z8, Z1
+	TAILA(CX)
+	VPDPBUSD Z9, Z8, Z2
+	TAILA(DX)
+	VPDPBUSD Z9, Z8, Z3
+	TAILA(R8)
+	VPDPBUSD Z9, Z8, Z4
+	TAILA(R9)
+	VPDPBUSD Z9, Z8, Z5
+	TAILA(R10)
+	VPDPBUSD Z9, Z8, Z6
+	TAILA(R11)
+	VPDPBUSD Z9, Z8, Z7
+
+kdoneq8:
+	// Requantise the rows in place and narrow them to bytes.
+	MOVQ      qp+88(FP), AX
+	LEAQ      (AX)(DI*4), AX
+	VMOVDQU32 (AX), Z22
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z23
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z24
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z26
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z27
+	RQ16(Z0, Z8, Z9)
+	VPMOVDB   Z0, X0
+	RQ16(Z1, Z8, Z9)
+	VPMOVDB   Z1, X1
+	RQ16(Z2, Z8, Z9)
+	VPMOVDB   Z2, X2
+	RQ16(Z3, Z8, Z9)
+	VPMOVDB   Z3, X3
+	RQ16(Z4, Z8, Z9)
+	VPMOVDB   Z4, X4
+	RQ16(Z5, Z8, Z9)
+	VPMOVDB   Z5, X5
+	RQ16(Z6, Z8, Z9)
+	VPMOVDB   Z6, X6
+	RQ16(Z7, Z8, Z9)
+	VPMOVDB   Z7, X7
+	MOVQ      dst+0(FP), R14
+	ADDQ      DI, R14
+	MOVQ      ldd+8(FP), AX
+	KORTESTW  K1, K1
+	JCC       partialq8
+	VMOVDQU   X0, (R14)
+	CMPQ      m+48(FP), $2
+	JLT       storedq8
+	ADDQ      AX, R14
+	VMOVDQU   X1, (R14)
+	CMPQ      m+48(FP), $3
+	JLT       storedq8
+	ADDQ      AX, R14
+	VMOVDQU   X2, (R14)
+	CMPQ      m+48(FP), $4
+	JLT       storedq8
+	ADDQ      AX, R14
+	VMOVDQU   X3, (R14)
+	CMPQ      m+48(FP), $5
+	JLT       storedq8
+	ADDQ      AX, R14
+	VMOVDQU   X4, (R14)
+	CMPQ      m+48(FP), $6
+	JLT       storedq8
+	ADDQ      AX, R14
+	VMOVDQU   X5, (R14)
+	CMPQ      m+48(FP), $7
+	JLT       storedq8
+	ADDQ      AX, R14
+	VMOVDQU   X6, (R14)
+	CMPQ      m+48(FP), $8
+	JLT       storedq8
+	ADDQ      AX, R14
+	VMOVDQU   X7, (R14)
+	JMP       storedq8
+
+partialq8:
+	VMOVDQU8  X0, K1, (R14)
+	CMPQ      m+48(FP), $2
+	JLT       storedq8
+	ADDQ      AX, R14
+	VMOVDQU8  X1, K1, (R14)
+	CMPQ      m+48(FP), $3
+	JLT       storedq8
+	ADDQ      AX, R14
+	VMOVDQU8  X2, K1, (R14)
+	CMPQ      m+48(FP), $4
+	JLT       storedq8
+	ADDQ      AX, R14
+	VMOVDQU8  X3, K1, (R14)
+	CMPQ      m+48(FP), $5
+	JLT       storedq8
+	ADDQ      AX, R14
+	VMOVDQU8  X4, K1, (R14)
+	CMPQ      m+48(FP), $6
+	JLT       storedq8
+	ADDQ      AX, R14
+	VMOVDQU8  X5, K1, (R14)
+	CMPQ      m+48(FP), $7
+	JLT       storedq8
+	ADDQ      AX, R14
+	VMOVDQU8  X6, K1, (R14)
+	CMPQ      m+48(FP), $8
+	JLT       storedq8
+	ADDQ      AX, R14
+	VMOVDQU8  X7, K1, (R14)
+
+storedq8:
+	ADDQ $16, DI
+	CMPQ DI, n+56(FP)
+	JLT  nblkq8
+
+	// Next block of 8 rows.
+	SUBQ $8, m+48(FP)
+	JLE  doneq8
+	MOVQ ldd+8(FP), AX
+	SHLQ $3, AX
+	ADDQ AX, dst+0(FP)
+	MOVQ lda+24(FP), AX
+	SHLQ $3, AX
+	ADDQ AX, SI
+	JMP  rowblkq8
+
+doneq8:
+	VZEROUPPER
+	RET
+
+// func gemmInt8RqR4VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32)
+TEXT ·gemmInt8RqR4VNNI(SB), NOSPLIT, $0-116
+	MOVQ         k+64(FP), R13
+	ANDQ         $-4, R13
+	MOVQ         ktail+80(FP), AX
+	KMOVQ        AX, K2
+	MOVL         $0x01010101, AX
+	VPBROADCASTD AX, Z20
+	RQCONSTS(zp+104(FP), lo+108(FP), hi+112(FP), AX)
+	MOVQ         a+16(FP), SI
+
+rowblkq4:
+	MOVQ lda+24(FP), R14
+	MOVQ m+48(FP), DI
+	ROWPTR(SI, BX, 2)
+	ROWPTR(BX, CX, 3)
+	ROWPTR(CX, DX, 4)
+
+	// Row sums Σa of the block's rows, times 128: Z12-Z15.
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	XORQ   AX, AX
+	CMPQ   AX, R13
+	JGE    sumtailq4
+
+sumloopq4:
+	VPDPBUSD.BCST (SI)(AX*1), Z20, Z12
+	VPDPBUSD.BCST (BX)(AX*1), Z20, Z13
+	VPDPBUSD.BCST (CX)(AX*1), Z20, Z14
+	VPDPBUSD.BCST (DX)(AX*1), Z20, Z15
+	ADDQ          $4, AX
+	CMPQ          AX, R13
+	JLT           sumloopq4
+
+sumtailq4:
+	CMPQ ktail+80(FP), $0
+	JEQ  sumdoneq4
+	TAILA(SI)
+	VPDPBUSD Z9, Z20, Z12
+	TAILA(BX)
+	VPDPBUSD Z9, Z20, Z13
+	TAILA(CX)
+	VPDPBUSD Z9, Z20, Z14
+	TAILA(DX)
+	VPDPBUSD Z9, Z20, Z15
+
+sumdoneq4:
+	VPSLLD $7, Z12, Z12
+	VPSLLD $7, Z13, Z13
+	VPSLLD $7, Z14, Z14
+	VPSLLD $7, Z15, Z15
+	MOVQ   w+32(FP), R12
+	XORQ   DI, DI
+
+nblkq4:
+	MOVQ n+56(FP), R14
+	SUBQ DI, R14
+	MOVL $0xffff, AX
+	CMPQ R14, $16
+	JGE  nmaskq4
+	MOVQ tail+72(FP), AX
+
+nmaskq4:
+	KMOVW       AX, K1
+	MOVQ        seed+40(FP), R14
+	VMOVDQU32.Z (R14)(DI*4), K1, Z9
+	VPSUBD      Z12, Z9, Z0
+	VPSUBD      Z13, Z9, Z1
+	VPSUBD      Z14, Z9, Z2
+	VPSUBD      Z15, Z9, Z3
+	XORQ        AX, AX
+	CMPQ        AX, R13
+	JGE         ktailq4
+
+kloopq4:
+	VMOVDQU32     (R12), Z8
+	VPDPBUSD.BCST (SI)(AX*1), Z8, Z0
+	VPDPBUSD.BCST (BX)(AX*1), Z8, Z1
+	VPDPBUSD.BCST (CX)(AX*1), Z8, Z2
+	VPDPBUSD.BCST (DX)(AX*1), Z8, Z3
+	ADDQ          $64, R12
+	ADDQ          $4, AX
+	CMPQ          AX, R13
+	JLT           kloopq4
+
+ktailq4:
+	CMPQ      ktail+80(FP), $0
+	JEQ       kdoneq4
+	VMOVDQU32 (R12), Z8
+	ADDQ      $64, R12
+	TAILA(SI)
+	VPDPBUSD Z9, Z8, Z0
+	TAILA(BX)
+	VPDPBUSD Z9, Z8, Z1
+	TAILA(CX)
+	VPDPBUSD Z9, Z8, Z2
+	TAILA(DX)
+	VPDPBUSD Z9, Z8, Z3
+
+kdoneq4:
+	// Requantise the rows in place and narrow them to bytes.
+	MOVQ      qp+88(FP), AX
+	LEAQ      (AX)(DI*4), AX
+	VMOVDQU32 (AX), Z22
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z23
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z24
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z26
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z27
+	RQ16(Z0, Z8, Z9)
+	VPMOVDB   Z0, X0
+	RQ16(Z1, Z8, Z9)
+	VPMOVDB   Z1, X1
+	RQ16(Z2, Z8, Z9)
+	VPMOVDB   Z2, X2
+	RQ16(Z3, Z8, Z9)
+	VPMOVDB   Z3, X3
+	MOVQ      dst+0(FP), R14
+	ADDQ      DI, R14
+	MOVQ      ldd+8(FP), AX
+	KORTESTW  K1, K1
+	JCC       partialq4
+	VMOVDQU   X0, (R14)
+	CMPQ      m+48(FP), $2
+	JLT       storedq4
+	ADDQ      AX, R14
+	VMOVDQU   X1, (R14)
+	CMPQ      m+48(FP), $3
+	JLT       storedq4
+	ADDQ      AX, R14
+	VMOVDQU   X2, (R14)
+	CMPQ      m+48(FP), $4
+	JLT       storedq4
+	ADDQ      AX, R14
+	VMOVDQU   X3, (R14)
+	JMP       storedq4
+
+partialq4:
+	VMOVDQU8  X0, K1, (R14)
+	CMPQ      m+48(FP), $2
+	JLT       storedq4
+	ADDQ      AX, R14
+	VMOVDQU8  X1, K1, (R14)
+	CMPQ      m+48(FP), $3
+	JLT       storedq4
+	ADDQ      AX, R14
+	VMOVDQU8  X2, K1, (R14)
+	CMPQ      m+48(FP), $4
+	JLT       storedq4
+	ADDQ      AX, R14
+	VMOVDQU8  X3, K1, (R14)
+
+storedq4:
+	ADDQ $16, DI
+	CMPQ DI, n+56(FP)
+	JLT  nblkq4
+
+doneq4:
+	VZEROUPPER
+	RET

@@ -1,0 +1,74 @@
+// Per-channel requantisation on 16 int32 lanes (AVX-512), shared by the
+// standalone kernel (requant_channel_avx512_amd64.s) and the fused
+// epilogues of the int8 GEMM and depthwise kernels. Bit-exact with
+// requantChannelsGeneric (requant_channel_generic.go):
+//
+//	x = acc << left                       VPSLLVD (wraps)
+//	h = (x·mult + 2^30) >> 31             VPMULDQ on the even lanes (mult)
+//	                                      and on the odd lanes shifted down
+//	                                      (mult of the next channel), bits
+//	                                      31..62 of each 64-bit product
+//	r = (h >> right) + (h&mask + (h>>31) > thr)
+//	                                      the rounding carry: remainder above
+//	                                      half, or above half plus one for
+//	                                      negative h
+//	out = clamp(r + zp, lo, hi)
+//
+// Registers (set up by the kernel): Z22 mult, Z23 next mult, Z24 left,
+// Z25 right, Z26 mask, Z27 thr (the ChannelRequant rows at the lanes'
+// channels); Z28 2^30 in every qword; Z29 1 in every dword; Z30 zp; Z31
+// lo; Z21 hi; K4 the odd lanes (0xaaaa).
+
+// RQPARAMS loads the six parameter rows at base (the ChannelRequant
+// block, rows stride bytes apart) plus off into Z22-Z27. Clobbers tmp.
+#define RQPARAMS(base, off, stride, tmp) \
+	LEAQ      (base)(off*1), tmp \
+	VMOVDQU32 (tmp), Z22         \
+	ADDQ      stride, tmp        \
+	VMOVDQU32 (tmp), Z23         \
+	ADDQ      stride, tmp        \
+	VMOVDQU32 (tmp), Z24         \
+	ADDQ      stride, tmp        \
+	VMOVDQU32 (tmp), Z25         \
+	ADDQ      stride, tmp        \
+	VMOVDQU32 (tmp), Z26         \
+	ADDQ      stride, tmp        \
+	VMOVDQU32 (tmp), Z27
+
+// RQCONSTS sets Z28, Z29, K4 and Z30, Z31, Z21 from the int32 arguments
+// zp, lo, hi. Clobbers tmp.
+#define RQCONSTS(zp, lo, hi, tmp) \
+	MOVQ         $0x40000000, tmp \
+	VPBROADCASTQ tmp, Z28         \
+	MOVL         $1, tmp          \
+	VPBROADCASTD tmp, Z29         \
+	MOVL         $0xaaaa, tmp     \
+	KMOVW        tmp, K4          \
+	MOVL         zp, tmp          \
+	VPBROADCASTD tmp, Z30         \
+	MOVL         lo, tmp          \
+	VPBROADCASTD tmp, Z31         \
+	MOVL         hi, tmp          \
+	VPBROADCASTD tmp, Z21
+
+// RQ16 requantises the 16 lanes of x in place (clamped int32 results).
+// Clobbers t1, t2 and K3.
+#define RQ16(x, t1, t2) \
+	VPSLLVD   Z24, x, x      \
+	VPMULDQ   Z22, x, t1     \
+	VPSRLQ    $32, x, t2     \
+	VPMULDQ   Z23, t2, t2    \
+	VPADDQ    Z28, t1, t1    \
+	VPADDQ    Z28, t2, t2    \
+	VPSRLQ    $31, t1, t1    \
+	VPSLLQ    $1, t2, t2     \
+	VPBLENDMD t2, t1, K4, x  \
+	VPANDD    Z26, x, t1     \
+	VPSRAD    $31, x, t2     \
+	VPADDD    t2, t1, t1     \
+	VPCMPGTD  Z27, t1, K3    \
+	VPSRAVD   Z25, x, x      \
+	VPADDD    Z29, x, K3, x  \
+	VPADDD    Z30, x, x      \
+	VPMAXSD   Z31, x, x      \
+	VPMINSD   Z21, x, x

@@ -1,0 +1,134 @@
+package arch
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Per-channel requantisation twins: every usable implementation against
+// the scalar MultiplyByQuantizedMultiplier reference (mulQuant) over
+// channel counts around the 8/16 lanes and the divisors of 16, tiles of
+// 0..11 pixels and random ones, random and extreme accumulators,
+// multipliers and shifts, zero points and clamp ranges for int8 and uint8
+// outputs, accumulators ending right before an inaccessible page and
+// guard bands around the outputs.
+
+func randomChannelRequant(t testing.TB, r *rand.Rand, n int) (*ChannelRequant, []int32, []int) {
+	mult, shift := make([]int32, n), make([]int, n)
+	for c := range mult {
+		for mult[c] = genMultiplier(r); mult[c] == math.MinInt32; mult[c] = genMultiplier(r) {
+		}
+		for shift[c] = genShift(r); shift[c] < -31 || shift[c] > 31; shift[c] = genShift(r) {
+		}
+	}
+	q, err := NewChannelRequant(mult, shift)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q, mult, shift
+}
+
+func checkRequantChannels(t *testing.T, name string, f func([]byte, []int32, *ChannelRequant, int32, int32, int32),
+	q *ChannelRequant, mult []int32, shift []int, acc []int32, zp, lo, hi int32) {
+	t.Helper()
+	n := len(acc)
+	const sentinel = 0xa5
+	buf := make([]byte, n+2*guard)
+	for i := range buf {
+		buf[i] = sentinel
+	}
+	dst := buf[guard : guard+n : guard+n]
+	f(dst, acc, q, zp, lo, hi)
+	what := fmt.Sprintf("%s channels=%d len=%d zp=%d [%d,%d]", name, q.n, n, zp, lo, hi)
+	for i, v := range buf {
+		if (i < guard || i >= guard+n) && v != sentinel {
+			t.Fatalf("%s: guard %d written", what, i-guard)
+		}
+	}
+	for i, a := range acc {
+		c := i % q.n
+		want := byte(max(lo, min(mulQuant(a, mult[c], shift[c])+zp, hi)))
+		if dst[i] != want {
+			t.Fatalf("%s: [%d] acc %d mult %d shift %d: got %d, want %d", what, i, a, mult[c], shift[c], dst[i], want)
+		}
+	}
+}
+
+func TestTwinRequantizeChannels(t *testing.T) {
+	chans := []int{1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 24, 31, 32, 33, 48, 64, 100}
+	for _, im := range implsOf(requantChannelsImpls) {
+		t.Run(im.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(91, 92))
+			accTail := tailI32(t, 2000)
+			for _, n := range chans {
+				for pixels := 0; pixels <= 11; pixels++ {
+					q, mult, shift := randomChannelRequant(t, r, n)
+					var acc []int32
+					if pixels%2 == 0 {
+						acc = accTail[len(accTail)-n*pixels:]
+					} else {
+						acc = make([]int32, n*pixels+1)[1:]
+					}
+					genAcc(r, acc)
+					zp := int32(r.IntN(256) - 128)
+					lo, hi := int32(-128), int32(127)
+					if pixels%3 == 1 { // uint8 output
+						zp, lo, hi = int32(r.IntN(256)), 0, 255
+					}
+					if pixels%4 == 2 { // a fused activation's narrower range
+						lo, hi = lo+int32(r.IntN(60)), hi-int32(r.IntN(60))
+					}
+					checkRequantChannels(t, im.name, im.fn, q, mult, shift, acc, zp, lo, hi)
+				}
+			}
+			for range 100 {
+				n := 1 + r.IntN(200)
+				q, mult, shift := randomChannelRequant(t, r, n)
+				acc := make([]int32, n*r.IntN(20))
+				genAcc(r, acc)
+				checkRequantChannels(t, im.name, im.fn, q, mult, shift, acc, int32(r.IntN(300)-150), -128, 127)
+			}
+		})
+	}
+}
+
+func TestNewChannelRequantErrors(t *testing.T) {
+	for _, tc := range []struct {
+		mult  []int32
+		shift []int
+	}{
+		{nil, nil},
+		{[]int32{1}, []int{1, 2}},
+		{[]int32{math.MinInt32}, []int{0}},
+		{[]int32{1 << 30}, []int{32}},
+		{[]int32{1 << 30}, []int{-32}},
+	} {
+		if _, err := NewChannelRequant(tc.mult, tc.shift); err == nil {
+			t.Errorf("NewChannelRequant(%v, %v): no error", tc.mult, tc.shift)
+		}
+	}
+}
+
+func TestRequantizeChannelsPanics(t *testing.T) {
+	q, err := NewChannelRequant([]int32{1 << 30, 1 << 30, 1 << 30}, []int{0, -1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]func(){
+		"partial pixel": func() { RequantizeChannelsInt8(make([]int8, 4), make([]int32, 4), q, 0, -128, 127) },
+		"short dst":     func() { RequantizeChannelsInt8(make([]int8, 2), make([]int32, 3), q, 0, -128, 127) },
+		"int8 range":    func() { RequantizeChannelsInt8(make([]int8, 3), make([]int32, 3), q, 0, -129, 127) },
+		"uint8 range":   func() { RequantizeChannelsUint8(make([]uint8, 3), make([]int32, 3), q, 0, 0, 256) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
