@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/tflrun/tflrun/arch"
 )
 
 // TopKV2 is the kernel of TFLite's TOPK_V2 operator: for every row of
@@ -36,8 +38,11 @@ import (
 type TopKV2 struct {
 	k, rows, rowSize int
 	heapID           int
-	// keysID is the candidate buffer (keysCap uint64 keys), -1 for int64.
+	// keysID is the candidate buffer (keysCap uint64 keys), -1 for int64;
+	// idxID, for float32 rows, receives the positions arch.SelectAboveF32
+	// finds (keysCap int32), else -1.
 	keysID, keysCap int
+	idxID           int
 }
 
 // NewTopKV2 returns a TOPK_V2 kernel for one node.
@@ -111,7 +116,7 @@ func (t *TopKV2) Prepare(n *Node) error {
 	shape[len(shape)-1] = t.k
 	vals.Shape = shape
 	idx.Shape = copyShape(shape)
-	t.heapID, t.keysID = -1, -1
+	t.heapID, t.keysID, t.idxID = -1, -1, -1
 	if in.Type == Int64 || t.k < topkHeapBelow {
 		t.heapID = n.RequestScratch(4 * (t.k + 1))
 	} else {
@@ -119,6 +124,9 @@ func (t *TopKV2) Prepare(n *Node) error {
 		// to k at most every 3k accepted candidates.
 		t.keysCap = min(t.rowSize, max(4*t.k, 64))
 		t.keysID = n.RequestScratch(8 * t.keysCap)
+		if in.Type == Float32 {
+			t.idxID = n.RequestScratch(4 * t.keysCap)
+		}
 	}
 	return nil
 }
@@ -163,15 +171,19 @@ func (t *TopKV2) Eval(n *Node) error {
 	keys := view[uint64](b)[:t.keysCap:t.keysCap]
 	switch in.Type {
 	case Float32:
-		topKKeyed(t, keys, in.Float32s(), vals.Float32s(), idx, floatRankKey)
+		pos, err := scratchInt32(n, t.idxID, t.keysCap)
+		if err != nil {
+			return err
+		}
+		topKKeyed(t, keys, pos, in.Float32s(), vals.Float32s(), idx, floatRankKey, scanKeysF32)
 	case Int8:
-		topKKeyed(t, keys, in.Int8s(), vals.Int8s(), idx, intRankKey[int8])
+		topKKeyed(t, keys, nil, in.Int8s(), vals.Int8s(), idx, intRankKey[int8], scanKeys[int8])
 	case Uint8:
-		topKKeyed(t, keys, in.Data, vals.Data, idx, intRankKey[uint8])
+		topKKeyed(t, keys, nil, in.Data, vals.Data, idx, intRankKey[uint8], scanKeys[uint8])
 	case Int16:
-		topKKeyed(t, keys, in.Int16s(), vals.Int16s(), idx, intRankKey[int16])
+		topKKeyed(t, keys, nil, in.Int16s(), vals.Int16s(), idx, intRankKey[int16], scanKeys[int16])
 	case Int32:
-		topKKeyed(t, keys, in.Int32s(), vals.Int32s(), idx, intRankKey[int32])
+		topKKeyed(t, keys, nil, in.Int32s(), vals.Int32s(), idx, intRankKey[int32], scanKeys[int32])
 	}
 	return nil
 }
@@ -205,10 +217,15 @@ func rankKey(kv uint32, c int) uint64 {
 // keyPos is the row position of a rankKey.
 func keyPos(key uint64) int { return int(^uint32(key)) }
 
+// keyScan is the scan of topKRowKeys: scanKeys, or scanKeysF32 for
+// float32 rows (pos is its position buffer, nil for scanKeys).
+type keyScan[T float32 | int8 | uint8 | int16 | int32] func(row []T, from, k int, keys, b []uint64, pos []int32, th T, strict bool, key func(T) uint32) ([]uint64, bool)
+
 // topKKeyed selects the top k of every row through rank keys (see
 // TopKV2). keys is the candidate buffer: the whole row, or at least
-// max(4k, 64) keys; key maps a value to its order key.
-func topKKeyed[T float32 | int8 | uint8 | int16 | int32](t *TopKV2, keys []uint64, in, vals []T, idx *Tensor, key func(T) uint32) {
+// max(4k, 64) keys; key maps a value to its order key; scan and pos are
+// the scan and its buffer.
+func topKKeyed[T float32 | int8 | uint8 | int16 | int32](t *TopKV2, keys []uint64, pos []int32, in, vals []T, idx *Tensor, key func(T) uint32, scan keyScan[T]) {
 	k := t.k
 	var i32 []int32
 	var i16 []int16
@@ -219,7 +236,7 @@ func topKKeyed[T float32 | int8 | uint8 | int16 | int32](t *TopKV2, keys []uint6
 	}
 	for r := 0; r < t.rows; r++ {
 		row := in[r*t.rowSize : (r+1)*t.rowSize]
-		b := topKRowKeys(row, k, keys, key)
+		b := topKRowKeys(row, k, keys, pos, key, scan)
 		slices.Sort(b)
 		out := vals[r*k : (r+1)*k]
 		for j := range out {
@@ -252,7 +269,7 @@ const topkSample = 128
 // the sample should hold, so that about 2k positions reach it. If fewer
 // than k do (unlikely for any but adversarially arranged rows), the row
 // is scanned again from its first k positions.
-func topKRowKeys[T float32 | int8 | uint8 | int16 | int32](row []T, k int, keys []uint64, key func(T) uint32) []uint64 {
+func topKRowKeys[T float32 | int8 | uint8 | int16 | int32](row []T, k int, keys []uint64, pos []int32, key func(T) uint32, scan keyScan[T]) []uint64 {
 	n := len(row)
 	if n <= len(keys) {
 		b := keys[:n]
@@ -272,7 +289,7 @@ func topKRowKeys[T float32 | int8 | uint8 | int16 | int32](row []T, k int, keys 
 	}
 	selectTopKeys(keys[:m], j)
 	th := row[keyPos(keys[j-1])]
-	if b, cut := scanKeys(row, 0, k, keys, keys[:0], th, false, key); cut || len(b) >= k {
+	if b, cut := scan(row, 0, k, keys, keys[:0], pos, th, false, key); cut || len(b) >= k {
 		if len(b) > k {
 			selectTopKeys(b, k)
 		}
@@ -288,7 +305,7 @@ func topKRowKeys[T float32 | int8 | uint8 | int16 | int32](row []T, k int, keys 
 			worst = c
 		}
 	}
-	b, _ = scanKeys(row, k, k, keys, b, row[keyPos(b[worst])], true, key)
+	b, _ = scan(row, k, k, keys, b, pos, row[keyPos(b[worst])], true, key)
 	if len(b) > k {
 		selectTopKeys(b, k)
 	}
@@ -301,7 +318,7 @@ func topKRowKeys[T float32 | int8 | uint8 | int16 | int32](row []T, k int, keys 
 // threshold to the k-th best value, strictly: a later position with that
 // value ranks below it. cut reports whether that happened, which proves
 // that at least k positions reached the first threshold.
-func scanKeys[T float32 | int8 | uint8 | int16 | int32](row []T, from, k int, keys, b []uint64, th T, strict bool, key func(T) uint32) (_ []uint64, cut bool) {
+func scanKeys[T float32 | int8 | uint8 | int16 | int32](row []T, from, k int, keys, b []uint64, _ []int32, th T, strict bool, key func(T) uint32) (_ []uint64, cut bool) {
 	c := from
 	if !strict {
 		for ; c < len(row); c++ {
@@ -327,6 +344,27 @@ func scanKeys[T float32 | int8 | uint8 | int16 | int32](row []T, from, k int, ke
 				th = row[keyPos(b[k-1])]
 				cut = true
 			}
+		}
+	}
+	return b, cut
+}
+
+// scanKeysF32 is scanKeys for float32 rows, with the comparisons in
+// arch.SelectAboveF32 (vector compares; only the positions that reach the
+// threshold come back, into pos, at most as many as b has room for).
+func scanKeysF32(row []float32, from, k int, keys, b []uint64, pos []int32, th float32, strict bool, _ func(float32) uint32) (_ []uint64, cut bool) {
+	for from < len(row) {
+		n, next := arch.SelectAboveF32(pos[:len(keys)-len(b)], row[from:], th, !strict)
+		for _, p := range pos[:n] {
+			c := from + int(p)
+			b = append(b, rankKey(floatRankKey(row[c]), c))
+		}
+		from += next
+		if len(b) == len(keys) {
+			selectTopKeys(b, k)
+			b = b[:k]
+			th = row[keyPos(b[k-1])]
+			strict, cut = true, true
 		}
 	}
 	return b, cut

@@ -148,6 +148,11 @@ func TestTopKV2SampledThreshold(t *testing.T) {
 				}
 			}
 			checkTopK(t, fmt.Sprintf("sample high=%v", high), Int32, [][]int32{row}, k, Int32)
+			frow := make([]float32, n)
+			for c, v := range row {
+				frow[c] = float32(v) / 8
+			}
+			checkTopK(t, fmt.Sprintf("float32 sample high=%v", high), Float32, [][]float32{frow}, k, Int32)
 		}
 	}
 }
