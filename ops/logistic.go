@@ -3,7 +3,8 @@ package ops
 import (
 	"errors"
 	"fmt"
-	"math"
+
+	"github.com/tflrun/tflrun/arch"
 )
 
 // Logistic is the kernel of TFLite's LOGISTIC operator, y = 1/(1+e^−x)
@@ -60,10 +61,10 @@ func (k *Logistic) Eval(n *Node) error {
 	}
 	cnt := in.NumElements()
 	if in.Type == Float32 {
-		o := out.Float32s()[:cnt]
-		for i, x := range in.Float32s()[:cnt] {
-			o[i] = float32(1 / (1 + math.Exp(-float64(x))))
-		}
+		// arch's vector sigmoid (absolute error below 9e-8 over all
+		// float32 inputs; TFLite's own is Eigen's approximation, not the
+		// correctly rounded value either).
+		arch.Sigmoid(out.Float32s()[:cnt], in.Float32s()[:cnt])
 		return nil
 	}
 	lookup8(in.Data[:cnt], out.Data[:cnt], &k.lut)
