@@ -60,6 +60,17 @@ type DepthwiseConv2D struct {
 	xfID       int       // converted (integer) or repeated (m > 1) input
 	zeroBiasF  []float32
 	zeroBiasI  []int32
+	// Pixel packing (width stride 1, outC = 1, 2, 4 or 8, constant
+	// filter): pack = 16/outC neighbouring output pixels share one
+	// 16-lane vector, the kernel seeing them as one pixel of 16 channels
+	// (their inputs are contiguous too). wPack is the filter with every
+	// tap's weights repeated pack times, cqPack the requantisation of 16
+	// channels, biasF/biasI the bias repeated (filled at Eval).
+	pack   int
+	wPack  []float32
+	cqPack *arch.ChannelRequant
+	biasF  [16]float32
+	biasI  [16]int32
 	cq         *arch.ChannelRequant
 	inputMoved bool // the kernel reads the xfID scratch, not the input
 }
@@ -215,6 +226,7 @@ func (k *DepthwiseConv2D) Prepare(n *Node) error {
 		if bias == nil {
 			k.zeroBiasF = make([]float32, k.outC)
 		}
+		k.preparePacking(filter)
 		return nil
 	}
 	if filter.Kind == ConstTensor && len(filter.Data) >= filter.Bytes() {
@@ -229,7 +241,35 @@ func (k *DepthwiseConv2D) Prepare(n *Node) error {
 	if k.cq, err = arch.NewChannelRequant(k.q.mult, k.q.shift); err != nil {
 		return fmt.Errorf("output 0: %v", err)
 	}
+	k.preparePacking(filter)
 	return nil
+}
+
+// preparePacking sets up pixel packing when it applies.
+func (k *DepthwiseConv2D) preparePacking(filter *Tensor) {
+	C := k.outC
+	if k.w.stride != 1 || C > 8 || 16%C != 0 || filter.Kind != ConstTensor || len(filter.Data) < filter.Bytes() {
+		return
+	}
+	k.pack = 16 / C
+	taps := k.h.filter * k.w.filter
+	w := k.wF
+	if k.path == convFloat {
+		w = filter.Float32s()[:taps*C]
+	}
+	k.wPack = make([]float32, taps*16)
+	for t := 0; t < taps; t++ {
+		for l := 0; l < 16; l++ {
+			k.wPack[t*16+l] = w[t*C+l%C]
+		}
+	}
+	if k.path != convFloat {
+		mult, shift := make([]int32, 16), make([]int, 16)
+		for l := range mult {
+			mult[l], shift[l] = k.q.mult[l%C], k.q.shift[l%C]
+		}
+		k.cqPack, _ = arch.NewChannelRequant(mult, shift) // same parameters as k.cq
+	}
 }
 
 // convertFilter sets dst to the integer filter's values plus the filter
@@ -336,8 +376,17 @@ type rectOut struct {
 // [taps][outC].
 func (k *DepthwiseConv2D) rects(o rectOut, x, w, bf []float32, bi []int32) {
 	C := k.outC
+	f := k.pack
+	if f > 1 {
+		for l := range 16 {
+			if o.f != nil {
+				k.biasF[l] = bf[l%C]
+			} else {
+				k.biasI[l] = bi[l%C]
+			}
+		}
+	}
 	inRow := k.w.in * C
-	q := &k.q
 	for _, rb := range k.rowBands {
 		for _, cb := range k.colBands {
 			g := arch.DepthwiseGeom{
@@ -347,21 +396,41 @@ func (k *DepthwiseConv2D) rects(o rectOut, x, w, bf []float32, bi []int32) {
 				XTapRow: k.h.dilation * inRow, XTapCol: k.w.dilation * C,
 				DstRowStep: k.w.out * C, WTapRow: k.w.filter * C,
 			}
-			xs, ws := x[:0], w[:0]
-			if g.TapRows > 0 && g.TapCols > 0 {
-				xs = x[rb.first*inRow+cb.first*C:]
-				ws = w[(rb.lo*k.w.filter+cb.lo)*C:]
-			}
+			xo, wo := rb.first*inRow+cb.first*C, (rb.lo*k.w.filter+cb.lo)*C
 			d := (rb.o0*k.w.out + cb.o0) * C
-			switch {
-			case o.f != nil:
-				arch.DepthwiseConvF32(o.f[d:], xs, ws, bf, g, k.fMin, k.fMax)
-			case o.i8 != nil:
-				arch.DepthwiseConvRequantizeInt8(o.i8[d:], xs, ws, bi, g, k.cq, q.outOffset, q.actMin, q.actMax)
-			default:
-				arch.DepthwiseConvRequantizeUint8(o.u8[d:], xs, ws, bi, g, k.cq, q.outOffset, q.actMin, q.actMax)
+			if f > 1 && cb.n >= f {
+				// Groups of f pixels as pixels of 16 channels.
+				gp := g
+				gp.Cols, gp.C, gp.XColStep, gp.WTapRow = cb.n/f, 16, 16, k.w.filter*16
+				k.runRect(o, d, x, xo, k.wPack, (rb.lo*k.w.filter+cb.lo)*16, k.biasF[:], k.biasI[:], k.cqPack, gp)
+				done := gp.Cols * f
+				g.Cols -= done
+				xo += done * C
+				d += done * C
+				if g.Cols == 0 {
+					continue
+				}
 			}
+			k.runRect(o, d, x, xo, w, wo, bf, bi, k.cq, g)
 		}
+	}
+}
+
+// runRect runs the kernel on one rectangle g whose first output is at d,
+// first input at xo and first weight at wo.
+func (k *DepthwiseConv2D) runRect(o rectOut, d int, x []float32, xo int, w []float32, wo int, bf []float32, bi []int32, cq *arch.ChannelRequant, g arch.DepthwiseGeom) {
+	xs, ws := x[:0], w[:0]
+	if g.TapRows > 0 && g.TapCols > 0 {
+		xs, ws = x[xo:], w[wo:]
+	}
+	q := &k.q
+	switch {
+	case o.f != nil:
+		arch.DepthwiseConvF32(o.f[d:], xs, ws, bf, g, k.fMin, k.fMax)
+	case o.i8 != nil:
+		arch.DepthwiseConvRequantizeInt8(o.i8[d:], xs, ws, bi, g, cq, q.outOffset, q.actMin, q.actMax)
+	default:
+		arch.DepthwiseConvRequantizeUint8(o.u8[d:], xs, ws, bi, g, cq, q.outOffset, q.actMin, q.actMax)
 	}
 }
 

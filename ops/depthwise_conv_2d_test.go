@@ -117,6 +117,13 @@ var dwCases = []struct {
 	// micro_speech's layer: one input channel, depth multiplier 8.
 	{[]int{1, 49, 40, 1}, []int{1, 10, 8, 8}, DepthwiseConv2DOptions{Padding: PaddingSame, StrideW: 2, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1, Activation: ActRelu}},
 	{[]int{1, 6, 7, 2}, []int{1, 2, 3, 6}, DepthwiseConv2DOptions{Padding: PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1}},
+	// Pixel packing (width stride 1, 1-8 output channels dividing 16),
+	// with leftover pixels in every band, dilation and multipliers.
+	{[]int{1, 11, 13, 8}, []int{1, 3, 3, 8}, DepthwiseConv2DOptions{Padding: PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ActRelu6}},
+	{[]int{2, 7, 21, 4}, []int{1, 3, 3, 4}, DepthwiseConv2DOptions{Padding: PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 2, DilationHFactor: 1}},
+	{[]int{1, 9, 35, 1}, []int{1, 3, 3, 1}, DepthwiseConv2DOptions{Padding: PaddingValid, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ActRelu}},
+	{[]int{1, 6, 10, 2}, []int{1, 3, 3, 8}, DepthwiseConv2DOptions{Padding: PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1}},
+	{[]int{1, 5, 19, 2}, []int{1, 2, 3, 2}, DepthwiseConv2DOptions{Padding: PaddingSame, StrideW: 1, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1, Activation: ActReluN1To1}},
 }
 
 func TestDepthwiseConv2DFloatRandom(t *testing.T) {
