@@ -52,25 +52,25 @@ type DepthwiseConv2D struct {
 	fMax      float32
 	q         convQuant
 	// Rect mode.
-	rect       bool
-	rowBands   []dwBand
-	colBands   []dwBand
-	wF         []float32 // integer paths: constant filter as w + offset
-	wfID       int       // integer paths, filter not constant: wF in scratch
-	xfID       int       // converted (integer) or repeated (m > 1) input
-	zeroBiasF  []float32
-	zeroBiasI  []int32
+	rect      bool
+	rowBands  []dwBand
+	colBands  []dwBand
+	wF        []float32 // integer paths: constant filter as w + offset
+	wfID      int       // integer paths, filter not constant: wF in scratch
+	xfID      int       // converted (integer) or repeated (m > 1) input
+	zeroBiasF []float32
+	zeroBiasI []int32
 	// Pixel packing (width stride 1, outC = 1, 2, 4 or 8, constant
 	// filter): pack = 16/outC neighbouring output pixels share one
 	// 16-lane vector, the kernel seeing them as one pixel of 16 channels
 	// (their inputs are contiguous too). wPack is the filter with every
 	// tap's weights repeated pack times, cqPack the requantisation of 16
 	// channels, biasF/biasI the bias repeated (filled at Eval).
-	pack   int
-	wPack  []float32
-	cqPack *arch.ChannelRequant
-	biasF  [16]float32
-	biasI  [16]int32
+	pack       int
+	wPack      []float32
+	cqPack     *arch.ChannelRequant
+	biasF      [16]float32
+	biasI      [16]int32
 	cq         *arch.ChannelRequant
 	inputMoved bool // the kernel reads the xfID scratch, not the input
 }
