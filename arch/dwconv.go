@@ -65,6 +65,7 @@ type dwArgs struct {
 	qp                                  *int32 // mode 2: ChannelRequant rows
 	qStride                             int    // mode 2: bytes between rows
 	zp, lo, hi                          int32  // mode 2
+	rqFlags                             uint64 // mode 2: ChannelRequant.rqFlags
 }
 
 func (g *DepthwiseGeom) args(mode int) dwArgs {
@@ -184,6 +185,7 @@ func dwRequant(dst []byte, x, w []float32, bias []int32, g DepthwiseGeom, q *Cha
 	_ = bias[g.C-1]
 	a := g.args(2)
 	a.qp, a.qStride, a.zp, a.lo, a.hi = &q.p[0], 4*q.stride, zp, lo, hi
+	a.rqFlags = q.rqFlags(lo, hi)
 	dwConv(dst, x, w, viewU32(bias), a, 0, 0)
 }
 

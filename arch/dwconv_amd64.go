@@ -19,6 +19,7 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(dwArgs{}.mode)-88]
 	_ = [1]struct{}{}[unsafe.Offsetof(dwArgs{}.qStride)-112]
 	_ = [1]struct{}{}[unsafe.Offsetof(dwArgs{}.hi)-128]
+	_ = [1]struct{}{}[unsafe.Offsetof(dwArgs{}.rqFlags)-136]
 )
 
 func dwConvAVX512Go(dst []byte, x, w []float32, bias []uint32, a dwArgs, lo, hi float32) {

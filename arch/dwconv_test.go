@@ -101,6 +101,7 @@ func checkDw(t *testing.T, name string, f dwFunc, g DepthwiseGeom, r *rand.Rand,
 		a := g.args(mode)
 		if mode == 2 {
 			a.qp, a.qStride, a.zp, a.lo, a.hi = &q.p[0], 4*q.stride, zp, qlo, qhi
+			a.rqFlags = q.rqFlags(qlo, qhi)
 			f(bytes[guard:guard+dn:guard+dn], x, w, bias, a, lo, hi)
 		} else {
 			f(viewBytes(viewF32(dst)), x, w, bias, a, lo, hi)

@@ -360,8 +360,8 @@ done4:
 	VZEROUPPER
 	RET
 
-// func gemmInt8RqR8VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32)
-TEXT ·gemmInt8RqR8VNNI(SB), NOSPLIT, $0-116
+// func gemmInt8RqR8VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64)
+TEXT ·gemmInt8RqR8VNNI(SB), NOSPLIT, $0-128
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
@@ -516,22 +516,78 @@ kdoneq8:
 	VMOVDQU32 (AX), Z26
 	ADDQ      qstride+96(FP), AX
 	VMOVDQU32 (AX), Z27
-	RQ16(Z0, Z8, Z9)
+	TESTQ     $RQF_LEFT, flags+120(FP)
+	JZ        noleftq8
+	RQLEFT(Z0)
+	RQLEFT(Z1)
+	RQLEFT(Z2)
+	RQLEFT(Z3)
+	RQLEFT(Z4)
+	RQLEFT(Z5)
+	RQLEFT(Z6)
+	RQLEFT(Z7)
+
+noleftq8:
+	RQCORE(Z0, Z8, Z9)
+	RQCORE(Z1, Z8, Z9)
+	RQCORE(Z2, Z8, Z9)
+	RQCORE(Z3, Z8, Z9)
+	RQCORE(Z4, Z8, Z9)
+	RQCORE(Z5, Z8, Z9)
+	RQCORE(Z6, Z8, Z9)
+	RQCORE(Z7, Z8, Z9)
+	TESTQ     $RQF_SAT8, flags+120(FP)
+	JNZ       satq8
+	TESTQ     $RQF_USAT8, flags+120(FP)
+	JNZ       usatq8
+	RQCLAMP(Z0)
 	VPMOVDB   Z0, X0
-	RQ16(Z1, Z8, Z9)
+	RQCLAMP(Z1)
 	VPMOVDB   Z1, X1
-	RQ16(Z2, Z8, Z9)
+	RQCLAMP(Z2)
 	VPMOVDB   Z2, X2
-	RQ16(Z3, Z8, Z9)
+	RQCLAMP(Z3)
 	VPMOVDB   Z3, X3
-	RQ16(Z4, Z8, Z9)
+	RQCLAMP(Z4)
 	VPMOVDB   Z4, X4
-	RQ16(Z5, Z8, Z9)
+	RQCLAMP(Z5)
 	VPMOVDB   Z5, X5
-	RQ16(Z6, Z8, Z9)
+	RQCLAMP(Z6)
 	VPMOVDB   Z6, X6
-	RQ16(Z7, Z8, Z9)
+	RQCLAMP(Z7)
 	VPMOVDB   Z7, X7
+	JMP       narrowedq8
+
+satq8:
+	VPMOVSDB  Z0, X0
+	VPMOVSDB  Z1, X1
+	VPMOVSDB  Z2, X2
+	VPMOVSDB  Z3, X3
+	VPMOVSDB  Z4, X4
+	VPMOVSDB  Z5, X5
+	VPMOVSDB  Z6, X6
+	VPMOVSDB  Z7, X7
+	JMP       narrowedq8
+
+usatq8:
+	VPMAXSD   Z31, Z0, Z0
+	VPMOVUSDB Z0, X0
+	VPMAXSD   Z31, Z1, Z1
+	VPMOVUSDB Z1, X1
+	VPMAXSD   Z31, Z2, Z2
+	VPMOVUSDB Z2, X2
+	VPMAXSD   Z31, Z3, Z3
+	VPMOVUSDB Z3, X3
+	VPMAXSD   Z31, Z4, Z4
+	VPMOVUSDB Z4, X4
+	VPMAXSD   Z31, Z5, Z5
+	VPMOVUSDB Z5, X5
+	VPMAXSD   Z31, Z6, Z6
+	VPMOVUSDB Z6, X6
+	VPMAXSD   Z31, Z7, Z7
+	VPMOVUSDB Z7, X7
+
+narrowedq8:
 	MOVQ      dst+0(FP), R14
 	ADDQ      DI, R14
 	MOVQ      ldd+8(FP), AX
@@ -619,8 +675,8 @@ doneq8:
 	VZEROUPPER
 	RET
 
-// func gemmInt8RqR4VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32)
-TEXT ·gemmInt8RqR4VNNI(SB), NOSPLIT, $0-116
+// func gemmInt8RqR4VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64)
+TEXT ·gemmInt8RqR4VNNI(SB), NOSPLIT, $0-128
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
@@ -735,14 +791,50 @@ kdoneq4:
 	VMOVDQU32 (AX), Z26
 	ADDQ      qstride+96(FP), AX
 	VMOVDQU32 (AX), Z27
-	RQ16(Z0, Z8, Z9)
+	TESTQ     $RQF_LEFT, flags+120(FP)
+	JZ        noleftq4
+	RQLEFT(Z0)
+	RQLEFT(Z1)
+	RQLEFT(Z2)
+	RQLEFT(Z3)
+
+noleftq4:
+	RQCORE(Z0, Z8, Z9)
+	RQCORE(Z1, Z8, Z9)
+	RQCORE(Z2, Z8, Z9)
+	RQCORE(Z3, Z8, Z9)
+	TESTQ     $RQF_SAT8, flags+120(FP)
+	JNZ       satq4
+	TESTQ     $RQF_USAT8, flags+120(FP)
+	JNZ       usatq4
+	RQCLAMP(Z0)
 	VPMOVDB   Z0, X0
-	RQ16(Z1, Z8, Z9)
+	RQCLAMP(Z1)
 	VPMOVDB   Z1, X1
-	RQ16(Z2, Z8, Z9)
+	RQCLAMP(Z2)
 	VPMOVDB   Z2, X2
-	RQ16(Z3, Z8, Z9)
+	RQCLAMP(Z3)
 	VPMOVDB   Z3, X3
+	JMP       narrowedq4
+
+satq4:
+	VPMOVSDB  Z0, X0
+	VPMOVSDB  Z1, X1
+	VPMOVSDB  Z2, X2
+	VPMOVSDB  Z3, X3
+	JMP       narrowedq4
+
+usatq4:
+	VPMAXSD   Z31, Z0, Z0
+	VPMOVUSDB Z0, X0
+	VPMAXSD   Z31, Z1, Z1
+	VPMOVUSDB Z1, X1
+	VPMAXSD   Z31, Z2, Z2
+	VPMOVUSDB Z2, X2
+	VPMAXSD   Z31, Z3, Z3
+	VPMOVUSDB Z3, X3
+
+narrowedq4:
 	MOVQ      dst+0(FP), R14
 	ADDQ      DI, R14
 	MOVQ      ldd+8(FP), AX

@@ -16,7 +16,8 @@ import (
 // layout the kernels read. Make one with NewChannelRequant; it is
 // read-only afterwards and may be shared.
 type ChannelRequant struct {
-	n      int // channels
+	n       int  // channels
+	anyLeft bool // some channel has a left shift (shift > 0)
 	period int // parameter period in elements: n, or 16 when n divides 16
 	stride int // elements per parameter row (period rounded up to 16)
 	// p holds 6 rows of stride values; row r, element i is parameter r of
@@ -62,6 +63,7 @@ func NewChannelRequant(mult []int32, shift []int) (*ChannelRequant, error) {
 			right = -shift[c]
 		}
 		mask := int32(1)<<right - 1
+		q.anyLeft = q.anyLeft || left > 0
 		row(0)[i] = mult[c]
 		if i+1 < q.period {
 			row(1)[i] = mult[(i+1)%n]
@@ -72,6 +74,24 @@ func NewChannelRequant(mult []int32, shift []int) (*ChannelRequant, error) {
 		row(5)[i] = mask >> 1
 	}
 	return q, nil
+}
+
+// rqFlags returns the flags of the amd64 requantising epilogues
+// (RQF_* in requant_channel_amd64.h): 1 if some channel shifts left; 2
+// if the clamp [lo, hi] is int8's full range, 4 if it is uint8's (the
+// saturating narrowing does the clamp).
+func (q *ChannelRequant) rqFlags(lo, hi int32) uint64 {
+	var f uint64
+	if q.anyLeft {
+		f |= 1
+	}
+	switch {
+	case lo == -128 && hi == 127:
+		f |= 2
+	case lo == 0 && hi == 255:
+		f |= 4
+	}
+	return f
 }
 
 // Channels returns the number of channels q was made for.

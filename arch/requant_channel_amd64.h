@@ -52,9 +52,20 @@
 	VPBROADCASTD tmp, Z21
 
 // RQ16 requantises the 16 lanes of x in place (clamped int32 results).
-// Clobbers t1, t2 and K3.
+// Clobbers t1, t2 and K3. It is RQLEFT, RQCORE, RQCLAMP; kernels that know
+// the left shifts are all 0 or the clamp is the full int8/uint8 range (so
+// that the narrowing VPMOVSDB, or VPMAXSD 0 and VPMOVUSDB, does it) use
+// the parts (see RQF_* and RQNARROW).
 #define RQ16(x, t1, t2) \
-	VPSLLVD   Z24, x, x      \
+	RQLEFT(x)          \
+	RQCORE(x, t1, t2)  \
+	RQCLAMP(x)
+
+#define RQLEFT(x) \
+	VPSLLVD Z24, x, x
+
+// RQCORE is RQ16 without the left shift and the clamp (zp added).
+#define RQCORE(x, t1, t2) \
 	VPMULDQ   Z22, x, t1     \
 	VPSRLQ    $32, x, t2     \
 	VPMULDQ   Z23, t2, t2    \
@@ -69,6 +80,16 @@
 	VPCMPGTD  Z27, t1, K3    \
 	VPSRAVD   Z25, x, x      \
 	VPADDD    Z29, x, K3, x  \
-	VPADDD    Z30, x, x      \
-	VPMAXSD   Z31, x, x      \
-	VPMINSD   Z21, x, x
+	VPADDD    Z30, x, x
+
+#define RQCLAMP(x) \
+	VPMAXSD Z31, x, x \
+	VPMINSD Z21, x, x
+
+// Requantisation flags (rqFlags in requant_channel.go): RQF_LEFT, some
+// channel has a left shift; RQF_NARROW (two bits): 0 clamp then truncate
+// (VPMOVDB), 1 the clamp is [-128, 127] (VPMOVSDB saturates), 2 it is
+// [0, 255] (VPMAXSD with lo = 0, then VPMOVUSDB).
+#define RQF_LEFT 1
+#define RQF_SAT8 2
+#define RQF_USAT8 4
