@@ -18,8 +18,8 @@ import (
 type ChannelRequant struct {
 	n       int  // channels
 	anyLeft bool // some channel has a left shift (shift > 0)
-	period int // parameter period in elements: n, or 16 when n divides 16
-	stride int // elements per parameter row (period rounded up to 16)
+	period  int  // parameter period in elements: n, or 16 when n divides 16
+	stride  int  // elements per parameter row (period rounded up to 16)
 	// p holds 6 rows of stride values; row r, element i is parameter r of
 	// channel i % n for i < period (padding: multiplier 0, shifts 0):
 	// 0 multiplier; 1 multiplier of the next channel (element i holds
