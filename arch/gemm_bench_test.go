@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"strings"
 	"testing"
 )
 
@@ -107,5 +109,127 @@ func BenchmarkGemm(b *testing.B) {
 		for i, name := range c.impls {
 			b.Run(c.name+"/"+name, c.run(i))
 		}
+	}
+}
+
+// TestCNNKernelRatios (TFLRUN_BENCH_RATIOS=1) measures, in one run at the
+// level in use, the convolution kernels before this package had GEMM and
+// depthwise primitives (as ops ran them: one matrix-vector product per
+// output pixel plus Go loops for bias, clamp and requantisation; the
+// depthwise layer one VecMulAcc per filter tap over a row with the tap's
+// weights repeated) against the new ones, on vww_96 layer shapes, and
+// logs the times and speed-ups.
+func TestCNNKernelRatios(t *testing.T) {
+	if os.Getenv("TFLRUN_BENCH_RATIOS") == "" {
+		t.Skip("set TFLRUN_BENCH_RATIOS=1 to measure")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	type pair struct {
+		name     string
+		old, new func()
+	}
+	var cases []pair
+	for _, s := range gemmBenchShapes {
+		m, n, k := s.m, s.n, s.k
+		a, w, bias, dst := make([]float32, m*k), make([]float32, n*k), make([]float32, n), make([]float32, m*n)
+		genF32(r, a, kindUniform)
+		genF32(r, w, kindUniform)
+		packed := make([]float32, PackedGemmF32Len(n, k))
+		PackGemmF32(packed, w, n, k)
+		cases = append(cases, pair{fmt.Sprintf("float conv %dx%dx%d", m, n, k),
+			func() {
+				fillRows(dst, bias)
+				MatBatchVecMulAcc(dst, w, n, k, a, m)
+				for i, v := range dst {
+					dst[i] = min(max(v, 0), 6)
+				}
+			},
+			func() { GemmF32(dst, n, a, k, packed, bias, m, n, k, 0, 6) }})
+		a8, w8, seed, acc, out := make([]int8, m*k), make([]int8, n*k), make([]int32, n), make([]int32, m*n), make([]int8, m*n)
+		genI8(r, a8, 0)
+		genI8(r, w8, 0)
+		packed8 := make([]int8, PackedGemmInt8Len(n, k))
+		PackGemmInt8(packed8, w8, n, k)
+		q, _, _ := randomChannelRequant(t, r, n)
+		cases = append(cases, pair{fmt.Sprintf("int8 conv %dx%dx%d", m, n, k),
+			func() {
+				for p := 0; p < m; p++ {
+					copy(acc[p*n:(p+1)*n], seed)
+					MatVecMulAccInt8(acc[p*n:(p+1)*n], w8, n, k, a8[p*k:(p+1)*k])
+				}
+				requantChannelsGeneric(viewBytes(out), acc, q, -128, -128, 127)
+			},
+			func() { GemmInt8RequantizeInt8(out, n, a8, k, packed8, seed, q, m, n, k, -128, -128, 127) }})
+	}
+	for _, l := range []struct{ h, w, c int }{{48, 48, 8}, {24, 24, 32}, {6, 6, 128}} {
+		// The interior of a 3×3 stride-1 depthwise layer: rows × cols
+		// outputs over an (rows+2) × (cols+2) input.
+		rows, cols, c := l.h-2, l.w-2, l.c
+		inRow := l.w * c
+		x, w, b := make([]float32, l.h*inRow), make([]float32, 9*c), make([]float32, c)
+		genF32(r, x, kindUniform)
+		genF32(r, w, kindUniform)
+		dst := make([]float32, rows*cols*c)
+		wRep := make([]float32, 9*cols*c) // the old row mode's repeated weights
+		for tp := 0; tp < 9; tp++ {
+			for i := 0; i < cols*c; i++ {
+				wRep[tp*cols*c+i] = w[tp*c+i%c]
+			}
+		}
+		g := DepthwiseGeom{Rows: rows, Cols: cols, C: c, TapRows: 3, TapCols: 3, XRowStep: inRow, XColStep: c,
+			XTapRow: inRow, XTapCol: c, DstRowStep: cols * c, WTapRow: 3 * c}
+		cases = append(cases, pair{fmt.Sprintf("float depthwise %dx%dx%d", rows, cols, c),
+			func() {
+				for y := 0; y < rows; y++ {
+					d := dst[y*cols*c : (y+1)*cols*c]
+					fillRows(d, b)
+					for tp := 0; tp < 9; tp++ {
+						src := x[(y+tp/3)*inRow+(tp%3)*c:]
+						VecMulAcc(d, src[:cols*c], wRep[tp*cols*c:(tp+1)*cols*c])
+					}
+					for i, v := range d {
+						d[i] = min(max(v, 0), 6)
+					}
+				}
+			},
+			func() { DepthwiseConvF32(dst, x, w, b, g, 0, 6) }})
+	}
+	cases = append(cases, func() pair {
+		n, pixels := 16, 2304
+		acc, out := make([]int32, n*pixels), make([]int8, n*pixels)
+		for i := range acc {
+			acc[i] = int32(r.IntN(1<<20) - 1<<19)
+		}
+		q, _, _ := randomChannelRequant(t, r, n)
+		return pair{"requantise 2304x16", func() { requantChannelsGeneric(viewBytes(out), acc, q, -3, -128, 127) },
+			func() { RequantizeChannelsInt8(out, acc, q, -3, -128, 127) }}
+	}())
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "\nlevel %s\n%-32s %12s %12s %8s", Current(), "case", "old ns", "new ns", "speed-up")
+	for _, c := range cases {
+		time := func(f func()) float64 {
+			best := math.Inf(1)
+			for range 2 {
+				res := testing.Benchmark(func(b *testing.B) {
+					for b.Loop() {
+						f()
+					}
+				})
+				best = min(best, float64(res.T.Nanoseconds())/float64(res.N))
+			}
+			return best
+		}
+		o, n := time(c.old), time(c.new)
+		fmt.Fprintf(&sb, "\n%-32s %12.0f %12.0f %7.1fx", c.name, o, n, o/n)
+	}
+	t.Log(sb.String())
+}
+
+// fillRows sets every row of len(b) values of dst to b with doubling
+// copies (as ops filled bias rows).
+func fillRows(dst, b []float32) {
+	copy(dst, b)
+	for filled := len(b); filled < len(dst); filled *= 2 {
+		copy(dst[filled:], dst[:filled])
 	}
 }
