@@ -232,3 +232,18 @@ func gemmInt8RqCheck(dstLen, ldd int, a []int8, lda int, packed []int8, seed []i
 	_ = a[(m-1)*lda+k-1]
 	_ = packed[PackedGemmInt8Len(n, k)-1]
 }
+
+// GemmPreferred reports, for the level in use, whether convolutions
+// should run through GemmF32 (f32) and the int8 GEMMs (i8) rather than
+// one MatVecMulAcc / MatVecMulAccInt8 per output pixel. It is false only
+// where the matrix-vector product has assembly and the GEMM does not
+// (arm64 today), where the per-pixel assembly beats the portable GEMM.
+// Both ways give results within the primitives' contracts (integer ones
+// identical), so a kernel may decide once at Prepare.
+func GemmPreferred() (f32, i8 bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	f32 = gemmF32Impls.cur != 0 || matVecMulAccImpls.cur == 0
+	i8 = gemmInt8RqImpls.cur != 0 || matVecMulAccInt8Impls.cur == 0
+	return f32, i8
+}

@@ -83,7 +83,15 @@ type Conv2D struct {
 	packedF  []float32
 	packID   int
 	zeroBias []float32
+	// matVec: run one arch.MatVecMulAcc(Int8) per output pixel instead
+	// of the GEMMs, where the level in use has assembly only for those
+	// (arch.GemmPreferred).
+	matVec bool
 }
+
+// convForceMatVec makes Prepare choose the per-pixel matrix-vector path
+// (tests: the path arm64 takes).
+var convForceMatVec bool
 
 type convPath uint8
 
@@ -222,6 +230,8 @@ func (k *Conv2D) Prepare(n *Node) error {
 	}
 	k.direct = fH == 1 && fW == 1 && k.opts.StrideH == 1 && k.opts.StrideW == 1 &&
 		k.col.h.pad == 0 && k.col.w.pad == 0 && k.path != convUint8
+	gemmF32, gemmI8 := arch.GemmPreferred()
+	k.matVec = convForceMatVec || k.path == convFloat && !gemmF32 || k.path != convFloat && !gemmI8
 	elem := in.Type.Size()
 	if k.path == convHybrid {
 		elem = 1 // patches of the quantised input
@@ -241,7 +251,7 @@ func (k *Conv2D) Prepare(n *Node) error {
 	if !k.direct {
 		k.colID = n.RequestScratch(k.tile * k.k * elem)
 	}
-	if k.path == convFloat {
+	if k.path == convFloat && !k.matVec {
 		size := arch.PackedGemmF32Len(k.outC, k.k)
 		if filter.Kind == ConstTensor && len(filter.Data) >= filter.Bytes() {
 			k.packedF = make([]float32, size)
@@ -249,9 +259,9 @@ func (k *Conv2D) Prepare(n *Node) error {
 		} else {
 			k.packID = n.RequestScratch(4 * size)
 		}
-		if bias == nil {
-			k.zeroBias = make([]float32, k.outC)
-		}
+	}
+	if k.path == convFloat && bias == nil {
+		k.zeroBias = make([]float32, k.outC)
 	}
 	if k.path != convFloat {
 		k.accID = n.RequestScratch(4 * k.outC)
@@ -272,7 +282,7 @@ func (k *Conv2D) Prepare(n *Node) error {
 			}
 			k.xsumID = n.RequestScratch(4 * k.tile)
 		}
-		if k.path != convHybrid {
+		if k.path != convHybrid && !k.matVec {
 			size := arch.PackedGemmInt8Len(k.outC, k.k)
 			if constFilter {
 				w := k.w8
@@ -332,7 +342,7 @@ func (k *Conv2D) evalFloat(n *Node, in, filter, bias, out *Tensor) error {
 		}
 	}
 	packed := k.packedF
-	if packed == nil {
+	if packed == nil && !k.matVec {
 		var err error
 		if packed, err = scratchFloat32(n, k.packID, arch.PackedGemmF32Len(k.outC, k.k)); err != nil {
 			return err
@@ -357,7 +367,16 @@ func (k *Conv2D) evalFloat(n *Node, in, filter, bias, out *Tensor) error {
 				im2colFill(&k.col, col, xb, p0, cnt, 0)
 				src = col[:cnt*k.k]
 			}
-			arch.GemmF32(ob[p0*k.outC:(p0+cnt)*k.outC], k.outC, src, k.k, packed, b, cnt, k.outC, k.k, k.fMin, k.fMax)
+			dst := ob[p0*k.outC : (p0+cnt)*k.outC]
+			if k.matVec {
+				fillBias(dst, b, k.outC)
+				arch.MatBatchVecMulAcc(dst, filter.Float32s(), k.outC, k.k, src, cnt)
+				if k.opts.Activation != ActNone {
+					clampRowF32(dst, k.fMin, k.fMax)
+				}
+				continue
+			}
+			arch.GemmF32(dst, k.outC, src, k.k, packed, b, cnt, k.outC, k.k, k.fMin, k.fMax)
 		}
 	}
 	return nil
@@ -454,7 +473,7 @@ func (k *Conv2D) evalQuant(n *Node, in, filter, bias, out *Tensor) error {
 		padByte = int8(uint8(-k.q.inOffset)) // raw uint8 zero point, re-centred below
 	}
 	packed := k.packed8
-	if packed == nil {
+	if packed == nil && !k.matVec {
 		if packed, err = scratchInt8(n, k.pack8ID, arch.PackedGemmInt8Len(k.outC, k.k)); err != nil {
 			return err
 		}
@@ -483,7 +502,7 @@ func (k *Conv2D) evalQuant(n *Node, in, filter, bias, out *Tensor) error {
 				}
 			}
 			off := (batch*k.pixels + p0) * k.outC
-			if wzp == 0 {
+			if wzp == 0 && !k.matVec {
 				// Sums and requantisation in one pass.
 				if k.path == convInt8 {
 					arch.GemmInt8RequantizeInt8(out.Int8s()[off:off+cnt*k.outC], k.outC, src, k.k, packed, k.seed, k.cq, cnt, k.outC, k.k, q.outOffset, q.actMin, q.actMax)
@@ -492,16 +511,29 @@ func (k *Conv2D) evalQuant(n *Node, in, filter, bias, out *Tensor) error {
 				}
 				continue
 			}
-			// A filter zero point adds the per-pixel term -wzp·Σx to the
-			// sums before the requantisation.
+			// Otherwise the int32 sums go through a tile: a filter zero
+			// point adds the per-pixel term -wzp·Σx before the
+			// requantisation.
 			accT := accTile[:cnt*k.outC]
-			arch.GemmInt8(accT, k.outC, src, k.k, packed, k.seed, cnt, k.outC, k.k)
-			arch.RowSumsInt8(xsum[:cnt], src, cnt, k.k)
-			for i, s := range xsum[:cnt] {
-				corr := wzp * s
-				acc := accT[i*k.outC : (i+1)*k.outC]
-				for c := range acc {
-					acc[c] -= corr
+			if k.matVec {
+				copy(accT[:k.outC], k.seed)
+				for filled := k.outC; filled < len(accT); filled *= 2 {
+					copy(accT[filled:], accT[:filled])
+				}
+				for i := 0; i < cnt; i++ {
+					arch.MatVecMulAccInt8(accT[i*k.outC:(i+1)*k.outC], w, k.outC, k.k, src[i*k.k:(i+1)*k.k])
+				}
+			} else {
+				arch.GemmInt8(accT, k.outC, src, k.k, packed, k.seed, cnt, k.outC, k.k)
+			}
+			if wzp != 0 {
+				arch.RowSumsInt8(xsum[:cnt], src, cnt, k.k)
+				for i, s := range xsum[:cnt] {
+					corr := wzp * s
+					acc := accT[i*k.outC : (i+1)*k.outC]
+					for c := range acc {
+						acc[c] -= corr
+					}
 				}
 			}
 			if k.path == convInt8 {

@@ -530,3 +530,17 @@ func TestRequantRowMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestConv2DMatVecPath runs the random and TFLite-vector tests through the
+// per-pixel matrix-vector path that arm64 takes (arch.GemmPreferred).
+func TestConv2DMatVecPath(t *testing.T) {
+	convForceMatVec = true
+	defer func() { convForceMatVec = false }()
+	t.Run("FloatTFLiteVectors", TestConv2DFloatTFLiteVectors)
+	t.Run("FloatRandom", TestConv2DFloatRandom)
+	t.Run("Uint8TFLiteVectors", TestConv2DUint8TFLiteVectors)
+	t.Run("Int8TFLiteVectors", TestConv2DInt8TFLiteVectors)
+	t.Run("Int8Random", TestConv2DInt8Random)
+	t.Run("Uint8Random", TestConv2DUint8Random)
+	t.Run("NoBias", TestConv2DNoBias)
+}
