@@ -15,6 +15,12 @@ func gemmF32R8AVX512(dst *float32, ldd int, a *float32, lda int, w *float32, bia
 func gemmF32R4AVX512(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, tail uint64)
 
 //go:noescape
+func gemmF32R8AVX512Y(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, tail uint64)
+
+//go:noescape
+func gemmF32R4AVX512Y(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, tail uint64)
+
+//go:noescape
 func gemmF32R4AVX2(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, mlo, mhi *int32)
 
 // gemmF32AVX512 runs the 8-row kernel over all full blocks of 8 rows
@@ -25,6 +31,18 @@ func gemmF32AVX512(dst []float32, ldd int, a []float32, lda int, w, bias []float
 	m8 := m
 	if r := m % 8; r > 0 && r <= 4 {
 		m8 = m - r
+	}
+	if n <= 8 { // 8-lane vectors
+		if n == 8 {
+			tail = 0xff
+		}
+		if m8 > 0 {
+			gemmF32R8AVX512Y(&dst[0], ldd, &a[0], lda, &w[0], &bias[0], m8, n, k, lo, hi, tail)
+		}
+		if m8 < m {
+			gemmF32R4AVX512Y(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &bias[0], m-m8, n, k, lo, hi, tail)
+		}
+		return
 	}
 	if m8 > 0 {
 		gemmF32R8AVX512(&dst[0], ldd, &a[0], lda, &w[0], &bias[0], m8, n, k, lo, hi, tail)
@@ -92,7 +110,14 @@ func gemmInt8RqR8VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32
 //go:noescape
 func gemmInt8RqR4VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64)
 
-// gemmInt8RqVNNI splits the rows as gemmInt8VNNI does.
+//go:noescape
+func gemmInt8RqR8VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64)
+
+//go:noescape
+func gemmInt8RqR4VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64)
+
+// gemmInt8RqVNNI splits the rows as gemmInt8VNNI does; up to 8 channels
+// run on 8-lane vectors.
 func gemmInt8RqVNNI(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
 	tail := uint64(1)<<(n%GemmBlock) - 1
 	ktail := uint64(1)<<(k%4) - 1
@@ -100,6 +125,18 @@ func gemmInt8RqVNNI(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int
 	m8 := m
 	if r := m % 8; r > 0 && r <= 4 {
 		m8 = m - r
+	}
+	if n <= 8 {
+		if n == 8 {
+			tail = 0xff
+		}
+		if m8 > 0 {
+			gemmInt8RqR8VNNIY(&dst[0], ldd, &a[0], lda, &w[0], &seed[0], m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags)
+		}
+		if m8 < m {
+			gemmInt8RqR4VNNIY(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &seed[0], m-m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags)
+		}
+		return
 	}
 	if m8 > 0 {
 		gemmInt8RqR8VNNI(&dst[0], ldd, &a[0], lda, &w[0], &seed[0], m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags)

@@ -26,6 +26,10 @@
 
 // TAILA broadcasts the last k%4 bytes of a row (offset AX, mask K2), zero
 // filled, to every dword of Z9.
+#define TAILAY(row) \
+	VMOVDQU8.Z   (row)(AX*1), K2, X9 \
+	VPBROADCASTD X9, Y9
+
 #define TAILA(row) \
 	VMOVDQU8.Z   (row)(AX*1), K2, X9 \
 	VPBROADCASTD X9, Z9
@@ -876,5 +880,492 @@ storedq4:
 	JLT  nblkq4
 
 doneq4:
+	VZEROUPPER
+	RET
+
+// func gemmInt8RqR8VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64)
+//
+// gemmInt8RqR8VNNI for n ≤ 8 on EVEX YMM registers (8 lanes: twice the
+// throughput of half-empty ZMM vectors on Zen 4).
+TEXT ·gemmInt8RqR8VNNIY(SB), NOSPLIT, $0-128
+	MOVQ         k+64(FP), R13
+	ANDQ         $-4, R13
+	MOVQ         ktail+80(FP), AX
+	KMOVQ        AX, K2
+	MOVL         $0x01010101, AX
+	VPBROADCASTD AX, Y20
+	RQCONSTSY(zp+104(FP), lo+108(FP), hi+112(FP), AX)
+	MOVQ         tail+72(FP), AX
+	KMOVW        AX, K1
+	MOVQ         qp+88(FP), AX
+	VMOVDQU32    (AX), Y22
+	ADDQ         qstride+96(FP), AX
+	VMOVDQU32    (AX), Y23
+	ADDQ         qstride+96(FP), AX
+	VMOVDQU32    (AX), Y24
+	ADDQ         qstride+96(FP), AX
+	VMOVDQU32    (AX), Y25
+	ADDQ         qstride+96(FP), AX
+	VMOVDQU32    (AX), Y26
+	ADDQ         qstride+96(FP), AX
+	VMOVDQU32    (AX), Y27
+	MOVQ         seed+40(FP), AX
+	VMOVDQU32.Z  (AX), K1, Y11
+	MOVQ         a+16(FP), SI
+
+rowblky8:
+	MOVQ lda+24(FP), R14
+	MOVQ m+48(FP), DI
+	ROWPTR(SI, BX, 2)
+	ROWPTR(BX, CX, 3)
+	ROWPTR(CX, DX, 4)
+	ROWPTR(DX, R8, 5)
+	ROWPTR(R8, R9, 6)
+	ROWPTR(R9, R10, 7)
+	ROWPTR(R10, R11, 8)
+
+	// Sums start at seed - 128·Σa (Y0-Y7); Y12-Y19 accumulate Σa.
+	VPXORD Y12, Y12, Y12
+	VPXORD Y13, Y13, Y13
+	VPXORD Y14, Y14, Y14
+	VPXORD Y15, Y15, Y15
+	VPXORD Y16, Y16, Y16
+	VPXORD Y17, Y17, Y17
+	VPXORD Y18, Y18, Y18
+	VPXORD Y19, Y19, Y19
+	XORQ   AX, AX
+	CMPQ   AX, R13
+	JGE    sumtaily8
+
+sumloopy8:
+	VPDPBUSD.BCST (SI)(AX*1), Y20, Y12
+	VPDPBUSD.BCST (BX)(AX*1), Y20, Y13
+	VPDPBUSD.BCST (CX)(AX*1), Y20, Y14
+	VPDPBUSD.BCST (DX)(AX*1), Y20, Y15
+	VPDPBUSD.BCST (R8)(AX*1), Y20, Y16
+	VPDPBUSD.BCST (R9)(AX*1), Y20, Y17
+	VPDPBUSD.BCST (R10)(AX*1), Y20, Y18
+	VPDPBUSD.BCST (R11)(AX*1), Y20, Y19
+	ADDQ          $4, AX
+	CMPQ          AX, R13
+	JLT           sumloopy8
+
+sumtaily8:
+	CMPQ ktail+80(FP), $0
+	JEQ  sumdoney8
+	TAILAY(SI)
+	VPDPBUSD Y9, Y20, Y12
+	TAILAY(BX)
+	VPDPBUSD Y9, Y20, Y13
+	TAILAY(CX)
+	VPDPBUSD Y9, Y20, Y14
+	TAILAY(DX)
+	VPDPBUSD Y9, Y20, Y15
+	TAILAY(R8)
+	VPDPBUSD Y9, Y20, Y16
+	TAILAY(R9)
+	VPDPBUSD Y9, Y20, Y17
+	TAILAY(R10)
+	VPDPBUSD Y9, Y20, Y18
+	TAILAY(R11)
+	VPDPBUSD Y9, Y20, Y19
+
+sumdoney8:
+	VPSLLD $7, Y12, Y12
+	VPSUBD Y12, Y11, Y0
+	VPSLLD $7, Y13, Y13
+	VPSUBD Y13, Y11, Y1
+	VPSLLD $7, Y14, Y14
+	VPSUBD Y14, Y11, Y2
+	VPSLLD $7, Y15, Y15
+	VPSUBD Y15, Y11, Y3
+	VPSLLD $7, Y16, Y16
+	VPSUBD Y16, Y11, Y4
+	VPSLLD $7, Y17, Y17
+	VPSUBD Y17, Y11, Y5
+	VPSLLD $7, Y18, Y18
+	VPSUBD Y18, Y11, Y6
+	VPSLLD $7, Y19, Y19
+	VPSUBD Y19, Y11, Y7
+	MOVQ   w+32(FP), R12
+	XORQ   AX, AX
+	CMPQ   AX, R13
+	JGE    ktaily8
+
+kloopy8:
+	VMOVDQU32     (R12), Y8
+	VPDPBUSD.BCST (SI)(AX*1), Y8, Y0
+	VPDPBUSD.BCST (BX)(AX*1), Y8, Y1
+	VPDPBUSD.BCST (CX)(AX*1), Y8, Y2
+	VPDPBUSD.BCST (DX)(AX*1), Y8, Y3
+	VPDPBUSD.BCST (R8)(AX*1), Y8, Y4
+	VPDPBUSD.BCST (R9)(AX*1), Y8, Y5
+	VPDPBUSD.BCST (R10)(AX*1), Y8, Y6
+	VPDPBUSD.BCST (R11)(AX*1), Y8, Y7
+	ADDQ          $64, R12
+	ADDQ          $4, AX
+	CMPQ          AX, R13
+	JLT           kloopy8
+
+ktaily8:
+	CMPQ      ktail+80(FP), $0
+	JEQ       kdoney8
+	VMOVDQU32 (R12), Y8
+	TAILAY(SI)
+	VPDPBUSD Y9, Y8, Y0
+	TAILAY(BX)
+	VPDPBUSD Y9, Y8, Y1
+	TAILAY(CX)
+	VPDPBUSD Y9, Y8, Y2
+	TAILAY(DX)
+	VPDPBUSD Y9, Y8, Y3
+	TAILAY(R8)
+	VPDPBUSD Y9, Y8, Y4
+	TAILAY(R9)
+	VPDPBUSD Y9, Y8, Y5
+	TAILAY(R10)
+	VPDPBUSD Y9, Y8, Y6
+	TAILAY(R11)
+	VPDPBUSD Y9, Y8, Y7
+
+kdoney8:
+	TESTQ     $RQF_LEFT, flags+120(FP)
+	JZ        nolefty8
+	RQLEFTY(Y0)
+	RQLEFTY(Y1)
+	RQLEFTY(Y2)
+	RQLEFTY(Y3)
+	RQLEFTY(Y4)
+	RQLEFTY(Y5)
+	RQLEFTY(Y6)
+	RQLEFTY(Y7)
+
+nolefty8:
+	RQCOREY(Y0, Y8, Y9)
+	RQCOREY(Y1, Y8, Y9)
+	RQCOREY(Y2, Y8, Y9)
+	RQCOREY(Y3, Y8, Y9)
+	RQCOREY(Y4, Y8, Y9)
+	RQCOREY(Y5, Y8, Y9)
+	RQCOREY(Y6, Y8, Y9)
+	RQCOREY(Y7, Y8, Y9)
+	TESTQ     $RQF_SAT8, flags+120(FP)
+	JNZ       saty8
+	TESTQ     $RQF_USAT8, flags+120(FP)
+	JNZ       usaty8
+	RQCLAMPY(Y0)
+	VPMOVDB   Y0, X0
+	RQCLAMPY(Y1)
+	VPMOVDB   Y1, X1
+	RQCLAMPY(Y2)
+	VPMOVDB   Y2, X2
+	RQCLAMPY(Y3)
+	VPMOVDB   Y3, X3
+	RQCLAMPY(Y4)
+	VPMOVDB   Y4, X4
+	RQCLAMPY(Y5)
+	VPMOVDB   Y5, X5
+	RQCLAMPY(Y6)
+	VPMOVDB   Y6, X6
+	RQCLAMPY(Y7)
+	VPMOVDB   Y7, X7
+	JMP       narrowedy8
+
+saty8:
+	VPMOVSDB  Y0, X0
+	VPMOVSDB  Y1, X1
+	VPMOVSDB  Y2, X2
+	VPMOVSDB  Y3, X3
+	VPMOVSDB  Y4, X4
+	VPMOVSDB  Y5, X5
+	VPMOVSDB  Y6, X6
+	VPMOVSDB  Y7, X7
+	JMP       narrowedy8
+
+usaty8:
+	VPMAXSD   Y31, Y0, Y0
+	VPMOVUSDB Y0, X0
+	VPMAXSD   Y31, Y1, Y1
+	VPMOVUSDB Y1, X1
+	VPMAXSD   Y31, Y2, Y2
+	VPMOVUSDB Y2, X2
+	VPMAXSD   Y31, Y3, Y3
+	VPMOVUSDB Y3, X3
+	VPMAXSD   Y31, Y4, Y4
+	VPMOVUSDB Y4, X4
+	VPMAXSD   Y31, Y5, Y5
+	VPMOVUSDB Y5, X5
+	VPMAXSD   Y31, Y6, Y6
+	VPMOVUSDB Y6, X6
+	VPMAXSD   Y31, Y7, Y7
+	VPMOVUSDB Y7, X7
+
+narrowedy8:
+	MOVQ      dst+0(FP), R14
+	MOVQ      ldd+8(FP), AX
+	KORTESTB  K1, K1
+	JCC       partialy8
+	MOVQ      X0, (R14)
+	CMPQ      m+48(FP), $2
+	JLT       storedy8
+	ADDQ      AX, R14
+	MOVQ      X1, (R14)
+	CMPQ      m+48(FP), $3
+	JLT       storedy8
+	ADDQ      AX, R14
+	MOVQ      X2, (R14)
+	CMPQ      m+48(FP), $4
+	JLT       storedy8
+	ADDQ      AX, R14
+	MOVQ      X3, (R14)
+	CMPQ      m+48(FP), $5
+	JLT       storedy8
+	ADDQ      AX, R14
+	MOVQ      X4, (R14)
+	CMPQ      m+48(FP), $6
+	JLT       storedy8
+	ADDQ      AX, R14
+	MOVQ      X5, (R14)
+	CMPQ      m+48(FP), $7
+	JLT       storedy8
+	ADDQ      AX, R14
+	MOVQ      X6, (R14)
+	CMPQ      m+48(FP), $8
+	JLT       storedy8
+	ADDQ      AX, R14
+	MOVQ      X7, (R14)
+	JMP       storedy8
+
+partialy8:
+	VMOVDQU8  X0, K1, (R14)
+	CMPQ      m+48(FP), $2
+	JLT       storedy8
+	ADDQ      AX, R14
+	VMOVDQU8  X1, K1, (R14)
+	CMPQ      m+48(FP), $3
+	JLT       storedy8
+	ADDQ      AX, R14
+	VMOVDQU8  X2, K1, (R14)
+	CMPQ      m+48(FP), $4
+	JLT       storedy8
+	ADDQ      AX, R14
+	VMOVDQU8  X3, K1, (R14)
+	CMPQ      m+48(FP), $5
+	JLT       storedy8
+	ADDQ      AX, R14
+	VMOVDQU8  X4, K1, (R14)
+	CMPQ      m+48(FP), $6
+	JLT       storedy8
+	ADDQ      AX, R14
+	VMOVDQU8  X5, K1, (R14)
+	CMPQ      m+48(FP), $7
+	JLT       storedy8
+	ADDQ      AX, R14
+	VMOVDQU8  X6, K1, (R14)
+	CMPQ      m+48(FP), $8
+	JLT       storedy8
+	ADDQ      AX, R14
+	VMOVDQU8  X7, K1, (R14)
+
+storedy8:
+	SUBQ $8, m+48(FP)
+	JLE  doney8
+	MOVQ ldd+8(FP), AX
+	SHLQ $3, AX
+	ADDQ AX, dst+0(FP)
+	MOVQ lda+24(FP), AX
+	SHLQ $3, AX
+	ADDQ AX, SI
+	JMP  rowblky8
+
+doney8:
+	VZEROUPPER
+	RET
+
+// func gemmInt8RqR4VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64)
+//
+// gemmInt8RqR4VNNI for n ≤ 8 on EVEX YMM registers (8 lanes: twice the
+// throughput of half-empty ZMM vectors on Zen 4).
+TEXT ·gemmInt8RqR4VNNIY(SB), NOSPLIT, $0-128
+	MOVQ         k+64(FP), R13
+	ANDQ         $-4, R13
+	MOVQ         ktail+80(FP), AX
+	KMOVQ        AX, K2
+	MOVL         $0x01010101, AX
+	VPBROADCASTD AX, Y20
+	RQCONSTSY(zp+104(FP), lo+108(FP), hi+112(FP), AX)
+	MOVQ         tail+72(FP), AX
+	KMOVW        AX, K1
+	MOVQ         qp+88(FP), AX
+	VMOVDQU32    (AX), Y22
+	ADDQ         qstride+96(FP), AX
+	VMOVDQU32    (AX), Y23
+	ADDQ         qstride+96(FP), AX
+	VMOVDQU32    (AX), Y24
+	ADDQ         qstride+96(FP), AX
+	VMOVDQU32    (AX), Y25
+	ADDQ         qstride+96(FP), AX
+	VMOVDQU32    (AX), Y26
+	ADDQ         qstride+96(FP), AX
+	VMOVDQU32    (AX), Y27
+	MOVQ         seed+40(FP), AX
+	VMOVDQU32.Z  (AX), K1, Y11
+	MOVQ         a+16(FP), SI
+
+rowblky4:
+	MOVQ lda+24(FP), R14
+	MOVQ m+48(FP), DI
+	ROWPTR(SI, BX, 2)
+	ROWPTR(BX, CX, 3)
+	ROWPTR(CX, DX, 4)
+
+	// Sums start at seed - 128·Σa (Y0-Y3); Y12-Y15 accumulate Σa.
+	VPXORD Y12, Y12, Y12
+	VPXORD Y13, Y13, Y13
+	VPXORD Y14, Y14, Y14
+	VPXORD Y15, Y15, Y15
+	XORQ   AX, AX
+	CMPQ   AX, R13
+	JGE    sumtaily4
+
+sumloopy4:
+	VPDPBUSD.BCST (SI)(AX*1), Y20, Y12
+	VPDPBUSD.BCST (BX)(AX*1), Y20, Y13
+	VPDPBUSD.BCST (CX)(AX*1), Y20, Y14
+	VPDPBUSD.BCST (DX)(AX*1), Y20, Y15
+	ADDQ          $4, AX
+	CMPQ          AX, R13
+	JLT           sumloopy4
+
+sumtaily4:
+	CMPQ ktail+80(FP), $0
+	JEQ  sumdoney4
+	TAILAY(SI)
+	VPDPBUSD Y9, Y20, Y12
+	TAILAY(BX)
+	VPDPBUSD Y9, Y20, Y13
+	TAILAY(CX)
+	VPDPBUSD Y9, Y20, Y14
+	TAILAY(DX)
+	VPDPBUSD Y9, Y20, Y15
+
+sumdoney4:
+	VPSLLD $7, Y12, Y12
+	VPSUBD Y12, Y11, Y0
+	VPSLLD $7, Y13, Y13
+	VPSUBD Y13, Y11, Y1
+	VPSLLD $7, Y14, Y14
+	VPSUBD Y14, Y11, Y2
+	VPSLLD $7, Y15, Y15
+	VPSUBD Y15, Y11, Y3
+	MOVQ   w+32(FP), R12
+	XORQ   AX, AX
+	CMPQ   AX, R13
+	JGE    ktaily4
+
+kloopy4:
+	VMOVDQU32     (R12), Y8
+	VPDPBUSD.BCST (SI)(AX*1), Y8, Y0
+	VPDPBUSD.BCST (BX)(AX*1), Y8, Y1
+	VPDPBUSD.BCST (CX)(AX*1), Y8, Y2
+	VPDPBUSD.BCST (DX)(AX*1), Y8, Y3
+	ADDQ          $64, R12
+	ADDQ          $4, AX
+	CMPQ          AX, R13
+	JLT           kloopy4
+
+ktaily4:
+	CMPQ      ktail+80(FP), $0
+	JEQ       kdoney4
+	VMOVDQU32 (R12), Y8
+	TAILAY(SI)
+	VPDPBUSD Y9, Y8, Y0
+	TAILAY(BX)
+	VPDPBUSD Y9, Y8, Y1
+	TAILAY(CX)
+	VPDPBUSD Y9, Y8, Y2
+	TAILAY(DX)
+	VPDPBUSD Y9, Y8, Y3
+
+kdoney4:
+	TESTQ     $RQF_LEFT, flags+120(FP)
+	JZ        nolefty4
+	RQLEFTY(Y0)
+	RQLEFTY(Y1)
+	RQLEFTY(Y2)
+	RQLEFTY(Y3)
+
+nolefty4:
+	RQCOREY(Y0, Y8, Y9)
+	RQCOREY(Y1, Y8, Y9)
+	RQCOREY(Y2, Y8, Y9)
+	RQCOREY(Y3, Y8, Y9)
+	TESTQ     $RQF_SAT8, flags+120(FP)
+	JNZ       saty4
+	TESTQ     $RQF_USAT8, flags+120(FP)
+	JNZ       usaty4
+	RQCLAMPY(Y0)
+	VPMOVDB   Y0, X0
+	RQCLAMPY(Y1)
+	VPMOVDB   Y1, X1
+	RQCLAMPY(Y2)
+	VPMOVDB   Y2, X2
+	RQCLAMPY(Y3)
+	VPMOVDB   Y3, X3
+	JMP       narrowedy4
+
+saty4:
+	VPMOVSDB  Y0, X0
+	VPMOVSDB  Y1, X1
+	VPMOVSDB  Y2, X2
+	VPMOVSDB  Y3, X3
+	JMP       narrowedy4
+
+usaty4:
+	VPMAXSD   Y31, Y0, Y0
+	VPMOVUSDB Y0, X0
+	VPMAXSD   Y31, Y1, Y1
+	VPMOVUSDB Y1, X1
+	VPMAXSD   Y31, Y2, Y2
+	VPMOVUSDB Y2, X2
+	VPMAXSD   Y31, Y3, Y3
+	VPMOVUSDB Y3, X3
+
+narrowedy4:
+	MOVQ      dst+0(FP), R14
+	MOVQ      ldd+8(FP), AX
+	KORTESTB  K1, K1
+	JCC       partialy4
+	MOVQ      X0, (R14)
+	CMPQ      m+48(FP), $2
+	JLT       storedy4
+	ADDQ      AX, R14
+	MOVQ      X1, (R14)
+	CMPQ      m+48(FP), $3
+	JLT       storedy4
+	ADDQ      AX, R14
+	MOVQ      X2, (R14)
+	CMPQ      m+48(FP), $4
+	JLT       storedy4
+	ADDQ      AX, R14
+	MOVQ      X3, (R14)
+	JMP       storedy4
+
+partialy4:
+	VMOVDQU8  X0, K1, (R14)
+	CMPQ      m+48(FP), $2
+	JLT       storedy4
+	ADDQ      AX, R14
+	VMOVDQU8  X1, K1, (R14)
+	CMPQ      m+48(FP), $3
+	JLT       storedy4
+	ADDQ      AX, R14
+	VMOVDQU8  X2, K1, (R14)
+	CMPQ      m+48(FP), $4
+	JLT       storedy4
+	ADDQ      AX, R14
+	VMOVDQU8  X3, K1, (R14)
+
+storedy4:
 	VZEROUPPER
 	RET

@@ -93,3 +93,43 @@
 #define RQF_LEFT 1
 #define RQF_SAT8 2
 #define RQF_USAT8 4
+
+// The same on 8 lanes (EVEX YMM), for channel counts up to 8: Y22-Y31,
+// Y21 and K4 (low 8 bits) as above.
+#define RQCONSTSY(zp, lo, hi, tmp) \
+	MOVQ         $0x40000000, tmp \
+	VPBROADCASTQ tmp, Y28         \
+	MOVL         $1, tmp          \
+	VPBROADCASTD tmp, Y29         \
+	MOVL         $0xaaaa, tmp     \
+	KMOVW        tmp, K4          \
+	MOVL         zp, tmp          \
+	VPBROADCASTD tmp, Y30         \
+	MOVL         lo, tmp          \
+	VPBROADCASTD tmp, Y31         \
+	MOVL         hi, tmp          \
+	VPBROADCASTD tmp, Y21
+
+#define RQLEFTY(x) \
+	VPSLLVD Y24, x, x
+
+#define RQCOREY(x, t1, t2) \
+	VPMULDQ   Y22, x, t1     \
+	VPSRLQ    $32, x, t2     \
+	VPMULDQ   Y23, t2, t2    \
+	VPADDQ    Y28, t1, t1    \
+	VPADDQ    Y28, t2, t2    \
+	VPSRLQ    $31, t1, t1    \
+	VPSLLQ    $1, t2, t2     \
+	VPBLENDMD t2, t1, K4, x  \
+	VPANDD    Y26, x, t1     \
+	VPSRAD    $31, x, t2     \
+	VPADDD    t2, t1, t1     \
+	VPCMPGTD  Y27, t1, K3    \
+	VPSRAVD   Y25, x, x      \
+	VPADDD    Y29, x, K3, x  \
+	VPADDD    Y30, x, x
+
+#define RQCLAMPY(x) \
+	VPMAXSD Y31, x, x \
+	VPMINSD Y21, x, x

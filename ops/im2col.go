@@ -105,7 +105,7 @@ func im2colEdge[T any](g *im2col, row, x []T, yOrigin, ox int, pad T) {
 
 // copyRuns copies run segments of seg elements: segment p from
 // src[p·srcStride:] to dst[p·dstStride:]. Bounds are checked once for the
-// whole run; segments of at most 32 bytes (a 3×3 window over 1-3 int8 or
+// whole run; segments of at most 64 bytes (a 3×3 window over 1-3 int8 or
 // float channels: the input layer of most CNNs) are moved with two
 // overlapping fixed-size loads and stores instead of a memmove call each.
 func copyRuns[T any](dst []T, dstStride int, src []T, srcStride, seg, run int) {
@@ -116,33 +116,44 @@ func copyRuns[T any](dst []T, dstStride int, src []T, srcStride, seg, run int) {
 	src = src[:(run-1)*srcStride+seg]
 	var zero T
 	size := uintptr(seg) * unsafe.Sizeof(zero)
-	if size >= 4 && size <= 32 {
+	if size >= 4 && size <= 64 {
 		d, s := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
 		ds, ss := uintptr(dstStride)*unsafe.Sizeof(zero), uintptr(srcStride)*unsafe.Sizeof(zero)
-		for p := 0; p < run; p++ {
-			moveSmall(d, s, size)
-			d, s = unsafe.Add(d, ds), unsafe.Add(s, ss)
+		// One loop per size class, each segment as two (or four)
+		// possibly overlapping fixed-size moves (a [32]byte move would
+		// be a memmove call).
+		switch {
+		case size >= 32:
+			for p := 0; p < run; p++ {
+				*(*[16]byte)(d) = *(*[16]byte)(s)
+				*(*[16]byte)(unsafe.Add(d, 16)) = *(*[16]byte)(unsafe.Add(s, 16))
+				*(*[16]byte)(unsafe.Add(d, size-32)) = *(*[16]byte)(unsafe.Add(s, size-32))
+				*(*[16]byte)(unsafe.Add(d, size-16)) = *(*[16]byte)(unsafe.Add(s, size-16))
+				d, s = unsafe.Add(d, ds), unsafe.Add(s, ss)
+			}
+		case size >= 16:
+			for p := 0; p < run; p++ {
+				*(*[16]byte)(d) = *(*[16]byte)(s)
+				*(*[16]byte)(unsafe.Add(d, size-16)) = *(*[16]byte)(unsafe.Add(s, size-16))
+				d, s = unsafe.Add(d, ds), unsafe.Add(s, ss)
+			}
+		case size >= 8:
+			for p := 0; p < run; p++ {
+				*(*[8]byte)(d) = *(*[8]byte)(s)
+				*(*[8]byte)(unsafe.Add(d, size-8)) = *(*[8]byte)(unsafe.Add(s, size-8))
+				d, s = unsafe.Add(d, ds), unsafe.Add(s, ss)
+			}
+		default:
+			for p := 0; p < run; p++ {
+				*(*[4]byte)(d) = *(*[4]byte)(s)
+				*(*[4]byte)(unsafe.Add(d, size-4)) = *(*[4]byte)(unsafe.Add(s, size-4))
+				d, s = unsafe.Add(d, ds), unsafe.Add(s, ss)
+			}
 		}
 		return
 	}
 	for p := 0; p < run; p++ {
 		copy(dst[p*dstStride:p*dstStride+seg:p*dstStride+seg], src[p*srcStride:])
-	}
-}
-
-// moveSmall copies n bytes, 4 ≤ n ≤ 32, from s to d (not overlapping) as
-// two possibly overlapping moves of the largest power-of-two size ≤ n.
-func moveSmall(d, s unsafe.Pointer, n uintptr) {
-	switch {
-	case n >= 16:
-		*(*[16]byte)(d) = *(*[16]byte)(s)
-		*(*[16]byte)(unsafe.Add(d, n-16)) = *(*[16]byte)(unsafe.Add(s, n-16))
-	case n >= 8:
-		*(*[8]byte)(d) = *(*[8]byte)(s)
-		*(*[8]byte)(unsafe.Add(d, n-8)) = *(*[8]byte)(unsafe.Add(s, n-8))
-	default:
-		*(*[4]byte)(d) = *(*[4]byte)(s)
-		*(*[4]byte)(unsafe.Add(d, n-4)) = *(*[4]byte)(unsafe.Add(s, n-4))
 	}
 }
 
