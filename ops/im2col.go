@@ -117,7 +117,7 @@ func copyRuns[T any](dst []T, dstStride int, src []T, srcStride, seg, run int) {
 	var zero T
 	size := uintptr(seg) * unsafe.Sizeof(zero)
 	if size >= 4 && size <= 64 {
-		d, s := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
+		d0, s0 := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
 		ds, ss := uintptr(dstStride)*unsafe.Sizeof(zero), uintptr(srcStride)*unsafe.Sizeof(zero)
 		// One loop per size class, each segment as two (or four)
 		// possibly overlapping fixed-size moves (a [32]byte move would
@@ -125,29 +125,29 @@ func copyRuns[T any](dst []T, dstStride int, src []T, srcStride, seg, run int) {
 		switch {
 		case size >= 32:
 			for p := 0; p < run; p++ {
+				d, s := unsafe.Add(d0, uintptr(p)*ds), unsafe.Add(s0, uintptr(p)*ss)
 				*(*[16]byte)(d) = *(*[16]byte)(s)
 				*(*[16]byte)(unsafe.Add(d, 16)) = *(*[16]byte)(unsafe.Add(s, 16))
 				*(*[16]byte)(unsafe.Add(d, size-32)) = *(*[16]byte)(unsafe.Add(s, size-32))
 				*(*[16]byte)(unsafe.Add(d, size-16)) = *(*[16]byte)(unsafe.Add(s, size-16))
-				d, s = unsafe.Add(d, ds), unsafe.Add(s, ss)
 			}
 		case size >= 16:
 			for p := 0; p < run; p++ {
+				d, s := unsafe.Add(d0, uintptr(p)*ds), unsafe.Add(s0, uintptr(p)*ss)
 				*(*[16]byte)(d) = *(*[16]byte)(s)
 				*(*[16]byte)(unsafe.Add(d, size-16)) = *(*[16]byte)(unsafe.Add(s, size-16))
-				d, s = unsafe.Add(d, ds), unsafe.Add(s, ss)
 			}
 		case size >= 8:
 			for p := 0; p < run; p++ {
+				d, s := unsafe.Add(d0, uintptr(p)*ds), unsafe.Add(s0, uintptr(p)*ss)
 				*(*[8]byte)(d) = *(*[8]byte)(s)
 				*(*[8]byte)(unsafe.Add(d, size-8)) = *(*[8]byte)(unsafe.Add(s, size-8))
-				d, s = unsafe.Add(d, ds), unsafe.Add(s, ss)
 			}
 		default:
 			for p := 0; p < run; p++ {
+				d, s := unsafe.Add(d0, uintptr(p)*ds), unsafe.Add(s0, uintptr(p)*ss)
 				*(*[4]byte)(d) = *(*[4]byte)(s)
 				*(*[4]byte)(unsafe.Add(d, size-4)) = *(*[4]byte)(unsafe.Add(s, size-4))
-				d, s = unsafe.Add(d, ds), unsafe.Add(s, ss)
 			}
 		}
 		return
