@@ -2,9 +2,10 @@
 
 // AVX2+FMA depthwise convolution kernel for DepthwiseConvF32 and
 // DepthwiseConvF32Int32 (dwconv.go): dwconv_avx512_amd64.s with blocks
-// of 8 channels in YMM registers. Every load and store of a channel block
-// goes through VMASKMOVPS with the block's lane mask (all lanes but in
-// the last, partial block), which neither reads nor writes masked-off
+// of 8 channels in YMM registers. The 4-pixel groups of a full block of 8
+// channels use plain loads (fused into the multiply-adds); a last,
+// partial block and the single pixels load and store through VMASKMOVPS
+// with the block's lane mask, which neither reads nor writes masked-off
 // lanes.
 
 #include "textflag.h"
@@ -27,7 +28,7 @@
 // Registers as dwConvAVX512; Y0-Y3 sums, Y8 weights, Y9 inputs, Y12
 // float start, Y13 int32 bias, Y14/Y10 lo/hi, Y15 lane mask. masks is
 // ·tailMask32.
-TEXT ·dwConvAVX2(SB), NOSPLIT, $32-56
+TEXT ·dwConvAVX2(SB), NOSPLIT, $40-56
 	MOVQ         a+32(FP), BX
 	VBROADCASTSS lo+40(FP), Y14
 	VBROADCASTSS hi+44(FP), Y10
@@ -45,6 +46,12 @@ cblk:
 	MOVQ    $8, CX
 
 cmask:
+	MOVQ       $0, fullblk-40(SP)
+	CMPQ       CX, $8
+	JNE        cmaskp
+	MOVQ       $1, fullblk-40(SP)
+
+cmaskp:
 	NEGQ       CX
 	MOVQ       masks+48(FP), AX
 	VMOVDQU    32(AX)(CX*4), Y15
@@ -87,8 +94,22 @@ ty4:
 	MOVQ R10, SI
 	MOVQ R11, DI
 	MOVQ A_TW(BX), CX
+	CMPQ fullblk-40(SP), $0
+	JEQ  tx4m
 
 tx4:
+	VMOVUPS     (DI), Y8
+	VFMADD231PS (SI), Y8, Y0
+	VFMADD231PS (SI)(R8*1), Y8, Y1
+	VFMADD231PS (SI)(R8*2), Y8, Y2
+	VFMADD231PS (SI)(R9*1), Y8, Y3
+	ADDQ        A_XTAPCOL(BX), SI
+	ADDQ        A_C4(BX), DI
+	DECQ        CX
+	JNZ         tx4
+	JMP         ty4next
+
+tx4m:
 	VMASKMOVPS  (DI), Y15, Y8
 	VMASKMOVPS  (SI), Y15, Y9
 	VFMADD231PS Y9, Y8, Y0
@@ -101,7 +122,9 @@ tx4:
 	ADDQ        A_XTAPCOL(BX), SI
 	ADDQ        A_C4(BX), DI
 	DECQ        CX
-	JNZ         tx4
+	JNZ         tx4m
+
+ty4next:
 	ADDQ        A_XTAPROW(BX), R10
 	ADDQ        A_WTAPROW(BX), R11
 	DECQ        DX
@@ -131,11 +154,22 @@ int4:
 	VPADDD     Y13, Y3, Y3
 
 store4:
+	LEAQ       (AX)(AX*2), CX
+	CMPQ       fullblk-40(SP), $0
+	JEQ        store4m
+	VMOVUPS    Y0, (R13)
+	VMOVUPS    Y1, (R13)(AX*1)
+	VMOVUPS    Y2, (R13)(AX*2)
+	VMOVUPS    Y3, (R13)(CX*1)
+	JMP        stored4
+
+store4m:
 	VMASKMOVPS Y0, Y15, (R13)
 	VMASKMOVPS Y1, Y15, (R13)(AX*1)
 	VMASKMOVPS Y2, Y15, (R13)(AX*2)
-	LEAQ       (AX)(AX*2), CX
 	VMASKMOVPS Y3, Y15, (R13)(CX*1)
+
+stored4:
 	LEAQ       (R12)(R8*4), R12
 	LEAQ       (R13)(AX*4), R13
 	SUBQ       $4, R14

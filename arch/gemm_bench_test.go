@@ -92,6 +92,88 @@ func requantChannelsCase(pixels, n int) benchCase {
 	return c
 }
 
+func gemmInt8RqCase(m, n, k int) benchCase {
+	r := rand.New(rand.NewPCG(24, uint64(m*n*k)))
+	a, w, seed, dst := make([]int8, m*k), make([]int8, n*k), make([]int32, n), make([]byte, m*n)
+	genI8(r, a, 0)
+	genI8(r, w, 0)
+	packed := make([]int8, PackedGemmInt8Len(n, k))
+	PackGemmInt8(packed, w, n, k)
+	q, _, _ := randomChannelRequant(nil, r, n)
+	list := implsOf(gemmInt8RqImpls)
+	c := benchCase{name: fmt.Sprintf("GemmInt8Requantize/%dx%dx%d", m, n, k)}
+	for _, im := range list {
+		c.impls = append(c.impls, im.name)
+	}
+	c.run = func(i int) func(b *testing.B) {
+		f := list[i].fn
+		return func(b *testing.B) {
+			for b.Loop() {
+				f(dst, n, a, k, packed, seed, q, m, n, k, -128, -128, 127)
+			}
+			b.ReportMetric(float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
+		}
+	}
+	return c
+}
+
+// dwCase is the interior of a 3×3 stride-1 depthwise layer of h×w×c in
+// mode 0 (float) or 2 (requantised int8).
+func dwCase(h, w, c, mode int) benchCase {
+	r := rand.New(rand.NewPCG(25, uint64(h*w*c)))
+	inRow := w * c
+	x, wt, dst := make([]float32, h*inRow), make([]float32, 9*c), make([]byte, 4*h*w*c)
+	bias := make([]uint32, c)
+	for i := range x {
+		x[i] = float32(r.IntN(255) - 127)
+	}
+	for i := range wt {
+		wt[i] = float32(r.IntN(255) - 127)
+	}
+	g := DepthwiseGeom{Rows: h - 2, Cols: w - 2, C: c, TapRows: 3, TapCols: 3, XRowStep: inRow, XColStep: c,
+		XTapRow: inRow, XTapCol: c, DstRowStep: (w - 2) * c, WTapRow: 3 * c}
+	a := g.args(mode)
+	name := "DepthwiseConvF32"
+	if mode == 2 {
+		name = "DepthwiseConvRequantizeInt8"
+		q, _, _ := randomChannelRequant(nil, r, c)
+		a.qp, a.qStride, a.zp, a.lo, a.hi = &q.p[0], 4*q.stride, -128, -128, 127
+		a.rqFlags = q.rqFlags(-128, 127)
+	}
+	list := implsOf(dwConvImpls)
+	cs := benchCase{name: fmt.Sprintf("%s/%dx%dx%d", name, h-2, w-2, c)}
+	for _, im := range list {
+		cs.impls = append(cs.impls, im.name)
+	}
+	cs.run = func(i int) func(b *testing.B) {
+		f := list[i].fn
+		return func(b *testing.B) {
+			for b.Loop() {
+				f(dst, x, wt, bias, a, 0, 6)
+			}
+		}
+	}
+	return cs
+}
+
+func int8ToF32Case(n int) benchCase {
+	src, dst := make([]byte, n), make([]float32, n)
+	list := implsOf(int8ToF32Impls)
+	c := benchCase{name: fmt.Sprintf("Int8ToF32/%d", n)}
+	for _, im := range list {
+		c.impls = append(c.impls, im.name)
+	}
+	c.run = func(i int) func(b *testing.B) {
+		f := list[i].fn
+		return func(b *testing.B) {
+			for b.Loop() {
+				f(dst, src, -3, false)
+			}
+		}
+	}
+	return c
+}
+
 func gemmBenchCases() []benchCase {
 	var cs []benchCase
 	for _, s := range gemmBenchShapes {
@@ -100,10 +182,20 @@ func gemmBenchCases() []benchCase {
 	for _, s := range gemmBenchShapes {
 		cs = append(cs, gemmInt8Case(s.m, s.n, s.k))
 	}
-	cs = append(cs, requantChannelsCase(2304, 8), requantChannelsCase(2304, 16), requantChannelsCase(36, 128))
+	for _, s := range gemmBenchShapes {
+		cs = append(cs, gemmInt8RqCase(s.m, s.n, s.k))
+	}
+	cs = append(cs, requantChannelsCase(2304, 8), requantChannelsCase(2304, 16), requantChannelsCase(36, 128),
+		dwCase(48, 48, 16, 0), dwCase(24, 24, 32, 0), dwCase(6, 6, 128, 0),
+		dwCase(48, 48, 16, 2), dwCase(24, 24, 32, 2), dwCase(6, 6, 128, 2),
+		int8ToF32Case(18432))
 	return cs
 }
 
+// BenchmarkGemm benchmarks the GEMM, depthwise, requantisation and
+// conversion primitives at every level:
+//
+//	go test ./arch -run='^$' -bench=Gemm -benchtime=200ms
 func BenchmarkGemm(b *testing.B) {
 	for _, c := range gemmBenchCases() {
 		for i, name := range c.impls {
@@ -232,4 +324,29 @@ func fillRows(dst, b []float32) {
 	for filled := len(b); filled < len(dst); filled *= 2 {
 		copy(dst[filled:], dst[:filled])
 	}
+}
+
+// TestCNNSpeedRatios (TFLRUN_BENCH_RATIOS=1) logs the speed-up of every
+// implementation of the convolution primitives over the portable one,
+// measured in one run (as TestSpeedRatios does for the others).
+func TestCNNSpeedRatios(t *testing.T) {
+	if os.Getenv("TFLRUN_BENCH_RATIOS") == "" {
+		t.Skip("set TFLRUN_BENCH_RATIOS=1 to measure")
+	}
+	var sb strings.Builder
+	for _, c := range gemmBenchCases() {
+		var gen float64
+		fmt.Fprintf(&sb, "\n%-44s", c.name)
+		for i, name := range c.impls {
+			res := testing.Benchmark(c.run(i))
+			ns := float64(res.T.Nanoseconds()) / float64(res.N)
+			if i == 0 {
+				gen = ns
+				fmt.Fprintf(&sb, " %s %9.0f ns", name, ns)
+				continue
+			}
+			fmt.Fprintf(&sb, " | %s %8.0f ns %6.1fx", name, ns, gen/ns)
+		}
+	}
+	t.Log(sb.String())
 }
