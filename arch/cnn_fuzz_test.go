@@ -113,11 +113,20 @@ func FuzzGemm(f *testing.F) {
 		if src.next()%2 == 0 {
 			lo, hi = 0, 255
 		}
+		wZero := int32(int8(src.next()))
 		want := make([]byte, m*n)
-		gemmInt8RqGeneric(want, n, a8, k, packed8, seed, q, m, n, k, zp, lo, hi)
+		for p := 0; p < m; p++ {
+			for j := 0; j < n; j++ {
+				s := seed[j]
+				for i := 0; i < k; i++ {
+					s += int32(a8[p*k+i]) * (int32(w8[j*k+i]) - wZero)
+				}
+				want[p*n+j] = byte(max(lo, min(mulQuant(s, mult[j], shift[j])+zp, hi)))
+			}
+		}
 		for _, im := range implsOf(gemmInt8RqImpls) {
 			got := make([]byte, m*n)
-			im.fn(got, n, a8, k, packed8, seed, q, m, n, k, zp, lo, hi)
+			im.fn(got, n, a8, k, packed8, seed, wZero, q, m, n, k, zp, lo, hi)
 			for i := range got {
 				if got[i] != want[i] {
 					t.Fatalf("GemmInt8Requantize %s %v [%d]: %d, want %d", im.name, c, i, got[i], want[i])

@@ -180,38 +180,43 @@ func GemmInt8(dst []int32, ldd int, a []int8, lda int, packed []int8, seed []int
 }
 
 var (
-	gemmInt8Rq      func(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32)
+	gemmInt8Rq      func(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, wZero int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32)
 	gemmInt8RqImpls = newImpls("GemmInt8Requantize", &gemmInt8Rq, gemmInt8RqGeneric)
 )
 
 // GemmInt8RequantizeInt8 is GemmInt8 followed by RequantizeChannelsInt8
 // on every output pixel, without storing the int32 sums (the requantised
-// output stage of TFLite's int8 CONV_2D, bias and activation included):
+// output stage of TFLite's int8 and uint8 CONV_2D, bias, filter zero
+// point and activation included):
 //
-//	dst[p·ldd + j] = int8(clamp(MBQM(seed[j] + Σ_i a[p·lda+i]·w[j·k+i], channel j) + zp, lo, hi))
+//	s = seed[j] + Σ_i a[p·lda+i]·(w[j·k+i] - wZero)
+//	dst[p·ldd + j] = int8(clamp(MBQM(s, channel j) + zp, lo, hi))
 //
-// for p < m, j < n; q must have n channels (a ChannelRequant of another
-// size is a kernel bug and panics), lo ≤ hi in [-128, 127]. Every
-// implementation gives the same bits. Strides and panics as GemmInt8.
-func GemmInt8RequantizeInt8(dst []int8, ldd int, a []int8, lda int, packed []int8, seed []int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
+// for p < m, j < n (int32 arithmetic wrapping); wZero is the weights'
+// zero point (0 for TFLite's symmetric int8 filters; a uint8 filter's
+// zero point minus 128 once its values are re-centred to int8). q must
+// have n channels (a ChannelRequant of another size is a kernel bug and
+// panics), lo ≤ hi in [-128, 127]. Every implementation gives the same
+// bits. Strides and panics as GemmInt8.
+func GemmInt8RequantizeInt8(dst []int8, ldd int, a []int8, lda int, packed []int8, seed []int32, wZero int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
 	if lo < -128 || hi > 127 || lo > hi {
 		panic("arch.GemmInt8RequantizeInt8: clamp range outside [-128, 127]")
 	}
 	gemmInt8RqCheck(len(dst), ldd, a, lda, packed, seed, q, m, n, k)
 	if m > 0 && n > 0 {
-		gemmInt8Rq(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)), ldd, a, lda, packed, seed, q, m, n, k, zp, lo, hi)
+		gemmInt8Rq(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)), ldd, a, lda, packed, seed, wZero, q, m, n, k, zp, lo, hi)
 	}
 }
 
 // GemmInt8RequantizeUint8 is GemmInt8RequantizeInt8 for uint8 outputs
 // (TFLite's uint8 CONV_2D): lo ≤ hi in [0, 255].
-func GemmInt8RequantizeUint8(dst []uint8, ldd int, a []int8, lda int, packed []int8, seed []int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
+func GemmInt8RequantizeUint8(dst []uint8, ldd int, a []int8, lda int, packed []int8, seed []int32, wZero int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
 	if lo < 0 || hi > 255 || lo > hi {
 		panic("arch.GemmInt8RequantizeUint8: clamp range outside [0, 255]")
 	}
 	gemmInt8RqCheck(len(dst), ldd, a, lda, packed, seed, q, m, n, k)
 	if m > 0 && n > 0 {
-		gemmInt8Rq(dst, ldd, a, lda, packed, seed, q, m, n, k, zp, lo, hi)
+		gemmInt8Rq(dst, ldd, a, lda, packed, seed, wZero, q, m, n, k, zp, lo, hi)
 	}
 }
 

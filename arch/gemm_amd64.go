@@ -105,20 +105,20 @@ var (
 )
 
 //go:noescape
-func gemmInt8RqR8VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64)
+func gemmInt8RqR8VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
 
 //go:noescape
-func gemmInt8RqR4VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64)
+func gemmInt8RqR4VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
 
 //go:noescape
-func gemmInt8RqR8VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64)
+func gemmInt8RqR8VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
 
 //go:noescape
-func gemmInt8RqR4VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64)
+func gemmInt8RqR4VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
 
 // gemmInt8RqVNNI splits the rows as gemmInt8VNNI does; up to 8 channels
 // run on 8-lane vectors.
-func gemmInt8RqVNNI(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
+func gemmInt8RqVNNI(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, wZero int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
 	tail := uint64(1)<<(n%GemmBlock) - 1
 	ktail := uint64(1)<<(k%4) - 1
 	flags := q.rqFlags(lo, hi)
@@ -131,35 +131,46 @@ func gemmInt8RqVNNI(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int
 			tail = 0xff
 		}
 		if m8 > 0 {
-			gemmInt8RqR8VNNIY(&dst[0], ldd, &a[0], lda, &w[0], &seed[0], m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags)
+			gemmInt8RqR8VNNIY(&dst[0], ldd, &a[0], lda, &w[0], &seed[0], m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags, wZero)
 		}
 		if m8 < m {
-			gemmInt8RqR4VNNIY(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &seed[0], m-m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags)
+			gemmInt8RqR4VNNIY(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &seed[0], m-m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags, wZero)
 		}
 		return
 	}
 	if m8 > 0 {
-		gemmInt8RqR8VNNI(&dst[0], ldd, &a[0], lda, &w[0], &seed[0], m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags)
+		gemmInt8RqR8VNNI(&dst[0], ldd, &a[0], lda, &w[0], &seed[0], m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags, wZero)
 	}
 	if m8 < m {
-		gemmInt8RqR4VNNI(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &seed[0], m-m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags)
+		gemmInt8RqR4VNNI(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &seed[0], m-m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags, wZero)
 	}
 }
 
-// gemmInt8RqAVX2 runs the AVX2 GEMM into an int32 tile on the stack and
-// requantises it, a few rows at a time.
-func gemmInt8RqAVX2(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
+// gemmInt8RqAVX2 runs the AVX2 GEMM into an int32 tile on the stack,
+// subtracts the weights' zero point term and requantises the tile, a few
+// rows at a time.
+func gemmInt8RqAVX2(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, wZero int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
 	const tileLen = 2048
 	if n > tileLen {
-		gemmInt8RqGeneric(dst, ldd, a, lda, w, seed, q, m, n, k, zp, lo, hi)
+		gemmInt8RqGeneric(dst, ldd, a, lda, w, seed, wZero, q, m, n, k, zp, lo, hi)
 		return
 	}
 	var tile [tileLen]int32
+	var sums [tileLen]int32
 	rows := tileLen / n
 	for p0 := 0; p0 < m; p0 += rows {
 		r := min(rows, m-p0)
 		acc := tile[:r*n]
 		gemmInt8AVX2(acc, n, a[p0*lda:], lda, w, seed, r, n, k)
+		if wZero != 0 {
+			for i := 0; i < r; i++ {
+				rowSumsInt8(sums[i:i+1], a[(p0+i)*lda:], 1, k)
+				corr := wZero * sums[i]
+				for j := range acc[i*n : (i+1)*n] {
+					acc[i*n+j] -= corr
+				}
+			}
+		}
 		if ldd == n {
 			requantChannelsAVX2Go(dst[p0*ldd:p0*ldd+r*n], acc, q, zp, lo, hi)
 			continue

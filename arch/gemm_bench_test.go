@@ -109,7 +109,7 @@ func gemmInt8RqCase(m, n, k int) benchCase {
 		f := list[i].fn
 		return func(b *testing.B) {
 			for b.Loop() {
-				f(dst, n, a, k, packed, seed, q, m, n, k, -128, -128, 127)
+				f(dst, n, a, k, packed, seed, 0, q, m, n, k, -128, -128, 127)
 			}
 			b.ReportMetric(float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
 		}
@@ -251,7 +251,7 @@ func TestCNNKernelRatios(t *testing.T) {
 				}
 				requantChannelsGeneric(viewBytes(out), acc, q, -128, -128, 127)
 			},
-			func() { GemmInt8RequantizeInt8(out, n, a8, k, packed8, seed, q, m, n, k, -128, -128, 127) }})
+			func() { GemmInt8RequantizeInt8(out, n, a8, k, packed8, seed, 0, q, m, n, k, -128, -128, 127) }})
 	}
 	for _, l := range []struct{ h, w, c int }{{48, 48, 8}, {24, 24, 32}, {6, 6, 128}} {
 		// The interior of a 3×3 stride-1 depthwise layer: rows × cols

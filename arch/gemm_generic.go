@@ -72,14 +72,22 @@ func gemmInt8Generic(dst []int32, ldd int, a []int8, lda int, w []int8, seed []i
 
 // gemmInt8RqGeneric is GemmInt8Requantize: each pixel's sums for one
 // block of 16 channels in a stack array, then requantised.
-func gemmInt8RqGeneric(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
+func gemmInt8RqGeneric(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, wZero int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
 	blkLen := 64 * ((k + 3) / 4)
 	var acc [GemmBlock]int32
 	for p := 0; p < m; p++ {
+		var sum int32
+		for _, v := range a[p*lda : p*lda+k] {
+			sum += int32(v)
+		}
+		corr := wZero * sum
 		for j0 := 0; j0 < n; j0 += GemmBlock {
 			nb := min(GemmBlock, n-j0)
 			blk := w[j0/GemmBlock*blkLen : (j0/GemmBlock+1)*blkLen]
 			gemmInt8Generic(acc[:nb], nb, a[p*lda:], lda, blk, seed[j0:j0+nb], 1, nb, k)
+			for l := range acc[:nb] {
+				acc[l] -= corr
+			}
 			requantSpan(dst[p*ldd+j0:p*ldd+j0+nb], acc[:nb], q, j0, zp, lo, hi)
 		}
 	}

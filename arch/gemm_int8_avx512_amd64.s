@@ -8,7 +8,9 @@
 // instruction per row per group of four reduction indices, no horizontal
 // sums, whatever k and n are. Σ(w+128)·a = Σw·a + 128·Σa, so each row's
 // sum Σa (VPDPBUSD of the row with a vector of ones, once per row block)
-// times 128 is subtracted from the seed the sums start at. VPDPBUSD wraps
+// times 128 is subtracted from the seed the sums start at (times 128 +
+// wz in the requantising variants, which also subtract the weights' zero
+// point wz: Σ(w-wz)·a). VPDPBUSD wraps
 // (unlike VPDPBUSDS), so every sum is the exact int32 result modulo 2^32.
 // A last group of k%4 indices is loaded with a byte mask (K2: neither
 // reads nor faults past the row), zeros above.
@@ -364,8 +366,8 @@ done4:
 	VZEROUPPER
 	RET
 
-// func gemmInt8RqR8VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64)
-TEXT ·gemmInt8RqR8VNNI(SB), NOSPLIT, $0-128
+// func gemmInt8RqR8VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
+TEXT ·gemmInt8RqR8VNNI(SB), NOSPLIT, $0-132
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
@@ -373,6 +375,9 @@ TEXT ·gemmInt8RqR8VNNI(SB), NOSPLIT, $0-128
 	MOVL         $0x01010101, AX
 	VPBROADCASTD AX, Z20
 	RQCONSTS(zp+104(FP), lo+108(FP), hi+112(FP), AX)
+	MOVL         wz+128(FP), AX
+	ADDL         $128, AX
+	VPBROADCASTD AX, Z10
 	MOVQ         a+16(FP), SI
 
 rowblkq8:
@@ -433,14 +438,14 @@ sumtailq8:
 	VPDPBUSD Z9, Z20, Z19
 
 sumdoneq8:
-	VPSLLD $7, Z12, Z12
-	VPSLLD $7, Z13, Z13
-	VPSLLD $7, Z14, Z14
-	VPSLLD $7, Z15, Z15
-	VPSLLD $7, Z16, Z16
-	VPSLLD $7, Z17, Z17
-	VPSLLD $7, Z18, Z18
-	VPSLLD $7, Z19, Z19
+	VPMULLD Z10, Z12, Z12
+	VPMULLD Z10, Z13, Z13
+	VPMULLD Z10, Z14, Z14
+	VPMULLD Z10, Z15, Z15
+	VPMULLD Z10, Z16, Z16
+	VPMULLD Z10, Z17, Z17
+	VPMULLD Z10, Z18, Z18
+	VPMULLD Z10, Z19, Z19
 	MOVQ   w+32(FP), R12
 	XORQ   DI, DI
 
@@ -679,8 +684,8 @@ doneq8:
 	VZEROUPPER
 	RET
 
-// func gemmInt8RqR4VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64)
-TEXT ·gemmInt8RqR4VNNI(SB), NOSPLIT, $0-128
+// func gemmInt8RqR4VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
+TEXT ·gemmInt8RqR4VNNI(SB), NOSPLIT, $0-132
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
@@ -688,6 +693,9 @@ TEXT ·gemmInt8RqR4VNNI(SB), NOSPLIT, $0-128
 	MOVL         $0x01010101, AX
 	VPBROADCASTD AX, Z20
 	RQCONSTS(zp+104(FP), lo+108(FP), hi+112(FP), AX)
+	MOVL         wz+128(FP), AX
+	ADDL         $128, AX
+	VPBROADCASTD AX, Z10
 	MOVQ         a+16(FP), SI
 
 rowblkq4:
@@ -728,10 +736,10 @@ sumtailq4:
 	VPDPBUSD Z9, Z20, Z15
 
 sumdoneq4:
-	VPSLLD $7, Z12, Z12
-	VPSLLD $7, Z13, Z13
-	VPSLLD $7, Z14, Z14
-	VPSLLD $7, Z15, Z15
+	VPMULLD Z10, Z12, Z12
+	VPMULLD Z10, Z13, Z13
+	VPMULLD Z10, Z14, Z14
+	VPMULLD Z10, Z15, Z15
 	MOVQ   w+32(FP), R12
 	XORQ   DI, DI
 
@@ -883,11 +891,11 @@ doneq4:
 	VZEROUPPER
 	RET
 
-// func gemmInt8RqR8VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64)
+// func gemmInt8RqR8VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
 //
 // gemmInt8RqR8VNNI for n ≤ 8 on EVEX YMM registers (8 lanes: twice the
 // throughput of half-empty ZMM vectors on Zen 4).
-TEXT ·gemmInt8RqR8VNNIY(SB), NOSPLIT, $0-128
+TEXT ·gemmInt8RqR8VNNIY(SB), NOSPLIT, $0-132
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
@@ -911,6 +919,9 @@ TEXT ·gemmInt8RqR8VNNIY(SB), NOSPLIT, $0-128
 	VMOVDQU32    (AX), Y27
 	MOVQ         seed+40(FP), AX
 	VMOVDQU32.Z  (AX), K1, Y11
+	MOVL         wz+128(FP), AX
+	ADDL         $128, AX
+	VPBROADCASTD AX, Y10
 	MOVQ         a+16(FP), SI
 
 rowblky8:
@@ -971,21 +982,21 @@ sumtaily8:
 	VPDPBUSD Y9, Y20, Y19
 
 sumdoney8:
-	VPSLLD $7, Y12, Y12
+	VPMULLD Y10, Y12, Y12
 	VPSUBD Y12, Y11, Y0
-	VPSLLD $7, Y13, Y13
+	VPMULLD Y10, Y13, Y13
 	VPSUBD Y13, Y11, Y1
-	VPSLLD $7, Y14, Y14
+	VPMULLD Y10, Y14, Y14
 	VPSUBD Y14, Y11, Y2
-	VPSLLD $7, Y15, Y15
+	VPMULLD Y10, Y15, Y15
 	VPSUBD Y15, Y11, Y3
-	VPSLLD $7, Y16, Y16
+	VPMULLD Y10, Y16, Y16
 	VPSUBD Y16, Y11, Y4
-	VPSLLD $7, Y17, Y17
+	VPMULLD Y10, Y17, Y17
 	VPSUBD Y17, Y11, Y5
-	VPSLLD $7, Y18, Y18
+	VPMULLD Y10, Y18, Y18
 	VPSUBD Y18, Y11, Y6
-	VPSLLD $7, Y19, Y19
+	VPMULLD Y10, Y19, Y19
 	VPSUBD Y19, Y11, Y7
 	MOVQ   w+32(FP), R12
 	XORQ   AX, AX
@@ -1182,11 +1193,11 @@ doney8:
 	VZEROUPPER
 	RET
 
-// func gemmInt8RqR4VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64)
+// func gemmInt8RqR4VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
 //
 // gemmInt8RqR4VNNI for n ≤ 8 on EVEX YMM registers (8 lanes: twice the
 // throughput of half-empty ZMM vectors on Zen 4).
-TEXT ·gemmInt8RqR4VNNIY(SB), NOSPLIT, $0-128
+TEXT ·gemmInt8RqR4VNNIY(SB), NOSPLIT, $0-132
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
@@ -1210,6 +1221,9 @@ TEXT ·gemmInt8RqR4VNNIY(SB), NOSPLIT, $0-128
 	VMOVDQU32    (AX), Y27
 	MOVQ         seed+40(FP), AX
 	VMOVDQU32.Z  (AX), K1, Y11
+	MOVL         wz+128(FP), AX
+	ADDL         $128, AX
+	VPBROADCASTD AX, Y10
 	MOVQ         a+16(FP), SI
 
 rowblky4:
@@ -1250,13 +1264,13 @@ sumtaily4:
 	VPDPBUSD Y9, Y20, Y15
 
 sumdoney4:
-	VPSLLD $7, Y12, Y12
+	VPMULLD Y10, Y12, Y12
 	VPSUBD Y12, Y11, Y0
-	VPSLLD $7, Y13, Y13
+	VPMULLD Y10, Y13, Y13
 	VPSUBD Y13, Y11, Y1
-	VPSLLD $7, Y14, Y14
+	VPMULLD Y10, Y14, Y14
 	VPSUBD Y14, Y11, Y2
-	VPSLLD $7, Y15, Y15
+	VPMULLD Y10, Y15, Y15
 	VPSUBD Y15, Y11, Y3
 	MOVQ   w+32(FP), R12
 	XORQ   AX, AX

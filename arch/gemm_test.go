@@ -375,8 +375,12 @@ func TestTwinGemmInt8Requantize(t *testing.T) {
 					buf[j] = sentinel
 				}
 				dst := buf[guard : guard+size : guard+size]
+				wZero := int32(0)
+				if i%3 == 1 { // a uint8 filter's zero point, re-centred
+					wZero = int32(r.IntN(256) - 128)
+				}
 				if c.m > 0 {
-					im.fn(dst, c.ldd, a, c.lda, packed, seed, q, c.m, c.n, c.k, zp, lo, hi)
+					im.fn(dst, c.ldd, a, c.lda, packed, seed, wZero, q, c.m, c.n, c.k, zp, lo, hi)
 				}
 				for j, v := range buf {
 					in := j - guard
@@ -392,7 +396,7 @@ func TestTwinGemmInt8Requantize(t *testing.T) {
 					}
 					s := int64(seed[ch])
 					for x := 0; x < c.k; x++ {
-						s += int64(a[p*c.lda+x]) * int64(w[ch*c.k+x])
+						s += int64(a[p*c.lda+x]) * (int64(w[ch*c.k+x]) - int64(wZero))
 					}
 					want := byte(max(lo, min(mulQuant(int32(s), mult[ch], shift[ch])+zp, hi)))
 					if v != want {

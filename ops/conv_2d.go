@@ -480,7 +480,7 @@ func (k *Conv2D) evalQuant(n *Node, in, filter, bias, out *Tensor) error {
 		arch.PackGemmInt8(packed, w, k.outC, k.k)
 	}
 	var xsum []int32
-	if wzp != 0 {
+	if wzp != 0 && k.matVec {
 		if xsum, err = scratchInt32(n, k.xsumID, k.tile); err != nil {
 			return err
 		}
@@ -502,29 +502,26 @@ func (k *Conv2D) evalQuant(n *Node, in, filter, bias, out *Tensor) error {
 				}
 			}
 			off := (batch*k.pixels + p0) * k.outC
-			if wzp == 0 && !k.matVec {
-				// Sums and requantisation in one pass.
+			if !k.matVec {
+				// Sums, the filter zero point's term and the
+				// requantisation in one pass.
 				if k.path == convInt8 {
-					arch.GemmInt8RequantizeInt8(out.Int8s()[off:off+cnt*k.outC], k.outC, src, k.k, packed, k.seed, k.cq, cnt, k.outC, k.k, q.outOffset, q.actMin, q.actMax)
+					arch.GemmInt8RequantizeInt8(out.Int8s()[off:off+cnt*k.outC], k.outC, src, k.k, packed, k.seed, wzp, k.cq, cnt, k.outC, k.k, q.outOffset, q.actMin, q.actMax)
 				} else {
-					arch.GemmInt8RequantizeUint8(out.Data[off:off+cnt*k.outC], k.outC, src, k.k, packed, k.seed, k.cq, cnt, k.outC, k.k, q.outOffset, q.actMin, q.actMax)
+					arch.GemmInt8RequantizeUint8(out.Data[off:off+cnt*k.outC], k.outC, src, k.k, packed, k.seed, wzp, k.cq, cnt, k.outC, k.k, q.outOffset, q.actMin, q.actMax)
 				}
 				continue
 			}
-			// Otherwise the int32 sums go through a tile: a filter zero
-			// point adds the per-pixel term -wzp·Σx before the
-			// requantisation.
+			// The per-pixel matrix-vector path: int32 sums in a tile; a
+			// filter zero point adds the per-pixel term -wzp·Σx before
+			// the requantisation.
 			accT := accTile[:cnt*k.outC]
-			if k.matVec {
-				copy(accT[:k.outC], k.seed)
-				for filled := k.outC; filled < len(accT); filled *= 2 {
-					copy(accT[filled:], accT[:filled])
-				}
-				for i := 0; i < cnt; i++ {
-					arch.MatVecMulAccInt8(accT[i*k.outC:(i+1)*k.outC], w, k.outC, k.k, src[i*k.k:(i+1)*k.k])
-				}
-			} else {
-				arch.GemmInt8(accT, k.outC, src, k.k, packed, k.seed, cnt, k.outC, k.k)
+			copy(accT[:k.outC], k.seed)
+			for filled := k.outC; filled < len(accT); filled *= 2 {
+				copy(accT[filled:], accT[:filled])
+			}
+			for i := 0; i < cnt; i++ {
+				arch.MatVecMulAccInt8(accT[i*k.outC:(i+1)*k.outC], w, k.outC, k.k, src[i*k.k:(i+1)*k.k])
 			}
 			if wzp != 0 {
 				arch.RowSumsInt8(xsum[:cnt], src, cnt, k.k)
