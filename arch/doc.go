@@ -14,6 +14,16 @@
 // slice lengths (a short slice is a kernel bug and panics); the
 // implementations behind them may assume the sizes are consistent.
 //
+// Convolutions (gemm.go, dwconv.go, requant_channel.go, convert.go) use
+// GemmF32 and GemmInt8RequantizeInt8/Uint8 on weights packed once at
+// Prepare (PackGemmF32, PackGemmInt8: blocks of 16 output channels, so
+// the kernels broadcast inputs instead of summing horizontally), the
+// depthwise kernels DepthwiseConvF32 / DepthwiseConvRequantizeInt8 over
+// rectangles of output pixels (DepthwiseGeom), and per-channel
+// requantisation (ChannelRequant, RequantizeChannelsInt8) fused into the
+// integer kernels' epilogues; the amd64 epilogues share the macros of
+// requant_channel_amd64.h.
+//
 // # Levels
 //
 // A Level (generic, avx2, avx512, neon, neon-dotprod) names a set of CPU
