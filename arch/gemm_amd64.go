@@ -156,7 +156,7 @@ func gemmInt8RqAVX2(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int
 		return
 	}
 	var tile [tileLen]int32
-	var sums [tileLen]int32
+	var sum [1]int32
 	rows := tileLen / n
 	for p0 := 0; p0 < m; p0 += rows {
 		r := min(rows, m-p0)
@@ -164,8 +164,8 @@ func gemmInt8RqAVX2(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int
 		gemmInt8AVX2(acc, n, a[p0*lda:], lda, w, seed, r, n, k)
 		if wZero != 0 {
 			for i := 0; i < r; i++ {
-				rowSumsInt8(sums[i:i+1], a[(p0+i)*lda:], 1, k)
-				corr := wZero * sums[i]
+				rowSumsInt8AVX2(sum[:], a[(p0+i)*lda:], 1, k) // (direct: the slot would move sum to the heap)
+				corr := wZero * sum[0]
 				for j := range acc[i*n : (i+1)*n] {
 					acc[i*n+j] -= corr
 				}

@@ -407,3 +407,44 @@ func TestTwinGemmInt8Requantize(t *testing.T) {
 		})
 	}
 }
+
+// TestCNNPrimitivesAllocateNothing checks every implementation of the
+// convolution primitives for heap allocations (kernels' Eval must not
+// allocate), with a filter zero point and requantisation.
+func TestCNNPrimitivesAllocateNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	m, n, k := 9, 24, 27
+	a, w, seed, out := make([]int8, m*k), make([]int8, n*k), make([]int32, n), make([]byte, m*n)
+	genI8(r, a, 0)
+	genI8(r, w, 0)
+	packed := make([]int8, PackedGemmInt8Len(n, k))
+	PackGemmInt8(packed, w, n, k)
+	q, _, _ := randomChannelRequant(t, r, n)
+	for _, im := range implsOf(gemmInt8RqImpls) {
+		if got := testing.AllocsPerRun(5, func() { im.fn(out, n, a, k, packed, seed, -3, q, m, n, k, 1, 0, 255) }); got != 0 {
+			t.Errorf("GemmInt8Requantize %s allocated %v times", im.name, got)
+		}
+	}
+	g := DepthwiseGeom{Rows: 3, Cols: 5, C: 24, TapRows: 3, TapCols: 3, XRowStep: 7 * 24, XColStep: 24,
+		XTapRow: 7 * 24, XTapCol: 24, DstRowStep: 5 * 24, WTapRow: 3 * 24}
+	xn, wn, dn, _ := g.span()
+	x, wt, bias, dst := make([]float32, xn), make([]float32, wn), make([]uint32, 24), make([]byte, 4*dn)
+	for mode := 0; mode < 3; mode++ {
+		args := g.args(mode)
+		if mode == 2 {
+			q, _, _ := randomChannelRequant(t, r, 24)
+			args.qp, args.qStride, args.zp, args.lo, args.hi = &q.p[0], 4*q.stride, 0, -128, 127
+		}
+		for _, im := range implsOf(dwConvImpls) {
+			if got := testing.AllocsPerRun(5, func() { im.fn(dst, x, wt, bias, args, 0, 6) }); got != 0 {
+				t.Errorf("depthwise %s mode %d allocated %v times", im.name, mode, got)
+			}
+		}
+	}
+	acc := make([]int32, m*n)
+	for _, im := range implsOf(requantChannelsImpls) {
+		if got := testing.AllocsPerRun(5, func() { im.fn(out, acc, q, 0, -128, 127) }); got != 0 {
+			t.Errorf("RequantizeChannels %s allocated %v times", im.name, got)
+		}
+	}
+}
