@@ -24,6 +24,15 @@
 // integer kernels' epilogues; the amd64 epilogues share the macros of
 // requant_channel_amd64.h.
 //
+// Short rows (packed.go): MatVecMulAccPacked multiplies a matrix packed
+// once at Prepare by PackMatrix (blocks of 16 rows stored column by
+// column: one register holds a column of 16 rows, x[c] is broadcast, no
+// horizontal sums), which the float LSTM panels and FULLY_CONNECTED with
+// constant weights use. Also for particular kernels: DotRowsInt16 (the
+// integer SVDF's time filter), VecClamp (float activation clamps with
+// C++'s std::min/std::max bits) and SelectAboveF32 (TOPK_V2's threshold
+// scan).
+//
 // # Levels
 //
 // A Level (generic, avx2, avx512, neon, neon-dotprod) names a set of CPU
