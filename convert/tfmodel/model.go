@@ -76,6 +76,7 @@ func LoadSavedModel(dir string) (*Model, error) {
 			if _, txtErr := os.Stat(filepath.Join(dir, "saved_model.pbtxt")); txtErr == nil {
 				return nil, fmt.Errorf("%s: only binary saved_model.pb is supported, found saved_model.pbtxt", dir)
 			}
+			return nil, notSavedModelError(dir)
 		}
 		return nil, err
 	}
@@ -93,6 +94,28 @@ func LoadSavedModel(dir string) (*Model, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// notSavedModelError explains a directory without saved_model.pb, naming
+// the SavedModel directories one level below it (a model archive often
+// unpacks to a folder holding the SavedModel folder).
+func notSavedModelError(dir string) error {
+	var found []string
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			sub := filepath.Join(dir, e.Name())
+			if _, err := os.Stat(filepath.Join(sub, "saved_model.pb")); err == nil {
+				found = append(found, sub)
+			}
+		}
+	}
+	if len(found) > 0 {
+		return fmt.Errorf("%s: not a SavedModel directory (no saved_model.pb); SavedModel found in %s", dir, strings.Join(found, ", "))
+	}
+	return fmt.Errorf("%s: not a SavedModel directory (no saved_model.pb)", dir)
 }
 
 // ParseSavedModel decodes the bytes of a saved_model.pb (name is used in

@@ -267,3 +267,21 @@ func TestParseInputShapes(t *testing.T) {
 		t.Error("accepted a bad dimension")
 	}
 }
+
+// TestNotSavedModelDirectory: a directory without saved_model.pb is named
+// as such, and a SavedModel one level below it is pointed out (model
+// archives often unpack to a folder holding the SavedModel folder).
+func TestNotSavedModelDirectory(t *testing.T) {
+	empty := t.TempDir()
+	if _, err := Load(empty); err == nil || !strings.Contains(err.Error(), "not a SavedModel directory (no saved_model.pb)") {
+		t.Fatalf("empty directory: err = %v", err)
+	}
+	parent := filepath.Dir(kwsDir)
+	_, err := Load(parent)
+	if err == nil {
+		t.Fatalf("%s: no error", parent)
+	}
+	if want := "SavedModel found in " + kwsDir; !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want it to contain %q", err, want)
+	}
+}
