@@ -4,56 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tflrun/tflrun/ops"
 )
-
-// The hybrid LSTM's quantisers against TFLite's published vectors
-// (kernels/internal/tensor_utils_test.cc, uKernels tests).
-func TestLSTMQuantizeFloatsTFLiteVectors(t *testing.T) {
-	in := [][]float32{
-		{-640, -635.0, -630, 10.0, 2.0, -5.0, -10.0, 0.0, 1000.0},
-		{0, 0, 0, 0, 0, 0, 0, 0, 0},
-		{-1e-5, 3e-5, -7e-6, -9e-5, 1e-6, 4e-5, 9e-6, 2e-4, 0},
-		{2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000},
-	}
-	sym := []struct {
-		want  []int8
-		scale float64
-	}{
-		{[]int8{-81, -81, -80, 1, 0, -1, -1, 0, 127}, 1000 / 127.0},
-		{[]int8{0, 0, 0, 0, 0, 0, 0, 0, 0}, 1},
-		{[]int8{-6, 19, -4, -57, 1, 25, 6, 127, 0}, 2e-4 / 127},
-	}
-	for i, c := range sym {
-		q := make([]int8, 9)
-		s := symmetricQuantizeFloats(in[i], q)
-		if !slices.Equal(q, c.want) || math.Abs(float64(s)-c.scale) > 1e-6*c.scale {
-			t.Errorf("symmetric %d: %v scale %g, want %v scale %g", i, q, s, c.want, c.scale)
-		}
-	}
-	asym := []struct {
-		in    int
-		want  []int8
-		scale float64
-		zp    int32
-	}{
-		{0, []int8{-128, -127, -126, -26, -28, -29, -30, -28, 127}, 1640.0 / 255, -28},
-		{1, []int8{0, 0, 0, 0, 0, 0, 0, 0, 0}, 1, 0},
-		{3, []int8{127, 127, 127, 127, 127, 127, 127, 127, 127}, 2000.0 / 255, -128},
-		{2, []int8{-58, -23, -55, -128, -48, -14, -41, 127, -49}, 2.9e-4 / 255, -49},
-	}
-	for i, c := range asym {
-		q := make([]int8, 9)
-		s, zp := asymmetricQuantizeFloats(in[c.in], q)
-		if !slices.Equal(q, c.want) || math.Abs(float64(s)-c.scale) > 1e-6*c.scale || zp != c.zp {
-			t.Errorf("asymmetric %d: %v scale %g zp %d, want %v scale %g zp %d", i, q, s, zp, c.want, c.scale, c.zp)
-		}
-	}
-}
 
 // hybridSpecNode builds a hybrid UNIDIRECTIONAL_SEQUENCE_LSTM node from a
 // float spec: gate, peephole and projection weights quantised to int8

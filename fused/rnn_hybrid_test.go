@@ -1,66 +1,9 @@
 package fused
 
 import (
-	"math"
 	"slices"
 	"testing"
 )
-
-// The hybrid quantisation helpers against TFLite's published vectors
-// (kernels/internal/tensor_utils_test.cc, uKernels tests).
-
-func TestHybridQuantizeSymmetricTFLiteVectors(t *testing.T) {
-	cases := []struct {
-		in    []float32
-		want  []int8
-		scale float64
-	}{
-		{[]float32{-640, -635.0, -630, 10.0, 2.0, -5.0, -10.0, 0.0, 1000.0},
-			[]int8{-81, -81, -80, 1, 0, -1, -1, 0, 127}, 1000 / 127.0},
-		{[]float32{0, 0, 0, 0, 0, 0, 0, 0, 0}, []int8{0, 0, 0, 0, 0, 0, 0, 0, 0}, 1},
-		{[]float32{-1e-5, 3e-5, -7e-6, -9e-5, 1e-6, 4e-5, 9e-6, 2e-4, 0},
-			[]int8{-6, 19, -4, -57, 1, 25, 6, 127, 0}, 1.57e-6},
-	}
-	for i, c := range cases {
-		q := make([]int8, len(c.in))
-		s := hybridQuantizeSymmetric(c.in, q)
-		if !slices.Equal(q, c.want) {
-			t.Errorf("case %d: %v, want %v", i, q, c.want)
-		}
-		if math.Abs(float64(s)-c.scale) > 1e-6 {
-			t.Errorf("case %d: scale %v, want %v", i, s, c.scale)
-		}
-	}
-}
-
-func TestHybridQuantizeAsymmetricTFLiteVectors(t *testing.T) {
-	cases := []struct {
-		in    []float32
-		want  []int8
-		scale float64
-		zp    int32
-	}{
-		// Scales and zero points are ChooseQuantizationParams<int8>(min, max)
-		// of TFLite's tests: (max-min)/255 and the nudged zero point.
-		{[]float32{-640, -635.0, -630, 10.0, 2.0, -5.0, -10.0, 0.0, 1000.0},
-			[]int8{-128, -127, -126, -26, -28, -29, -30, -28, 127}, 1640.0 / 255, -28},
-		{[]float32{0, 0, 0, 0, 0, 0, 0, 0, 0}, []int8{0, 0, 0, 0, 0, 0, 0, 0, 0}, 1, 0},
-		{[]float32{2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000},
-			[]int8{127, 127, 127, 127, 127, 127, 127, 127, 127}, 2000.0 / 255, -128},
-		{[]float32{-1e-5, 3e-5, -7e-6, -9e-5, 1e-6, 4e-5, 9e-6, 2e-4, 0},
-			[]int8{-58, -23, -55, -128, -48, -14, -41, 127, -49}, 2.9e-4 / 255, -49},
-	}
-	for i, c := range cases {
-		q := make([]int8, len(c.in))
-		s, zp := hybridQuantizeAsymmetric(c.in, q)
-		if !slices.Equal(q, c.want) {
-			t.Errorf("case %d: %v, want %v", i, q, c.want)
-		}
-		if math.Abs(float64(s)-c.scale) > 1e-6 || zp != c.zp {
-			t.Errorf("case %d: scale %v zero point %d, want %v, %d", i, s, zp, c.scale, c.zp)
-		}
-	}
-}
 
 // TestHybridMatVecAccTFLiteVector is TFLite's
 // HybridMatrixBatchVectorMultiplyAccumulate8x8_16Test: an 8×32 int8 matrix

@@ -75,9 +75,9 @@ func svdfNode(batch, nIn, units, rank, memory int, wf, wt, bias []float32, act o
 	var wfT, wtT *ops.Tensor
 	if hybrid {
 		q1 := make([]int8, len(wf))
-		s1 := hybridQuantizeSymmetric(wf, q1)
+		s1 := ops.SymmetricQuantizeFloats(wf, q1)
 		q2 := make([]int8, len(wt))
-		s2 := hybridQuantizeSymmetric(wt, q2)
+		s2 := ops.SymmetricQuantizeFloats(wt, q2)
 		wfT = quant(constTensor(ops.Int8, []int{F, nIn}, q1), s1, 0)
 		wtT = quant(constTensor(ops.Int8, []int{F, memory}, q2), s2, 0)
 	} else {
@@ -217,7 +217,7 @@ func TestSVDFAgainstReference(t *testing.T) {
 // dequantSym is w after TFLite's symmetric int8 quantisation.
 func dequantSym(w []float32) []float64 {
 	q := make([]int8, len(w))
-	s := hybridQuantizeSymmetric(w, q)
+	s := ops.SymmetricQuantizeFloats(w, q)
 	out := make([]float64, len(w))
 	for i, v := range q {
 		out[i] = float64(v) * float64(s)

@@ -84,9 +84,9 @@ func (k *Conv2D) evalHybrid(n *Node, in, filter, bias, out *Tensor) error {
 	for batch := 0; batch < k.batches; batch++ {
 		xb, qb := x[batch*inImage:(batch+1)*inImage], q[batch*inImage:(batch+1)*inImage]
 		if k.hybridPerChannel {
-			sf[batch], offs[batch] = asymmetricQuantizeFloats(xb, qb)
+			sf[batch], offs[batch] = AsymmetricQuantizeFloats(xb, qb)
 		} else {
-			sf[batch] = symmetricQuantizeFloats(xb, qb) * k.filterScale
+			sf[batch] = SymmetricQuantizeFloats(xb, qb) * k.filterScale
 			offs[batch] = 0
 		}
 		for p0 := 0; p0 < k.pixels; p0 += k.tile {

@@ -426,9 +426,9 @@ func TestConv2DHybrid(t *testing.T) {
 			for bi := range sf {
 				q8 := make([]int8, img)
 				if perChannel {
-					sf[bi], zp[bi] = asymmetricQuantizeFloats(x[bi*img:(bi+1)*img], q8)
+					sf[bi], zp[bi] = AsymmetricQuantizeFloats(x[bi*img:(bi+1)*img], q8)
 				} else {
-					sf[bi] = symmetricQuantizeFloats(x[bi*img:(bi+1)*img], q8)
+					sf[bi] = SymmetricQuantizeFloats(x[bi*img:(bi+1)*img], q8)
 				}
 				for j, v := range q8 {
 					qin[bi*img+j] = int32(v)

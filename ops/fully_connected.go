@@ -661,9 +661,9 @@ func (k *FullyConnected) evalHybrid(n *Node, in, w, bias, out *Tensor) error {
 		for b := 0; b < k.batch; b++ {
 			xs, qs := x[b*k.cols:b*k.cols+k.cols], q[b*k.cols:b*k.cols+k.cols]
 			if k.opts.AsymmetricQuantizeInputs {
-				sf[b], offs[b] = asymmetricQuantizeFloats(xs, qs)
+				sf[b], offs[b] = AsymmetricQuantizeFloats(xs, qs)
 			} else {
-				sf[b] = symmetricQuantizeFloats(xs, qs)
+				sf[b] = SymmetricQuantizeFloats(xs, qs)
 				offs[b] = 0
 			}
 		}
@@ -694,86 +694,6 @@ func (k *FullyConnected) evalHybrid(n *Node, in, w, bias, out *Tensor) error {
 	}
 	applyActivationVector(o[:total], k.opts.Activation)
 	return nil
-}
-
-// symmetricQuantizeFloats is TFLite's PortableSymmetricQuantizeFloats: the
-// scale is max|x|/127 and values are round(x·127/max|x|) clamped to
-// ±127. An all-zero row gets scale 1.
-func symmetricQuantizeFloats(x []float32, q []int8) (scale float32) {
-	var lo, hi float32
-	if len(x) > 0 {
-		lo, hi = x[0], x[0]
-	}
-	for _, v := range x {
-		if v < lo {
-			lo = v
-		}
-		if v > hi {
-			hi = v
-		}
-	}
-	r := max(float32(math.Abs(float64(lo))), float32(math.Abs(float64(hi))))
-	if r == 0 {
-		clear(q)
-		return 1
-	}
-	inv := float32(127) / r
-	for i, v := range x {
-		qv := f32ToInt32(roundf(float32(v * inv)))
-		q[i] = int8(ClampInt32(qv, -127, 127))
-	}
-	return r / 127
-}
-
-// asymmetricQuantizeFloats is TFLite's PortableAsymmetricQuantizeFloats:
-// the range [min(x, 0), max(x, 0)] maps onto [-128, 127] with a nudged
-// integer zero point; it returns the scale and the zero point.
-func asymmetricQuantizeFloats(x []float32, q []int8) (scale float32, zp int32) {
-	var lo, hi float32
-	if len(x) > 0 {
-		lo, hi = x[0], x[0]
-	}
-	for _, v := range x {
-		if v < lo {
-			lo = v
-		}
-		if v > hi {
-			hi = v
-		}
-	}
-	rmin := float64(min(float32(0), lo))
-	rmax := float64(max(float32(0), hi))
-	if rmin == rmax {
-		clear(q)
-		return 1, 0
-	}
-	const qmin, qmax = -128.0, 127.0
-	s := (rmax - rmin) / (qmax - qmin)
-	zpFromMin := qmin - rmin/s
-	zpFromMax := qmax - rmax/s
-	errMin := math.Abs(qmin) + math.Abs(rmin/s)
-	errMax := math.Abs(qmax) + math.Abs(rmax/s)
-	zpd := zpFromMax
-	if errMin < errMax {
-		zpd = zpFromMin
-	}
-	var nudged int32
-	switch {
-	case zpd <= qmin:
-		nudged = -128
-	case zpd >= qmax:
-		nudged = 127
-	default:
-		nudged = int32(math.Round(zpd))
-	}
-	scale = float32(s)
-	inv := float32(1) / scale
-	fz := float32(nudged)
-	for i, v := range x {
-		qv := f32ToInt32(roundf(fz + float32(v*inv)))
-		q[i] = int8(ClampInt32(qv, -128, 127))
-	}
-	return scale, nudged
 }
 
 // applyActivationVector applies a fused activation to floats in place as
