@@ -3,7 +3,6 @@ package ops
 import (
 	"errors"
 	"fmt"
-	"math"
 )
 
 // Add is the kernel of TFLite's ADD operator: out = act(a + b) elementwise
@@ -21,17 +20,11 @@ import (
 // rounding-shifted to the other's scale, saturating int16 sum; no
 // broadcasting). Non-quantised int16 is not supported.
 type Add struct {
-	act  Activation
-	bc   broadcast
-	typ  DataType
+	arithBase
 	pot  bool
 	potS int  // right shift of the shifted input (POT path)
 	potA bool // the shifted input is input 0
 	qp   quantAddParams
-	fMin float32
-	fMax float32
-	iMin int64
-	iMax int64
 }
 
 // NewAdd returns an ADD kernel for one node.
@@ -40,29 +33,18 @@ func NewAdd() Kernel { return &Add{} }
 // Prepare checks types, shapes and quantisation.
 func (k *Add) Prepare(n *Node) error {
 	*k = Add{}
-	potScale := true
+	act, potScale := ActNone, true
 	if o, ok := n.Options.(*AddOptions); ok && o != nil {
-		k.act, potScale = o.Activation, o.PotScaleInt16
+		act, potScale = o.Activation, o.PotScaleInt16
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *AddOptions", n.Options)
 	}
-	if err := checkActivation(k.act); err != nil {
-		return fmt.Errorf("options: %v", err)
-	}
-	a, b, out, err := binaryInputs(n, &k.bc)
+	a, b, out, err := k.arithBase.prepare(n, act)
 	if err != nil {
 		return err
 	}
-	k.typ = a.Type
-	k.fMin, k.fMax = ActivationRangeFloat(k.act)
 	switch a.Type {
-	case Float32:
-		return nil
-	case Int32:
-		k.iMin, k.iMax = activationRangeInt(k.act, math.MinInt32, math.MaxInt32)
-		return nil
-	case Int64:
-		k.iMin, k.iMax = activationRangeInt(k.act, math.MinInt64, math.MaxInt64)
+	case Float32, Int32, Int64:
 		return nil
 	case Int8, Uint8:
 		return k.qp.prepare(a, b, out, k.act, false, false)

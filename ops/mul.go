@@ -3,7 +3,6 @@ package ops
 import (
 	"errors"
 	"fmt"
-	"math"
 )
 
 // Mul is the kernel of TFLite's MUL operator: out = act(a · b)
@@ -18,16 +17,12 @@ import (
 // activation range. Non-quantised int16, int16 → int8/uint8, uint32 and
 // complex64 are not supported.
 type Mul struct {
-	act        Activation
-	bc         broadcast
-	typ        DataType
+	arithBase
 	off1, off2 int32
 	outOff     int32
 	mult       int32
 	shift      int
 	qMin, qMax int32
-	fMin, fMax float32
-	iMin, iMax int64
 }
 
 // NewMul returns a MUL kernel for one node.
@@ -36,28 +31,18 @@ func NewMul() Kernel { return &Mul{} }
 // Prepare checks types, shapes and quantisation.
 func (k *Mul) Prepare(n *Node) error {
 	*k = Mul{}
+	act := ActNone
 	if o, ok := n.Options.(*MulOptions); ok && o != nil {
-		k.act = o.Activation
+		act = o.Activation
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *MulOptions", n.Options)
 	}
-	if err := checkActivation(k.act); err != nil {
-		return fmt.Errorf("options: %v", err)
-	}
-	a, b, out, err := binaryInputs(n, &k.bc)
+	a, b, out, err := k.arithBase.prepare(n, act)
 	if err != nil {
 		return err
 	}
-	k.typ = a.Type
-	k.fMin, k.fMax = ActivationRangeFloat(k.act)
 	switch a.Type {
-	case Float32:
-		return nil
-	case Int32:
-		k.iMin, k.iMax = activationRangeInt(k.act, math.MinInt32, math.MaxInt32)
-		return nil
-	case Int64:
-		k.iMin, k.iMax = activationRangeInt(k.act, math.MinInt64, math.MaxInt64)
+	case Float32, Int32, Int64:
 		return nil
 	case Int8, Uint8, Int16:
 		if a.Type == Int16 && !isQuantized(out) {

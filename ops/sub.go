@@ -3,7 +3,6 @@ package ops
 import (
 	"errors"
 	"fmt"
-	"math"
 )
 
 // Sub is the kernel of TFLite's SUB operator: out = act(a − b)
@@ -22,17 +21,11 @@ import (
 // left shift); this kernel applies TFLite's general
 // MultiplyByQuantizedMultiplier in that case.
 type Sub struct {
-	act   Activation
-	bc    broadcast
-	typ   DataType
+	arithBase
 	pot   bool
 	potS1 int
 	potS2 int
 	qp    quantAddParams
-	fMin  float32
-	fMax  float32
-	iMin  int64
-	iMax  int64
 }
 
 // NewSub returns a SUB kernel for one node.
@@ -41,29 +34,18 @@ func NewSub() Kernel { return &Sub{} }
 // Prepare checks types, shapes and quantisation.
 func (k *Sub) Prepare(n *Node) error {
 	*k = Sub{}
-	potScale := true
+	act, potScale := ActNone, true
 	if o, ok := n.Options.(*SubOptions); ok && o != nil {
-		k.act, potScale = o.Activation, o.PotScaleInt16
+		act, potScale = o.Activation, o.PotScaleInt16
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *SubOptions", n.Options)
 	}
-	if err := checkActivation(k.act); err != nil {
-		return fmt.Errorf("options: %v", err)
-	}
-	a, b, out, err := binaryInputs(n, &k.bc)
+	a, b, out, err := k.arithBase.prepare(n, act)
 	if err != nil {
 		return err
 	}
-	k.typ = a.Type
-	k.fMin, k.fMax = ActivationRangeFloat(k.act)
 	switch a.Type {
-	case Float32:
-		return nil
-	case Int32:
-		k.iMin, k.iMax = activationRangeInt(k.act, math.MinInt32, math.MaxInt32)
-		return nil
-	case Int64:
-		k.iMin, k.iMax = activationRangeInt(k.act, math.MinInt64, math.MaxInt64)
+	case Float32, Int32, Int64:
 		return nil
 	case Int8, Uint8:
 		return k.qp.prepare(a, b, out, k.act, false, true)
