@@ -59,7 +59,10 @@ var gruRoles = ioRoles{"input", "input_state", "gate_weight", "gate_bias", "cand
 // model instead of misreading it.
 //
 // The concatenated [x, h] row is built once per step so that each of the
-// two products is one matrix × vector over the packed weights.
+// two products is one matrix × vector. Constant weights are packed once at
+// Prepare (arch.PackMatrix; the reset-after candidate weights split into
+// their input and recurrent halves), so a step is two or three packed
+// products; weights computed at run time are read in place.
 //
 // One difference from TFLite: the experimental kernel never writes
 // input_state back, so every Invoke starts again from the same state;
@@ -75,6 +78,11 @@ type UnidirectionalSequenceGRU struct {
 	sizes                   ioSizes
 	concatWidth, stateElems int
 	resetAfter              bool
+	// gwP and cwP are the packed gate and candidate weights (reset-before
+	// candidate: [units, n_input+units]); cwxP and cwhP the packed input
+	// [units, n_input] and recurrent [units, units] halves of a
+	// reset-after candidate. All nil when the weights are not constant.
+	gwP, cwP, cwxP, cwhP []float32
 }
 
 // NewUnidirectionalSequenceGRU returns a kernel for one
@@ -153,10 +161,41 @@ func (k *UnidirectionalSequenceGRU) Prepare(n *ops.Node) error {
 	}
 	k.stateElems = k.batch * u
 	k.idConcat = n.RequestScratch(scratchBytes[float32](k.batch * cols))
-	k.idAct = n.RequestScratch(scratchBytes[float32](k.batch * 2 * u))
+	// r and u per row, and for the reset-after candidate Wh·h + crb.
+	actRow := 2 * u
+	if k.resetAfter {
+		actRow = 3 * u
+	}
+	k.idAct = n.RequestScratch(scratchBytes[float32](k.batch * actRow))
+	k.pack(n)
 	k.sizes.record(n)
 	k.prepared = true
 	return nil
+}
+
+// pack packs constant weights for Eval (see UnidirectionalSequenceGRU);
+// otherwise it leaves the packed slices nil.
+func (k *UnidirectionalSequenceGRU) pack(n *ops.Node) {
+	k.gwP, k.cwP, k.cwxP, k.cwhP = nil, nil, nil, nil
+	gwT, cwT := n.Inputs[gruGateWeight], n.Inputs[gruCandidateWeight]
+	for _, w := range []*ops.Tensor{gwT, cwT} {
+		if w.Kind != ops.ConstTensor || len(w.Data) < w.Bytes() {
+			return
+		}
+	}
+	U, nIn, W := k.units, k.nInput, k.concatWidth
+	k.gwP = arch.PackMatrix(gwT.Float32s(), 2*U, W)
+	cw := cwT.Float32s()
+	if !k.resetAfter {
+		k.cwP = arch.PackMatrix(cw, U, W)
+		return
+	}
+	wx, wh := make([]float32, U*nIn), make([]float32, U*U)
+	for j := 0; j < U; j++ {
+		copy(wx[j*nIn:(j+1)*nIn], cw[j*W:j*W+nIn])
+		copy(wh[j*U:(j+1)*U], cw[j*W+nIn:(j+1)*W])
+	}
+	k.cwxP, k.cwhP = arch.PackMatrix(wx, U, nIn), arch.PackMatrix(wh, U, U)
 }
 
 // Eval runs the sequence from the state in input_state, writes every
@@ -170,8 +209,12 @@ func (k *UnidirectionalSequenceGRU) Eval(n *ops.Node) error {
 		return err
 	}
 	B, U, nIn, W := k.batch, k.units, k.nInput, k.concatWidth
+	actRow := 2 * U
+	if k.resetAfter {
+		actRow = 3 * U
+	}
 	concat, ok1 := scratchView[float32](scratchOf(n, k.idConcat), B*W)
-	act, ok2 := scratchView[float32](scratchOf(n, k.idAct), B*2*U)
+	act, ok2 := scratchView[float32](scratchOf(n, k.idAct), B*actRow)
 	if !ok1 || !ok2 {
 		return errScratch
 	}
@@ -193,15 +236,30 @@ func (k *UnidirectionalSequenceGRU) Eval(n *ops.Node) error {
 			row := concat[b*W : b*W+W]
 			copy(row[:nIn], xt[b*nIn:b*nIn+nIn])
 			copy(row[nIn:], h[b*U:b*U+U])
-			a := act[b*2*U : b*2*U+2*U]
+			a := act[b*actRow : b*actRow+2*U]
 			copy(a, gb)
-			arch.MatVecMulAcc(a, gw, 2*U, W, row)
+			if k.gwP != nil {
+				arch.MatVecMulAccPacked(a, k.gwP, 2*U, W, row)
+			} else {
+				arch.MatVecMulAcc(a, gw, 2*U, W, row)
+			}
 			applySigmoidFloat(a)
 			r := a[:U]
 			if crb != nil {
 				// Reset after the product: Wx·x + cb + r⊙(Wh·h + crb).
 				xs, hs := row[:nIn], row[nIn:]
 				o := ot[b*U : b*U+U]
+				if k.cwxP != nil {
+					hx := act[b*actRow+2*U : b*actRow+3*U]
+					copy(o, cb)
+					arch.MatVecMulAccPacked(o, k.cwxP, U, nIn, xs)
+					copy(hx, crb)
+					arch.MatVecMulAccPacked(hx, k.cwhP, U, U, hs)
+					for j, hv := range hx {
+						o[j] += r[j] * hv
+					}
+					continue
+				}
 				for j := range o {
 					wr := cw[j*W : (j+1)*W]
 					hx := crb[j] + arch.Dot(wr[nIn:], hs)
@@ -216,12 +274,16 @@ func (k *UnidirectionalSequenceGRU) Eval(n *ops.Node) error {
 			}
 			o := ot[b*U : b*U+U]
 			copy(o, cb)
-			arch.MatVecMulAcc(o, cw, U, W, row)
+			if k.cwP != nil {
+				arch.MatVecMulAccPacked(o, k.cwP, U, W, row)
+			} else {
+				arch.MatVecMulAcc(o, cw, U, W, row)
+			}
 		}
 		// h = (1 − u)⊙tanh(c) + u⊙h, each product rounded to float32.
 		arch.Tanh(ot, ot)
 		for b := 0; b < B; b++ {
-			upd := act[b*2*U+U : b*2*U+2*U]
+			upd := act[b*actRow+U : b*actRow+2*U]
 			o := ot[b*U : b*U+U]
 			hb := h[b*U : b*U+U]
 			for i, c := range o {

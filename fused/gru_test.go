@@ -174,3 +174,65 @@ func TestGRUPrepareErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestGRUPackedMatchesInPlace runs each GRU form with constant weights
+// (packed at Prepare) and with the same weights as run-time tensors (read
+// in place), over unit counts around the 16-row packing block, and
+// demands the same outputs and final state up to float32 summation order.
+func TestGRUPackedMatchesInPlace(t *testing.T) {
+	rng := newTestRand(4242)
+	rnd := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(rng.Float64()*2 - 1)
+		}
+		return v
+	}
+	for _, resetAfter := range []bool{false, true} {
+		for _, units := range []int{1, 15, 16, 17, 40} {
+			for _, nIn := range []int{1, 7} {
+				for _, batch := range []int{1, 3} {
+					const steps = 4
+					W := nIn + units
+					gw, gb, cw, cb, crb := rnd(2*units*W), rnd(2*units), rnd(units*W), rnd(units), rnd(units)
+					x, h0 := rnd(steps*batch*nIn), rnd(batch*units)
+					run := func(constant bool) (out, state []float32) {
+						var n *ops.Node
+						if resetAfter {
+							n = gruResetAfterNode(steps, batch, nIn, units, gw, gb, cw, cb, crb)
+						} else {
+							n = gruNode(steps, batch, nIn, units, gw, gb, cw, cb)
+						}
+						if !constant {
+							for _, i := range []int{gruGateWeight, gruCandidateWeight} {
+								n.Inputs[i].Kind = ops.ArenaTensor
+							}
+						}
+						k := NewUnidirectionalSequenceGRU()
+						prepared(t, k, n)
+						if packed := k.(*UnidirectionalSequenceGRU).gwP != nil; packed != constant {
+							t.Fatalf("constant weights %v: packed %v", constant, packed)
+						}
+						copy(n.Inputs[0].Float32s(), x)
+						copy(n.Inputs[1].Float32s(), h0)
+						evalN(t, k, n)
+						return append([]float32(nil), n.Outputs[0].Float32s()...), append([]float32(nil), n.Outputs[1].Float32s()...)
+					}
+					po, ps := run(true)
+					io, is := run(false)
+					name := fmt.Sprintf("resetAfter=%v units=%d nIn=%d batch=%d", resetAfter, units, nIn, batch)
+					for i := range po {
+						if math.Abs(float64(po[i]-io[i])) > 1e-5 {
+							t.Fatalf("%s: output %d packed %v, in place %v", name, i, po[i], io[i])
+						}
+					}
+					for i := range ps {
+						if math.Abs(float64(ps[i]-is[i])) > 1e-5 {
+							t.Fatalf("%s: state %d packed %v, in place %v", name, i, ps[i], is[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
