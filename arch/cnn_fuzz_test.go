@@ -121,7 +121,7 @@ func FuzzGemm(f *testing.F) {
 				for i := 0; i < k; i++ {
 					s += int32(a8[p*k+i]) * (int32(w8[j*k+i]) - wZero)
 				}
-				want[p*n+j] = byte(max(lo, min(mulQuant(s, mult[j], shift[j])+zp, hi)))
+				want[p*n+j] = byte(max(lo, min(MultiplyByQuantizedMultiplier(s, mult[j], shift[j])+zp, hi)))
 			}
 		}
 		for _, im := range implsOf(gemmInt8RqImpls) {
@@ -274,7 +274,7 @@ func FuzzRequantizeChannels(f *testing.F) {
 			im.fn(got, acc, q, zp, lo, hi)
 			for i, a := range acc {
 				c := i % n
-				if want := byte(max(lo, min(mulQuant(a, mult[c], shift[c])+zp, hi))); got[i] != want {
+				if want := byte(max(lo, min(MultiplyByQuantizedMultiplier(a, mult[c], shift[c])+zp, hi))); got[i] != want {
 					t.Fatalf("RequantizeChannels %s n=%d [%d] acc %d: %d, want %d", im.name, n, i, a, got[i], want)
 				}
 			}

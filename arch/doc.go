@@ -31,7 +31,10 @@
 // constant weights use. Also for particular kernels: DotRowsInt16 (the
 // integer SVDF's time filter), VecClamp (float activation clamps with
 // C++'s std::min/std::max bits) and SelectAboveF32 (TOPK_V2's threshold
-// scan).
+// scan). The scalar fixed-point functions SaturatingRoundingDoublingHighMul,
+// RoundingDivideByPOT and MultiplyByQuantizedMultiplier (requant_generic.go)
+// are the reference every requantising primitive is tested against; package
+// ops's integer kernels call them too.
 //
 // # Levels
 //

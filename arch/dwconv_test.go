@@ -131,7 +131,7 @@ func checkDw(t *testing.T, name string, f dwFunc, g DepthwiseGeom, r *rand.Rand,
 					}
 				}
 				if mode == 2 {
-					want := byte(max(qlo, min(mulQuant(int32(isum)+int32(bias[ch]), mult[ch], shift[ch])+zp, qhi)))
+					want := byte(max(qlo, min(MultiplyByQuantizedMultiplier(int32(isum)+int32(bias[ch]), mult[ch], shift[ch])+zp, qhi)))
 					if got := bytes[guard+o]; got != want {
 						t.Fatalf("%s: pixel (%d,%d) ch %d: %d, want %d", what, rr, q0, ch, got, want)
 					}

@@ -318,8 +318,8 @@ func TestTwinGemmInt8(t *testing.T) {
 }
 
 // TestTwinGemmInt8Requantize checks the fused GEMM and requantisation
-// against the int64 sums requantised by mulQuant, for int8 and uint8
-// ranges, with guard bands and gaps around the byte outputs.
+// against the int64 sums requantised by MultiplyByQuantizedMultiplier, for
+// int8 and uint8 ranges, with guard bands and gaps around the byte outputs.
 func TestTwinGemmInt8Requantize(t *testing.T) {
 	for _, im := range implsOf(gemmInt8RqImpls) {
 		t.Run(im.name, func(t *testing.T) {
@@ -398,7 +398,7 @@ func TestTwinGemmInt8Requantize(t *testing.T) {
 					for x := 0; x < c.k; x++ {
 						s += int64(a[p*c.lda+x]) * (int64(w[ch*c.k+x]) - int64(wZero))
 					}
-					want := byte(max(lo, min(mulQuant(int32(s), mult[ch], shift[ch])+zp, hi)))
+					want := byte(max(lo, min(MultiplyByQuantizedMultiplier(int32(s), mult[ch], shift[ch])+zp, hi)))
 					if v != want {
 						t.Fatalf("%s %v: dst[%d][%d] = %d, want %d (sum %d, mult %d shift %d)", im.name, c, p, ch, v, want, int32(s), mult[ch], shift[ch])
 					}

@@ -8,7 +8,7 @@ import (
 )
 
 // Per-channel requantisation twins: every usable implementation against
-// the scalar MultiplyByQuantizedMultiplier reference (mulQuant) over
+// the scalar MultiplyByQuantizedMultiplier reference (MultiplyByQuantizedMultiplier) over
 // channel counts around the 8/16 lanes and the divisors of 16, tiles of
 // 0..11 pixels and random ones, random and extreme accumulators,
 // multipliers and shifts, zero points and clamp ranges for int8 and uint8
@@ -49,7 +49,7 @@ func checkRequantChannels(t *testing.T, name string, f func([]byte, []int32, *Ch
 	}
 	for i, a := range acc {
 		c := i % q.n
-		want := byte(max(lo, min(mulQuant(a, mult[c], shift[c])+zp, hi)))
+		want := byte(max(lo, min(MultiplyByQuantizedMultiplier(a, mult[c], shift[c])+zp, hi)))
 		if dst[i] != want {
 			t.Fatalf("%s: [%d] acc %d mult %d shift %d: got %d, want %d", what, i, a, mult[c], shift[c], dst[i], want)
 		}

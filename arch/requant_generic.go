@@ -3,14 +3,18 @@ package arch
 import "math"
 
 // Portable integer requantisation: TFLite's MultiplyByQuantizedMultiplier
-// with its default double rounding (a saturating rounding doubling high
-// multiply, then a rounding divide by a power of two, ties away from
-// zero), written here again because arch imports nothing of tflrun's.
+// with its default double rounding (TFLITE_SINGLE_ROUNDING undefined: a
+// saturating rounding doubling high multiply, then a rounding divide by a
+// power of two, ties away from zero). The three scalar functions are the
+// reference the requantising primitives are tested against, and package
+// ops's integer kernels use them through its functions of the same names.
 
-// srdhm is gemmlowp's SaturatingRoundingDoublingHighMul: the high 32 bits
-// of 2·a·b rounded to nearest (ties up), with MinInt32·MinInt32 saturated
-// to MaxInt32.
-func srdhm(a, b int32) int32 {
+// SaturatingRoundingDoublingHighMul is gemmlowp's
+// SaturatingRoundingDoublingHighMul for int32: the high 32 bits of 2·a·b
+// rounded to nearest with ties up (toward +∞; the nudge of ±2^30 before
+// the truncating division gives floor(a·b/2^31 + 1/2)), with the one
+// overflowing case a == b == MinInt32 saturated to MaxInt32.
+func SaturatingRoundingDoublingHighMul(a, b int32) int32 {
 	if a == b && a == math.MinInt32 {
 		return math.MaxInt32
 	}
@@ -22,9 +26,9 @@ func srdhm(a, b int32) int32 {
 	return int32((ab + nudge) / (1 << 31))
 }
 
-// roundingDivideByPOT is gemmlowp's RoundingDivideByPOT: x / 2^e rounded to
-// nearest, ties away from zero.
-func roundingDivideByPOT(x int32, e int) int32 {
+// RoundingDivideByPOT is gemmlowp's RoundingDivideByPOT: x / 2^e rounded
+// to nearest, ties away from zero, for e in [0, 31].
+func RoundingDivideByPOT(x int32, e int) int32 {
 	mask := int32(1)<<e - 1
 	remainder := x & mask
 	threshold := mask >> 1
@@ -38,15 +42,19 @@ func roundingDivideByPOT(x int32, e int) int32 {
 	return r
 }
 
-// mulQuant is MultiplyByQuantizedMultiplier(x, multiplier, shift).
-func mulQuant(x, multiplier int32, shift int) int32 {
+// MultiplyByQuantizedMultiplier is TFLite's
+// MultiplyByQuantizedMultiplier(x, multiplier, shift): x·multiplier·
+// 2^(shift−31) as RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(
+// x·2^max(shift, 0), multiplier), max(−shift, 0)), the left shift wrapping
+// on overflow as the C++ int32 arithmetic does in practice.
+func MultiplyByQuantizedMultiplier(x, multiplier int32, shift int) int32 {
 	left, right := 0, 0
 	if shift > 0 {
 		left = shift
 	} else {
 		right = -shift
 	}
-	return roundingDivideByPOT(srdhm(x*(int32(1)<<left), multiplier), right)
+	return RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x*(int32(1)<<left), multiplier), right)
 }
 
 // sat16 clamps to the int16 range.
@@ -66,7 +74,7 @@ func requantAccInt16Generic(dst []int16, acc []int32, multiplier int32, shift in
 	dst = dst[:len(acc)]
 	if multiplier == math.MinInt32 || shift > 31 || shift < -31 {
 		for i, v := range acc {
-			dst[i] = sat16(mulQuant(v, multiplier, shift) + int32(dst[i]))
+			dst[i] = sat16(MultiplyByQuantizedMultiplier(v, multiplier, shift) + int32(dst[i]))
 		}
 		return
 	}
@@ -94,7 +102,7 @@ func requantInt8Generic(dst []int8, acc []int32, multiplier int32, shift int, ze
 	dst = dst[:len(acc)]
 	if multiplier == math.MinInt32 || shift > 31 || shift < -31 {
 		for i, v := range acc {
-			dst[i] = int8(max(lo, min(mulQuant(v, multiplier, shift)+zeroPoint, hi)))
+			dst[i] = int8(max(lo, min(MultiplyByQuantizedMultiplier(v, multiplier, shift)+zeroPoint, hi)))
 		}
 		return
 	}

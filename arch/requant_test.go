@@ -53,7 +53,7 @@ func checkRequant(t testing.TB, name string, f func([]int16, []int32, int32, int
 	copy(dst, init)
 	want := make([]int16, n) // the scalar reference, not the portable loop
 	for i, v := range acc {
-		want[i] = sat16(mulQuant(v, mult, shift) + int32(init[i]))
+		want[i] = sat16(MultiplyByQuantizedMultiplier(v, mult, shift) + int32(init[i]))
 	}
 	f(dst, acc, mult, shift)
 	for i, v := range buf {
@@ -109,8 +109,8 @@ func TestSRDHMFloorForm(t *testing.T) {
 			continue
 		}
 		floor := int32((int64(a)*int64(b) + 1<<30) >> 31)
-		if got := srdhm(a, b); got != floor {
-			t.Fatalf("srdhm(%d, %d) = %d, floor form %d", a, b, got, floor)
+		if got := SaturatingRoundingDoublingHighMul(a, b); got != floor {
+			t.Fatalf("SaturatingRoundingDoublingHighMul(%d, %d) = %d, floor form %d", a, b, got, floor)
 		}
 	}
 }
@@ -146,7 +146,7 @@ func checkRequantInt8(t testing.TB, name string, f func([]int8, []int32, int32, 
 		}
 	}
 	for i, v := range acc {
-		want := int8(max(lo, min(mulQuant(v, mult, shift)+zp, hi)))
+		want := int8(max(lo, min(MultiplyByQuantizedMultiplier(v, mult, shift)+zp, hi)))
 		if dst[i] != want {
 			t.Fatalf("%s n=%d mult=%d shift=%d zp=%d [%d,%d] [%d]: acc %d: got %d want %d", name, n, mult, shift, zp, lo, hi, i, v, dst[i], want)
 		}

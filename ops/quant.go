@@ -2,6 +2,8 @@ package ops
 
 import (
 	"math"
+
+	"github.com/tflrun/tflrun/arch"
 )
 
 // This file holds the fixed-point arithmetic TFLite's integer kernels are
@@ -32,19 +34,12 @@ func QuantizeMultiplier(m float64) (multiplier int32, shift int) {
 }
 
 // SaturatingRoundingDoublingHighMul returns the high 32 bits of 2*a*b,
-// rounded to nearest (ties away from zero), saturating the single
+// rounded to nearest with ties up (toward +∞), saturating the single
 // overflow case a == b == MinInt32 to MaxInt32. This is gemmlowp's
-// SaturatingRoundingDoublingHighMul for int32.
+// SaturatingRoundingDoublingHighMul for int32; the implementation is
+// arch's, which the requantising primitives share.
 func SaturatingRoundingDoublingHighMul(a, b int32) int32 {
-	if a == b && a == math.MinInt32 {
-		return math.MaxInt32
-	}
-	ab := int64(a) * int64(b)
-	nudge := int64(1 << 30)
-	if ab < 0 {
-		nudge = 1 - (1 << 30)
-	}
-	return int32((ab + nudge) / (1 << 31))
+	return arch.SaturatingRoundingDoublingHighMul(a, b)
 }
 
 // SaturatingRoundingDoublingHighMul16 is the int16 form: the high 16 bits
@@ -63,18 +58,9 @@ func SaturatingRoundingDoublingHighMul16(a, b int16) int16 {
 
 // RoundingDivideByPOT divides x by 2^exponent rounding to nearest, ties
 // away from zero (gemmlowp's RoundingDivideByPOT). exponent is in [0, 31].
+// The implementation is arch's.
 func RoundingDivideByPOT(x int32, exponent int) int32 {
-	mask := int32(1)<<exponent - 1
-	remainder := x & mask
-	threshold := mask >> 1
-	if x < 0 {
-		threshold++
-	}
-	r := x >> exponent
-	if remainder > threshold {
-		r++
-	}
-	return r
+	return arch.RoundingDivideByPOT(x, exponent)
 }
 
 // RoundingDivideByPOT16 is RoundingDivideByPOT for int16 values.
@@ -96,15 +82,9 @@ func RoundingDivideByPOT16(x int16, exponent int) int16 {
 // rounded as TFLite does by default: a saturating rounding doubling high
 // multiply after the left part of the shift, then a rounding right shift
 // (two roundings). The left shift wraps on overflow, as the C++ int32
-// arithmetic does in practice.
+// arithmetic does in practice. The implementation is arch's.
 func MultiplyByQuantizedMultiplier(x, multiplier int32, shift int) int32 {
-	left, right := 0, 0
-	if shift > 0 {
-		left = shift
-	} else {
-		right = -shift
-	}
-	return RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x*(int32(1)<<left), multiplier), right)
+	return arch.MultiplyByQuantizedMultiplier(x, multiplier, shift)
 }
 
 // MultiplyByQuantizedMultiplier64 is TFLite's int64-input form, used by
