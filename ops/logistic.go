@@ -10,8 +10,9 @@ import (
 // Logistic is the kernel of TFLite's LOGISTIC operator, y = 1/(1+e^−x)
 // elementwise; the output has the input's shape and type.
 //
-// float32 is computed in float64 and rounded (TFLite's Eigen kernel agrees
-// to a few ulp). int8 and uint8 use a 256-entry table built at Prepare
+// float32 goes through arch.Sigmoid (absolute error at most 8.93e-8
+// against float64 math over every float32 input, within a few ulp of
+// TFLite's Eigen kernel on the golden models). int8 and uint8 use a 256-entry table built at Prepare
 // exactly as TFLite's builtin (generic optimised) kernel does
 // (LUTPopulate with a float32 sigmoid); the output scale must be exactly
 // 1/256, as TFLite checks (the zero point is free; TFLite models use -128
