@@ -159,6 +159,22 @@ func TestRunInputsAndOutputs(t *testing.T) {
 	if out1 != out2 {
 		t.Error("generated inputs are not deterministic")
 	}
+
+	// .raw and upper-case extensions are raw bytes too, with the same
+	// result as .bin.
+	for _, name := range []string{"in.raw", "IN.BIN", "in.Raw"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, make([]byte, 28*28), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, got, errs := tflrun(t, "run", int8Model, "--input", "0="+p)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errs)
+		}
+		if !strings.Contains(got, `output 0 "StatefulPartitionedCall:0" int8 [1 10]`) {
+			t.Errorf("%s: output line missing:\n%s", name, got)
+		}
+	}
 }
 
 func TestRunErrors(t *testing.T) {
@@ -189,6 +205,10 @@ func TestRunErrors(t *testing.T) {
 	wrongShape := npyFile("f.npy", ops.Float32, []int{1, 14, 56})
 	shortBin := write("short.bin", make([]byte, 100))
 	okBin := write("ok.bin", make([]byte, 28*28*4))
+	// The right byte count for the float input, but not a raw-bytes
+	// extension: rejected for its kind, not read as float32 elements.
+	txt := write("digits.txt", make([]byte, 28*28*4))
+	noExt := write("digits", make([]byte, 28*28*4))
 	truncated := write("trunc.tflite", model[:1000])
 	garbage := write("garbage.tflite", []byte("this is not a model at all, just text"))
 	notNpy := write("bad.npy", []byte("\x93NUMPY\x01\x00\xff\x00{"))
@@ -216,6 +236,9 @@ func TestRunErrors(t *testing.T) {
 		{"unknown input name", []string{"run", floatModel, "--input", "nope=" + okBin}, `no input named "nope"`},
 		{"input index out of range", []string{"run", floatModel, "--input", "5=" + okBin}, "no input 5 (the model has 1)"},
 		{"missing input file", []string{"run", floatModel, "--input", "0=" + filepath.Join(dir, "none.bin")}, "no such file"},
+		{"txt input", []string{"run", floatModel, "--input", "0=" + txt}, "--input 0=" + txt + `: unknown input file kind ".txt": want .npy (NumPy array), .png/.jpg/.jpeg (image) or .bin/.raw (raw little-endian element bytes)`},
+		{"missing txt input", []string{"run", floatModel, "--input", "0=" + filepath.Join(dir, "none.txt")}, `unknown input file kind ".txt"`},
+		{"input without extension", []string{"run", floatModel, "--input", "0=" + noExt}, "--input 0=" + noExt + ": the file name has no extension to tell its kind: want .npy"},
 		{"missing model", []string{"run", filepath.Join(dir, "missing.tflite")}, "no such file"},
 		{"truncated model", []string{"run", truncated}, "trunc.tflite"},
 		{"garbage model", []string{"run", garbage}, "garbage.tflite"},

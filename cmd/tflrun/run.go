@@ -41,7 +41,8 @@ or its name in a signature def) from:
   FILE.png/.jpg/.jpeg      an image of the input's height and width (float32:
                            pixel/255; int8/uint8/int16: quantised with the
                            input's scale and zero point; see internal/imageinput)
-  any other FILE           raw little-endian element bytes, exactly the input's size
+  FILE.bin/.raw            raw little-endian element bytes, exactly the input's size
+Any other extension is an error (extensions match in any case).
 Inputs not given are filled with deterministic pseudo-random data, and a note
 on stderr says so.
 
@@ -284,12 +285,21 @@ func resolveInput(it *interpreter.Interpreter, key string) (int, error) {
 	return 0, nameErr
 }
 
-// readInputFile reads an input file, choosing the format by extension:
-// .npy, an image, or raw bytes.
+// inputKinds lists the --input file kinds readInputFile accepts, for
+// its error message (the run command's help lists the same kinds).
+const inputKinds = ".npy (NumPy array), .png/.jpg/.jpeg (image) or .bin/.raw (raw little-endian element bytes)"
+
+// readInputFile reads an input file, choosing the format by extension
+// (any case): .npy, an image (.png, .jpg, .jpeg), or raw bytes (.bin,
+// .raw). Any other extension is an error naming the extension and the
+// kinds accepted (the caller prefixes the --input assignment, which names
+// the file), returned before the file is opened, so that a text file or a
+// mistyped name is never taken as tensor bytes.
 func readInputFile(path string) (*inputFile, error) {
 	f := &inputFile{path: path}
+	ext := strings.ToLower(filepath.Ext(path))
 	switch {
-	case strings.EqualFold(filepath.Ext(path), ".npy"):
+	case ext == ".npy":
 		a, err := npy.ReadFile(path)
 		if err != nil {
 			return nil, err
@@ -301,12 +311,16 @@ func readInputFile(path string) (*inputFile, error) {
 			return nil, err
 		}
 		f.kind, f.raw = "image", b
-	default:
+	case ext == ".bin" || ext == ".raw":
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
 		f.kind, f.raw = "raw", b
+	case ext == "":
+		return nil, fmt.Errorf("the file name has no extension to tell its kind: want %s", inputKinds)
+	default:
+		return nil, fmt.Errorf("unknown input file kind %q: want %s", filepath.Ext(path), inputKinds)
 	}
 	return f, nil
 }
