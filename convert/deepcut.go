@@ -114,7 +114,7 @@ func (c *deepCut) try(f *ir.Function) (bool, error) {
 		// Keep the signature's outputs.
 		for _, r := range f.Results {
 			if r.Producer == nil {
-				return false, fmt.Errorf("a signature output is an input; name the outputs with --output_arrays")
+				return false, fmt.Errorf("a signature output is an input; name the outputs with output arrays (Options.OutputArrays; --output_arrays on the command line)")
 			}
 			outs = append(outs, ref{r.Producer, r.Index})
 		}
@@ -239,7 +239,7 @@ func (c *deepCut) finish(f *ir.Function) error {
 			missing = append(missing, s)
 		}
 	}
-	return fmt.Errorf("function %s: --input_arrays/--output_arrays name tensors that are neither in the main graph nor in any inlined function: %s (a tensor inside a fused composite or folded to a constant cannot be cut at)", f.Name, strings.Join(missing, ", "))
+	return fmt.Errorf("function %s: the input/output arrays (Options.InputArrays/OutputArrays; --input_arrays/--output_arrays on the command line) name tensors that are neither in the main graph nor in any inlined function: %s (a tensor inside a fused composite or folded to a constant cannot be cut at)", f.Name, strings.Join(missing, ", "))
 }
 
 // cutTensorName spells a tensor "node:index".

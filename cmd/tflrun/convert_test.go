@@ -60,6 +60,10 @@ func TestConvertFlagsAndErrors(t *testing.T) {
 	if code, _, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--signature", "nope"); code != 1 || !strings.Contains(stderr, `no signature "nope"`) {
 		t.Errorf("bad signature: %d %s", code, stderr)
 	}
+	// A GraphDef without --output_arrays: the error names the flag.
+	if code, _, stderr := tflrun(t, "convert", "../../convert/testdata/double_relu.pbtxt", "-o", out); code != 1 || !strings.Contains(stderr, "a GraphDef needs output arrays naming its output tensors (OutputArrays in the options; --output_arrays on the command line)") {
+		t.Errorf("GraphDef without outputs: %d %s", code, stderr)
+	}
 	// A GraphDef with input/output arrays and shapes, and a JSON report.
 	report := filepath.Join(dir, "report.json")
 	code, _, stderr := tflrun(t, "convert", "../../convert/testdata/double_relu.pbtxt", "-o", out, "--output_arrays", "out",

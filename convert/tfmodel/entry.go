@@ -118,7 +118,7 @@ func (m *Model) Entry(opts EntryOptions) (*Entry, error) {
 		}
 	} else {
 		if len(opts.OutputArrays) == 0 {
-			return nil, fmt.Errorf("%s: a GraphDef needs --output_arrays naming the output tensors", m.Path)
+			return nil, fmt.Errorf("%s: a GraphDef needs output arrays naming its output tensors (OutputArrays in the options; --output_arrays on the command line)", m.Path)
 		}
 		for _, name := range opts.OutputArrays {
 			ref, _, err := ir.ParseTensorRef(name)
