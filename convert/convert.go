@@ -309,7 +309,7 @@ func InlineCalls(f *ir.Function, m *ir.Module, opts Options, report *fusion.Repo
 			}
 		}
 		if len(f.Nodes)+len(spec.Nodes) > budget {
-			return fmt.Errorf("function %s: inlining %s would grow the graph past %d nodes", f.Name, name, budget)
+			return fmt.Errorf("%s: inlining %s would grow the graph past %d nodes", f.Where(), name, budget)
 		}
 		if err := f.Inline(call, spec); err != nil {
 			return err

@@ -239,7 +239,7 @@ func (c *deepCut) finish(f *ir.Function) error {
 			missing = append(missing, s)
 		}
 	}
-	return fmt.Errorf("function %s: the input/output arrays (Options.InputArrays/OutputArrays; --input_arrays/--output_arrays on the command line) name tensors that are neither in the main graph nor in any inlined function: %s (a tensor inside a fused composite or folded to a constant cannot be cut at)", f.Name, strings.Join(missing, ", "))
+	return fmt.Errorf("%s: the input/output arrays (Options.InputArrays/OutputArrays; --input_arrays/--output_arrays on the command line) name tensors that are neither in the main graph nor in any inlined function: %s (a tensor inside a fused composite or folded to a constant cannot be cut at)", f.Where(), strings.Join(missing, ", "))
 }
 
 // cutTensorName spells a tensor "node:index".

@@ -241,7 +241,7 @@ func TestLegalizeErrors(t *testing.T) {
 	x := g.placeholder("x", 1, 3)
 	g.op("Frobnicate", "magic", []string{x}, nil)
 	_, err := g.convert(t, "magic")
-	if err == nil || err.Error() != `function serving_default: node "magic" (op Frobnicate): no TFLite legalisation for op Frobnicate` {
+	if err == nil || err.Error() != `graph test.pb: node "magic" (op Frobnicate): no TFLite legalisation for op Frobnicate` {
 		t.Errorf("unknown op: %v", err)
 	}
 

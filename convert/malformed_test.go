@@ -68,6 +68,16 @@ func TestMalformedKWS(t *testing.T) {
 		{"unknown op in a function", func(sm *tfpb.SavedModel) {
 			kwsNode(sm, kwsBody, "functional_1/activation/Relu").Op = "Relu9000"
 		}, `function ` + kwsBody + `: node "functional_1/activation/Relu" (op Relu9000): unknown op "Relu9000"`},
+		{"unknown op in the main graph", func(sm *tfpb.SavedModel) {
+			// A SavedModel's main graph is its signature's function: the
+			// error says "function serving_default" (a GraphDef's says
+			// "graph PATH", see TestLegalizeErrors).
+			for _, n := range sm.MetaGraphs[0].GraphDef.Node {
+				if n.Name == "StatefulPartitionedCall" {
+					n.Op = "Frobnicate"
+				}
+			}
+		}, `function serving_default: node "conv2d/kernel" (op VarHandleOp): variable "conv2d/kernel" is used by "StatefulPartitionedCall" (Frobnicate)`},
 		{"missing function", func(sm *tfpb.SavedModel) {
 			lib := sm.MetaGraphs[0].GraphDef.Library
 			for i, f := range lib.Function {

@@ -79,7 +79,18 @@ func TestConvertFlagsAndErrors(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "[2 3]") {
 		t.Errorf("pinned input shape not in the model:\n%s", stdout)
 	}
-	// Conversion errors exit 1 and name the problem.
+	// Conversion errors exit 1 and name the problem. A node of a
+	// GraphDef is placed in "graph FILE" (a GraphDef has no function).
+	frob := filepath.Join(dir, "frob.pbtxt")
+	if err := os.WriteFile(frob, []byte(`node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 1 } } } } }
+node { name: "y" op: "FrobnicateV7" input: "x" }
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = tflrun(t, "convert", frob, "-o", out, "--output_arrays", "y")
+	if want := "graph " + frob + `: node "y" (op FrobnicateV7): no TFLite legalisation for op FrobnicateV7`; code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "serving_default") {
+		t.Errorf("unknown op in a GraphDef: %d %s\nwant %q", code, stderr, want)
+	}
 	code, _, stderr = tflrun(t, "convert", "../../convert/testdata/cycle.pbtxt", "-o", out, "--output_arrays", "call")
 	if code != 1 || !strings.Contains(stderr, "function calls form a cycle: ping → pong → ping") {
 		t.Errorf("cycle: %d %s", code, stderr)

@@ -54,7 +54,7 @@ func FunctionalizeV1(f *ir.Function, m *ir.Module) error {
 			return checkNoV1Left(f)
 		}
 		if round > len(f.Nodes) {
-			return fmt.Errorf("function %s: TF1 loops could not be functionalised (frames nest in a cycle)", f.Name)
+			return fmt.Errorf("%s: TF1 loops could not be functionalised (frames nest in a cycle)", f.Where())
 		}
 		names := make([]string, 0, len(frames))
 		for k := range frames {
@@ -82,7 +82,7 @@ func FunctionalizeV1(f *ir.Function, m *ir.Module) error {
 			break
 		}
 		if !done {
-			return fmt.Errorf("function %s: TF1 loops could not be functionalised (no innermost frame among %s)", f.Name, strings.Join(names, ", "))
+			return fmt.Errorf("%s: TF1 loops could not be functionalised (no innermost frame among %s)", f.Where(), strings.Join(names, ", "))
 		}
 	}
 }
@@ -206,7 +206,7 @@ func functionalize(f *ir.Function, m *ir.Module, frame string, enters []*ir.Node
 		vars = append(vars, lv)
 	}
 	if loopCond == nil {
-		return fmt.Errorf("function %s: TF1 loop %q has no loop variable switched on a LoopCond", f.Name, frame)
+		return fmt.Errorf("%s: TF1 loop %q has no loop variable switched on a LoopCond", f.Where(), frame)
 	}
 	// Values inside the frame that stand for the functions' parameters.
 	nv, ni := len(vars), len(invariants)

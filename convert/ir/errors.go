@@ -20,19 +20,30 @@ func (e *FormatError) Error() string {
 }
 
 // NodeError is an error about one node: it names the node, its op and the
-// function it sits in, so a user can find it in the TensorFlow graph.
+// function (or GraphDef main graph) it sits in, so a user can find it in
+// the TensorFlow graph.
 type NodeError struct {
+	// Func is the name of the function the node sits in, with " (inlined
+	// from G)" when it was written in function G, or "".
 	Func string
-	Node string
-	Op   string
-	Err  error
+	// Where, when set, is the whole place as Function.Where spells it
+	// ("function F" or "graph FILE", plus any " (inlined from G)") and
+	// takes precedence over Func.
+	Where string
+	Node  string
+	Op    string
+	Err   error
 }
 
-// Error implements error: "function F: node "N" (op O): ...".
+// Error implements error: "WHERE: node "N" (op O): ...", where WHERE is
+// Where, or "function Func", or "graph" when both are empty.
 func (e *NodeError) Error() string {
-	where := "graph"
-	if e.Func != "" {
-		where = "function " + e.Func
+	where := e.Where
+	if where == "" {
+		where = "graph"
+		if e.Func != "" {
+			where = "function " + e.Func
+		}
 	}
 	return fmt.Sprintf("%s: node %q (op %s): %v", where, e.Node, e.Op, e.Err)
 }
@@ -54,13 +65,17 @@ func (n *Node) Wrap(err error) error {
 	if _, ok := err.(*NodeError); ok {
 		return err
 	}
-	fn := ""
+	fn, where := "", ""
 	if n.Func != nil {
-		fn = n.Func.Name
+		fn, where = n.Func.Name, n.Func.Where()
 	}
 	if k := len(n.InlinedFrom); k > 0 {
 		// Name the function the node was written in, too.
-		fn += " (inlined from " + n.InlinedFrom[k-1] + ")"
+		from := " (inlined from " + n.InlinedFrom[k-1] + ")"
+		fn += from
+		if where != "" {
+			where += from
+		}
 	}
-	return &NodeError{Func: fn, Node: n.Name, Op: n.OpName(), Err: err}
+	return &NodeError{Func: fn, Where: where, Node: n.Name, Op: n.OpName(), Err: err}
 }

@@ -127,7 +127,15 @@ func (n *Node) String() string { return fmt.Sprintf("%q (%s)", n.Name, n.OpName(
 // Function is a graph with parameters and results: the main graph, a
 // FunctionDef, or a copy being rewritten.
 type Function struct {
+	// Name is the FunctionDef's name, or for the entry function the
+	// SavedModel signature key ("serving_default"; a GraphDef's entry is
+	// given the same key, which is its TFLite signature key).
 	Name string
+	// Graph, when non-empty, marks the main graph of a GraphDef, which
+	// is no function of its own: it is the GraphDef's file as the user
+	// named it, and errors say "graph GRAPH" rather than "function Name"
+	// (see Where). Empty for FunctionDefs and a SavedModel's entry.
+	Graph string
 	// Params are the inputs, in order.
 	Params []*Value
 	// Results are the outputs, in order, with ResultNames their names
@@ -149,6 +157,15 @@ type Function struct {
 // NewFunction returns an empty function of module m (m may be nil).
 func NewFunction(name string, m *Module) *Function {
 	return &Function{Name: name, Module: m, Attrs: map[string]*tfpb.AttrValue{}}
+}
+
+// Where names the function in error messages: "graph GRAPH" for the
+// main graph of a GraphDef (Graph set), "function NAME" otherwise.
+func (f *Function) Where() string {
+	if f.Graph != "" {
+		return "graph " + f.Graph
+	}
+	return "function " + f.Name
 }
 
 // UniqueName returns base, or base_N when a node of that name exists.
@@ -363,7 +380,7 @@ func (f *Function) TopoSort() error {
 							break
 						}
 					}
-					return fmt.Errorf("function %s: %s: cycle through nodes %s", f.Name, what, strings.Join(cyc, " <- "))
+					return fmt.Errorf("%s: %s: cycle through nodes %s", f.Where(), what, strings.Join(cyc, " <- "))
 				}
 				continue
 			}

@@ -149,6 +149,34 @@ func TestTopoSortCycle(t *testing.T) {
 	}
 }
 
+// TestNodeErrorWhere: a node error names a function "function NAME" and
+// the main graph of a GraphDef (Function.Graph set) "graph PATH", also
+// for a node inlined into it and for errors about the whole function.
+func TestNodeErrorWhere(t *testing.T) {
+	f := NewFunction("serving_default", nil)
+	n := f.NewNode("y", "FrobnicateV7", nil, 1)
+	if got, want := n.Errorf("no TFLite legalisation for op FrobnicateV7").Error(), `function serving_default: node "y" (op FrobnicateV7): no TFLite legalisation for op FrobnicateV7`; got != want {
+		t.Errorf("function: got %q, want %q", got, want)
+	}
+	f.Graph = "model.pbtxt"
+	if got, want := n.Errorf("no TFLite legalisation for op FrobnicateV7").Error(), `graph model.pbtxt: node "y" (op FrobnicateV7): no TFLite legalisation for op FrobnicateV7`; got != want {
+		t.Errorf("graph: got %q, want %q", got, want)
+	}
+	n.InlinedFrom = []string{"outer", "inner"}
+	if got, want := n.Errorf("bad").Error(), `graph model.pbtxt (inlined from inner): node "y" (op FrobnicateV7): bad`; got != want {
+		t.Errorf("inlined: got %q, want %q", got, want)
+	}
+	g := f.Clone()
+	if g.Where() != "graph model.pbtxt" {
+		t.Errorf("clone: Where() = %q", g.Where())
+	}
+	a := g.Node("y")
+	a.Inputs = []*Value{a.Outputs[0]}
+	if err := g.TopoSort(); err == nil || !strings.HasPrefix(err.Error(), "graph model.pbtxt: the graph has a cycle") {
+		t.Errorf("cycle: %v", err)
+	}
+}
+
 func TestAttrErrors(t *testing.T) {
 	f := NewFunction("fn", nil)
 	n := f.NewNode("conv", "Conv2D", nil, 1)

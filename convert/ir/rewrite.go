@@ -140,7 +140,7 @@ func (f *Function) RemoveUnused() int {
 // same names, types, shapes and attributes. Constant tensors and attribute
 // values are shared (both are treated as immutable).
 func (f *Function) Clone() *Function {
-	g := &Function{Name: f.Name, Module: f.Module, Attrs: maps.Clone(f.Attrs), ResultNames: append([]string(nil), f.ResultNames...)}
+	g := &Function{Name: f.Name, Graph: f.Graph, Module: f.Module, Attrs: maps.Clone(f.Attrs), ResultNames: append([]string(nil), f.ResultNames...)}
 	vm := map[*Value]*Value{}
 	cp := func(v *Value) *Value {
 		if v == nil {

@@ -54,7 +54,7 @@ func Simplify(f *ir.Function) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("function %s: simplification did not settle after %d rounds", f.Name, maxRounds)
+	return fmt.Errorf("%s: simplification did not settle after %d rounds", f.Where(), maxRounds)
 }
 
 func simplifyOnce(f *ir.Function) (bool, error) {

@@ -89,10 +89,10 @@ type walker struct {
 func (w *walker) walk(g *ir.Function, env map[*ir.Value]*ir.Variable, depth int) error {
 	w.visits++
 	if w.visits > maxVisits {
-		return fmt.Errorf("function %s: the call graph is too large to search for variable updates (more than %d function bodies)", g.Name, maxVisits)
+		return fmt.Errorf("%s: the call graph is too large to search for variable updates (more than %d function bodies)", g.Where(), maxVisits)
 	}
 	if depth > maxDepth {
-		return fmt.Errorf("function %s: calls nest more than %d deep", g.Name, maxDepth)
+		return fmt.Errorf("%s: calls nest more than %d deep", g.Where(), maxDepth)
 	}
 	if env == nil {
 		env = map[*ir.Value]*ir.Variable{}

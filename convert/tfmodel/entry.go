@@ -32,7 +32,9 @@ type EntryOptions struct {
 type Entry struct {
 	Func *ir.Function
 	// SignatureKey is the SavedModel signature key ("serving_default"),
-	// or "serving_default" for a GraphDef.
+	// or "serving_default" for a GraphDef. It also names Func, except
+	// that for a GraphDef Func.Graph is the GraphDef's path, so errors
+	// say "graph PATH" rather than "function serving_default".
 	SignatureKey string
 	// InputNames and OutputNames are the signature's input and output
 	// keys (for a GraphDef, the tensor names), parallel to Func.Params
@@ -143,6 +145,14 @@ func (m *Model) Entry(opts EntryOptions) (*Entry, error) {
 	f, err := ir.ImportGraph(m.Module, m.Graph, e.SignatureKey)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Path, err)
+	}
+	if m.MetaGraph == nil {
+		// A GraphDef's main graph is no function: errors say
+		// "graph PATH", not "function serving_default".
+		f.Graph = m.Path
+		if f.Graph == "" {
+			f.Graph = "GraphDef"
+		}
 	}
 	if len(opts.InputArrays) == 0 && m.MetaGraph == nil {
 		// A GraphDef without input arrays: every Placeholder the outputs
