@@ -64,7 +64,9 @@ type Options struct {
 	// InputShapes gives one static shape per input, pinning dynamic
 	// dimensions. Without it a dynamic batch dimension (dimension 0) is
 	// pinned to 1, as TensorFlow's converter does; other dynamic
-	// dimensions must be pinned here.
+	// dimensions must be pinned here. A shape contradicting its input's
+	// declared shape (another rank, or another size for a static
+	// dimension) is an error naming the input (tfmodel.CheckInputShape).
 	InputShapes []ir.Shape
 	// NoFuse turns composite fusion off: annotated functions are inlined
 	// and lowered like any other, their loops unrolled (the report still

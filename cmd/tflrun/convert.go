@@ -31,7 +31,8 @@ The entry point is a SavedModel signature (--signature, default
 serving_default), or the tensors named by --input_arrays and --output_arrays
 (required for a GraphDef's outputs), which also cut the graph there. A dynamic
 batch dimension is pinned to 1; --input_shapes (TensorFlow converter syntax,
-"1,49,10,1:1,5", one shape per input) pins any dynamic dimension.
+"1,49,10,1:1,5", one shape per input) pins any dynamic dimension; each shape
+must have its input's declared rank and agree on every static dimension.
 
 Functions annotated with _implements / api_implements are offered to the
 fusion rules before being inlined; --fusion-report FILE writes what became of

@@ -64,6 +64,18 @@ func TestConvertFlagsAndErrors(t *testing.T) {
 	if code, _, stderr := tflrun(t, "convert", "../../convert/testdata/double_relu.pbtxt", "-o", out); code != 1 || !strings.Contains(stderr, "a GraphDef needs output arrays naming its output tensors (OutputArrays in the options; --output_arrays on the command line)") {
 		t.Errorf("GraphDef without outputs: %d %s", code, stderr)
 	}
+	// --input_shapes contradicting the Placeholder's [? 3]: rank, a static
+	// dimension, the number of shapes; each names the input and both shapes.
+	for _, c := range []struct{ shapes, want string }{
+		{"2,3,1", `input 0 "x": the given shape [2 3 1] (InputShapes; --input_shapes on the command line) has rank 3, but the input's declared shape [? 3] has rank 2`},
+		{"2,4", `input 0 "x": the given shape [2 4] (InputShapes; --input_shapes on the command line) contradicts the input's declared shape [? 3]: dimension 1 is 3, not 4`},
+		{"2,3:1", `2 input shapes given for 1 inputs (x)`},
+	} {
+		code, _, stderr := tflrun(t, "convert", "../../convert/testdata/double_relu.pbtxt", "-o", out, "--output_arrays", "out", "--input_shapes", c.shapes)
+		if code != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("--input_shapes %s: %d %s\nwant %q", c.shapes, code, stderr, c.want)
+		}
+	}
 	// A GraphDef with input/output arrays and shapes, and a JSON report.
 	report := filepath.Join(dir, "report.json")
 	code, _, stderr := tflrun(t, "convert", "../../convert/testdata/double_relu.pbtxt", "-o", out, "--output_arrays", "out",

@@ -23,7 +23,10 @@ type EntryOptions struct {
 	OutputArrays []string
 	// InputShapes, when given, has one shape per input (in input order)
 	// replacing the declared shape; it pins dynamic batch or time
-	// dimensions.
+	// dimensions. Each must agree with the input's declared shape (the
+	// signature's or the Placeholder's) where that is known: same rank,
+	// same size in every dimension the declared shape fixes (see
+	// CheckInputShape); a -1 in a given shape keeps the declared size.
 	InputShapes []ir.Shape
 }
 
@@ -168,13 +171,8 @@ func (m *Model) Entry(opts EntryOptions) (*Entry, error) {
 			}
 		}
 	}
-	if opts.InputShapes != nil {
-		if len(opts.InputShapes) != len(ins) {
-			return nil, fmt.Errorf("%d input shapes given for %d inputs (%s)", len(opts.InputShapes), len(ins), strings.Join(e.InputNames, ", "))
-		}
-		for i := range ins {
-			ins[i].Shape = opts.InputShapes[i]
-		}
+	if opts.InputShapes != nil && len(opts.InputShapes) != len(ins) {
+		return nil, fmt.Errorf("%s: %d input shapes given for %d inputs (%s): InputShapes (--input_shapes on the command line) needs one shape per input", m.Path, len(opts.InputShapes), len(ins), strings.Join(e.InputNames, ", "))
 	}
 	if err := f.Cut(ins, outs); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Path, err)
@@ -183,12 +181,46 @@ func (m *Model) Entry(opts EntryOptions) (*Entry, error) {
 		if p.DType == ir.Invalid {
 			return nil, fmt.Errorf("%s: input %q: its type is unknown (not a Placeholder with a dtype)", m.Path, e.InputNames[i])
 		}
+		if opts.InputShapes != nil {
+			// The parameter has the declared shape; the given one must
+			// agree with it before it replaces it.
+			shape, err := CheckInputShape(i, e.InputNames[i], p.Shape, opts.InputShapes[i])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", m.Path, err)
+			}
+			p.Shape = shape
+		}
 	}
 	if err := m.ResolveVariables(f); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Path, err)
 	}
 	e.Func = f
 	return e, nil
+}
+
+// CheckInputShape checks the shape given for input index (named name)
+// against its declared shape (a signature's, a Placeholder's, or what is
+// known of a cut tensor): when the declared rank is known the ranks must
+// be equal, and every dimension both know must be the same size. It
+// returns the given shape with any dimension it leaves unknown (-1) taken
+// from the declared one. The error names the input by index and name and
+// shows both shapes, so a contradiction is reported here rather than as a
+// shape mismatch deep inside the graph.
+func CheckInputShape(index int, name string, declared, given ir.Shape) (ir.Shape, error) {
+	if given == nil {
+		return declared.Clone(), nil
+	}
+	const what = "the given shape %v (InputShapes; --input_shapes on the command line)"
+	if declared.RankKnown() && len(given) != len(declared) {
+		return nil, fmt.Errorf("input %d %q: "+what+" has rank %d, but the input's declared shape %v has rank %d", index, name, given, len(given), declared, len(declared))
+	}
+	for i, d := range declared {
+		if d >= 0 && given[i] >= 0 && given[i] != d {
+			return nil, fmt.Errorf("input %d %q: "+what+" contradicts the input's declared shape %v: dimension %d is %d, not %d", index, name, given, declared, i, d, given[i])
+		}
+	}
+	merged, _ := ir.Merge(given, declared)
+	return merged, nil
 }
 
 // tensorName spells a tensor "node:index" with the index always present

@@ -159,8 +159,26 @@ func TestKWSVariables(t *testing.T) {
 	if err != nil || !e.Func.Params[0].Shape.Equal(ir.Shape{2, 49, 10, 1}) {
 		t.Errorf("input shapes: %v %v", err, e.Func.Params[0].Shape)
 	}
-	if _, err := m.Entry(EntryOptions{InputShapes: []ir.Shape{{1}, {2}}}); err == nil || !strings.Contains(err.Error(), "2 input shapes given for 1 inputs") {
+	if _, err := m.Entry(EntryOptions{InputShapes: []ir.Shape{{1}, {2}}}); err == nil || !strings.Contains(err.Error(), "2 input shapes given for 1 inputs (input_1): InputShapes (--input_shapes on the command line) needs one shape per input") {
 		t.Errorf("shape count: %v", err)
+	}
+	// Shapes contradicting the signature's [? 49 10 1] fail at the
+	// entry, naming the input and both shapes; -1 keeps a declared size.
+	for _, c := range []struct {
+		given ir.Shape
+		want  string
+	}{
+		{ir.Shape{1, 49, 10}, `input 0 "input_1": the given shape [1 49 10] (InputShapes; --input_shapes on the command line) has rank 3, but the input's declared shape [? 49 10 1] has rank 4`},
+		{ir.Shape{1, 49, 10, 1, 1}, `has rank 5, but the input's declared shape [? 49 10 1] has rank 4`},
+		{ir.Shape{1, 50, 10, 1}, `input 0 "input_1": the given shape [1 50 10 1] (InputShapes; --input_shapes on the command line) contradicts the input's declared shape [? 49 10 1]: dimension 1 is 49, not 50`},
+	} {
+		if _, err := m.Entry(EntryOptions{InputShapes: []ir.Shape{c.given}}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("input shape %v: got %v, want %q", c.given, err, c.want)
+		}
+	}
+	e, err = m.Entry(EntryOptions{InputShapes: []ir.Shape{{3, -1, 10, -1}}})
+	if err != nil || !e.Func.Params[0].Shape.Equal(ir.Shape{3, 49, 10, 1}) {
+		t.Errorf("partial input shape: %v %v", err, e.Func.Params[0].Shape)
 	}
 }
 
