@@ -70,7 +70,7 @@ type Options struct {
 	InputShapes []ir.Shape
 	// NoFuse turns composite fusion off: annotated functions are inlined
 	// and lowered like any other, their loops unrolled (the report still
-	// lists them).
+	// lists them, each with NoFuseReason).
 	NoFuse bool
 	// Registry holds the fusion rules (nil: fusion.Default).
 	Registry *fusion.Registry
@@ -336,13 +336,17 @@ func firstCall(f *ir.Function, m *ir.Module) (*ir.Node, string, error) {
 	return nil, "", nil
 }
 
+// NoFuseReason is the fusion report's reason for a composite call left
+// unfused because Options.NoFuse (--no-fuse) is set.
+const NoFuseReason = "--no-fuse (Options.NoFuse) lowers composites op by op"
+
 // offer gives a composite call to its rule and records the outcome.
 func offer(f *ir.Function, m *ir.Module, call *ir.Node, spec *ir.Function, name, attr, impl string,
 	reg *fusion.Registry, opts Options, report *fusion.Report) (bool, error) {
 	e := fusion.Entry{Function: name, Call: call.Name, Attr: attr, Implements: impl}
 	defer func() { report.Add(e) }()
 	if opts.NoFuse {
-		e.Reason = "fusion disabled (--no-fuse); lowered op by op"
+		e.Reason = NoFuseReason
 		return false, nil
 	}
 	rule, ok := reg.Lookup(impl)

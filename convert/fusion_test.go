@@ -128,8 +128,12 @@ func TestFusionHookNoRuleRefusalNoFuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rule.seen != nil || opList(res) != "RELU ADD ADD" || !strings.Contains(res.Report.Composites[0].Reason, "--no-fuse") {
+	if rule.seen != nil || opList(res) != "RELU ADD ADD" || res.Report.Composites[0].Reason != NoFuseReason {
 		t.Errorf("no-fuse: rule consulted %v, ops %q, report %+v", rule.seen != nil, opList(res), res.Report.Composites)
+	}
+	// The text report says why in the heading, not "(no rule)".
+	if txt, want := res.Report.Text(), `- call: _implements="test.double_relu": not fused: --no-fuse (Options.NoFuse) lowers composites op by op`+"\n"; !strings.Contains(txt, want) {
+		t.Errorf("no-fuse text report:\n%s\nwant a line %q", txt, want)
 	}
 }
 

@@ -33,4 +33,9 @@ func TestConvertQuantizeAndNoFuseFlags(t *testing.T) {
 	if _, err := os.Stat(out); err != nil {
 		t.Fatal(err)
 	}
+	// --no-fuse: the fusion report says why each composite was not fused.
+	code, stdout, stderr = tflrun(t, "convert", "../../convert/testdata/double_relu.pbtxt", "-o", out, "--output_arrays", "out", "--no-fuse", "--fusion-report", "-")
+	if want := `- call: _implements="test.double_relu": not fused: --no-fuse (Options.NoFuse) lowers composites op by op`; code != 0 || !strings.Contains(stdout, want) || strings.Contains(stdout, "(no rule)") {
+		t.Errorf("--no-fuse report: %d\n%s\n%s\nwant a line %q", code, stdout, stderr, want)
+	}
 }

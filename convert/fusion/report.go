@@ -46,26 +46,39 @@ func (r *Report) Fused() int {
 	return k
 }
 
-// Text renders the report for people: one block per composite call.
+// Text renders the report for people: one block per composite call. A
+// call a rule examined heads its block with "rule NAME: fused" or
+// "rule NAME: not fused" and gives the rule's reason on its own line; a
+// call no rule examined (none registered, or fusion turned off) says why
+// in the heading: "not fused: REASON".
 func (r *Report) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fusion report: %d composite call(s), %d fused\n", len(r.Composites), r.Fused())
 	for _, e := range r.Composites {
-		state := "not fused"
-		if e.Fused {
-			state = "fused"
+		reason := e.Reason
+		if e.Rule == "" && !e.Fused {
+			if reason == "" {
+				reason = "no rule examined it"
+			}
+			fmt.Fprintf(&b, "- %s: %s=%q: not fused: %s\n", e.Call, e.Attr, e.Implements, reason)
+			reason = ""
+		} else {
+			state := "not fused"
+			if e.Fused {
+				state = "fused"
+			}
+			rule := e.Rule
+			if rule == "" {
+				rule = "(none named)"
+			}
+			fmt.Fprintf(&b, "- %s: %s=%q rule %s: %s\n", e.Call, e.Attr, e.Implements, rule, state)
 		}
-		rule := e.Rule
-		if rule == "" {
-			rule = "(no rule)"
-		}
-		fmt.Fprintf(&b, "- %s: %s=%q rule %s: %s\n", e.Call, e.Attr, e.Implements, rule, state)
 		fmt.Fprintf(&b, "    function %s\n", e.Function)
 		if len(e.Ops) > 0 {
 			fmt.Fprintf(&b, "    ops: %s\n", strings.Join(e.Ops, ", "))
 		}
-		if e.Reason != "" {
-			fmt.Fprintf(&b, "    reason: %s\n", e.Reason)
+		if reason != "" {
+			fmt.Fprintf(&b, "    reason: %s\n", reason)
 		}
 	}
 	return b.String()
