@@ -220,6 +220,30 @@ func requantInt8Case(n int) benchCase {
 	return c
 }
 
+// maxBlocksCase times MaxBlocksF32 on n blocks of width values, the src
+// blocks stride·width apart (n = 1: VecMaxF32 of width values; n = 32,
+// stride 2: one tap of an output row of a 2×2, stride-2 max pool).
+func maxBlocksCase(n, width, stride int) benchCase {
+	r := rand.New(rand.NewPCG(10, uint64(n*width)))
+	src, dst := make([]float32, ((n-1)*stride+1)*width), make([]float32, n*width)
+	genF32(r, src, kindUniform)
+	genF32(r, dst, kindUniform)
+	list := implsOf(maxBlocksF32Impls)
+	c := benchCase{name: fmt.Sprintf("MaxBlocksF32/%dx%d", n, width)}
+	for _, im := range list {
+		c.impls = append(c.impls, im.name)
+	}
+	c.run = func(i int) func(b *testing.B) {
+		f := list[i].fn
+		return func(b *testing.B) {
+			for b.Loop() {
+				f(dst, src, n, width, width, stride*width)
+			}
+		}
+	}
+	return c
+}
+
 func benchCases() []benchCase {
 	return []benchCase{
 		matVecCase(512, 256), matVecCase(512, 1024), matVecCase(20, 28), matVecCase(128, 257),
@@ -230,6 +254,8 @@ func benchCases() []benchCase {
 		matVecInt8Case(512, 256), matVecInt8Case(512, 1024), matVecInt8Case(128, 257), matVecInt8Case(20, 28), matVecInt8Case(80, 20), matVecInt8Case(80, 48),
 		dotInt8Case(256), rowSumsCase(512, 257),
 		requantCase(20), requantCase(128), requantCase(1024), requantInt8Case(257),
+		maxBlocksCase(1, 4, 1), maxBlocksCase(1, 16, 1), maxBlocksCase(1, 1024, 1),
+		maxBlocksCase(32, 4, 2), maxBlocksCase(32, 16, 2), maxBlocksCase(16, 32, 2),
 	}
 }
 

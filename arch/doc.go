@@ -30,8 +30,10 @@
 // horizontal sums), which the float LSTM panels and FULLY_CONNECTED with
 // constant weights use. Also for particular kernels: DotRowsInt16 (the
 // integer SVDF's time filter), VecClamp (float activation clamps with
-// C++'s std::min/std::max bits) and SelectAboveF32 (TOPK_V2's threshold
-// scan). The scalar fixed-point functions SaturatingRoundingDoublingHighMul,
+// C++'s std::min/std::max bits), SelectAboveF32 (TOPK_V2's threshold
+// scan) and VecMaxF32 / MaxBlocksF32 (float MAX_POOL_2D's window maximum
+// with std::max's bits, one call per output row and window tap). The
+// scalar fixed-point functions SaturatingRoundingDoublingHighMul,
 // RoundingDivideByPOT and MultiplyByQuantizedMultiplier (requant_generic.go)
 // are the reference every requantising primitive is tested against; package
 // ops's integer kernels call them too.
