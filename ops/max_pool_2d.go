@@ -3,6 +3,8 @@ package ops
 import (
 	"errors"
 	"math"
+
+	"github.com/tflrun/tflrun/arch"
 )
 
 // MaxPool2D is the kernel of TFLite's MAX_POOL_2D operator: each output
@@ -36,7 +38,7 @@ func (k *MaxPool2D) Eval(n *Node) error {
 	p := &k.p
 	switch p.typ {
 	case Float32:
-		maxPool(p, in.Float32s(), out.Float32s(), -math.MaxFloat32, p.fMin, p.fMax)
+		maxPoolF32(p, in.Float32s(), out.Float32s())
 	case Int8:
 		maxPool(p, in.Int8s(), out.Int8s(), math.MinInt8, int8(p.qMin), int8(p.qMax))
 	case Uint8:
@@ -47,7 +49,9 @@ func (k *MaxPool2D) Eval(n *Node) error {
 	return nil
 }
 
-// maxPool runs the window maximum over channels-innermost rows.
+// maxPool runs the window maximum over channels-innermost rows, one
+// output pixel at a time: the integer kernels, and the reference the float
+// kernel maxPoolF32 is tested against.
 func maxPool[T float32 | int8 | uint8 | int16](p *pool2D, x, o []T, lowest, lo, hi T) {
 	depth, rowStride := p.depth, p.w.in*p.depth
 	_ = p.each(func(oi, img, yLo, yHi, xLo, xHi int) error {
@@ -75,4 +79,44 @@ func maxPool[T float32 | int8 | uint8 | int16](p *pool2D, x, o []T, lowest, lo, 
 		}
 		return nil
 	})
+}
+
+// maxPoolF32 is maxPool for float32 (lowest -math.MaxFloat32), one output
+// row at a time: the row is filled with the lowest value, each window tap
+// (fy, fx) is one arch.MaxBlocksF32 call over the run of output pixels
+// whose window has that tap inside the image (blocks of depth channels,
+// src blocks stride·depth apart), and the row is clamped with
+// arch.VecClamp. Taps come in maxPool's order (rows, then columns), so each
+// output value sees the same comparisons in the same order and gets the
+// same bits, ±0 and NaN included. On ditto_v1_lstm's [4, 32, 64, 16] →
+// [4, 16, 32, 16] pool this is 32 calls per row instead of a scalar loop
+// per pixel and tap.
+func maxPoolF32(p *pool2D, x, o []float32) {
+	depth, sw := p.depth, p.w.stride
+	rowIn, rowOut := p.w.in*depth, p.w.out*depth
+	if rowOut == 0 {
+		return
+	}
+	oi := 0
+	for b := 0; b < p.batches; b++ {
+		img := b * p.h.in * rowIn
+		for oy := 0; oy < p.h.out; oy++ {
+			dst := o[oi : oi+rowOut]
+			fillValue(dst, -math.MaxFloat32)
+			yo, fyLo, fyHi := p.h.span(oy)
+			for fy := fyLo; fy < fyHi; fy++ {
+				row := x[img+(yo+fy)*rowIn : img+(yo+fy+1)*rowIn]
+				for fx := 0; fx < p.w.filter; fx++ {
+					first, end := p.w.tapRun(fx)
+					if first >= end {
+						continue
+					}
+					ix := first*sw - p.w.pad + fx
+					arch.MaxBlocksF32(dst[first*depth:], row[ix*depth:], end-first, depth, depth, sw*depth)
+				}
+			}
+			arch.VecClamp(dst, p.fMin, p.fMax)
+			oi += rowOut
+		}
+	}
 }

@@ -72,6 +72,21 @@ func (p *pool2D) prepare(n *Node, types ...DataType) error {
 	return err
 }
 
+// tapRun returns the run [first, end) of output positions o whose window
+// has tap t inside the input: 0 ≤ o·stride - pad + t·dilation < in. The
+// run is empty (first ≥ end) when no window has it. It agrees with span:
+// o is in the run exactly when span(o) returns lo ≤ t < hi.
+func (w *window) tapRun(t int) (first, end int) {
+	off := w.pad - t*w.dilation // o·stride ≥ off and o·stride < in + off
+	if off > 0 {
+		first = (off + w.stride - 1) / w.stride
+	}
+	if lim := w.in + off; lim > 0 {
+		end = min(w.out, (lim+w.stride-1)/w.stride)
+	}
+	return first, end
+}
+
 // each calls f for every output pixel with the pixel's output offset and
 // its window: rows [yLo, yHi) and columns [xLo, xHi) of the input, already
 // clipped to the image, and the input offset of the image.
