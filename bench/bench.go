@@ -93,9 +93,13 @@ type Result struct {
 	Warmup    Stats `json:"warmup"`
 	Inference Stats `json:"inference"`
 	// ArenaBytes and VariableBytes are the interpreter's activation
-	// arena and variable-tensor storage.
-	ArenaBytes    int `json:"arena_bytes"`
-	VariableBytes int `json:"variable_bytes"`
+	// arena and variable-tensor storage; PrecomputedBytes its storage for
+	// tensors computed once from constants (the float32 outputs of
+	// DEQUANTIZE operators with constant inputs, e.g. float16 weights),
+	// kept outside the arena (interpreter.Interpreter.PrecomputedBytes).
+	ArenaBytes       int `json:"arena_bytes"`
+	VariableBytes    int `json:"variable_bytes"`
+	PrecomputedBytes int `json:"precomputed_bytes"`
 	// Memory is the process memory measured around the benchmark.
 	Memory Memory `json:"memory"`
 	// Profile is the per-operator profile (EnableOpProfiling only).
@@ -162,6 +166,7 @@ func Run(src Source, opts Options) (*Result, error) {
 	}
 	res.ArenaBytes = it.ArenaBytes()
 	res.VariableBytes = it.VariableBytes()
+	res.PrecomputedBytes = it.PrecomputedBytes()
 
 	seed := opts.Seed
 	if seed == 0 {

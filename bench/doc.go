@@ -42,14 +42,20 @@
 //     own peak), getrusage's ru_maxrss elsewhere on
 //     Unix (bytes on macOS, kilobytes on the BSDs); unavailable on other
 //     systems. It also reports the interpreter's own memory: the
-//     activation arena and the variable-tensor bytes.
+//     activation arena, the variable-tensor bytes and the precomputed
+//     bytes (DEQUANTIZE outputs of constant weights, computed once at
+//     AllocateTensors and kept outside the arena).
 //  6. With EnableOpProfiling, the timed runs (not the warm-up) record
 //     each operator's time through the interpreter's profiling hooks;
 //     the report is TFLite's "Operator-wise Profiling Info for Regular
 //     Benchmark Runs": a per-operator table in run order, the top 10 by
 //     time, and a summary by operator type. Times are kept in nanoseconds
 //     and printed in milliseconds with 3 decimals; tflrun does not
-//     measure per-operator memory, so the [mem KB] column is 0.
+//     measure per-operator memory, so the [mem KB] column is 0. A
+//     DEQUANTIZE of a constant runs once at AllocateTensors (part of
+//     Init), not per run: it is listed with 0 ms and times called 1, as
+//     TFLite lists its dequantize kernel, whose Eval returns at once after
+//     the first.
 //
 // tflrun's kernels run on one thread; NumThreads is recorded and reported
 // but does not change execution.

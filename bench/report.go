@@ -100,7 +100,7 @@ func (r *Result) WriteText(w io.Writer) {
 	}
 	// tflrun's additions.
 	info("Inference percentiles in us: median=%d, p90=%d, p99=%d", r.Inference.Median, r.Inference.P90, r.Inference.P99)
-	info("Interpreter memory (bytes): arena=%d, variables=%d", r.ArenaBytes, r.VariableBytes)
+	info("Interpreter memory (bytes): arena=%d, variables=%d, precomputed=%d", r.ArenaBytes, r.VariableBytes, r.PrecomputedBytes)
 	switch m.PeakRSSSource {
 	case "VmHWM":
 		info("Peak resident set size (MB): %s (VmHWM, /proc/self/status)", cppFloat(float64(m.PeakRSSBytes)/(1<<20)))

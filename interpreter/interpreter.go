@@ -21,7 +21,8 @@ type Options struct {
 	// every builtin and fused kernel of tflrun.
 	Resolver *ops.Resolver
 	// MaxArenaBytes bounds the memory (bytes) AllocateTensors may take for
-	// activations, scratch and variable tensors together, so a hostile
+	// activations, scratch, variable and precomputed tensors together
+	// (ArenaBytes + VariableBytes + PrecomputedBytes), so a hostile
 	// model cannot make the process allocate without limit. 0 means
 	// DefaultMaxArenaBytes; a negative value means no limit.
 	MaxArenaBytes int64
@@ -54,9 +55,10 @@ type Interpreter struct {
 	sg       *subgraph
 
 	arena      []byte // activations and scratch, re-planned by AllocateTensors
-	persistent []byte // variable tensors
+	persistent []byte // variable tensors, then precomputed tensors
 	arenaBytes int
 	varBytes   int
+	preBytes   int
 	allocated  bool
 
 	profiling bool
@@ -79,6 +81,9 @@ type node struct {
 	ops.Node
 	kernel ops.Kernel
 	reg    ops.Registration
+	// once marks a node whose output is a PrecomputedTensor: Eval ran at
+	// AllocateTensors and Invoke skips it.
+	once bool
 }
 
 // New makes an Interpreter for subgraph 0 of m. Kernels are looked up (and
@@ -161,7 +166,11 @@ func (it *Interpreter) Model() *Model { return it.model }
 // AllocateTensors resolves a kernel for every operator, runs the kernels'
 // Prepare in execution order (propagating shapes), plans the arena and
 // binds every tensor to its memory. Variable tensors are (re)allocated and
-// reset (see ResetVariableTensors). It must be called before the first
+// reset (see ResetVariableTensors). A DEQUANTIZE whose input is a constant
+// gets its output as an ops.PrecomputedTensor (see precomputable): the
+// output is placed outside the arena and the operator's Eval runs here,
+// once, instead of at every Invoke, so its errors are reported here too.
+// It must be called before the first
 // Invoke and after ResizeInputTensor. Errors name the operator (its
 // TFLite name, version, index and subgraph): an operator tflrun lacks, an
 // unsupported version or type combination, or a shape mismatch.
@@ -169,8 +178,13 @@ func (it *Interpreter) AllocateTensors() error {
 	it.allocated = false
 	sg := it.sg
 	// Arena tensors get their shapes from Prepare; drop stale data.
+	// Precomputed tensors start as arena tensors again and are decided
+	// anew below.
 	for i := range sg.tensors {
 		t := &sg.tensors[i]
+		if t.Kind == ops.PrecomputedTensor {
+			t.Kind = ops.ArenaTensor
+		}
 		if t.Kind != ops.ConstTensor {
 			t.Data = nil
 		}
@@ -179,8 +193,17 @@ func (it *Interpreter) AllocateTensors() error {
 	for _, i := range sg.inputs {
 		isInput[i] = true
 	}
+	writers := make([]int, len(sg.tensors))
+	for i := range sg.nodes {
+		for _, out := range sg.nodes[i].Outputs {
+			if out != nil {
+				writers[out.Index]++
+			}
+		}
+	}
 	for i := range sg.nodes {
 		nd := &sg.nodes[i]
+		nd.once = false
 		reg, err := it.lookup(&nd.Node)
 		if err != nil {
 			return fmt.Errorf("%s: %w", nd.Node.String(), err)
@@ -213,15 +236,49 @@ func (it *Interpreter) AllocateTensors() error {
 				return fmt.Errorf("%s: output %d (tensor %d %q) produces shape %v but the model declares %v", nd.Node.String(), k, out.Index, out.Name, out.Shape, decl)
 			}
 		}
+		if precomputable(&nd.Node, isInput, writers) {
+			nd.once = true
+			nd.Outputs[0].Kind = ops.PrecomputedTensor
+		}
 	}
 	if err := it.plan(); err != nil {
 		return err
+	}
+	// The arena is planned: compute the precomputed tensors, in execution
+	// order, as TFLite's dequantize kernel does at its first Eval.
+	for i := range sg.nodes {
+		nd := &sg.nodes[i]
+		if !nd.once {
+			continue
+		}
+		if err := nd.kernel.Eval(&nd.Node); err != nil {
+			return fmt.Errorf("%s: %w", nd.Node.String(), err)
+		}
 	}
 	it.opNanos = make([]int64, len(sg.nodes))
 	it.opCounts = make([]int64, len(sg.nodes))
 	it.allocated = true
 	it.ResetVariableTensors()
 	return nil
+}
+
+// precomputable reports whether node n's output can be computed once at
+// AllocateTensors and kept (an ops.PrecomputedTensor): n is a DEQUANTIZE
+// with one constant input and one output that is an arena tensor, not a
+// subgraph input, and written by no other operator. This is the case
+// TFLite's dequantize kernel (tensorflow/lite/kernels/dequantize.cc)
+// handles: IsConstantOrPersistentTensor(input) → the output becomes
+// kTfLiteArenaRwPersistent and is filled once
+// (float_dequantized_weights_initialized). The extra conditions keep
+// hostile graphs (an output that another operator overwrites, or that the
+// user writes as an input) computing what they computed per Invoke.
+func precomputable(n *ops.Node, isInput []bool, writers []int) bool {
+	if n.Op != ops.OpDequantize || len(n.Inputs) != 1 || len(n.Outputs) != 1 {
+		return false
+	}
+	in, out := n.Inputs[0], n.Outputs[0]
+	return in != nil && in.Kind == ops.ConstTensor &&
+		out != nil && out.Kind == ops.ArenaTensor && !isInput[out.Index] && writers[out.Index] == 1
 }
 
 func (it *Interpreter) lookup(n *ops.Node) (ops.Registration, error) {
@@ -232,8 +289,9 @@ func (it *Interpreter) lookup(n *ops.Node) (ops.Registration, error) {
 }
 
 // plan computes tensor lifetimes, places arena tensors and scratch with
-// planGreedy, allocates the arena and the persistent variable storage, and
-// binds every tensor's Data.
+// planGreedy, allocates the arena and the persistent storage (variable
+// tensors, then precomputed tensors, never shared), and binds every
+// tensor's Data.
 func (it *Interpreter) plan() error {
 	sg := it.sg
 	nOps := len(sg.nodes)
@@ -325,35 +383,47 @@ func (it *Interpreter) plan() error {
 		}
 	}
 
-	// Variable tensors: one persistent block, never shared.
-	var varTotal int
+	// Variable tensors, then precomputed tensors: one persistent block,
+	// never shared.
+	var persTotal int
 	offsets := make([]int, len(sg.tensors))
+	place := func(kind ops.TensorKind, what string) error {
+		for i := range sg.tensors {
+			t := &sg.tensors[i]
+			if t.Kind != kind {
+				continue
+			}
+			if _, err := ops.ShapeElements(t.Shape, t.Type.Size()); err != nil {
+				return fmt.Errorf("%s %s: %w", what, t, err)
+			}
+			size, ok := alignUp(t.Bytes())
+			if !ok || persTotal > math.MaxInt-arenaAlign-size {
+				return fmt.Errorf("%s %s is too large", what, t)
+			}
+			offsets[i] = persTotal
+			persTotal += size
+		}
+		return nil
+	}
+	if err := place(ops.VariableTensor, "variable"); err != nil {
+		return err
+	}
+	varTotal := persTotal
+	if err := place(ops.PrecomputedTensor, "precomputed tensor"); err != nil {
+		return err
+	}
+	preTotal := persTotal - varTotal
+	if it.maxBytes >= 0 && int64(total)+int64(persTotal) > it.maxBytes {
+		return fmt.Errorf("variable tensors (%d bytes) and precomputed tensors (%d bytes) need %d bytes besides the %d-byte arena, above the limit of %d (Options.MaxArenaBytes)", varTotal, preTotal, persTotal, total, it.maxBytes)
+	}
+	if cap(it.persistent) < persTotal {
+		it.persistent = alignedBytes(persTotal)
+	}
+	it.persistent = it.persistent[:persTotal]
+	it.varBytes, it.preBytes = varTotal, preTotal
 	for i := range sg.tensors {
 		t := &sg.tensors[i]
-		if t.Kind != ops.VariableTensor {
-			continue
-		}
-		if _, err := ops.ShapeElements(t.Shape, t.Type.Size()); err != nil {
-			return fmt.Errorf("variable %s: %w", t, err)
-		}
-		size, ok := alignUp(t.Bytes())
-		if !ok || varTotal > math.MaxInt-arenaAlign-size {
-			return fmt.Errorf("variable %s is too large", t)
-		}
-		offsets[i] = varTotal
-		varTotal += size
-	}
-	if it.maxBytes >= 0 && int64(total)+int64(varTotal) > it.maxBytes {
-		return fmt.Errorf("variable tensors need %d bytes besides the %d-byte arena, above the limit of %d (Options.MaxArenaBytes)", varTotal, total, it.maxBytes)
-	}
-	if cap(it.persistent) < varTotal {
-		it.persistent = alignedBytes(varTotal)
-	}
-	it.persistent = it.persistent[:varTotal]
-	it.varBytes = varTotal
-	for i := range sg.tensors {
-		t := &sg.tensors[i]
-		if t.Kind == ops.VariableTensor {
+		if t.Kind == ops.VariableTensor || t.Kind == ops.PrecomputedTensor {
 			n := t.Bytes()
 			t.Data = it.persistent[offsets[i] : offsets[i]+n : offsets[i]+n]
 		}
@@ -372,9 +442,10 @@ func alignedBytes(n int) []byte {
 	return raw[pad : pad+n : pad+n]
 }
 
-// Invoke runs every operator of subgraph 0 once, in order. After the first
-// call it allocates nothing on the heap. The error names the operator that
-// failed.
+// Invoke runs every operator of subgraph 0 once, in order, except those
+// whose output is precomputed (a DEQUANTIZE of a constant, computed at
+// AllocateTensors). After the first call it allocates nothing on the heap.
+// The error names the operator that failed.
 func (it *Interpreter) Invoke() error {
 	if !it.allocated {
 		return ErrNotAllocated
@@ -382,6 +453,12 @@ func (it *Interpreter) Invoke() error {
 	nodes := it.sg.nodes
 	if it.profiling {
 		for k := range nodes {
+			if nodes[k].once {
+				// Listed with no time, as TFLite's profiler lists the
+				// dequantize Eval that returns at once.
+				it.opCounts[k]++
+				continue
+			}
 			start := time.Now()
 			if err := nodes[k].kernel.Eval(&nodes[k].Node); err != nil {
 				return fmt.Errorf("%s: %w", nodes[k].Node.String(), err)
@@ -392,6 +469,9 @@ func (it *Interpreter) Invoke() error {
 		return nil
 	}
 	for k := range nodes {
+		if nodes[k].once {
+			continue
+		}
 		if err := nodes[k].kernel.Eval(&nodes[k].Node); err != nil {
 			return fmt.Errorf("%s: %w", nodes[k].Node.String(), err)
 		}
@@ -426,6 +506,13 @@ func (it *Interpreter) ArenaBytes() int { return it.arenaBytes }
 // VariableBytes is the size in bytes of the persistent variable-tensor
 // storage (0 before AllocateTensors).
 func (it *Interpreter) VariableBytes() int { return it.varBytes }
+
+// PrecomputedBytes is the size in bytes of the persistent storage of the
+// precomputed tensors (ops.PrecomputedTensor: the float32 outputs of
+// DEQUANTIZE operators with constant inputs, each rounded up to 64 bytes),
+// which lives outside the arena and beside the variable tensors; 0 before
+// AllocateTensors. TFLite counts the same tensors in its persistent arena.
+func (it *Interpreter) PrecomputedBytes() int { return it.preBytes }
 
 // TensorCount is the number of tensors in subgraph 0.
 func (it *Interpreter) TensorCount() int { return len(it.sg.tensors) }
@@ -539,6 +626,13 @@ type OpProfile struct {
 	// Count is the number of invokes; Total the summed time.
 	Count int64
 	Total time.Duration
+	// Precomputed is set for an operator whose output is an
+	// ops.PrecomputedTensor (a DEQUANTIZE of a constant): it ran once at
+	// AllocateTensors, which profiling does not time, and Invoke skips
+	// it. Count still counts the invokes and Total stays 0, the way
+	// TFLite's profiler lists its dequantize kernel's Eval that returns
+	// at once (times called 1 per run, about no time).
+	Precomputed bool
 }
 
 // SetProfiling turns per-operator timing on or off. Timing adds two clock
@@ -551,7 +645,7 @@ func (it *Interpreter) Profile() []OpProfile {
 	p := make([]OpProfile, len(it.sg.nodes))
 	for k := range it.sg.nodes {
 		n := &it.sg.nodes[k].Node
-		p[k] = OpProfile{Index: k, Name: n.OpName, Version: n.Version}
+		p[k] = OpProfile{Index: k, Name: n.OpName, Version: n.Version, Precomputed: it.sg.nodes[k].once}
 		if k < len(it.opNanos) {
 			p[k].Count = it.opCounts[k]
 			p[k].Total = time.Duration(it.opNanos[k])

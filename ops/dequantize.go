@@ -15,6 +15,11 @@ import (
 // quantisation (more than one scale) along QuantizedDimension: y =
 // float32(scale_c · float32(q − zp_c)) in float32, as TFLite's
 // PerChannelDequantize. float16 input converts exactly to float32.
+//
+// When the input is a ConstTensor the interpreter makes the output a
+// PrecomputedTensor and calls Eval once, at AllocateTensors, instead of at
+// every Invoke (TFLite's dequantize kernel does the same through a
+// kTfLiteArenaRwPersistent output).
 type Dequantize struct {
 	scale    float64
 	zp       int32

@@ -15,7 +15,10 @@ import (
 // outputs (Tensor.Shape), may read constant inputs, and requests scratch
 // memory. Eval runs at every Invoke after the arena is planned; it must
 // not allocate on the heap and must not keep slices of tensor data
-// between calls.
+// between calls. The one exception: a node whose output the interpreter
+// precomputes (a DEQUANTIZE of a constant, see PrecomputedTensor) has its
+// Eval called once per AllocateTensors, after planning, and not at
+// Invoke.
 type Kernel interface {
 	// Prepare validates the node and sets its output shapes. Errors name
 	// the offending input or output (the interpreter adds the operator,

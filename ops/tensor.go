@@ -107,6 +107,19 @@ const (
 	// VariableTensor is persistent state (an LSTM's cell state, say): its
 	// bytes are never shared and survive across Invoke calls.
 	VariableTensor
+	// PrecomputedTensor is computed once from constants: the float32
+	// output of a DEQUANTIZE operator whose input is a ConstTensor (a
+	// float16 or quantised weight). As TFLite's dequantize kernel, which
+	// gives such an output the kTfLiteArenaRwPersistent allocation and
+	// fills it only at its first Eval, the interpreter keeps its bytes in
+	// persistent memory outside the arena (never shared), computes them
+	// once at AllocateTensors after the arena is planned, and skips the
+	// operator at Invoke. The bytes are nil during Prepare and must not be
+	// written by kernels or users afterwards. Kernels that need a
+	// constant at Prepare (packed weights, axes) do not see one here,
+	// also as in TFLite, so their results are those of the per-Invoke
+	// DEQUANTIZE.
+	PrecomputedTensor
 )
 
 // Tensor is one tensor of a subgraph as kernels and users see it: type,
@@ -129,8 +142,8 @@ type Tensor struct {
 	Signature []int
 	// Quant is the quantisation, nil for a float tensor.
 	Quant *Quantization
-	// Kind says whether the tensor is an activation, a constant or a
-	// variable.
+	// Kind says whether the tensor is an activation, a constant, a
+	// variable or precomputed from constants.
 	Kind TensorKind
 	// Data is the tensor's bytes, little-endian, exactly Bytes() long once
 	// allocated.
