@@ -25,6 +25,11 @@ func TestConvertQuantizeAndNoFuseFlags(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "20 DEQUANTIZE") || !strings.Contains(stdout, "float16 via DEQUANTIZE") {
 		t.Fatalf("float16: %d\n%s\n%s", code, stdout, stderr)
 	}
+	// The DEQUANTIZE outputs are computed once at allocation; inspect
+	// reports their bytes.
+	if code, stdout, stderr := tflrun(t, "inspect", out); code != 0 || !strings.Contains(stdout, "precomputed ") || !strings.Contains(stdout, "DEQUANTIZE of constants, run once") {
+		t.Errorf("inspect the float16 model: %d\n%s\n%s", code, stdout, stderr)
+	}
 	// A TF2 loop unrolled: 3 time steps.
 	code, stdout, stderr = tflrun(t, "convert", "../../convert/controlflow/testdata/while_rnn.pbtxt", "-o", out, "--output_arrays", "stack,last", "--no-fuse")
 	if code != 0 || !strings.Contains(stdout, "3 TANH") {

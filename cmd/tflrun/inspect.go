@@ -57,6 +57,9 @@ type inspectReport struct {
 	Allocation    string            `json:"allocation"`
 	ArenaBytes    int               `json:"arena_bytes"`
 	VariableBytes int               `json:"variable_bytes"`
+	// PrecomputedBytes is what the outputs of DEQUANTIZE operators with
+	// constant inputs occupy, computed once at allocation (bytes).
+	PrecomputedBytes int `json:"precomputed_bytes"`
 }
 
 type inspectSubgraph struct {
@@ -179,6 +182,7 @@ func describeModel(path string, m *interpreter.Model) *inspectReport {
 	} else {
 		rep.Allocation = "ok"
 		rep.ArenaBytes, rep.VariableBytes = it.ArenaBytes(), it.VariableBytes()
+		rep.PrecomputedBytes = it.PrecomputedBytes()
 	}
 	return rep
 }
@@ -263,7 +267,12 @@ func (r *inspectReport) writeText(w io.Writer) {
 		}
 	}
 	if r.Allocation == "ok" {
-		fmt.Fprintf(w, "allocation: ok (arena %d bytes, variables %d bytes)\n", r.ArenaBytes, r.VariableBytes)
+		if r.PrecomputedBytes > 0 {
+			fmt.Fprintf(w, "allocation: ok (arena %d bytes, variables %d bytes, precomputed %d bytes: DEQUANTIZE of constants, run once)\n",
+				r.ArenaBytes, r.VariableBytes, r.PrecomputedBytes)
+		} else {
+			fmt.Fprintf(w, "allocation: ok (arena %d bytes, variables %d bytes)\n", r.ArenaBytes, r.VariableBytes)
+		}
 	} else {
 		fmt.Fprintf(w, "allocation: %s\n", r.Allocation)
 	}
