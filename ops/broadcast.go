@@ -142,14 +142,20 @@ func (bc *broadcast) prepare(sa, sb []int) error {
 	return nil
 }
 
-// apply computes out[i] = f(a[ia], b[ib]) over the broadcast output.
+// broadcastApply computes out[i] = f(a[ia], b[ib]) over the broadcast
+// output (broadcastMap with one element type).
 func broadcastApply[T any](bc *broadcast, a, b, out []T, f func(x, y T) T) {
-	if !bc.needed {
-		a, b, out = a[:bc.count], b[:bc.count], out[:bc.count]
-		for i := range out {
-			out[i] = f(a[i], b[i])
-		}
-		return
+	broadcastMap(bc, a, b, out, f)
+}
+
+// eachRun calls run for every run of the innermost merged dimension of a
+// broadcast that is needed (bc.needed), in output order: o is the output
+// offset of the run's first element and ia, ib those of its operands. A
+// run has bc.dims[5] elements; its operands step by bc.strideA[5] and
+// bc.strideB[5] (0 where one repeats).
+func (bc *broadcast) eachRun(run func(o, ia, ib int)) {
+	if bc.count == 0 {
+		return // an empty output has no runs (and its strides index nothing)
 	}
 	d := &bc.dims
 	o := 0
@@ -162,12 +168,8 @@ func broadcastApply[T any](bc *broadcast, a, b, out []T, f func(x, y T) T) {
 				for i3 := 0; i3 < d[3]; i3++ {
 					a3, b3 := a2+i3*bc.strideA[3], b2+i3*bc.strideB[3]
 					for i4 := 0; i4 < d[4]; i4++ {
-						a4, b4 := a3+i4*bc.strideA[4], b3+i4*bc.strideB[4]
-						sa, sb := bc.strideA[5], bc.strideB[5]
-						for i5 := 0; i5 < d[5]; i5++ {
-							out[o] = f(a[a4+i5*sa], b[b4+i5*sb])
-							o++
-						}
+						run(o, a3+i4*bc.strideA[4], b3+i4*bc.strideB[4])
+						o += d[5]
 					}
 				}
 			}

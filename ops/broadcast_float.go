@@ -26,26 +26,10 @@ func broadcastFloat32(bc *broadcast, a, b, out []float32, op floatBinaryOp, lo, 
 		n := bc.count
 		floatRun(op, out[:n], a[:n], b[:n], 1, 1)
 	} else {
-		d := &bc.dims
-		sa, sb, n := bc.strideA[5], bc.strideB[5], d[5]
-		o := 0
-		for i0 := 0; i0 < d[0]; i0++ {
-			a0, b0 := i0*bc.strideA[0], i0*bc.strideB[0]
-			for i1 := 0; i1 < d[1]; i1++ {
-				a1, b1 := a0+i1*bc.strideA[1], b0+i1*bc.strideB[1]
-				for i2 := 0; i2 < d[2]; i2++ {
-					a2, b2 := a1+i2*bc.strideA[2], b1+i2*bc.strideB[2]
-					for i3 := 0; i3 < d[3]; i3++ {
-						a3, b3 := a2+i3*bc.strideA[3], b2+i3*bc.strideB[3]
-						for i4 := 0; i4 < d[4]; i4++ {
-							a4, b4 := a3+i4*bc.strideA[4], b3+i4*bc.strideB[4]
-							floatRun(op, out[o:o+n], a[a4:], b[b4:], sa, sb)
-							o += n
-						}
-					}
-				}
-			}
-		}
+		n, sa, sb := bc.dims[5], bc.strideA[5], bc.strideB[5]
+		bc.eachRun(func(o, ia, ib int) {
+			floatRun(op, out[o:o+n], a[ia:], b[ib:], sa, sb)
+		})
 	}
 	if clamp {
 		arch.VecClamp(out[:bc.count], lo, hi)

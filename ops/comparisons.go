@@ -228,26 +228,11 @@ func broadcastMap[A, O any](bc *broadcast, a, b []A, out []O, f func(x, y A) O) 
 		}
 		return
 	}
-	d := &bc.dims
-	o := 0
-	for i0 := 0; i0 < d[0]; i0++ {
-		a0, b0 := i0*bc.strideA[0], i0*bc.strideB[0]
-		for i1 := 0; i1 < d[1]; i1++ {
-			a1, b1 := a0+i1*bc.strideA[1], b0+i1*bc.strideB[1]
-			for i2 := 0; i2 < d[2]; i2++ {
-				a2, b2 := a1+i2*bc.strideA[2], b1+i2*bc.strideB[2]
-				for i3 := 0; i3 < d[3]; i3++ {
-					a3, b3 := a2+i3*bc.strideA[3], b2+i3*bc.strideB[3]
-					for i4 := 0; i4 < d[4]; i4++ {
-						a4, b4 := a3+i4*bc.strideA[4], b3+i4*bc.strideB[4]
-						sa, sb := bc.strideA[5], bc.strideB[5]
-						for i5 := 0; i5 < d[5]; i5++ {
-							out[o] = f(a[a4+i5*sa], b[b4+i5*sb])
-							o++
-						}
-					}
-				}
-			}
+	n, sa, sb := bc.dims[5], bc.strideA[5], bc.strideB[5]
+	bc.eachRun(func(o, ia, ib int) {
+		dst := out[o : o+n]
+		for i := range dst {
+			dst[i] = f(a[ia+i*sa], b[ib+i*sb])
 		}
-	}
+	})
 }
