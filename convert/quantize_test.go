@@ -349,3 +349,74 @@ func TestQuantizeDepthwiseRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantizeFloat16FusedRecurrent converts fused recurrent models with
+// --quantize=float16: their weights go through float16 DEQUANTIZE
+// operators, as TFLite's float16 quantisation writes them, and the
+// interpreter computes those once, before the LSTM/GRU kernels are
+// prepared, so they still pack the weights. The outputs stay within
+// float16 rounding of the float model's, invocation after invocation
+// (DTLN keeps its LSTM state across them).
+func TestQuantizeFloat16FusedRecurrent(t *testing.T) {
+	cases := []struct {
+		name, dir string
+		opts      Options
+		fused     string
+		inputLen  int
+	}{
+		{"iteam1_lstm", "iteam1_lstm/lstm_model", Options{}, "UNIDIRECTIONAL_SEQUENCE_LSTM", 5},
+		{"iteam1_gru", "iteam1_gru/gru_model", Options{}, "UNIDIRECTIONAL_SEQUENCE_GRU", 5},
+		{"dtln stage 1", dtlnDir, Options{InputArrays: []string{dtlnStages[0].in}, OutputArrays: []string{dtlnStages[0].out}}, "UNIDIRECTIONAL_SEQUENCE_LSTM", dtlnStages[0].inputLen},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := nfModel(t, c.dir)
+			float, err := ConvertModel(m, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := c.opts
+			opts.Quantize = quantize.Options{Mode: quantize.Float16}
+			res, err := ConvertModel(m, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Every weight of the fused operator comes from a DEQUANTIZE.
+			var fusedOp *ir.Node
+			for _, n := range res.Entry.Func.Nodes {
+				if n.TFL != nil && strings.Contains(n.OpName(), c.fused) {
+					fusedOp = n
+				}
+			}
+			if fusedOp == nil {
+				t.Fatalf("no %s in %s", c.fused, opVersions(res))
+			}
+			dequantized := 0
+			for _, v := range fusedOp.Inputs {
+				if v != nil && v.Producer != nil && v.Producer.TFL != nil && v.Producer.TFL.Builtin == schema.BuiltinOperatorDEQUANTIZE {
+					dequantized++
+				}
+			}
+			if dequantized < 3 {
+				t.Fatalf("%s reads %d DEQUANTIZE outputs, want its weights through float16", c.fused, dequantized)
+			}
+			fi, qi := nfInterpreter(t, float.Model), nfInterpreter(t, res.Model)
+			if qi.PrecomputedBytes() == 0 {
+				t.Fatal("no precomputed DEQUANTIZE outputs")
+			}
+			worst := 0.0
+			for step := 0; step < 3; step++ {
+				x := seq(c.inputLen, 1, float32(step))
+				want := nfInvoke(t, fi, x)[0]
+				got := nfInvoke(t, qi, x)[0]
+				for i := range want {
+					worst = math.Max(worst, math.Abs(float64(got[i]-want[i]))/math.Max(1, math.Abs(float64(want[i]))))
+				}
+			}
+			if worst > 5e-3 {
+				t.Fatalf("float16 model differs from the float model by %g (relative)", worst)
+			}
+			t.Logf("%s: %d DEQUANTIZE inputs, max relative diff %.3g over 3 invocations; %d → %d bytes", c.fused, dequantized, worst, len(float.Model), len(res.Model))
+		})
+	}
+}

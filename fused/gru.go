@@ -179,7 +179,7 @@ func (k *UnidirectionalSequenceGRU) pack(n *ops.Node) {
 	k.gwP, k.cwP, k.cwxP, k.cwhP = nil, nil, nil, nil
 	gwT, cwT := n.Inputs[gruGateWeight], n.Inputs[gruCandidateWeight]
 	for _, w := range []*ops.Tensor{gwT, cwT} {
-		if w.Kind != ops.ConstTensor || len(w.Data) < w.Bytes() {
+		if !w.IsConstant() {
 			return
 		}
 	}

@@ -114,7 +114,7 @@ func (k *lstmBasicKernel) prepare(n *ops.Node) error {
 	}
 	for _, i := range []int{2, 3} {
 		x := n.Inputs[i]
-		if x.Kind != ops.ConstTensor || len(x.Data) < x.Bytes() {
+		if !x.IsConstant() {
 			return fmt.Errorf("%s must be a constant tensor with data (the LSTM copies its weights at Prepare)", basicInputName(i))
 		}
 	}

@@ -146,16 +146,18 @@ func cloneI32(t *ops.Tensor) []int32 {
 }
 
 // requireConstData checks that every present weight-like input of the
-// direction is a constant tensor holding its bytes: Prepare packs them.
-// TFLite's float kernel would also take weights computed at run time; no
-// converter emits such models, and packing needs the values at Prepare.
+// direction holds fixed bytes at Prepare (ops.Tensor.IsConstant: a model
+// constant, or the DEQUANTIZE of one, as TFLite's float16 quantisation
+// writes them, which the interpreter computes before this Prepare): Prepare
+// packs them. TFLite's float kernel would also take weights computed at
+// run time from activations; no converter emits such models.
 func requireConstData(t *lstmTensors, aux *lstmAuxTensors, name func(int) string) error {
 	check := func(x *ops.Tensor, idx int) error {
 		if x == nil {
 			return nil
 		}
-		if x.Kind != ops.ConstTensor || len(x.Data) < x.Bytes() {
-			return fmt.Errorf("%s must be a constant tensor with data (the LSTM packs its weights at Prepare)", name(idx))
+		if !x.IsConstant() {
+			return fmt.Errorf("%s must be a constant tensor with data, or the DEQUANTIZE of one (the LSTM packs its weights at Prepare)", name(idx))
 		}
 		return nil
 	}
@@ -175,8 +177,8 @@ func requireConstData(t *lstmTensors, aux *lstmAuxTensors, name func(int) string
 			}
 		}
 		if aux != nil && aux.weights[g] != nil {
-			if w := aux.weights[g]; w.Kind != ops.ConstTensor || len(w.Data) < w.Bytes() {
-				return fmt.Errorf("%s must be a constant tensor with data (the LSTM packs its weights at Prepare)", aux.names[g])
+			if w := aux.weights[g]; !w.IsConstant() {
+				return fmt.Errorf("%s must be a constant tensor with data, or the DEQUANTIZE of one (the LSTM packs its weights at Prepare)", aux.names[g])
 			}
 		}
 	}

@@ -169,7 +169,9 @@ func (it *Interpreter) Model() *Model { return it.model }
 // reset (see ResetVariableTensors). A DEQUANTIZE whose input is a constant
 // gets its output as an ops.PrecomputedTensor (see precomputable): the
 // output is placed outside the arena and the operator's Eval runs here,
-// once, instead of at every Invoke, so its errors are reported here too.
+// once, right after its Prepare (so the operators that read it see a
+// constant at their own Prepare), instead of at every Invoke; its errors
+// are reported here too.
 // It must be called before the first
 // Invoke and after ResizeInputTensor. Errors name the operator (its
 // TFLite name, version, index and subgraph): an operator tflrun lacks, an
@@ -193,6 +195,7 @@ func (it *Interpreter) AllocateTensors() error {
 	for _, i := range sg.inputs {
 		isInput[i] = true
 	}
+	it.preBytes = 0
 	writers := make([]int, len(sg.tensors))
 	for i := range sg.nodes {
 		for _, out := range sg.nodes[i].Outputs {
@@ -237,23 +240,13 @@ func (it *Interpreter) AllocateTensors() error {
 			}
 		}
 		if precomputable(&nd.Node, isInput, writers) {
-			nd.once = true
-			nd.Outputs[0].Kind = ops.PrecomputedTensor
+			if err := it.precompute(nd); err != nil {
+				return fmt.Errorf("%s: %w", nd.Node.String(), err)
+			}
 		}
 	}
 	if err := it.plan(); err != nil {
 		return err
-	}
-	// The arena is planned: compute the precomputed tensors, in execution
-	// order, as TFLite's dequantize kernel does at its first Eval.
-	for i := range sg.nodes {
-		nd := &sg.nodes[i]
-		if !nd.once {
-			continue
-		}
-		if err := nd.kernel.Eval(&nd.Node); err != nil {
-			return fmt.Errorf("%s: %w", nd.Node.String(), err)
-		}
 	}
 	it.opNanos = make([]int64, len(sg.nodes))
 	it.opCounts = make([]int64, len(sg.nodes))
@@ -273,12 +266,33 @@ func (it *Interpreter) AllocateTensors() error {
 // hostile graphs (an output that another operator overwrites, or that the
 // user writes as an input) computing what they computed per Invoke.
 func precomputable(n *ops.Node, isInput []bool, writers []int) bool {
-	if n.Op != ops.OpDequantize || len(n.Inputs) != 1 || len(n.Outputs) != 1 {
+	if n.Op != ops.OpDequantize || len(n.Inputs) != 1 || len(n.Outputs) != 1 || len(n.ScratchSizes()) > 0 {
 		return false
 	}
 	in, out := n.Inputs[0], n.Outputs[0]
 	return in != nil && in.Kind == ops.ConstTensor &&
 		out != nil && out.Kind == ops.ArenaTensor && !isInput[out.Index] && writers[out.Index] == 1
+}
+
+// precompute gives the output of the precomputable node nd storage of its
+// own outside the arena, counted in PrecomputedBytes against the
+// MaxArenaBytes limit, and runs nd's Eval once to fill it (as TFLite's
+// dequantize kernel does at its first Eval), before later operators are
+// prepared. Invoke then skips nd.
+func (it *Interpreter) precompute(nd *node) error {
+	out := nd.Outputs[0]
+	size, ok := alignUp(out.Bytes())
+	if !ok || it.preBytes > math.MaxInt-size {
+		return fmt.Errorf("precomputed tensor %s is too large", out)
+	}
+	if it.maxBytes >= 0 && int64(it.preBytes)+int64(size) > it.maxBytes {
+		return fmt.Errorf("precomputed tensors (%d bytes with %s) exceed the limit of %d (Options.MaxArenaBytes)", it.preBytes+size, out, it.maxBytes)
+	}
+	out.Kind = ops.PrecomputedTensor
+	out.Data = alignedBytes(size)[:out.Bytes():out.Bytes()]
+	it.preBytes += size
+	nd.once = true
+	return nd.kernel.Eval(&nd.Node)
 }
 
 func (it *Interpreter) lookup(n *ops.Node) (ops.Registration, error) {
@@ -357,8 +371,8 @@ func (it *Interpreter) plan() error {
 	if err != nil {
 		return fmt.Errorf("planning the arena: %w", err)
 	}
-	if it.maxBytes >= 0 && int64(total) > it.maxBytes {
-		return fmt.Errorf("the arena needs %d bytes, above the limit of %d (Options.MaxArenaBytes)", total, it.maxBytes)
+	if it.maxBytes >= 0 && int64(total)+int64(it.preBytes) > it.maxBytes {
+		return fmt.Errorf("the arena needs %d bytes besides the precomputed tensors (%d bytes), above the limit of %d (Options.MaxArenaBytes)", total, it.preBytes, it.maxBytes)
 	}
 	if cap(it.arena) < total {
 		it.arena = alignedBytes(total)
@@ -383,8 +397,8 @@ func (it *Interpreter) plan() error {
 		}
 	}
 
-	// Variable tensors, then precomputed tensors: one persistent block,
-	// never shared.
+	// Variable tensors: one persistent block, never shared (precomputed
+	// tensors got their storage at their operator's Prepare).
 	var persTotal int
 	offsets := make([]int, len(sg.tensors))
 	place := func(kind ops.TensorKind, what string) error {
@@ -408,22 +422,17 @@ func (it *Interpreter) plan() error {
 	if err := place(ops.VariableTensor, "variable"); err != nil {
 		return err
 	}
-	varTotal := persTotal
-	if err := place(ops.PrecomputedTensor, "precomputed tensor"); err != nil {
-		return err
-	}
-	preTotal := persTotal - varTotal
-	if it.maxBytes >= 0 && int64(total)+int64(persTotal) > it.maxBytes {
-		return fmt.Errorf("variable tensors (%d bytes) and precomputed tensors (%d bytes) need %d bytes besides the %d-byte arena, above the limit of %d (Options.MaxArenaBytes)", varTotal, preTotal, persTotal, total, it.maxBytes)
+	if it.maxBytes >= 0 && int64(total)+int64(persTotal)+int64(it.preBytes) > it.maxBytes {
+		return fmt.Errorf("variable tensors (%d bytes) and precomputed tensors (%d bytes) need %d bytes besides the %d-byte arena, above the limit of %d (Options.MaxArenaBytes)", persTotal, it.preBytes, persTotal+it.preBytes, total, it.maxBytes)
 	}
 	if cap(it.persistent) < persTotal {
 		it.persistent = alignedBytes(persTotal)
 	}
 	it.persistent = it.persistent[:persTotal]
-	it.varBytes, it.preBytes = varTotal, preTotal
+	it.varBytes = persTotal
 	for i := range sg.tensors {
 		t := &sg.tensors[i]
-		if t.Kind == ops.VariableTensor || t.Kind == ops.PrecomputedTensor {
+		if t.Kind == ops.VariableTensor {
 			n := t.Bytes()
 			t.Data = it.persistent[offsets[i] : offsets[i]+n : offsets[i]+n]
 		}

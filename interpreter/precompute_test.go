@@ -343,3 +343,82 @@ func TestPrecomputedDequantizeNotApplied(t *testing.T) {
 		})
 	}
 }
+
+// prepareProbe records, at Prepare, what the kernel it wraps sees of its
+// input 1 (the weights): whether it is constant (ops.Tensor.IsConstant)
+// and its values.
+type prepareProbe struct {
+	ops.Kernel
+	constant *[]bool
+	values   *[][]float32
+}
+
+func (k *prepareProbe) Prepare(n *ops.Node) error {
+	w := n.Inputs[1]
+	*k.constant = append(*k.constant, w.IsConstant())
+	var v []float32
+	if w.IsConstant() {
+		v = append(v, w.Float32s()[:w.NumElements()]...)
+	}
+	*k.values = append(*k.values, v)
+	return k.Kernel.Prepare(n)
+}
+
+// TestPrecomputedBeforeConsumersPrepare: a precomputed DEQUANTIZE output
+// is filled before the operators that read it are prepared, so their
+// Prepare sees a constant holding the dequantized weights (what lets the
+// LSTM and GRU kernels pack float16 weights); after a resize and a new
+// AllocateTensors too.
+func TestPrecomputedBeforeConsumersPrepare(t *testing.T) {
+	var constant []bool
+	var values [][]float32
+	r := DefaultResolver()
+	r.AddBuiltin(ops.OpFullyConnected, 1, 1, func() ops.Kernel {
+		return &prepareProbe{ops.NewFullyConnected(), &constant, &values}
+	})
+	it, err := New(mustLoad(t, dequantModel(t, false)), &Options{Resolver: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 2; round++ {
+		constant, values = nil, nil
+		if round == 1 {
+			if err := it.ResizeInputTensor(0, []int{3, 4}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := it.AllocateTensors(); err != nil {
+			t.Fatal(err)
+		}
+		if len(constant) != 2 || !constant[0] || !constant[1] {
+			t.Fatalf("round %d: the FULLY_CONNECTED operators saw constant weights %v, want [true true]", round, constant)
+		}
+		for i, want := range [][]float32{dqW1, dqW2} {
+			if len(values[i]) != len(want) {
+				t.Fatalf("round %d: FULLY_CONNECTED %d saw %d weights, want %d", round, i, len(values[i]), len(want))
+			}
+			for j := range want {
+				if values[i][j] != want[j] {
+					t.Fatalf("round %d: FULLY_CONNECTED %d weight %d = %v at Prepare, want %v", round, i, j, values[i][j], want[j])
+				}
+			}
+		}
+	}
+	// The per-Invoke variant: the weights are activations at Prepare.
+	constant, values = nil, nil
+	r2 := DefaultResolver()
+	r2.AddBuiltin(ops.OpFullyConnected, 1, 1, func() ops.Kernel {
+		return &prepareProbe{ops.NewFullyConnected(), &constant, &values}
+	})
+	r2.AddCustom("PerInvokeDequantize", ops.NewDequantize)
+	per, err := New(mustLoad(t, dequantModel(t, true)), &Options{Resolver: r2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := per.AllocateTensors(); err != nil {
+		t.Fatal(err)
+	}
+	if len(constant) != 2 || constant[0] || constant[1] {
+		t.Fatalf("per-Invoke DEQUANTIZE: the FULLY_CONNECTED operators saw constant weights %v, want [false false]", constant)
+	}
+}

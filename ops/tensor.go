@@ -112,13 +112,13 @@ const (
 	// float16 or quantised weight). As TFLite's dequantize kernel, which
 	// gives such an output the kTfLiteArenaRwPersistent allocation and
 	// fills it only at its first Eval, the interpreter keeps its bytes in
-	// persistent memory outside the arena (never shared), computes them
-	// once at AllocateTensors after the arena is planned, and skips the
-	// operator at Invoke. The bytes are nil during Prepare and must not be
-	// written by kernels or users afterwards. Kernels that need a
-	// constant at Prepare (packed weights, axes) do not see one here,
-	// also as in TFLite, so their results are those of the per-Invoke
-	// DEQUANTIZE.
+	// memory outside the arena (never shared), computes them once at
+	// AllocateTensors, right after the DEQUANTIZE's own Prepare, and skips
+	// the operator at Invoke. So the bytes are already there when the
+	// operators that read them are prepared: IsConstant reports them, and
+	// kernels that need constant weights at Prepare (the recurrent
+	// kernels, which pack them) accept them as TFLite's kernels accept any
+	// weight tensor. They must not be written by kernels or users.
 	PrecomputedTensor
 )
 
@@ -164,6 +164,16 @@ func (t *Tensor) NumElements() int {
 // Bytes is the size in bytes the tensor's data occupies: NumElements
 // times the element size, 0 for types without a fixed size.
 func (t *Tensor) Bytes() int { return t.NumElements() * t.Type.Size() }
+
+// IsConstant reports whether t's bytes are fixed for as long as the
+// interpreter's current allocation lasts and are already present: a
+// ConstTensor (a view of the model) or a PrecomputedTensor (a DEQUANTIZE of
+// a constant, computed before the operators that read it are prepared),
+// holding at least Bytes() bytes. Kernels that pack or pre-process weights
+// at Prepare check this instead of the kind.
+func (t *Tensor) IsConstant() bool {
+	return (t.Kind == ConstTensor || t.Kind == PrecomputedTensor) && len(t.Data) >= t.Bytes()
+}
 
 // Dim returns dimension i of the shape, counting from the end when i is
 // negative (Dim(-1) is the innermost dimension).

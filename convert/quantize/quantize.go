@@ -46,10 +46,10 @@
 //
 // Float16 (Mode Float16): every constant float32 operand of an operator
 // is stored as IEEE float16 (values clamped to ±65504) and read through a
-// DEQUANTIZE operator (version 3), as TFLite's float16 quantisation does.
-// The weights of the LSTM operators stay float32: tflrun's LSTM kernels
-// pack their weights when the model is prepared and need them as
-// constants, which a DEQUANTIZE output is not.
+// DEQUANTIZE operator (version 3), as TFLite's float16 quantisation does,
+// the recurrent operators' weights included (tflrun's interpreter computes
+// a DEQUANTIZE of a constant once, before the operators reading it are
+// prepared, so the LSTM and GRU kernels still pack them).
 package quantize
 
 import (
@@ -439,7 +439,7 @@ func (q *quantizer) setHybridOptions(n *ir.Node) {
 // float16 stores constant float32 operands as float16 behind DEQUANTIZE.
 func (q *quantizer) float16() error {
 	for _, n := range append([]*ir.Node(nil), q.f.Nodes...) {
-		if n.TFL == nil || n.TFL.Builtin == schema.BuiltinOperatorDEQUANTIZE || keepsFloatWeights(n) {
+		if n.TFL == nil || n.TFL.Builtin == schema.BuiltinOperatorDEQUANTIZE {
 			continue
 		}
 		for i, v := range n.Inputs {
@@ -474,16 +474,6 @@ func (q *quantizer) float16() error {
 		}
 	}
 	return nil
-}
-
-// keepsFloatWeights reports operators whose tflrun kernels need their
-// float weights as constants at Prepare (the LSTM family packs them).
-func keepsFloatWeights(n *ir.Node) bool {
-	switch n.TFL.Builtin {
-	case schema.BuiltinOperatorUNIDIRECTIONAL_SEQUENCE_LSTM, schema.BuiltinOperatorLSTM, schema.BuiltinOperatorBIDIRECTIONAL_SEQUENCE_LSTM:
-		return true
-	}
-	return false
 }
 
 // setVersion sets the version op_version.cc assigns a hybrid operator.
