@@ -253,7 +253,7 @@ func (k *Conv2D) Prepare(n *Node) error {
 	}
 	if k.path == convFloat && !k.matVec {
 		size := arch.PackedGemmF32Len(k.outC, k.k)
-		if filter.Kind == ConstTensor && len(filter.Data) >= filter.Bytes() {
+		if filter.IsConstant() {
 			k.packedF = make([]float32, size)
 			arch.PackGemmF32(k.packedF, filter.Float32s(), k.outC, k.k)
 		} else {

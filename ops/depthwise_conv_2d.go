@@ -229,7 +229,7 @@ func (k *DepthwiseConv2D) Prepare(n *Node) error {
 		k.preparePacking(filter)
 		return nil
 	}
-	if filter.Kind == ConstTensor && len(filter.Data) >= filter.Bytes() {
+	if filter.IsConstant() {
 		k.wF = make([]float32, taps*k.outC)
 		k.convertFilter(k.wF, filter)
 	} else {
@@ -248,7 +248,7 @@ func (k *DepthwiseConv2D) Prepare(n *Node) error {
 // preparePacking sets up pixel packing when it applies.
 func (k *DepthwiseConv2D) preparePacking(filter *Tensor) {
 	C := k.outC
-	if k.w.stride != 1 || C > 8 || 16%C != 0 || filter.Kind != ConstTensor || len(filter.Data) < filter.Bytes() {
+	if k.w.stride != 1 || C > 8 || 16%C != 0 || !filter.IsConstant() {
 		return
 	}
 	k.pack = 16 / C
