@@ -28,6 +28,7 @@ func FuzzLoadAllocateInvoke(f *testing.F) {
 	f.Add(pack(fcModel()))
 	f.Add(pack(lstmModel()))
 	f.Add(pack(reshapeModel([]int32{3, 2}, []int32{3, 2})))
+	f.Add(pack(dequantModel(f, false))) // float16 weights: precomputed DEQUANTIZE
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_ = loadAndAllocate(b)
 	})

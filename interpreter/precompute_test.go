@@ -16,7 +16,7 @@ import (
 
 // halfBitsExact encodes f as IEEE binary16, failing the test unless f is a
 // normal half value (or zero) that converts exactly.
-func halfBitsExact(t *testing.T, f float32) uint16 {
+func halfBitsExact(t testing.TB, f float32) uint16 {
 	t.Helper()
 	if f == 0 {
 		return 0
@@ -31,7 +31,7 @@ func halfBitsExact(t *testing.T, f float32) uint16 {
 	return sign | uint16(exp)<<10 | uint16(man>>13)
 }
 
-func f16bytes(t *testing.T, v ...float32) []byte {
+func f16bytes(t testing.TB, v ...float32) []byte {
 	out := make([]byte, 2*len(v))
 	for i, x := range v {
 		binary.LittleEndian.PutUint16(out[2*i:], halfBitsExact(t, x))
@@ -57,7 +57,7 @@ var (
 //	tensor 0 input, 1/3/6 float16 constants, 2/4/7 their float32
 //	dequantized forms, 5 hidden, 8 output
 //	operators: 0 DEQUANTIZE 1→2, 1 DEQUANTIZE 3→4, 2 FC, 3 DEQUANTIZE 6→7, 4 FC
-func dequantModel(t *testing.T, customDequantize bool) *schema.ModelT {
+func dequantModel(t testing.TB, customDequantize bool) *schema.ModelT {
 	deq := &schema.OperatorCodeT{BuiltinCode: schema.BuiltinOperatorDEQUANTIZE, DeprecatedBuiltinCode: 6, Version: 3}
 	if customDequantize {
 		deq = &schema.OperatorCodeT{BuiltinCode: schema.BuiltinOperatorCUSTOM, DeprecatedBuiltinCode: 32, CustomCode: "PerInvokeDequantize", Version: 1}
