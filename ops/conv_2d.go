@@ -77,6 +77,9 @@ type Conv2D struct {
 	hybridPerChannel bool
 	filterScale      float32
 	qID, sfID, offID int
+	// csID and corrID hold, per image, each channel's output scale and
+	// zero-point correction of the hybrid epilogue.
+	csID, corrID int
 	// Float path: the filter packed for arch.GemmF32 (constant filters,
 	// else packed into scratch packID at every Eval) and a zero bias for
 	// an omitted bias.
@@ -237,10 +240,12 @@ func (k *Conv2D) Prepare(n *Node) error {
 		elem = 1 // patches of the quantised input
 	}
 	k.tile = max(1, min(k.pixels, convTileBytes/max(1, k.k*elem)))
-	if k.path == convInt8 || k.path == convUint8 {
+	if k.path == convInt8 || k.path == convUint8 || k.path == convHybrid && !k.matVec {
 		// The accumulators of a whole tile stay in L1 too.
 		k.tile = max(1, min(k.tile, convAccTileBytes/(4*k.outC)))
 		k.accTileID = n.RequestScratch(4 * k.tile * k.outC)
+	}
+	if k.path == convInt8 || k.path == convUint8 {
 		if k.cq, err = arch.NewChannelRequant(k.q.mult, k.q.shift); err != nil {
 			return fmt.Errorf("output 0: %v", err)
 		}
@@ -271,6 +276,8 @@ func (k *Conv2D) Prepare(n *Node) error {
 			k.qID = n.RequestScratch(in.NumElements())
 			k.sfID = n.RequestScratch(4 * k.batches)
 			k.offID = n.RequestScratch(4 * k.batches)
+			k.csID = n.RequestScratch(4 * k.outC)
+			k.corrID = n.RequestScratch(4 * k.outC)
 		}
 		constFilter := filter.Kind == ConstTensor && len(filter.Data) >= filter.Bytes()
 		if k.path == convUint8 {
@@ -282,11 +289,11 @@ func (k *Conv2D) Prepare(n *Node) error {
 			}
 			k.xsumID = n.RequestScratch(4 * k.tile)
 		}
-		if k.path != convHybrid && !k.matVec {
+		if !k.matVec {
 			size := arch.PackedGemmInt8Len(k.outC, k.k)
 			if constFilter {
 				w := k.w8
-				if k.path == convInt8 {
+				if k.path != convUint8 {
 					w = filter.Int8s()
 				}
 				k.packed8 = make([]int8, size)

@@ -18,6 +18,11 @@ import (
 //     asymmetrically (TFLite's AsymmetricQuantizeFloats), patches are padded
 //     with that zero point, and output = float(Σ w·q - zp·Σw)·
 //     (filter_scale[c]·input_scale) + bias, clamped.
+//
+// Where the CPU has an int8 GEMM kernel (arch.GemmPreferred) the integer
+// sums of a tile of pixels come from one arch.GemmInt8 over the filter
+// packed at Prepare; otherwise from one matrix × vector product per pixel.
+// Both are exact int32 sums, so the outputs are the same bits.
 
 // prepareHybrid checks the filter quantisation and picks the variant.
 func (k *Conv2D) prepareHybrid(filter *Tensor) error {
@@ -63,6 +68,14 @@ func (k *Conv2D) evalHybrid(n *Node, in, filter, bias, out *Tensor) error {
 	if err != nil {
 		return err
 	}
+	cs, err := scratchFloat32(n, k.csID, k.outC)
+	if err != nil {
+		return err
+	}
+	corr, err := scratchInt32(n, k.corrID, k.outC)
+	if err != nil {
+		return err
+	}
 	var col []int8
 	if !k.direct {
 		if col, err = scratchInt8(n, k.colID, k.tile*k.k); err != nil {
@@ -70,6 +83,19 @@ func (k *Conv2D) evalHybrid(n *Node, in, filter, bias, out *Tensor) error {
 		}
 	}
 	w := filter.Int8s()
+	var accTile []int32
+	packed := k.packed8
+	if !k.matVec {
+		if accTile, err = scratchInt32(n, k.accTileID, k.tile*k.outC); err != nil {
+			return err
+		}
+		if packed == nil {
+			if packed, err = scratchInt8(n, k.pack8ID, arch.PackedGemmInt8Len(k.outC, k.k)); err != nil {
+				return err
+			}
+			arch.PackGemmInt8(packed, w, k.outC, k.k)
+		}
+	}
 	if k.hybridPerChannel && (!k.rowSumsOK || filter.Kind != ConstTensor) {
 		arch.RowSumsInt8(k.rowSums, w, k.outC, k.k)
 		k.rowSumsOK = true
@@ -89,6 +115,16 @@ func (k *Conv2D) evalHybrid(n *Node, in, filter, bias, out *Tensor) error {
 			sf[batch] = SymmetricQuantizeFloats(xb, qb) * k.filterScale
 			offs[batch] = 0
 		}
+		// The image's per-channel zero-point correction and output scale,
+		// the same products the per-output formula takes.
+		for c := range cs {
+			if k.hybridPerChannel {
+				corr[c] = k.rowSums[c] * offs[batch]
+				cs[c] = chanScale[c] * sf[batch]
+			} else {
+				corr[c], cs[c] = 0, sf[batch]
+			}
+		}
 		for p0 := 0; p0 < k.pixels; p0 += k.tile {
 			cnt := min(k.tile, k.pixels-p0)
 			var src []int8
@@ -98,21 +134,30 @@ func (k *Conv2D) evalHybrid(n *Node, in, filter, bias, out *Tensor) error {
 				im2colFill(&k.col, col, qb, p0, cnt, int8(offs[batch]))
 				src = col[:cnt*k.k]
 			}
+			if !k.matVec {
+				// k.seed is all zeros on the hybrid path.
+				arch.GemmInt8(accTile, k.outC, src, k.k, packed, k.seed, cnt, k.outC, k.k)
+			}
 			for i := 0; i < cnt; i++ {
-				clear(acc)
-				arch.MatVecMulAccInt8(acc, w, k.outC, k.k, src[i*k.k:(i+1)*k.k])
+				if k.matVec {
+					clear(acc)
+					arch.MatVecMulAccInt8(acc, w, k.outC, k.k, src[i*k.k:(i+1)*k.k])
+				} else {
+					acc = accTile[i*k.outC : (i+1)*k.outC]
+				}
 				row := o[(batch*k.pixels+p0+i)*k.outC:][:k.outC]
-				for c, a := range acc {
-					var v float32
-					if k.hybridPerChannel {
-						v = float32(a-k.rowSums[c]*offs[batch]) * float32(chanScale[c]*sf[batch])
-					} else {
-						v = float32(a) * sf[batch]
-					}
-					if b != nil {
+				acc, corr, cs := acc[:len(row)], corr[:len(row)], cs[:len(row)]
+				if b != nil {
+					b := b[:len(row)]
+					for c, a := range acc {
+						v := float32(a-corr[c]) * cs[c]
 						v += b[c]
+						row[c] = clampF32(v, k.fMin, k.fMax)
 					}
-					row[c] = clampF32(v, k.fMin, k.fMax)
+				} else {
+					for c, a := range acc {
+						row[c] = clampF32(float32(a-corr[c])*cs[c], k.fMin, k.fMax)
+					}
 				}
 			}
 		}

@@ -543,4 +543,5 @@ func TestConv2DMatVecPath(t *testing.T) {
 	t.Run("Int8Random", TestConv2DInt8Random)
 	t.Run("Uint8Random", TestConv2DUint8Random)
 	t.Run("NoBias", TestConv2DNoBias)
+	t.Run("Hybrid", TestConv2DHybrid)
 }

@@ -36,8 +36,7 @@ func SymmetricQuantizeFloats(x []float32, q []int8) (scale float32) {
 	const kScale = 127
 	inv := kScale / r
 	for i, v := range x {
-		qv := f32ToInt32(roundf(float32(v * inv)))
-		q[i] = int8(ClampInt32(qv, -kScale, kScale))
+		q[i] = roundClampInt8(float32(v*inv), -kScale, kScale)
 	}
 	return r / kScale
 }
@@ -92,8 +91,7 @@ func AsymmetricQuantizeFloats(x []float32, q []int8) (scale float32, zp int32) {
 	inv := 1 / scale
 	fz := float32(zp)
 	for i, v := range x {
-		qv := f32ToInt32(roundf(fz + float32(v*inv)))
-		q[i] = int8(ClampInt32(qv, qmin, qmax))
+		q[i] = roundClampInt8(fz+float32(v*inv), qmin, qmax)
 	}
 	return scale, zp
 }
@@ -145,4 +143,27 @@ func minMaxElement(x []float32) (lo, hi float32) {
 		}
 	}
 	return lo, hi
+}
+
+// roundClampInt8 is int8(ClampInt32(f32ToInt32(roundf(y)), lo, hi)) for
+// -128 ≤ lo ≤ hi ≤ 127 without the float64 rounding: y at or beyond a
+// bound gives the bound, except that NaN and y ≥ 2^31 give lo (x86's
+// static_cast<int32_t> gives INT32_MIN for them, which the clamp takes to
+// lo), and in between y is rounded half away from zero from its
+// truncation (y − trunc(y) is exact for |y| < 2^23).
+func roundClampInt8(y float32, lo, hi int32) int8 {
+	switch {
+	case y != y || y <= float32(lo) || y >= 2147483648:
+		return int8(lo)
+	case y >= float32(hi):
+		return int8(hi)
+	}
+	t := int32(y)
+	d := y - float32(t)
+	if d >= 0.5 {
+		t++
+	} else if d <= -0.5 {
+		t--
+	}
+	return int8(min(max(t, lo), hi))
 }

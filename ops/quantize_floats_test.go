@@ -172,3 +172,30 @@ func TestMinMaxElement(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundClampInt8 compares the fast rounding of the quantisers with the
+// float64 form it replaces over random values, every half-integer and its
+// float32 neighbours in range, the bounds, ±0, ±Inf and NaN.
+func TestRoundClampInt8(t *testing.T) {
+	ref := func(y float32, lo, hi int32) int8 {
+		return int8(ClampInt32(f32ToInt32(roundf(y)), lo, hi))
+	}
+	var ys []float32
+	for h := -140.0; h <= 140; h += 0.5 {
+		f := float32(h)
+		ys = append(ys, f, math.Nextafter32(f, 1000), math.Nextafter32(f, -1000))
+	}
+	ys = append(ys, 0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
+		0.49999997, -0.49999997, 1e-40, 3e9, -3e9, 8388607.5, -8388608, 2147483520, 2147483648, -2147483648, -2147483904)
+	r := lcg(99)
+	for i := 0; i < 200000; i++ {
+		ys = append(ys, r.float(-150, 150))
+	}
+	for _, b := range [][2]int32{{-128, 127}, {-127, 127}} {
+		for _, y := range ys {
+			if got, want := roundClampInt8(y, b[0], b[1]), ref(y, b[0], b[1]); got != want {
+				t.Fatalf("y = %v (%#x), bounds %v: got %d, want %d", y, math.Float32bits(y), b, got, want)
+			}
+		}
+	}
+}
