@@ -356,7 +356,7 @@ func offer(f *ir.Function, m *ir.Module, call *ir.Node, spec *ir.Function, name,
 	}
 	e.Rule = rule.Name()
 	before := len(f.Nodes)
-	res, err := rule.Fuse(&fusion.Site{Caller: f, Call: call, Callee: spec, Attr: attr, Name: impl, Module: m})
+	res, err := fusion.Offer(rule, &fusion.Site{Caller: f, Call: call, Callee: spec, Attr: attr, Name: impl, Module: m})
 	if err != nil {
 		return false, fmt.Errorf("fusion rule %s on call %q of %s: %w", rule.Name(), call.Name, name, err)
 	}

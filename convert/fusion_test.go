@@ -200,3 +200,21 @@ func TestRegistry(t *testing.T) {
 		t.Error("Clone shares its map")
 	}
 }
+
+// TestPanickingUserRule: a user rule that panics aborts the conversion
+// with an error naming the rule and the call, not a crash.
+func TestPanickingUserRule(t *testing.T) {
+	reg := fusion.Default.Clone()
+	err := reg.Register("test.double_relu", fusion.RuleFunc{RuleName: "faulty", Func: func(s *fusion.Site) (fusion.Result, error) {
+		var none []int
+		_ = none[len(s.Call.Inputs)+3] // out of range
+		return fusion.Result{}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Convert("testdata/double_relu.pbtxt", Options{OutputArrays: []string{"out"}, Registry: reg})
+	if err == nil || !strings.Contains(err.Error(), "fusion rule faulty panicked on call") || !strings.Contains(err.Error(), "index out of range") {
+		t.Fatalf("err = %v, want the rule's panic as an error", err)
+	}
+}

@@ -76,6 +76,9 @@ the hybrid kernels (FULLY_CONNECTED, CONV_2D, the LSTM/RNN/SVDF family);
 				return err
 			}
 			fmt.Fprintf(stdout, "wrote %s (%d bytes): %s\n", out, len(res.Model), opSummary(res))
+			if custom := customOps(res); len(custom) > 0 {
+				fmt.Fprintf(stdout, "note: custom operator(s) %s: tflrun runs them; stock TensorFlow Lite does not (its builtin resolver lacks them)\n", strings.Join(custom, ", "))
+			}
 			if res.Quantization != nil {
 				fmt.Fprintf(stdout, "quantization %s: %s\n", qmode, res.Quantization.Describe())
 			}
@@ -103,7 +106,7 @@ the hybrid kernels (FULLY_CONNECTED, CONV_2D, the LSTM/RNN/SVDF family);
 
 func writeFusionReport(path string, res *convert.Result, stdout io.Writer) error {
 	var data []byte
-	if strings.HasSuffix(path, ".json") {
+	if strings.HasSuffix(strings.ToLower(path), ".json") {
 		j, err := res.Report.JSON()
 		if err != nil {
 			return err
@@ -121,6 +124,20 @@ func writeFusionReport(path string, res *convert.Result, stdout io.Writer) error
 
 // opSummary counts the operators of the converted function
 // ("13 operators: 5 CONV_2D, 4 DEPTHWISE_CONV_2D, ...").
+// customOps lists the distinct custom operators of the converted model.
+func customOps(res *convert.Result) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, n := range res.Entry.Func.Nodes {
+		if n.TFL != nil && n.TFL.Custom != "" && !seen[n.TFL.Custom] {
+			seen[n.TFL.Custom] = true
+			names = append(names, n.TFL.Custom)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
 func opSummary(res *convert.Result) string {
 	counts := map[string]int{}
 	total := 0

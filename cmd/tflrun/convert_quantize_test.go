@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,5 +43,30 @@ func TestConvertQuantizeAndNoFuseFlags(t *testing.T) {
 	code, stdout, stderr = tflrun(t, "convert", "../../convert/testdata/double_relu.pbtxt", "-o", out, "--output_arrays", "out", "--no-fuse", "--fusion-report", "-")
 	if want := `- call: _implements="test.double_relu": not fused: --no-fuse (Options.NoFuse) lowers composites op by op`; code != 0 || !strings.Contains(stdout, want) || strings.Contains(stdout, "(no rule)") {
 		t.Errorf("--no-fuse report: %d\n%s\n%s\nwant a line %q", code, stdout, stderr, want)
+	}
+}
+
+// TestConvertCustomOpNoteAndJSONReport: a model with a custom operator
+// (the fused GRU) gets a note saying stock TensorFlow Lite lacks it, and a
+// report file ending in .JSON (any case) is written as JSON.
+func TestConvertCustomOpNoteAndJSONReport(t *testing.T) {
+	dir := t.TempDir()
+	out, report := filepath.Join(dir, "gru.tflite"), filepath.Join(dir, "report.JSON")
+	code, stdout, stderr := tflrun(t, "convert", "../../convert/fusion/testdata/gru.pbtxt", "-o", out, "--output_arrays", "last", "--fusion-report", report)
+	if code != 0 || !strings.Contains(stdout, "note: custom operator(s) UNIDIRECTIONAL_SEQUENCE_GRU") {
+		t.Fatalf("convert: %d\n%s\n%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("report.JSON is not JSON: %v\n%s", err, b)
+	}
+	// A model of builtin operators only gets no note.
+	code, stdout, stderr = tflrun(t, "convert", "../../convert/testdata/double_relu.pbtxt", "-o", out, "--output_arrays", "out")
+	if code != 0 || strings.Contains(stdout, "note: custom") {
+		t.Fatalf("builtin-only model: %d\n%s\n%s", code, stdout, stderr)
 	}
 }

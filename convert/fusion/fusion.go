@@ -150,6 +150,24 @@ type Rule interface {
 	Fuse(site *Site) (Result, error)
 }
 
+// Offer calls rule.Fuse on site and turns a panic inside the rule (a
+// user rule indexing past a slice, say) into an error naming the rule and
+// the call, so that a faulty rule aborts the conversion with a message
+// instead of crashing the program. The converter offers every composite
+// and loop through it.
+func Offer(rule Rule, site *Site) (res Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			call := "<nil>"
+			if site != nil && site.Call != nil {
+				call = site.Call.Name
+			}
+			res, err = Result{}, fmt.Errorf("fusion rule %s panicked on call %q: %v", rule.Name(), call, p)
+		}
+	}()
+	return rule.Fuse(site)
+}
+
 // RuleFunc adapts a function to Rule.
 type RuleFunc struct {
 	RuleName string

@@ -66,7 +66,7 @@ func OfferLoops(f *ir.Function, m *ir.Module, reg *Registry, report *Report, see
 		body, _ := n.AttrFunc("body")
 		for _, rule := range rules {
 			before := len(f.Nodes)
-			res, err := rule.Fuse(&Site{Caller: f, Call: n, Attr: "loop", Name: body, Module: m})
+			res, err := Offer(rule, &Site{Caller: f, Call: n, Attr: "loop", Name: body, Module: m})
 			if err != nil {
 				return false, fmt.Errorf("loop rule %s on %s: %w", rule.Name(), n, err)
 			}

@@ -89,15 +89,20 @@ func (m Mode) String() string {
 }
 
 // ParseMode reads a --quantize value: "" or "none", "dynamic" (also
-// "int8", "dynamic_range"), "float16" (also "fp16").
+// "dynamic_range"), "float16" (also "fp16"). "int8" is refused with an
+// explanation: it usually means full-integer quantisation (int8
+// activations too, from calibration data), which this converter does not
+// do; dynamic gives int8 weights with float activations.
 func ParseMode(s string) (Mode, error) {
 	switch s {
 	case "", "none":
 		return None, nil
-	case "dynamic", "dynamic_range", "int8":
+	case "dynamic", "dynamic_range":
 		return Dynamic, nil
 	case "float16", "fp16":
 		return Float16, nil
+	case "int8", "full_integer", "integer":
+		return None, fmt.Errorf("%q (full-integer quantisation, int8 activations from calibration data) is not supported; dynamic stores int8 weights and keeps float activations", s)
 	}
 	return None, fmt.Errorf("unknown quantization %q (want none, dynamic or float16)", s)
 }

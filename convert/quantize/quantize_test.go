@@ -54,13 +54,18 @@ func TestQuantizeInt8PerTensorAndPerChannel(t *testing.T) {
 }
 
 func TestParseMode(t *testing.T) {
-	for s, want := range map[string]Mode{"": None, "none": None, "dynamic": Dynamic, "int8": Dynamic, "float16": Float16, "fp16": Float16} {
+	for s, want := range map[string]Mode{"": None, "none": None, "dynamic": Dynamic, "dynamic_range": Dynamic, "float16": Float16, "fp16": Float16} {
 		if m, err := ParseMode(s); err != nil || m != want {
 			t.Errorf("ParseMode(%q) = %v, %v; want %v", s, m, err, want)
 		}
 	}
 	if _, err := ParseMode("int4"); err == nil || !strings.Contains(err.Error(), "int4") {
 		t.Errorf("ParseMode(int4) error %v", err)
+	}
+	// "int8" reads as full-integer quantisation, which is not what
+	// dynamic does: refused with the difference explained.
+	if _, err := ParseMode("int8"); err == nil || !strings.Contains(err.Error(), "full-integer") || !strings.Contains(err.Error(), "dynamic") {
+		t.Errorf("ParseMode(int8) error %v", err)
 	}
 }
 
