@@ -150,9 +150,11 @@ func (k *Conv2D) evalHybrid(n *Node, in, filter, bias, out *Tensor) error {
 				if b != nil {
 					b := b[:len(row)]
 					for c, a := range acc {
-						v := float32(a-corr[c]) * cs[c]
-						v += b[c]
-						row[c] = clampF32(v, k.fMin, k.fMax)
+						// The explicit conversion rounds the product
+						// before the bias is added: no fused multiply-add
+						// (Go may contract x*y + z on arm64), as TFLite.
+						v := float32(float32(a-corr[c]) * cs[c])
+						row[c] = clampF32(v+b[c], k.fMin, k.fMax)
 					}
 				} else {
 					for c, a := range acc {
