@@ -144,7 +144,8 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 	states, qs, err := lower(f, m.Module, opts, report)
 	if err != nil {
 		// The report so far says which composites were met before the
-		// failure; callers may print it.
+		// failure; callers may print it, and it says the conversion failed.
+		report.Error = err.Error()
 		return &Result{Report: report, Entry: entry}, err
 	}
 	// State inputs and outputs are named after their variable in the

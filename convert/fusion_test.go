@@ -3,6 +3,8 @@ package convert
 import (
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -216,5 +218,46 @@ func TestPanickingUserRule(t *testing.T) {
 	_, err = Convert("testdata/double_relu.pbtxt", Options{OutputArrays: []string{"out"}, Registry: reg})
 	if err == nil || !strings.Contains(err.Error(), "fusion rule faulty panicked on call") || !strings.Contains(err.Error(), "index out of range") {
 		t.Fatalf("err = %v, want the rule's panic as an error", err)
+	}
+}
+
+// TestReportOfFailedConversion: when the conversion fails after the
+// composites were examined, the returned report carries the error (text
+// and JSON), so a report written next to a failed run cannot be read as
+// a converted model's.
+func TestReportOfFailedConversion(t *testing.T) {
+	text, err := os.ReadFile("testdata/double_relu.pbtxt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(text), `op: "AddV2"
+  input: "call:0"`, `op: "FrobnicateV7"
+  input: "call:0"`, 1)
+	if bad == string(text) {
+		t.Fatal("test graph did not change")
+	}
+	path := filepath.Join(t.TempDir(), "bad.pbtxt")
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := fusion.Default.Clone()
+	if err := reg.Register("test.double_relu", fusion.RuleFunc{RuleName: "double-relu", Func: func(s *fusion.Site) (fusion.Result, error) {
+		return fusion.Result{Reason: "left to the op-by-op lowering"}, nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Convert(path, Options{OutputArrays: []string{"out"}, Registry: reg})
+	if err == nil || !strings.Contains(err.Error(), "FrobnicateV7") {
+		t.Fatalf("err = %v, want the unknown op named", err)
+	}
+	if res == nil || res.Report == nil || len(res.Report.Composites) != 1 || res.Report.Error != err.Error() {
+		t.Fatalf("report %+v, want the composite and the error", res)
+	}
+	if txt := res.Report.Text(); !strings.Contains(txt, "conversion failed, no model written: ") {
+		t.Errorf("text report does not say the conversion failed:\n%s", txt)
+	}
+	j, jerr := res.Report.JSON()
+	if jerr != nil || !strings.Contains(string(j), `"error": `) {
+		t.Errorf("JSON report %s (%v) has no error field", j, jerr)
 	}
 }

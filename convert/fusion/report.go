@@ -10,6 +10,10 @@ import (
 // met, in the order met.
 type Report struct {
 	Composites []Entry `json:"composites"`
+	// Error is set when the conversion failed after these composites were
+	// examined: the entries say what the rules decided, but no model was
+	// written.
+	Error string `json:"error,omitempty"`
 }
 
 // Entry is one composite call and what became of it.
@@ -54,6 +58,9 @@ func (r *Report) Fused() int {
 func (r *Report) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fusion report: %d composite call(s), %d fused\n", len(r.Composites), r.Fused())
+	if r.Error != "" {
+		fmt.Fprintf(&b, "conversion failed, no model written: %s\n", r.Error)
+	}
 	for _, e := range r.Composites {
 		reason := e.Reason
 		if e.Rule == "" && !e.Fused {
