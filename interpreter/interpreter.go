@@ -401,26 +401,20 @@ func (it *Interpreter) plan() error {
 	// tensors got their storage at their operator's Prepare).
 	var persTotal int
 	offsets := make([]int, len(sg.tensors))
-	place := func(kind ops.TensorKind, what string) error {
-		for i := range sg.tensors {
-			t := &sg.tensors[i]
-			if t.Kind != kind {
-				continue
-			}
-			if _, err := ops.ShapeElements(t.Shape, t.Type.Size()); err != nil {
-				return fmt.Errorf("%s %s: %w", what, t, err)
-			}
-			size, ok := alignUp(t.Bytes())
-			if !ok || persTotal > math.MaxInt-arenaAlign-size {
-				return fmt.Errorf("%s %s is too large", what, t)
-			}
-			offsets[i] = persTotal
-			persTotal += size
+	for i := range sg.tensors {
+		t := &sg.tensors[i]
+		if t.Kind != ops.VariableTensor {
+			continue
 		}
-		return nil
-	}
-	if err := place(ops.VariableTensor, "variable"); err != nil {
-		return err
+		if _, err := ops.ShapeElements(t.Shape, t.Type.Size()); err != nil {
+			return fmt.Errorf("variable %s: %w", t, err)
+		}
+		size, ok := alignUp(t.Bytes())
+		if !ok || persTotal > math.MaxInt-arenaAlign-size {
+			return fmt.Errorf("variable %s is too large", t)
+		}
+		offsets[i] = persTotal
+		persTotal += size
 	}
 	if it.maxBytes >= 0 && int64(total)+int64(persTotal)+int64(it.preBytes) > it.maxBytes {
 		return fmt.Errorf("variable tensors (%d bytes) and precomputed tensors (%d bytes) need %d bytes besides the %d-byte arena, above the limit of %d (Options.MaxArenaBytes)", persTotal, it.preBytes, persTotal+it.preBytes, total, it.maxBytes)
