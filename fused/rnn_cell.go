@@ -203,7 +203,7 @@ func (c *rnnCell) hybridTerm(m []int8, cols int, in []float32, batch int, wScale
 	if isZeroFloat(in) {
 		return
 	}
-	hybridQuantizeBatch(in, batch, cols, s.q, s.sf, s.zp, asym)
+	batchQuantizeFloats(in, batch, cols, s.q, s.sf, s.zp, asym)
 	for b := 0; b < batch; b++ {
 		sf := float32(s.sf[b] * wScale)
 		hybridMatVecAcc(out[b*outStride:b*outStride+u], m, u, cols, s.q[b*cols:b*cols+cols], sf, s.zp[b], rowSums, s.acc)

@@ -1,13 +1,11 @@
 package fused
 
-import (
-	"github.com/tflrun/tflrun/arch"
-	"github.com/tflrun/tflrun/ops"
-)
+import "github.com/tflrun/tflrun/arch"
 
 // This file holds the arithmetic of TFLite's hybrid kernels (float
 // activations, int8 weights) that the RNN and SVDF families share: the
-// per-batch dynamic quantisation of float vectors (BatchQuantizeFloats,
+// per-batch dynamic quantisation of float vectors (batchQuantizeFloats in
+// tensor_utils_hybrid.go, TFLite's BatchQuantizeFloats,
 // through ops.SymmetricQuantizeFloats and ops.AsymmetricQuantizeFloats)
 // and the int8 matrix × quantised vector product rescaled into a float
 // accumulator (MatrixBatchVectorMultiplyAccumulate with scaling factors and
@@ -15,23 +13,6 @@ import (
 // rounded to float32 on its own, as TFLite's x86 build computes it (no
 // fused multiply-add), so the results match TFLite bit for bit where the
 // operation order allows.
-
-// hybridQuantizeBatch quantises batch rows of n floats (row b at
-// v[b*n:]) into q, one scale (and zero point when asymmetric) per row, as
-// TFLite's BatchQuantizeFloats does. The scales are written to sf[b]; the
-// zero points to zp[b] (zero for the symmetric scheme).
-func hybridQuantizeBatch(v []float32, batch, n int, q []int8, sf []float32, zp []int32, asymmetric bool) {
-	for b := 0; b < batch; b++ {
-		row := v[b*n : b*n+n]
-		qr := q[b*n : b*n+n]
-		if asymmetric {
-			sf[b], zp[b] = ops.AsymmetricQuantizeFloats(row, qr)
-		} else {
-			sf[b] = ops.SymmetricQuantizeFloats(row, qr)
-			zp[b] = 0
-		}
-	}
-}
 
 // hybridMatVecAcc adds the rescaled product of the int8 rows×cols matrix m
 // and one quantised vector q to out:

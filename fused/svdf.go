@@ -378,7 +378,7 @@ func (k *SVDF) hybridFeatures(n *ops.Node, x, scratch []float32) error {
 	if isZeroFloat(x) {
 		return nil
 	}
-	hybridQuantizeBatch(x, B, k.nInput, s.q, s.sf, s.zp, k.asym)
+	batchQuantizeFloats(x, B, k.nInput, s.q, s.sf, s.zp, k.asym)
 	for b := 0; b < B; b++ {
 		sf := float32(s.sf[b] * k.wfScale)
 		hybridMatVecAcc(scratch[b*F:b*F+F], wf, F, k.nInput, s.q[b*k.nInput:b*k.nInput+k.nInput], sf, s.zp[b], rowSums, s.acc)

@@ -13,8 +13,8 @@ import (
 // (MatrixBatchVectorMultiplyAccumulate with scaling factors).
 
 // batchQuantizeFloats quantises nb rows of n floats each (TFLite's
-// BatchQuantizeFloats): row b's scale goes to sf[b] and, when asymmetric,
-// its zero point to zp[b] (zp is untouched otherwise).
+// BatchQuantizeFloats): row b's scale goes to sf[b] and its zero point to
+// zp[b] (0 for the symmetric scheme; zp may be nil then).
 func batchQuantizeFloats(x []float32, nb, n int, q []int8, sf []float32, zp []int32, asymmetric bool) {
 	for b := 0; b < nb; b++ {
 		xs, qs := x[b*n:(b+1)*n], q[b*n:(b+1)*n]
@@ -22,6 +22,9 @@ func batchQuantizeFloats(x []float32, nb, n int, q []int8, sf []float32, zp []in
 			sf[b], zp[b] = ops.AsymmetricQuantizeFloats(xs, qs)
 		} else {
 			sf[b] = ops.SymmetricQuantizeFloats(xs, qs)
+			if zp != nil {
+				zp[b] = 0
+			}
 		}
 	}
 }

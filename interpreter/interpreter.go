@@ -55,7 +55,7 @@ type Interpreter struct {
 	sg       *subgraph
 
 	arena      []byte // activations and scratch, re-planned by AllocateTensors
-	persistent []byte // variable tensors, then precomputed tensors
+	persistent []byte // variable tensors (precomputed tensors have storage of their own)
 	arenaBytes int
 	varBytes   int
 	preBytes   int

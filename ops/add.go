@@ -102,7 +102,7 @@ func (k *Add) Eval(n *Node) error {
 	}
 	switch k.typ {
 	case Float32:
-		broadcastFloat32(&k.bc, a.Float32s(), b.Float32s(), out.Float32s(), floatAdd, k.fMin, k.fMax, true)
+		broadcastFloat32(&k.bc, a.Float32s(), b.Float32s(), out.Float32s(), floatAdd, k.fMin, k.fMax)
 	case Int32:
 		broadcastApply(&k.bc, a.Int32s(), b.Int32s(), out.Int32s(), func(x, y int32) int32 {
 			return int32(min(max(int64(x+y), k.iMin), k.iMax))

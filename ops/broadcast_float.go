@@ -12,8 +12,8 @@ const (
 )
 
 // broadcastFloat32 is broadcastApply for float32 ADD, SUB and MUL: out =
-// a op b over the broadcast output, then, when clamp is set, every value
-// clamped to [lo, hi] as clampF32 does (arch.VecClamp gives the same
+// a op b over the broadcast output, then every value clamped to [lo, hi]
+// (the fused activation's range) as clampF32 does (arch.VecClamp gives the same
 // bits). Each element is one IEEE float32 operation, as in the per-element
 // path, so the results are identical; what changes is that the innermost
 // broadcast dimension runs as one vector loop (arch.VecAdd and
@@ -21,7 +21,7 @@ const (
 // repeats) instead of a function call per element. A per-channel
 // operand [C] against [N, H, W, C] (a batch normalisation after a ReLU,
 // say) becomes N·H·W vector calls of length C.
-func broadcastFloat32(bc *broadcast, a, b, out []float32, op floatBinaryOp, lo, hi float32, clamp bool) {
+func broadcastFloat32(bc *broadcast, a, b, out []float32, op floatBinaryOp, lo, hi float32) {
 	if !bc.needed {
 		n := bc.count
 		floatRun(op, out[:n], a[:n], b[:n], 1, 1)
@@ -31,9 +31,7 @@ func broadcastFloat32(bc *broadcast, a, b, out []float32, op floatBinaryOp, lo, 
 			floatRun(op, out[o:o+n], a[ia:], b[ib:], sa, sb)
 		})
 	}
-	if clamp {
-		arch.VecClamp(out[:bc.count], lo, hi)
-	}
+	arch.VecClamp(out[:bc.count], lo, hi)
 }
 
 // floatRun sets dst[i] = a[i·sa] op b[i·sb] for i < len(dst); each stride

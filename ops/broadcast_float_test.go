@@ -78,7 +78,11 @@ func TestBroadcastFloat32MatchesPerElement(t *testing.T) {
 				})
 				got := make([]float32, bc.count+2)
 				got[bc.count], got[bc.count+1] = 12345, 12345 // guard band
-				broadcastFloat32(&bc, a, b, got, op, c.lo, c.hi, c.on)
+				lo, hi := c.lo, c.hi
+				if !c.on { // no clamp: the whole float range, infinities included
+					lo, hi = float32(math.Inf(-1)), float32(math.Inf(1))
+				}
+				broadcastFloat32(&bc, a, b, got, op, lo, hi)
 				name := fmt.Sprintf("a%v b%v op %d clamp %v", sa, sb, op, c)
 				for i, w := range want {
 					g := got[i]
@@ -106,7 +110,7 @@ func BenchmarkBroadcastFloat32(b *testing.B) {
 	x, y, out := make([]float32, 32*64*16), make([]float32, 16), make([]float32, 32*64*16)
 	b.Run("vector", func(b *testing.B) {
 		for b.Loop() {
-			broadcastFloat32(&bc, x, y, out, floatAdd, 0, 0, false)
+			broadcastFloat32(&bc, x, y, out, floatAdd, -math.MaxFloat32, math.MaxFloat32)
 		}
 	})
 	b.Run("per-element", func(b *testing.B) {
