@@ -164,7 +164,8 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 	}
 	data, err := tflite.Write(f, tflite.Signature{Key: entry.SignatureKey, InputNames: entry.InputNames, OutputNames: entry.OutputNames}, desc)
 	if err != nil {
-		return nil, err
+		report.Error = err.Error()
+		return &Result{Report: report, Entry: entry}, err
 	}
 	return &Result{Model: data, Report: report, Entry: entry, States: states, Quantization: qs}, nil
 }

@@ -122,8 +122,6 @@ func writeFusionReport(path string, res *convert.Result, stdout io.Writer) error
 	return os.WriteFile(path, data, 0o644)
 }
 
-// opSummary counts the operators of the converted function
-// ("13 operators: 5 CONV_2D, 4 DEPTHWISE_CONV_2D, ...").
 // customOps lists the distinct custom operators of the converted model.
 func customOps(res *convert.Result) []string {
 	seen := map[string]bool{}
@@ -138,6 +136,8 @@ func customOps(res *convert.Result) []string {
 	return names
 }
 
+// opSummary counts the operators of the converted function
+// ("13 operators: 5 CONV_2D, 4 DEPTHWISE_CONV_2D, ...").
 func opSummary(res *convert.Result) string {
 	counts := map[string]int{}
 	total := 0

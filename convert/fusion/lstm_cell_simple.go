@@ -252,6 +252,9 @@ func checkGather(s *Site, outShape ir.Shape) error {
 	ts, is := s.Call.Inputs[0].Shape, s.Call.Inputs[1].Shape
 	rows := ts[0]
 	n, _ := is.NumElements()
+	if rows <= 0 && n > 0 {
+		return refuse("the embedding table has no rows to gather from")
+	}
 	idv := make([]int32, n)
 	for i := range idv {
 		idv[i] = int32((i*7 + 3) % rows)

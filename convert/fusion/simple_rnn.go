@@ -43,12 +43,7 @@ func (KerasSimpleRNN) Name() string { return "keras-simple-rnn" }
 
 // Fuse implements Rule.
 func (r KerasSimpleRNN) Fuse(s *Site) (Result, error) {
-	res, err := r.fuse(s)
-	var ref *refusal
-	if errors.As(err, &ref) {
-		return Result{Reason: ref.reason}, nil
-	}
-	return res, err
+	return refusalResult(r.fuse(s))
 }
 
 func (r KerasSimpleRNN) fuse(s *Site) (Result, error) {
