@@ -128,6 +128,11 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 		// cut once inlining has brought them into the entry function.
 		opts.cut = &deepCut{inputs: opts.InputArrays, outputs: opts.OutputArrays, shapes: opts.InputShapes}
 		eopts = tfmodel.EntryOptions{Signature: opts.Signature}
+		if len(opts.InputArrays) == 0 {
+			// Only the outputs are cut: the shapes are the signature
+			// inputs', checked and pinned at the entry as without a cut.
+			eopts.InputShapes, opts.cut.shapes = opts.InputShapes, nil
+		}
 	}
 	entry, err := m.Entry(eopts)
 	if err != nil {

@@ -120,7 +120,7 @@ func (c *deepCut) try(f *ir.Function) (bool, error) {
 		}
 	}
 	if c.shapes != nil && len(c.shapes) != len(ins) {
-		return false, fmt.Errorf("%d input shapes given for %d input arrays", len(c.shapes), len(ins))
+		return false, fmt.Errorf("%d input shapes given for %d input arrays (InputShapes; --input_shapes on the command line)", len(c.shapes), len(ins))
 	}
 	old := map[*ir.Value]bool{}
 	for _, p := range f.Params {
@@ -129,9 +129,15 @@ func (c *deepCut) try(f *ir.Function) (bool, error) {
 	var inSpecs []ir.InputSpec
 	for i, r := range ins {
 		v := r.node.Outputs[r.index]
-		shape := v.Shape
+		var given ir.Shape
 		if c.shapes != nil {
-			shape = c.shapes[i]
+			given = c.shapes[i]
+		}
+		// As at the entry: the given shape must agree with what is known
+		// of the cut tensor, and a -1 keeps the known size.
+		shape, err := tfmodel.CheckInputShape(i, c.inputs[i], v.Shape, given)
+		if err != nil {
+			return false, err
 		}
 		inSpecs = append(inSpecs, ir.InputSpec{Name: cutTensorName(c.inputs[i]), Tensor: ir.TensorRef{Node: r.node.Name, Index: r.index}, DType: v.DType, Shape: shape})
 	}

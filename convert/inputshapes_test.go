@@ -41,3 +41,31 @@ func TestInputShapesChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepCutInputShapes: with arrays inside a SavedModel's functions (a
+// deep cut), input shapes follow the entry's rules too: with only output
+// arrays they pin the signature inputs, and a shape given for a cut input
+// must agree with what is known of that tensor.
+func TestDeepCutInputShapes(t *testing.T) {
+	lstm := nfModel(t, "iteam1_lstm/lstm_model")
+	res, err := ConvertModel(lstm, Options{OutputArrays: []string{"sequential_5/lstm_5/PartitionedCall"}, InputShapes: []ir.Shape{{1, 5, 1}}})
+	if err != nil {
+		t.Fatalf("output-only deep cut with the signature input's shape: %v", err)
+	}
+	if got := res.Entry.Func.Params[0].Shape; !got.Equal(ir.Shape{1, 5, 1}) {
+		t.Errorf("input shape %v, want [1 5 1]", got)
+	}
+	dtln := nfModel(t, dtlnDir)
+	st := dtlnStages[0]
+	_, err = ConvertModel(dtln, Options{InputArrays: []string{st.in}, OutputArrays: []string{st.out}, InputShapes: []ir.Shape{{1, 1, 300}}})
+	if err == nil || !strings.Contains(err.Error(), "contradicts") || !strings.Contains(err.Error(), st.in) {
+		t.Fatalf("contradicting shape for %s: err = %v, want it named up front", st.in, err)
+	}
+	res, err = ConvertModel(dtln, Options{InputArrays: []string{st.in}, OutputArrays: []string{st.out}, InputShapes: []ir.Shape{{1, -1, 257}}})
+	if err != nil {
+		t.Fatalf("a -1 keeping the known size: %v", err)
+	}
+	if got := res.Entry.Func.Params[0].Shape; !got.Equal(ir.Shape{1, 1, 257}) {
+		t.Errorf("input shape %v, want [1 1 257]", got)
+	}
+}
