@@ -44,6 +44,7 @@ import (
 	"github.com/tflrun/tflrun/convert/fusion"
 	"github.com/tflrun/tflrun/convert/ir"
 	"github.com/tflrun/tflrun/convert/legalize"
+	"github.com/tflrun/tflrun/convert/optimize"
 	"github.com/tflrun/tflrun/convert/passes"
 	"github.com/tflrun/tflrun/convert/quantize"
 	"github.com/tflrun/tflrun/convert/stateful"
@@ -219,7 +220,7 @@ func lower(f *ir.Function, m *ir.Module, opts Options, report *fusion.Report) ([
 	if err := legalize.Func(f); err != nil {
 		return nil, nil, err
 	}
-	if err := legalize.Optimize(f); err != nil {
+	if err := optimize.Func(f); err != nil {
 		return nil, nil, err
 	}
 	// Unrolled loops legalise the same weights once per time step.

@@ -4,11 +4,9 @@
 // transposed to [out, in], Conv2D → CONV_2D with the filter transposed to
 // [out, h, w, in], DepthwiseConv2dNative → DEPTHWISE_CONV_2D with the
 // filter reshaped to [1, h, w, in·multiplier], FusedBatchNorm at
-// inference → MUL and ADD by per-channel constants, ...), then optimises
-// the result (Optimize) the way TFLite's converter does: per-channel MUL
-// and ADD constants folded into a preceding convolution or fully connected
-// layer's weights and bias, and RELU/RELU6/RELU_N1_TO_1 fused into the
-// producing operator.
+// inference → MUL and ADD by per-channel constants, ...). Package
+// optimize then folds and fuses the result the way TFLite's converter
+// does.
 //
 // An op without a legalisation is an error naming the node, its op and
 // the function it sits in.

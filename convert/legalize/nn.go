@@ -144,7 +144,8 @@ func batchMatMul(c *ctx) error {
 }
 
 // biasAdd is an ADD broadcasting the bias over the last (channel) axis;
-// Optimize folds it into a preceding convolution or FULLY_CONNECTED.
+// package optimize folds it into a preceding convolution or
+// FULLY_CONNECTED.
 func biasAdd(c *ctx) error {
 	format, err := c.n.AttrString("data_format", "NHWC")
 	if err != nil {
@@ -341,7 +342,7 @@ func pool(c *ctx) error {
 // batchNorm at inference: y = x·m + (offset − mean·m) with
 // m = scale / sqrt(variance + epsilon), per channel (last axis), computed
 // in float32 like TensorFlow's converter; the MUL and ADD then fold into a
-// preceding convolution (Optimize).
+// preceding convolution (package optimize).
 func batchNorm(c *ctx) error {
 	training, err := c.n.AttrBool("is_training", true)
 	if err != nil {

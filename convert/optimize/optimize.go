@@ -1,12 +1,18 @@
-package legalize
+// Package optimize is the converter's peephole pass over legalised
+// functions (TFLite operators): the rewrites TensorFlow Lite's converter
+// applies after legalisation (its tfl-optimize pass) that tflrun needs to
+// write the same models, namely folding per-channel affine constants into
+// a preceding convolution or fully connected layer and fusing RELU, RELU6
+// and RELU_N1_TO_1 into the producing operator's fused activation.
+package optimize
 
 import (
 	"github.com/tflrun/tflrun/convert/ir"
 	"github.com/tflrun/tflrun/schema"
 )
 
-// Optimize applies TFLite-converter peephole optimisations to a
-// legalised function, repeating until nothing changes:
+// Func applies TFLite-converter peephole optimisations to a legalised
+// function (package legalize), repeating until nothing changes:
 //
 //   - MUL by a per-output-channel constant directly after CONV_2D,
 //     DEPTHWISE_CONV_2D or FULLY_CONNECTED (constant weights and bias, no
@@ -17,7 +23,7 @@ import (
 //     fused-activation option (and no other user) become that option.
 //
 // The arithmetic is float32, as TensorFlow's converter folds.
-func Optimize(f *ir.Function) error {
+func Func(f *ir.Function) error {
 	for round := 0; round < 64; round++ {
 		if err := f.TopoSort(); err != nil {
 			return err
