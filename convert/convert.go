@@ -2,7 +2,8 @@
 // frozen GraphDef (.pb) or a text GraphDef (.pbtxt) — into TensorFlow Lite
 // flatbuffers that tflrun's interpreter runs, in pure Go.
 //
-// The pipeline (Convert):
+// The pipeline (Convert); steps 2 and 3 are the named passes Passes lists
+// (tf_tfl_passes.go), whose IR Options.PrintIRAfter prints:
 //
 //  1. Read the model (package tfmodel) and cut its main graph to one entry
 //     point: a signature (default "serving_default"), or named input and
@@ -24,10 +25,10 @@
 //     output per variable, or a fused operator's variable tensor
 //     (package stateful). Input and output arrays naming tensors inside
 //     a SavedModel's functions cut the graph after inlining.
-//  3. Legalise the remaining TensorFlow ops to TFLite builtins and apply
-//     the converter's peephole optimisations (package legalize); share
-//     identical constants; optionally quantise weights (package
-//     quantize: dynamic range or float16).
+//  3. Legalise the remaining TensorFlow ops to TFLite builtins (package
+//     legalize) and apply the converter's peephole optimisations
+//     (package optimize); share identical constants; optionally quantise
+//     weights (package quantize: dynamic range or float16).
 //  4. Write the flatbuffer with a signature def and a description naming
 //     tflrun (package tflite).
 //
@@ -38,14 +39,10 @@ package convert
 
 import (
 	"fmt"
-	"strings"
+	"io"
 
-	"github.com/tflrun/tflrun/convert/controlflow"
 	"github.com/tflrun/tflrun/convert/fusion"
 	"github.com/tflrun/tflrun/convert/ir"
-	"github.com/tflrun/tflrun/convert/legalize"
-	"github.com/tflrun/tflrun/convert/optimize"
-	"github.com/tflrun/tflrun/convert/passes"
 	"github.com/tflrun/tflrun/convert/quantize"
 	"github.com/tflrun/tflrun/convert/stateful"
 	"github.com/tflrun/tflrun/convert/tflite"
@@ -84,6 +81,15 @@ type Options struct {
 	// quantize): none (the zero value), dynamic range (int8 weights,
 	// hybrid kernels) or float16.
 	Quantize quantize.Options
+	// PrintIRAfter names passes (PassNames, or "all") after which the
+	// entry function's IR is written to PrintIRTo, as MLIR's
+	// -mlir-print-ir-after does (ir.Function.Print gives the form). A
+	// pass that had nothing to do gets a header line only; a step of the
+	// inline loop is printed each round it applies. An unknown name is an
+	// error listing the passes (CheckPassNames).
+	PrintIRAfter []string
+	// PrintIRTo receives the IR PrintIRAfter asks for (nil: os.Stderr).
+	PrintIRTo io.Writer
 
 	// cut is a pending cut at tensors inside functions (deepcut.go).
 	cut *deepCut
@@ -111,6 +117,9 @@ type Result struct {
 // Convert reads the model at path (a SavedModel directory or a GraphDef
 // file) and converts it.
 func Convert(path string, opts Options) (*Result, error) {
+	if err := CheckPassNames(opts.PrintIRAfter); err != nil {
+		return nil, fmt.Errorf("Options.PrintIRAfter: %w", err)
+	}
 	m, err := tfmodel.Load(path)
 	if err != nil {
 		return nil, err
@@ -122,6 +131,9 @@ func Convert(path string, opts Options) (*Result, error) {
 // entry point was built, the returned Result (without Model) still
 // carries the fusion report.
 func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
+	if err := CheckPassNames(opts.PrintIRAfter); err != nil {
+		return nil, fmt.Errorf("Options.PrintIRAfter: %w", err)
+	}
 	eopts := tfmodel.EntryOptions{Signature: opts.Signature, InputArrays: opts.InputArrays,
 		OutputArrays: opts.OutputArrays, InputShapes: opts.InputShapes}
 	if needsDeepCut(m, opts) {
@@ -186,10 +198,10 @@ func pinBatch(f *ir.Function) {
 	}
 }
 
-// Lower runs steps 2 and 3 of the pipeline on an entry function: inline
+// Lower runs the conversion passes (Passes) on an entry function: inline
 // (offering composites to the fusion registry), simplify, check that no
-// variable update is dropped, legalise and optimise. On success every node
-// of f is a TFLite operator or a constant.
+// variable update is dropped, legalise, optimise, quantise. On success
+// every node of f is a TFLite operator or a constant.
 //
 // Variables the model updates (stateful RNNs) become state inputs and
 // outputs appended to f's parameters and results, or variable tensors
@@ -202,194 +214,28 @@ func Lower(f *ir.Function, m *ir.Module, opts Options, report *fusion.Report) er
 // lower is Lower, also returning the model's state variables and what
 // quantisation did.
 func lower(f *ir.Function, m *ir.Module, opts Options, report *fusion.Report) ([]stateful.State, *quantize.Summary, error) {
-	if err := InlineCalls(f, m, opts, report); err != nil {
-		return nil, nil, err
-	}
-	states, err := stateful.Lower(f)
+	s, err := newState(f, m, opts, report)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(states) > 0 {
-		if err := passes.Simplify(f); err != nil {
-			return nil, nil, err
-		}
-	}
-	if err := passes.CheckNoStateWrites(f); err != nil {
+	if err := s.run(pipeline()); err != nil {
 		return nil, nil, err
 	}
-	if err := legalize.Func(f); err != nil {
-		return nil, nil, err
-	}
-	if err := optimize.Func(f); err != nil {
-		return nil, nil, err
-	}
-	// Unrolled loops legalise the same weights once per time step.
-	passes.ShareConstants(f)
-	var qs *quantize.Summary
-	if opts.Quantize.Mode != quantize.None {
-		if qs, err = quantize.Apply(f, opts.Quantize); err != nil {
-			return nil, nil, err
-		}
-	}
-	return states, qs, nil
+	return s.states, s.quant, nil
 }
 
-// maxCallDepth bounds nested inlining.
-const maxCallDepth = 256
-
-// InlineCalls inlines every function call in f, outermost first, after
-// offering each call of an annotated function to the fusion registry.
-// It leaves f simplified. Errors: a cycle of calls (naming the chain), a
-// function missing from the library, a call not matching its function,
-// the MaxNodes budget exceeded, a rule's error, or a rule that fused but
-// left an output of the call in use.
+// InlineCalls runs the TensorFlow-level passes of the pipeline on f
+// (those before lower-state; see Passes): TF1 loops functionalised, every
+// function call inlined outermost first after offering each call of an
+// annotated function to the fusion registry, loops and lists lowered, a
+// deep cut applied. It leaves f simplified. Errors: a cycle of calls
+// (naming the chain), a function missing from the library, a call not
+// matching its function, the MaxNodes budget exceeded, a rule's error, or
+// a rule that fused but left an output of the call in use.
 func InlineCalls(f *ir.Function, m *ir.Module, opts Options, report *fusion.Report) error {
-	reg := opts.Registry
-	if reg == nil {
-		reg = fusion.Default
-	}
-	budget := opts.MaxNodes
-	if budget <= 0 {
-		budget = 250_000
-	}
-	// Before anything sorts or simplifies f: TF1 loops are cycles until
-	// functionalised, and updated variables must not fold to constants.
-	if err := controlflow.FunctionalizeV1(f, m); err != nil {
-		return err
-	}
-	if _, err := stateful.MarkState(f, m); err != nil {
-		return err
-	}
-	offeredLoops := map[*ir.Node]bool{}
-	for {
-		if err := passes.Simplify(f); err != nil {
-			return err
-		}
-		call, name, err := firstCall(f, m)
-		if err != nil {
-			return err
-		}
-		if call == nil {
-			// No call left: offer unannotated recurrent loops to the
-			// fusion loop rules (SimpleRNN), then lower the next loop,
-			// conditional or list (package controlflow); its bodies may
-			// hold calls again.
-			if !opts.NoFuse {
-				fused, err := fusion.OfferLoops(f, m, reg, report, offeredLoops)
-				if err != nil {
-					return err
-				}
-				if fused {
-					continue
-				}
-			}
-			more, err := controlflow.Step(f, m, budget)
-			if err != nil {
-				return err
-			}
-			if !more {
-				return opts.cut.finish(f)
-			}
-			continue
-		}
-		for i, outer := range call.InlinedFrom {
-			if outer == name {
-				chain := append(append([]string(nil), call.InlinedFrom[i:]...), name)
-				return call.Errorf("function calls form a cycle: %s", strings.Join(chain, " → "))
-			}
-		}
-		if len(call.InlinedFrom) >= maxCallDepth {
-			return call.Errorf("function calls nest more than %d deep", maxCallDepth)
-		}
-		callee, err := m.Function(name)
-		if err != nil {
-			return call.Wrap(err)
-		}
-		spec, err := passes.Specialize(callee, call)
-		if err != nil {
-			return err
-		}
-		if attr, impl, ok := spec.Implements(); ok {
-			fused, err := offer(f, m, call, spec, name, attr, impl, reg, opts, report)
-			if err != nil {
-				return err
-			}
-			if fused {
-				continue
-			}
-		}
-		if len(f.Nodes)+len(spec.Nodes) > budget {
-			return fmt.Errorf("%s: inlining %s would grow the graph past %d nodes", f.Where(), name, budget)
-		}
-		if err := f.Inline(call, spec); err != nil {
-			return err
-		}
-		if _, err := opts.cut.try(f); err != nil {
-			return err
-		}
-	}
-}
-
-// firstCall returns the first call node in topological order.
-func firstCall(f *ir.Function, m *ir.Module) (*ir.Node, string, error) {
-	for _, n := range f.Nodes {
-		name, ok, err := passes.CallTarget(m, n)
-		if err != nil {
-			return nil, "", err
-		}
-		if ok {
-			return n, name, nil
-		}
-	}
-	return nil, "", nil
-}
-
-// NoFuseReason is the fusion report's reason for a composite call left
-// unfused because Options.NoFuse (--no-fuse) is set.
-const NoFuseReason = "--no-fuse (Options.NoFuse) lowers composites op by op"
-
-// offer gives a composite call to its rule and records the outcome.
-func offer(f *ir.Function, m *ir.Module, call *ir.Node, spec *ir.Function, name, attr, impl string,
-	reg *fusion.Registry, opts Options, report *fusion.Report) (bool, error) {
-	e := fusion.Entry{Function: name, Call: call.Name, Attr: attr, Implements: impl}
-	defer func() { report.Add(e) }()
-	if opts.NoFuse {
-		e.Reason = NoFuseReason
-		return false, nil
-	}
-	rule, ok := reg.Lookup(impl)
-	if !ok {
-		e.Reason = "no fusion rule registered for this annotation; lowered op by op"
-		return false, nil
-	}
-	e.Rule = rule.Name()
-	before := len(f.Nodes)
-	res, err := fusion.Offer(rule, &fusion.Site{Caller: f, Call: call, Callee: spec, Attr: attr, Name: impl, Module: m})
+	s, err := newState(f, m, opts, report)
 	if err != nil {
-		return false, fmt.Errorf("fusion rule %s on call %q of %s: %w", rule.Name(), call.Name, name, err)
+		return err
 	}
-	e.Fused, e.Reason, e.Ops = res.Fused, res.Reason, res.Ops
-	if !res.Fused {
-		if len(f.Nodes) != before {
-			return false, fmt.Errorf("fusion rule %s refused call %q of %s but changed the graph", rule.Name(), call.Name, name)
-		}
-		return false, nil
-	}
-	for i, o := range call.Outputs {
-		for _, n := range f.Nodes {
-			if n == call {
-				continue
-			}
-			for _, in := range n.Inputs {
-				if in == o {
-					return false, fmt.Errorf("fusion rule %s fused call %q of %s but output %d is still used by %s", rule.Name(), call.Name, name, i, n)
-				}
-			}
-		}
-		if f.IsResult(o) {
-			return false, fmt.Errorf("fusion rule %s fused call %q of %s but output %d is still a result", rule.Name(), call.Name, name, i)
-		}
-	}
-	f.RemoveNodes(map[*ir.Node]bool{call: true})
-	return true, nil
+	return s.run(tfPasses)
 }
