@@ -17,8 +17,8 @@ import (
 func newConvertCmd(stdout io.Writer) *cobra.Command {
 	var (
 		out, signature, inputShapes, reportPath string
-		inputArrays, outputArrays               []string
-		noFuse                                  bool
+		inputArrays, outputArrays, printIRAfter []string
+		noFuse, printPasses                     bool
 		quantizeMode                            string
 	)
 	cmd := &cobra.Command{
@@ -44,9 +44,27 @@ operator's variable tensors.
 
 --quantize=dynamic stores weights of at least 1024 elements as int8 and runs
 the hybrid kernels (FULLY_CONNECTED, CONV_2D, the LSTM/RNN/SVDF family);
---quantize=float16 stores float weights as float16 behind DEQUANTIZE.`,
-		Args: exactArgs(1, "exactly one MODEL"),
+--quantize=float16 stores float weights as float16 behind DEQUANTIZE.
+
+--print-passes lists the conversion passes in order and exits.
+--print-ir-after=PASS[,PASS...] writes the IR (the converter's graph, one line
+per node) to standard error after each named pass, --print-ir-after=all after
+every pass, as MLIR's -mlir-print-ir-after does; redirect it with 2>FILE. The
+steps of the inline loop print each round they apply.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if printPasses && len(args) == 0 {
+				return nil
+			}
+			return exactArgs(1, "exactly one MODEL")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if printPasses {
+				writePassList(stdout, convert.Passes(), "")
+				return nil
+			}
+			if err := convert.CheckPassNames(printIRAfter); err != nil {
+				return usageErrorf("--print-ir-after: %v", err)
+			}
 			if out == "" {
 				return usageErrorf("convert needs -o OUT.tflite")
 			}
@@ -61,7 +79,7 @@ the hybrid kernels (FULLY_CONNECTED, CONV_2D, the LSTM/RNN/SVDF family);
 			opts := convert.Options{
 				Signature: signature, InputArrays: inputArrays, OutputArrays: outputArrays,
 				InputShapes: shapes, NoFuse: noFuse, Description: versionString() + " convert",
-				Quantize: quantize.Options{Mode: qmode},
+				Quantize: quantize.Options{Mode: qmode}, PrintIRAfter: printIRAfter, PrintIRTo: cmd.ErrOrStderr(),
 			}
 			res, convErr := convert.Convert(args[0], opts)
 			if res != nil && res.Report != nil && reportPath != "" {
@@ -101,7 +119,25 @@ the hybrid kernels (FULLY_CONNECTED, CONV_2D, the LSTM/RNN/SVDF family);
 	f.StringVar(&reportPath, "fusion-report", "", `write the fusion report to FILE (JSON if it ends in .json, "-" for stdout)`)
 	f.BoolVar(&noFuse, "no-fuse", false, "do not fuse composite functions; lower them op by op (loops unrolled over a static time dimension)")
 	f.StringVar(&quantizeMode, "quantize", "none", "post-training weight quantization: none, dynamic (int8 weights, hybrid kernels) or float16")
+	f.BoolVar(&printPasses, "print-passes", false, "list the conversion passes in order and exit")
+	f.StringSliceVar(&printIRAfter, "print-ir-after", nil, "write the IR to stderr after the named passes (comma-separated, or all)")
 	return cmd
+}
+
+// writePassList prints the pipeline, one pass a line with its
+// description, a loop's passes indented under it.
+func writePassList(w io.Writer, passes []convert.Pass, indent string) {
+	width := 0
+	for _, name := range convert.PassNames() {
+		width = max(width, len(name))
+	}
+	for _, p := range passes {
+		fmt.Fprintf(w, "%-*s  %s\n", width+4, indent+p.Name, p.Doc)
+		if p.Loop != nil {
+			writePassList(w, p.Loop.Each, indent+"  ")
+			writePassList(w, p.Loop.Steps, indent+"  ")
+		}
+	}
 }
 
 func writeFusionReport(path string, res *convert.Result, stdout io.Writer) error {
