@@ -90,7 +90,7 @@ var tflPasses = []Pass{
 	// lose silently.
 	{Name: "check-state-writes", Doc: "no variable update is left that conversion would drop (package passes)",
 		run: func(s *state) (bool, error) { return false, passes.CheckNoStateWrites(s.f) }},
-	{Name: "legalize", Doc: "TensorFlow ops become TFLite operators (package legalize)",
+	{Name: "legalize", Doc: "TensorFlow ops become TFLite operators, each by its op record (package legalize; the records are in tfops)",
 		run: func(s *state) (bool, error) { return true, legalize.Func(s.f) }},
 	{Name: "optimize", Doc: "per-channel MUL/ADD/SUB folded into weights and bias, RELU/RELU6/RELU_N1_TO_1 into fused activations (package optimize)",
 		run: func(s *state) (bool, error) { return true, optimize.Func(s.f) }},

@@ -1,9 +1,22 @@
-// Package tfops knows what TensorFlow ops compute, for the converter's
-// static analysis: the type and shape of each op's outputs given its
-// inputs (Infer) and, for ops whose inputs are all constant, their value
-// (Fold). Semantics follow TensorFlow's op definitions (broadcasting,
-// StridedSlice masks, keep_dims, negative axes, ...). Ops not listed are
-// left alone: Infer keeps whatever the importer knew and Fold declines.
+// Package tfops holds tflrun's record of each TensorFlow op it knows
+// (ir.OpRecord, registered with ir.RegisterOp): the outputs the importer
+// needs, the minimum inputs, the type and shape of the outputs given the
+// inputs (Infer), their value when every input is constant (Fold), and
+// the TFLite operators the op becomes (Legalize, which package legalize
+// runs). Each record sits in the file of its op, or of its family of ops
+// (unary.go, binary.go, reduce.go, ...), beside the code it names; the 40
+// ops that map one to one onto a TFLite operator are rows of the tables in
+// unary.go and binary.go.
+//
+// Semantics follow TensorFlow's op definitions (broadcasting, StridedSlice
+// masks, keep_dims, negative axes, ...), and the legalisations follow
+// TensorFlow's own converter (MatMul → FULLY_CONNECTED with the weights
+// transposed to [out, in], Conv2D → CONV_2D with the filter transposed to
+// [out, h, w, in], DepthwiseConv2dNative → DEPTHWISE_CONV_2D with the
+// filter reshaped to [1, h, w, in·multiplier], FusedBatchNorm at inference
+// → MUL and ADD by per-channel constants, ...). Ops without a record are
+// left alone: Infer keeps whatever the importer knew, Fold declines and
+// the legalize pass refuses them.
 package tfops
 
 import (
@@ -15,68 +28,23 @@ import (
 // MaxFoldElements bounds the size of a tensor constant folding produces.
 var MaxFoldElements = 1 << 24
 
-// opDef is what tfops knows of one op.
-type opDef struct {
-	// infer sets output types and shapes (may read constant inputs).
-	infer func(n *ir.Node) error
-	// fold computes the outputs from constant inputs (nil: not foldable).
-	fold func(n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error)
-}
-
-var ops = map[string]opDef{}
-
-func register(def opDef, names ...string) {
-	for _, name := range names {
-		ops[name] = def
-	}
-}
-
-// Known reports whether tfops has rules for op.
+// Known reports whether tfops has shape inference for op.
 func Known(op string) bool {
-	_, ok := ops[op]
-	return ok
-}
-
-// minInputs is the number of inputs each op needs (ops not listed need
-// one when they have an infer rule); Infer reports fewer as an error and
-// Fold declines.
-var minInputs = map[string]int{
-	"Const": 0, "Placeholder": 0, "VarHandleOp": 0, "Identity": 0, "IdentityN": 0,
-	"Reshape": 2, "ExpandDims": 2, "Fill": 2, "Range": 3, "BroadcastTo": 2,
-	"ConcatV2": 2, "Concat": 2, "Split": 2, "SplitV": 3, "Transpose": 2, "Slice": 3, "Tile": 2,
-	"Pad": 2, "PadV2": 3, "MirrorPad": 2, "ReverseV2": 2, "GatherV2": 3, "Gather": 2, "ResourceGather": 2,
-	"StridedSlice": 4, "MatMul": 2, "BatchMatMul": 2, "BatchMatMulV2": 2, "BatchMatMulV3": 2,
-	"BiasAdd": 2, "BiasAddV1": 2, "Conv2D": 2, "DepthwiseConv2dNative": 2,
-	"FusedBatchNorm": 5, "FusedBatchNormV2": 5, "FusedBatchNormV3": 5,
-	"Mean": 2, "Sum": 2, "Max": 2, "Min": 2, "Prod": 2, "All": 2, "Any": 2, "ArgMax": 2, "ArgMin": 2,
-	"ResizeBilinear": 2, "ResizeNearestNeighbor": 2, "Select": 3, "SelectV2": 3, "ClipByValue": 3,
-	"LogicalAnd": 2, "LogicalOr": 2,
-}
-
-func enoughInputs(n *ir.Node) error {
-	k, ok := minInputs[n.Op]
-	if !ok {
-		k = 1
-		if _, bin := binaryFloat[n.Op]; bin {
-			k = 2
-		}
-		if _, cmp := compare[n.Op]; cmp {
-			k = 2
-		}
-	}
-	return needInputs(n, k)
+	r, ok := ir.LookupOp(op)
+	return ok && r.Infer != nil
 }
 
 // Infer sets the output types and shapes of n as far as they follow from
 // its inputs and attributes, merging with what is already recorded (the
 // "_output_shapes" hints of saved graphs). Errors (NodeError) report
-// inconsistent inputs or malformed attributes.
+// inconsistent inputs, too few of them (OpRecord.MinInputs) or malformed
+// attributes.
 func Infer(n *ir.Node) error {
-	def, ok := ops[n.Op]
-	if !ok || def.infer == nil {
+	r, ok := ir.LookupOp(n.Op)
+	if !ok || r.Infer == nil {
 		return nil
 	}
-	if err := enoughInputs(n); err != nil {
+	if err := needInputs(n, r.MinInputs); err != nil {
 		return n.Wrap(err)
 	}
 	old := make([]ir.Shape, len(n.Outputs))
@@ -84,7 +52,7 @@ func Infer(n *ir.Node) error {
 		old[i] = o.Shape
 		o.Shape = nil
 	}
-	if err := def.infer(n); err != nil {
+	if err := r.Infer(n); err != nil {
 		for i, o := range n.Outputs {
 			o.Shape = old[i]
 		}
@@ -105,16 +73,16 @@ func Infer(n *ir.Node) error {
 // CanFold reports whether n's op can be folded when its inputs are
 // constant.
 func CanFold(n *ir.Node) bool {
-	def, ok := ops[n.Op]
-	return ok && def.fold != nil
+	r, ok := ir.LookupOp(n.Op)
+	return ok && r.Fold != nil
 }
 
 // Fold computes n's outputs when every input is constant and the op is
 // foldable; it returns nil (and no error) otherwise, or when a result
 // would exceed MaxFoldElements.
 func Fold(n *ir.Node) ([]*ir.Tensor, error) {
-	def, ok := ops[n.Op]
-	if !ok || def.fold == nil || enoughInputs(n) != nil {
+	r, ok := ir.LookupOp(n.Op)
+	if !ok || r.Fold == nil || needInputs(n, r.MinInputs) != nil {
 		return nil, nil
 	}
 	in := make([]*ir.Tensor, len(n.Inputs))
@@ -129,7 +97,7 @@ func Fold(n *ir.Node) ([]*ir.Tensor, error) {
 			return nil, nil
 		}
 	}
-	out, err := def.fold(n, in)
+	out, err := r.Fold(n, in)
 	if err != nil {
 		return nil, n.Wrap(err)
 	}
@@ -224,4 +192,33 @@ func gather(t *ir.Tensor, out ir.Shape, count int, src func(i int) int) *ir.Tens
 		copy(r.Data[i*sz:(i+1)*sz], t.Data[j*sz:(j+1)*sz])
 	}
 	return r
+}
+
+// wrapInt truncates x to the width of an integer type (two's complement
+// wraparound, as TensorFlow's integer kernels do).
+func wrapInt(dt ir.DType, x int64) int64 {
+	switch dt {
+	case ir.Int8:
+		return int64(int8(x))
+	case ir.Uint8:
+		return int64(uint8(x))
+	case ir.Int16:
+		return int64(int16(x))
+	case ir.Uint16:
+		return int64(uint16(x))
+	case ir.Int32:
+		return int64(int32(x))
+	case ir.Uint32:
+		return int64(uint32(x))
+	}
+	return x
+}
+
+// inferSameShape gives the output the type and shape of input 0.
+func inferSameShape(n *ir.Node) error {
+	if err := needInputs(n, 1); err != nil {
+		return err
+	}
+	setOut(n, 0, n.Inputs[0].DType, n.Inputs[0].Shape.Clone())
+	return nil
 }

@@ -4,7 +4,12 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/convert/ir"
+	"github.com/tflrun/tflrun/schema"
 )
+
+func init() {
+	ir.RegisterOp(ir.OpRecord{Name: "StridedSlice", Outputs: "output:T", MinInputs: 4, Infer: inferStridedSlice, Fold: foldStridedSlice, Legalize: rule(legalizeStridedSlice)})
+}
 
 // SliceSpec is a StridedSlice resolved against a static input shape
 // (TensorFlow's "dense" form): one begin/stride/size per input dimension
@@ -186,37 +191,107 @@ func stridedSliceSpec(n *ir.Node) (*SliceSpec, bool, error) {
 	return spec, true, nil
 }
 
-func init() {
-	register(opDef{infer: func(n *ir.Node) error {
-		spec, ok, err := stridedSliceSpec(n)
+func inferStridedSlice(n *ir.Node) error {
+	spec, ok, err := stridedSliceSpec(n)
+	if err != nil {
+		return err
+	}
+	var out ir.Shape
+	if ok {
+		out = spec.Out
+	}
+	setOut(n, 0, n.Inputs[0].DType, out)
+	return nil
+}
+
+func foldStridedSlice(n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error) {
+	spec, ok, err := stridedSliceSpec(n)
+	if err != nil || !ok {
+		return nil, err
+	}
+	t := in[0]
+	st := strides(t.Shape)
+	count, _ := ir.Shape(spec.Size).NumElements()
+	sizes := spec.Size
+	r := gather(t, ir.Shape(sizes), count, func(i int) int {
+		k := 0
+		for d := len(sizes) - 1; d >= 0; d-- {
+			c := i % max(sizes[d], 1)
+			i /= max(sizes[d], 1)
+			k += (spec.Begin[d] + c*spec.Stride[d]) * st[d]
+		}
+		return k
+	})
+	r, err = r.Reshaped(spec.Out)
+	return []*ir.Tensor{r}, err
+}
+
+// legalizeStridedSlice resolves the masks against the static input shape and
+// writes TFLite's STRIDED_SLICE in dense form: one begin/end/stride per
+// input dimension, end_mask only for a negative stride running through
+// index 0, shrink_axis_mask for the removed dimensions; new axes become a
+// RESHAPE afterwards.
+func legalizeStridedSlice(c *ctx) error {
+	x, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	s, err := static(x)
+	if err != nil {
+		return err
+	}
+	var arg [3][]int
+	for i, what := range []string{"begin", "end", "strides"} {
+		t, err := c.constOf(i+1, what)
 		if err != nil {
 			return err
 		}
-		var out ir.Shape
-		if ok {
-			out = spec.Out
+		arg[i] = t.Ints()
+	}
+	spec, err := ResolveStridedSlice(c.n, s, arg[0], arg[1], arg[2])
+	if err != nil {
+		return err
+	}
+	var endMask, shrink int32
+	end := append([]int(nil), spec.End...)
+	var sliced ir.Shape
+	for d := range spec.Begin {
+		if spec.Stride[d] < 0 && end[d] < 0 {
+			endMask |= 1 << uint(d)
+			end[d] = 0
 		}
-		setOut(n, 0, n.Inputs[0].DType, out)
-		return nil
-	}, fold: func(n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error) {
-		spec, ok, err := stridedSliceSpec(n)
-		if err != nil || !ok {
-			return nil, err
+		if spec.Shrink[d] {
+			shrink |= 1 << uint(d)
+			continue
 		}
-		t := in[0]
-		st := strides(t.Shape)
-		count, _ := ir.Shape(spec.Size).NumElements()
-		sizes := spec.Size
-		r := gather(t, ir.Shape(sizes), count, func(i int) int {
-			k := 0
-			for d := len(sizes) - 1; d >= 0; d-- {
-				c := i % max(sizes[d], 1)
-				i /= max(sizes[d], 1)
-				k += (spec.Begin[d] + c*spec.Stride[d]) * st[d]
-			}
-			return k
-		})
-		r, err = r.Reshaped(spec.Out)
-		return []*ir.Tensor{r}, err
-	}}, "StridedSlice")
+		sliced = append(sliced, spec.Size[d])
+	}
+	if sliced == nil {
+		sliced = ir.Shape{}
+	}
+	n := len(spec.Begin)
+	b, err := c.constInt32("begin", spec.Begin, ir.Shape{n})
+	if err != nil {
+		return err
+	}
+	e, err := c.constInt32("end", end, ir.Shape{n})
+	if err != nil {
+		return err
+	}
+	st, err := c.constInt32("strides", spec.Stride, ir.Shape{n})
+	if err != nil {
+		return err
+	}
+	opts := &schema.StridedSliceOptionsT{EndMask: endMask, ShrinkAxisMask: shrink}
+	if !spec.NewAxes {
+		return c.same(schema.BuiltinOperatorSTRIDED_SLICE, opts, x, b, e, st)
+	}
+	ss := c.f.NewTFL(c.n.Name+"/slice", &ir.TFLOp{Builtin: schema.BuiltinOperatorSTRIDED_SLICE, Version: 1, Options: options(opts)},
+		[]*ir.Value{x, b, e, st}, ir.TypeShape{DType: x.DType, Shape: sliced})
+	sh, err := c.constInt32("shape", spec.Out, ir.Shape{len(spec.Out)})
+	if err != nil {
+		return err
+	}
+	c.replace(c.emit(schema.BuiltinOperatorRESHAPE, 1, &schema.ReshapeOptionsT{NewShape: int32s(spec.Out)}, []*ir.Value{ss.Outputs[0], sh}, c.outs()...))
+	return nil
 }
