@@ -23,11 +23,7 @@ func kwsGraph(t *testing.T, name string) *tfmodel.Model {
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("%s not present: %v", path, err)
 	}
-	m, err := tfmodel.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return cachedModel(t, path)
 }
 
 // kwsConst returns a Const node's value from the graph as float64.

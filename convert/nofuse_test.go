@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tflrun/tflrun/convert/fusion"
@@ -27,10 +28,32 @@ func nfModel(t *testing.T, dir string) *tfmodel.Model {
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("%s not present: %v", path, err)
 	}
+	return cachedModel(t, path)
+}
+
+// loaded caches the models the tests read: loading a SavedModel costs more
+// than most conversions of it, and a conversion leaves the model it reads
+// as it was (each builds its own entry function; converting every shared
+// model with every flag combination on one loaded model gives the bytes
+// of fresh conversions).
+var loaded = struct {
+	sync.Mutex
+	models map[string]*tfmodel.Model
+}{models: map[string]*tfmodel.Model{}}
+
+// cachedModel loads the model at path once per test binary.
+func cachedModel(t *testing.T, path string) *tfmodel.Model {
+	t.Helper()
+	loaded.Lock()
+	defer loaded.Unlock()
+	if m, ok := loaded.models[path]; ok {
+		return m
+	}
 	m, err := tfmodel.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	loaded.models[path] = m
 	return m
 }
 

@@ -177,7 +177,7 @@ func probeInput(n int, seed float64) []float32 {
 // that it fused every composite the report lists.
 func conversion(t *testing.T, path string, opts convert.Options) *convert.Result {
 	t.Helper()
-	res, err := convert.Convert(path, opts)
+	res, err := convert.ConvertModel(loadModel(t, path), opts)
 	if err != nil {
 		if res != nil && res.Report != nil {
 			t.Log(res.Report.Text())

@@ -2,6 +2,7 @@ package fusion_test
 
 import (
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/tflrun/tflrun/convert"
@@ -19,12 +20,27 @@ import (
 
 const refTol = 1e-5
 
+// loaded caches the models the tests read: loading a SavedModel costs more
+// than most conversions of it, and a conversion leaves the model it reads
+// as it was.
+var loaded = struct {
+	sync.Mutex
+	models map[string]*tfmodel.Model
+}{models: map[string]*tfmodel.Model{}}
+
+// loadModel loads the model at path once per test binary.
 func loadModel(t *testing.T, path string) *tfmodel.Model {
 	t.Helper()
+	loaded.Lock()
+	defer loaded.Unlock()
+	if m, ok := loaded.models[path]; ok {
+		return m
+	}
 	m, err := tfmodel.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	loaded.models[path] = m
 	return m
 }
 

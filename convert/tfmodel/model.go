@@ -19,11 +19,12 @@ import (
 
 	"github.com/tflrun/tflrun/convert/ir"
 	"github.com/tflrun/tflrun/convert/tfpb"
+	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/proto"
+
 	// The op records (ir.OpRecord) the importer reads outputs from, for
 	// graphs whose op list leaves ops out.
 	_ "github.com/tflrun/tflrun/convert/tfops"
-	"google.golang.org/protobuf/encoding/prototext"
-	"google.golang.org/protobuf/proto"
 )
 
 // maxGraphBytes bounds saved_model.pb and GraphDef files (protobuf
