@@ -14,8 +14,10 @@ import (
 	"github.com/tflrun/tflrun/interpreter"
 )
 
-// floatModel is the float mnist LSTM shipped with the command.
-var floatModel = filepath.Join("..", "cmd", "tflrun", "embedded", "trained_lstm.tflite")
+// floatModel is the command's embedded model, which the project generates:
+// a float32 LSTM(20) over [1, 28, 28] → FULLY_CONNECTED → SOFTMAX, 40960
+// bytes (see cmd/tflrun/embedded/README.md).
+var floatModel = filepath.Join("..", "cmd", "tflrun", "embedded", "seeded_lstm.tflite")
 
 func TestComputeStats(t *testing.T) {
 	s := computeStats([]int64{5, 1, 3, 2, 4})
@@ -100,7 +102,7 @@ func TestRunLoops(t *testing.T) {
 	if res.Inference.Count != 5 || res.Warmup.Count != 2 {
 		t.Errorf("counts: warm-up %d, timed %d; want 2, 5", res.Warmup.Count, res.Inference.Count)
 	}
-	if res.ModelBytes != 41240 || res.InitMicros <= 0 || res.ArenaBytes <= 0 || res.VariableBytes <= 0 {
+	if res.ModelBytes != 40960 || res.InitMicros <= 0 || res.ArenaBytes <= 0 || res.VariableBytes <= 0 {
 		t.Errorf("result %+v", res)
 	}
 	if runtime.GOOS == "linux" && (res.Memory.PeakRSSSource != "VmHWM" || res.Memory.PeakRSSBytes <= 0 || !res.Memory.Supported) {
@@ -177,7 +179,7 @@ func TestRunProfileAndText(t *testing.T) {
 		"INFO: Min num runs: [4]\n",
 		"INFO: Enable op profiling: [1]\n",
 		"INFO: Graph: [mem:lstm]\n",
-		"INFO: The input model file size (MB): 0.04124\n",
+		"INFO: The input model file size (MB): 0.04096\n",
 		"INFO: Running benchmark for at least 4 iterations and at least 0 seconds but terminate if exceeding 150 seconds.\n",
 		"INFO: count=4 ",
 		"INFO: Inference timings in us: Init: ",

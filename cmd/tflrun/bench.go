@@ -12,15 +12,19 @@ import (
 
 	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/bench"
+	"github.com/tflrun/tflrun/cmd/tflrun/internal/benchmodel"
 )
 
-// embeddedModel is benchmarked when `tflrun bench` gets no model; see
-// embedded/README.md for what it is and where it comes from.
+// embeddedModel is benchmarked when `tflrun bench` gets no model: the
+// float32 LSTM package benchmodel builds (see embedded/README.md).
+// gen_benchmodel.go writes it; TestEmbeddedModelRegenerates checks that
+// the committed file is benchmodel.Build's output.
 //
-//go:embed embedded/trained_lstm.tflite
+//go:generate go run gen_benchmodel.go
+//go:embed embedded/seeded_lstm.tflite
 var embeddedModel []byte
 
-const embeddedName = "trained_lstm.tflite"
+const embeddedName = benchmodel.Name
 
 func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
 	opts := bench.DefaultOptions()
@@ -38,8 +42,10 @@ peak RSS. Runs continue until both --num_runs and --min_secs are reached, and
 none starts after --max_secs. Inputs are filled with deterministic
 pseudo-random data (see package bench).
 
-With no MODEL it benchmarks a model embedded in the binary: the float32 MNIST
-LSTM trained_lstm.tflite from TensorFlow Lite Micro's mnist_lstm example.`,
+With no MODEL it benchmarks a model embedded in the binary, seeded_lstm.tflite:
+a float32 LSTM(20) over a [1, 28, 28] input, then FULLY_CONNECTED(10) and
+SOFTMAX, the shape of TensorFlow Lite Micro's mnist_lstm example with seeded
+random weights, written by tflrun itself.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usageErrorf("bench takes at most one MODEL, got %d arguments", len(args))
@@ -58,7 +64,7 @@ LSTM trained_lstm.tflite from TensorFlow Lite Micro's mnist_lstm example.`,
 			src := bench.Source{Path: graph}
 			if graph == "" {
 				src = bench.Source{Bytes: embeddedModel, Name: "embedded:" + embeddedName}
-				note := fmt.Sprintf("tflrun bench: no model given; benchmarking the embedded %s (float32 Keras LSTM(20) MNIST classifier from TensorFlow Lite Micro's mnist_lstm example, %d bytes)", embeddedName, len(embeddedModel))
+				note := fmt.Sprintf("tflrun bench: no model given; benchmarking the embedded %s (%s; %d bytes)", embeddedName, benchmodel.Summary, len(embeddedModel))
 				if asJSON {
 					fmt.Fprintln(stderr, note)
 				} else {

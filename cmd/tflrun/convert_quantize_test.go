@@ -12,27 +12,30 @@ import (
 func TestConvertQuantizeAndNoFuseFlags(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "q.tflite")
-	if code, _, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--quantize", "int4"); code != 2 || !strings.Contains(stderr, `--quantize: unknown quantization "int4"`) {
-		t.Errorf("bad --quantize: %d %s", code, stderr)
-	}
-	code, stdout, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--quantize", "dynamic")
-	if code != 0 || !strings.Contains(stdout, "quantization dynamic: 5 weight tensors quantised") {
-		t.Fatalf("dynamic: %d\n%s\n%s", code, stdout, stderr)
-	}
-	if code, stdout, stderr := tflrun(t, "run", out); code != 0 || !strings.Contains(stdout, "float32 [1 12]") {
-		t.Errorf("run the quantised model: %d\n%s\n%s", code, stdout, stderr)
-	}
-	code, stdout, stderr = tflrun(t, "convert", kwsSavedModel, "-o", out, "--quantize", "float16")
-	if code != 0 || !strings.Contains(stdout, "20 DEQUANTIZE") || !strings.Contains(stdout, "float16 via DEQUANTIZE") {
-		t.Fatalf("float16: %d\n%s\n%s", code, stdout, stderr)
-	}
-	// The DEQUANTIZE outputs are computed once at allocation; inspect
-	// reports their bytes.
-	if code, stdout, stderr := tflrun(t, "inspect", out); code != 0 || !strings.Contains(stdout, "precomputed ") || !strings.Contains(stdout, "DEQUANTIZE of constants, run once") {
-		t.Errorf("inspect the float16 model: %d\n%s\n%s", code, stdout, stderr)
-	}
+	t.Run("kws", func(t *testing.T) {
+		kwsSavedModel := shared(t, kwsSavedModel)
+		if code, _, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--quantize", "int4"); code != 2 || !strings.Contains(stderr, `--quantize: unknown quantization "int4"`) {
+			t.Errorf("bad --quantize: %d %s", code, stderr)
+		}
+		code, stdout, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--quantize", "dynamic")
+		if code != 0 || !strings.Contains(stdout, "quantization dynamic: 5 weight tensors quantised") {
+			t.Fatalf("dynamic: %d\n%s\n%s", code, stdout, stderr)
+		}
+		if code, stdout, stderr := tflrun(t, "run", out); code != 0 || !strings.Contains(stdout, "float32 [1 12]") {
+			t.Errorf("run the quantised model: %d\n%s\n%s", code, stdout, stderr)
+		}
+		code, stdout, stderr = tflrun(t, "convert", kwsSavedModel, "-o", out, "--quantize", "float16")
+		if code != 0 || !strings.Contains(stdout, "20 DEQUANTIZE") || !strings.Contains(stdout, "float16 via DEQUANTIZE") {
+			t.Fatalf("float16: %d\n%s\n%s", code, stdout, stderr)
+		}
+		// The DEQUANTIZE outputs are computed once at allocation; inspect
+		// reports their bytes.
+		if code, stdout, stderr := tflrun(t, "inspect", out); code != 0 || !strings.Contains(stdout, "precomputed ") || !strings.Contains(stdout, "DEQUANTIZE of constants, run once") {
+			t.Errorf("inspect the float16 model: %d\n%s\n%s", code, stdout, stderr)
+		}
+	})
 	// A TF2 loop unrolled: 3 time steps.
-	code, stdout, stderr = tflrun(t, "convert", "../../convert/controlflow/testdata/while_rnn.pbtxt", "-o", out, "--output_arrays", "stack,last", "--no-fuse")
+	code, stdout, stderr := tflrun(t, "convert", "../../convert/controlflow/testdata/while_rnn.pbtxt", "-o", out, "--output_arrays", "stack,last", "--no-fuse")
 	if code != 0 || !strings.Contains(stdout, "3 TANH") {
 		t.Fatalf("unrolled loop: %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -8,11 +8,14 @@ import (
 	"testing"
 )
 
-const kwsSavedModel = "../../convert/testdata/kws_dscnn/kws_ref_model"
+// kwsSavedModel is MLPerf Tiny's DS-CNN keyword spotter (a TensorFlow 2.3
+// SavedModel) under ../shared.
+const kwsSavedModel = "savedmodels/kws_dscnn/kws_ref_model"
 
 // TestConvertKWS converts the DS-CNN SavedModel with the command, then
 // inspects and runs the result with tflrun itself.
 func TestConvertKWS(t *testing.T) {
+	kwsSavedModel := shared(t, kwsSavedModel)
 	out := filepath.Join(t.TempDir(), "kws.tflite")
 	code, stdout, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--fusion-report", "-")
 	if code != 0 {
@@ -51,15 +54,18 @@ func TestConvertKWS(t *testing.T) {
 func TestConvertFlagsAndErrors(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "m.tflite")
-	if code, _, stderr := tflrun(t, "convert", kwsSavedModel); code != 2 || !strings.Contains(stderr, "convert needs -o OUT.tflite") {
-		t.Errorf("no -o: %d %s", code, stderr)
-	}
-	if code, _, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--input_shapes", "1,x"); code != 2 || !strings.Contains(stderr, "--input_shapes") {
-		t.Errorf("bad shapes: %d %s", code, stderr)
-	}
-	if code, _, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--signature", "nope"); code != 1 || !strings.Contains(stderr, `no signature "nope"`) {
-		t.Errorf("bad signature: %d %s", code, stderr)
-	}
+	t.Run("kws", func(t *testing.T) {
+		kwsSavedModel := shared(t, kwsSavedModel)
+		if code, _, stderr := tflrun(t, "convert", kwsSavedModel); code != 2 || !strings.Contains(stderr, "convert needs -o OUT.tflite") {
+			t.Errorf("no -o: %d %s", code, stderr)
+		}
+		if code, _, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--input_shapes", "1,x"); code != 2 || !strings.Contains(stderr, "--input_shapes") {
+			t.Errorf("bad shapes: %d %s", code, stderr)
+		}
+		if code, _, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--signature", "nope"); code != 1 || !strings.Contains(stderr, `no signature "nope"`) {
+			t.Errorf("bad signature: %d %s", code, stderr)
+		}
+	})
 	// A GraphDef without --output_arrays: the error names the flag.
 	if code, _, stderr := tflrun(t, "convert", "../../convert/testdata/double_relu.pbtxt", "-o", out); code != 1 || !strings.Contains(stderr, "a GraphDef needs output arrays naming its output tensors (OutputArrays in the options; --output_arrays on the command line)") {
 		t.Errorf("GraphDef without outputs: %d %s", code, stderr)

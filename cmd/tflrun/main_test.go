@@ -20,12 +20,28 @@ import (
 )
 
 const (
-	floatModel = "embedded/trained_lstm.tflite"
-	int8Model  = "testdata/mnist_lstm/trained_lstm_int8.tflite"
-	samples    = "testdata/mnist_lstm/samples"
+	// floatModel is the embedded model, which the project generates
+	// (float32 [1, 28, 28] → [1, 10]; see internal/benchmodel): for the
+	// tests that need a model but not trained weights.
+	floatModel = "embedded/seeded_lstm.tflite"
+	// The third-party MNIST LSTM models and digits, under ../shared.
+	mnistFloatModel = "models/mnist_lstm/trained_lstm.tflite"
+	mnistInt8Model  = "models/mnist_lstm/trained_lstm_int8.tflite"
+	mnistSamples    = "models/mnist_lstm/samples"
 	// sharedRoot is the folder holding shared/ (the repository's parent).
 	sharedRoot = "../../.."
 )
+
+// shared returns the path of rel under ../shared, skipping the test,
+// naming the path, when it is absent.
+func shared(t testing.TB, rel string) string {
+	t.Helper()
+	p := filepath.Join(sharedRoot, "shared", filepath.FromSlash(rel))
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s is absent: %v", p, err)
+	}
+	return p
+}
 
 // tflrun runs the command in-process and returns its exit code, stdout
 // and stderr.
@@ -36,14 +52,20 @@ func tflrun(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-func sample(n int) string { return filepath.Join(samples, fmt.Sprintf("sample%d.png", n)) }
+// sample returns the path of the shared sample digit n, skipping the test
+// when it is absent.
+func sample(t testing.TB, n int) string {
+	t.Helper()
+	return shared(t, fmt.Sprintf("%s/sample%d.png", mnistSamples, n))
+}
 
 // TestRunMNISTImages runs the float and int8 models on every sample PNG
 // and checks that the top-1 class is the digit drawn.
 func TestRunMNISTImages(t *testing.T) {
-	for _, model := range []string{floatModel, int8Model} {
+	int8Model := shared(t, mnistInt8Model)
+	for _, model := range []string{shared(t, mnistFloatModel), int8Model} {
 		for n := 0; n < 10; n++ {
-			code, out, errs := tflrun(t, "run", model, "--input", "0="+sample(n), "--json")
+			code, out, errs := tflrun(t, "run", model, "--input", "0="+sample(t, n), "--json")
 			if code != 0 {
 				t.Fatalf("%s sample%d: exit %d: %s", model, n, code, errs)
 			}
@@ -57,7 +79,7 @@ func TestRunMNISTImages(t *testing.T) {
 			if got := rep.Outputs[0].Top[0].Class; got != n {
 				t.Errorf("%s sample%d: top-1 class %d, want %d", model, n, got, n)
 			}
-			if rep.Inputs[0].Source != sample(n) {
+			if rep.Inputs[0].Source != sample(t, n) {
 				t.Errorf("input source %q", rep.Inputs[0].Source)
 			}
 		}
@@ -65,7 +87,7 @@ func TestRunMNISTImages(t *testing.T) {
 	// The text report names the class too; inputs may be named by tensor
 	// name or signature name.
 	for _, key := range []string{"serving_default_fixed_input:0", "fixed_input"} {
-		code, out, errs := tflrun(t, "run", int8Model, "--input", key+"="+sample(7))
+		code, out, errs := tflrun(t, "run", int8Model, "--input", key+"="+sample(t, 7))
 		if code != 0 || !regexp.MustCompile(`top 5 \(dequantised\):\n    class 7 `).MatchString(out) {
 			t.Errorf("--input %s: text report (exit %d):\n%s%s", key, code, out, errs)
 		}
@@ -133,6 +155,17 @@ func TestRunGolden(t *testing.T) {
 // TestRunInputsAndOutputs covers raw .bin input, generated inputs, and
 // the output .npy's exact dtype and shape.
 func TestRunInputsAndOutputs(t *testing.T) {
+	// No --input: generated, with a note on stderr; deterministic.
+	code, out1, errs := tflrun(t, "run", floatModel)
+	if code != 0 || !strings.Contains(errs, `note: input 0 "input" float32[1 28 28] not given: filled with deterministic pseudo-random data, uniform [-1, 1)`) {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	_, out2, _ := tflrun(t, "run", floatModel)
+	if out1 != out2 {
+		t.Error("generated inputs are not deterministic")
+	}
+
+	int8Model := shared(t, mnistInt8Model)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "in.bin")
 	if err := os.WriteFile(bin, make([]byte, 28*28), 0o644); err != nil {
@@ -148,16 +181,6 @@ func TestRunInputsAndOutputs(t *testing.T) {
 	a, err := npy.ReadFile(filepath.Join(dir, "output_0.npy"))
 	if err != nil || a.Type != ops.Int8 || !ops.SameShape(a.Shape, []int{1, 10}) {
 		t.Fatalf("output_0.npy: %v %v", a, err)
-	}
-
-	// No --input: generated, with a note on stderr; deterministic.
-	code, out1, errs := tflrun(t, "run", floatModel)
-	if code != 0 || !strings.Contains(errs, `note: input 0 "serving_default_fixed_input:0" float32[1 28 28] not given: filled with deterministic pseudo-random data, uniform [-1, 1)`) {
-		t.Fatalf("exit %d, stderr %q", code, errs)
-	}
-	_, out2, _ := tflrun(t, "run", floatModel)
-	if out1 != out2 {
-		t.Error("generated inputs are not deterministic")
 	}
 
 	// .raw and upper-case extensions are raw bytes too, with the same
@@ -228,7 +251,7 @@ func TestRunErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"wrong dtype npy", []string{"run", floatModel, "--input", "0=" + wrongDtype}, "the array is int32, the input \"serving_default_fixed_input:0\" is float32"},
+		{"wrong dtype npy", []string{"run", floatModel, "--input", "0=" + wrongDtype}, "the array is int32, the input \"input\" is float32"},
 		{"wrong shape npy", []string{"run", floatModel, "--input", "0=" + wrongShape}, "cannot be resized"},
 		{"malformed npy", []string{"run", floatModel, "--input", "0=" + notNpy}, "npy:"},
 		{"wrong-size bin", []string{"run", floatModel, "--input", "0=" + shortBin}, "the file has 100 bytes"},
@@ -287,6 +310,19 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestInspect(t *testing.T) {
+	code, out, _ := tflrun(t, "inspect", floatModel)
+	for _, want := range []string{"schema version 3", "UNIDIRECTIONAL_SEQUENCE_LSTM v1", "options: {", "unsupported operators: none", "allocation: ok"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inspect text lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 0 {
+		t.Errorf("exit %d", code)
+	}
+
+	// TensorFlow Lite's converter's output: its quantisation and
+	// metadata.
+	int8Model := shared(t, mnistInt8Model)
 	code, out, errs := tflrun(t, "inspect", int8Model, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -313,7 +349,7 @@ func TestInspect(t *testing.T) {
 		t.Errorf("unsupported %v, allocation %q, signatures %v", rep.Unsupported, rep.Allocation, rep.Signatures)
 	}
 
-	code, out, _ = tflrun(t, "inspect", floatModel)
+	code, out, _ = tflrun(t, "inspect", shared(t, mnistFloatModel))
 	for _, want := range []string{"schema version 3", "UNIDIRECTIONAL_SEQUENCE_LSTM v1", "options: {", "unsupported operators: none", "allocation: ok", "min_runtime_version"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("inspect text lacks %q:\n%s", want, out)
@@ -363,13 +399,13 @@ func TestBenchEmbedded(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	lines := strings.Split(out, "\n")
-	if !strings.HasPrefix(lines[0], "tflrun bench: no model given; benchmarking the embedded trained_lstm.tflite") {
+	if !strings.HasPrefix(lines[0], "tflrun bench: no model given; benchmarking the embedded seeded_lstm.tflite (float32 LSTM(20) over a [1, 28, 28] input") {
 		t.Errorf("first line %q", lines[0])
 	}
 	for _, want := range []string{
 		"INFO: Min num runs: [3]",
 		"INFO: Min runs duration (seconds): [0]",
-		"INFO: The input model file size (MB): 0.04124",
+		"INFO: The input model file size (MB): 0.04096",
 		"INFO: Running benchmark for at least 1 iterations and at least 0.5 seconds but terminate if exceeding 150 seconds.",
 		"INFO: Running benchmark for at least 3 iterations and at least 0 seconds but terminate if exceeding 150 seconds.",
 		"INFO: Memory footprint delta from the start of the tool (MB): init=",
@@ -435,7 +471,7 @@ func TestBenchProfileAndJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("bench --json: %v\n%s", err, out)
 	}
-	if res.Model != "embedded:trained_lstm.tflite" || res.Inference.Count != 2 || res.Profile.Runs != 2 || len(res.Profile.ByType) != 4 {
+	if res.Model != "embedded:seeded_lstm.tflite" || res.Inference.Count != 2 || res.Profile.Runs != 2 || len(res.Profile.ByType) != 4 {
 		t.Errorf("bench --json: %+v", res)
 	}
 	if !strings.Contains(errs, "embedded") {
@@ -450,18 +486,30 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// TestBinary builds the command and checks exit codes and stderr of the
-// real process (no Go stack trace on a user error).
-func TestBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
+// TestMain lets TestBinary run this test binary as the tflrun command:
+// with runAsCommandEnv=1 in its environment the process runs main with its
+// arguments instead of the tests, so the real process's exit codes and
+// stderr are checked without linking the command a second time.
+func TestMain(m *testing.M) {
+	if os.Getenv(runAsCommandEnv) == "1" {
+		main() // exits
 	}
-	bin := filepath.Join(t.TempDir(), "tflrun")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	os.Exit(m.Run())
+}
+
+const runAsCommandEnv = "TFLRUN_TEST_RUN_AS_COMMAND"
+
+// TestBinary runs the command as a real process (this test binary,
+// through TestMain) and checks exit codes and stderr (no Go stack trace on
+// a user error).
+func TestBinary(t *testing.T) {
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
 	run := func(args ...string) (int, string, string) {
 		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), runAsCommandEnv+"=1")
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		err := cmd.Run()
@@ -473,14 +521,19 @@ func TestBinary(t *testing.T) {
 		}
 		return code, out.String(), errb.String()
 	}
-	if code, out, _ := run("run", floatModel, "--input", "0="+sample(4), "--output-dir", t.TempDir()); code != 0 || !strings.Contains(out, "class 4 ") {
-		t.Errorf("run: exit %d\n%s", code, out)
+	if code, out, errs := run("run", floatModel, "--output-dir", t.TempDir()); code != 0 || !strings.Contains(out, `output 0 "probabilities" float32 [1 10]`) {
+		t.Errorf("run: exit %d\n%s%s", code, out, errs)
 	}
 	if code, _, errs := run("run", "nonexistent.tflite"); code != 1 || !strings.HasPrefix(errs, "tflrun: ") || strings.Contains(errs, "goroutine") {
 		t.Errorf("missing model: exit %d, stderr %q", code, errs)
 	}
 	if code, _, errs := run("bogus"); code != 2 || !strings.HasPrefix(errs, "tflrun: ") {
 		t.Errorf("unknown command: exit %d, stderr %q", code, errs)
+	}
+	// A trained model classifies an image read by the process.
+	model := shared(t, mnistFloatModel)
+	if code, out, _ := run("run", model, "--input", "0="+sample(t, 4), "--output-dir", t.TempDir()); code != 0 || !strings.Contains(out, "class 4 ") {
+		t.Errorf("run: exit %d\n%s", code, out)
 	}
 }
 
