@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// benchmarkModel times Invoke on a real model from ../testdata with its
-// inputs left zero; it reports allocations, which must be 0 per op.
+// benchmarkModel times Invoke on a real model from ../../shared/models with
+// its inputs left zero; it reports allocations, which must be 0 per op.
 func benchmarkModel(b *testing.B, name string) {
-	m, err := Load(filepath.Join("..", "testdata", name))
+	m, err := Load(filepath.Join("..", "..", "shared", "models", name))
 	if err != nil {
 		b.Skipf("model missing: %v", err)
 	}

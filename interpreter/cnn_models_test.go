@@ -6,23 +6,13 @@ import (
 	"testing"
 )
 
-// Real CNN models beyond the golden folders: TensorFlow's own conversions
-// of the DS-CNN keyword spotter (the float one has hybrid CONV_2D filters)
-// against their golden outputs, and TFLite Micro's person_detect, which
-// TFLite itself refuses to load (per-channel bias scales with
-// quantized_dimension 3 on 1-D tensors) and which must at least load and
-// run here. They are read from ../../shared and skipped when it is absent.
-
-// TestGoldenKWSReferenceModel runs ../shared/golden/convert/kws_dscnn with
-// the model its case.json names (TensorFlow's float conversion), which
-// exercises the hybrid CONV_2D path within 1e-5.
-func TestGoldenKWSReferenceModel(t *testing.T) {
-	root := filepath.Join("..", "..", "shared", "golden", "convert", "kws_dscnn")
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("%s is absent: %v", root, err)
-	}
-	testGoldenFolder(t, root)
-}
+// Real CNN models beyond the golden folders (TensorFlow's float conversion
+// of the DS-CNN keyword spotter is a golden folder, kws_dscnn_hybrid, in
+// goldenSharedFolders): TensorFlow's int8 conversion of the DS-CNN, and
+// TFLite Micro's person_detect, which TFLite itself refuses to load
+// (per-channel bias scales with quantized_dimension 3 on 1-D tensors) and
+// which must at least load and run here. They are read from ../../shared
+// and skipped when it is absent.
 
 // TestCNNModelsRun loads, allocates and invokes the int8 DS-CNN and
 // person_detect, checking that Invoke allocates nothing after the first
@@ -61,7 +51,7 @@ func TestCNNModelsRun(t *testing.T) {
 			}
 			out := it.Output(0)
 			sum := 0.0
-			for _, v := range asFloat64(out.Type, out.Data) {
+			for _, v := range mustFloat64(t, out.Type, out.Data) {
 				sum += (v - float64(out.ZeroPoint())) * float64(out.Scale())
 			}
 			if sum < 0.9 || sum > 1.1 {

@@ -15,9 +15,25 @@ import (
 )
 
 // Golden cases hold inputs and the outputs native TensorFlow Lite computes
-// for them (see ../shared/golden/README.md for the format). The cases the
-// foundation needs are copied into ../testdata/golden so the repository
-// stands alone; the rest are read from ../../shared/golden when present.
+// for them (see ../shared/golden/README.md for the format). The cases of
+// models generated for this project (the recurrent variants) are copied
+// into ../testdata/golden; the cases of third-party models are read in
+// place from ../../shared/golden, and their tests skip, naming the path,
+// where it is absent.
+
+// sharedGolden is the shared golden folder, beside the repository root.
+var sharedGolden = filepath.Join("..", "..", "shared", "golden")
+
+// sharedModel returns the path of ../../shared/models/rel, skipping the
+// test, naming the path, when it is absent.
+func sharedModel(t testing.TB, rel string) string {
+	t.Helper()
+	p := filepath.Join("..", "..", "shared", "models", filepath.FromSlash(rel))
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s is absent: %v", p, err)
+	}
+	return p
+}
 
 // goldenCase is a case.json.
 type goldenCase struct {
@@ -28,17 +44,11 @@ type goldenCase struct {
 }
 
 // resolveGoldenModel maps a case's model path ("shared/models/X/Y", relative
-// to the folder holding shared/) to a file: the repository's testdata copy
-// when the case lives in testdata, else the shared folder.
+// to the folder holding shared/) to a file: the model.tflite beside
+// case.json for a generated case (also in the repository's testdata copy),
+// else the file under the shared folder.
 func resolveGoldenModel(caseDir, model string) string {
-	// Generated cases carry their own model.tflite beside case.json.
 	if local := filepath.Join(caseDir, filepath.Base(model)); strings.HasPrefix(model, "shared/golden/") {
-		if _, err := os.Stat(local); err == nil {
-			return local
-		}
-	}
-	if rest, ok := strings.CutPrefix(model, "shared/models/"); ok {
-		local := filepath.Join("..", "testdata", filepath.FromSlash(rest))
 		if _, err := os.Stat(local); err == nil {
 			return local
 		}
@@ -128,7 +138,14 @@ func runGoldenCase(dir string) (float64, error) {
 		if got.NumElements()*got.Type.Size() != len(want.Data) {
 			return 0, fmt.Errorf("output %d: shape %v, TFLite's is %v", j, got.Shape, want.Shape)
 		}
-		g, w := asFloat64(got.Type, got.Data), asFloat64(want.Type, want.Data)
+		g, err := asFloat64(got.Type, got.Data)
+		if err != nil {
+			return 0, fmt.Errorf("output %d: %v", j, err)
+		}
+		w, err := asFloat64(want.Type, want.Data)
+		if err != nil {
+			return 0, fmt.Errorf("output %d: %v", j, err)
+		}
 		maxWant, diff := 0.0, 0.0
 		for k := range w {
 			diff = math.Max(diff, math.Abs(g[k]-w[k]))
@@ -146,11 +163,21 @@ func runGoldenCase(dir string) (float64, error) {
 	return worst, nil
 }
 
-// asFloat64 widens raw tensor bytes of a numeric type to float64.
-func asFloat64(typ ops.DataType, data []byte) []float64 {
+// asFloat64 widens raw tensor bytes of a numeric type to float64. A type
+// it does not handle is an error naming it, so a comparison can never pass
+// on values it did not read.
+func asFloat64(typ ops.DataType, data []byte) ([]float64, error) {
+	size := typ.Size()
+	switch typ {
+	case ops.Float32, ops.Float64, ops.Int8, ops.Uint8, ops.Int16, ops.Int32, ops.Int64, ops.Bool:
+	default:
+		return nil, fmt.Errorf("asFloat64: dtype %s is not handled", typ)
+	}
+	if len(data)%size != 0 {
+		return nil, fmt.Errorf("asFloat64: %d bytes is no whole number of %s elements", len(data), typ)
+	}
 	t := ops.Tensor{Type: typ, Data: data}
-	n := len(data) / typ.Size()
-	out := make([]float64, n)
+	out := make([]float64, len(data)/size)
 	for i := range out {
 		switch typ {
 		case ops.Float32:
@@ -173,7 +200,17 @@ func asFloat64(typ ops.DataType, data []byte) []float64 {
 			}
 		}
 	}
-	return out
+	return out, nil
+}
+
+// mustFloat64 is asFloat64 that fails the test on an unhandled dtype.
+func mustFloat64(t testing.TB, typ ops.DataType, data []byte) []float64 {
+	t.Helper()
+	v, err := asFloat64(typ, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // testGoldenFolder runs every case under root, or only the cases whose
@@ -210,15 +247,16 @@ func testGoldenFolder(t *testing.T, root string, prefixes ...string) {
 }
 
 // TestGoldenMNISTLSTM: trained_lstm (float, within 1e-5) and
-// trained_lstm_int8 (exact) on the ten sample digits.
+// trained_lstm_int8 (exact) on the ten sample digits, from
+// ../shared/golden/mnist_lstm.
 func TestGoldenMNISTLSTM(t *testing.T) {
-	testGoldenFolder(t, filepath.Join("..", "testdata", "golden", "mnist_lstm"))
+	testGoldenFolder(t, filepath.Join(sharedGolden, "mnist_lstm"))
 }
 
 // TestGoldenDTLN: DTLN noise suppression (int8, two LSTM(128)), exactly
-// TFLite's builtin-kernel output.
+// TFLite's builtin-kernel output, from ../shared/golden/dtln.
 func TestGoldenDTLN(t *testing.T) {
-	testGoldenFolder(t, filepath.Join("..", "testdata", "golden", "dtln"))
+	testGoldenFolder(t, filepath.Join(sharedGolden, "dtln"))
 }
 
 // goldenRecurrentFamilies are the variants of ../shared/golden/recurrent
@@ -245,8 +283,10 @@ func TestGoldenRecurrent(t *testing.T) {
 	testGoldenFolder(t, filepath.Join("..", "testdata", "golden", "recurrent"), goldenRecurrentFamilies...)
 }
 
-// goldenSharedFolders are the folders of ../shared/golden (read in place,
-// not copied: they hold larger real models) whose operators tflrun runs.
+// goldenSharedFolders are the other folders of ../shared/golden (real
+// models, read in place) whose operators tflrun runs. kws_dscnn_hybrid is
+// TensorFlow's float conversion of the DS-CNN keyword spotter, whose
+// CONV_2D filters are int8 (the hybrid path), within 1e-5.
 var goldenSharedFolders = []string{
 	"coral_lstm_mnist_uint8",
 	"micro_speech_lstm",
@@ -258,16 +298,35 @@ var goldenSharedFolders = []string{
 	"micro_speech",
 	"recommendation_rnn",
 	"text_classifier",
+	"kws_dscnn_hybrid",
 }
 
-// TestGoldenShared runs the real-model cases of ../shared/golden that are
-// too large to copy; it skips, naming the path, where ../shared is absent.
+// TestGoldenShared runs the real-model cases of goldenSharedFolders; it
+// skips, naming the path, where ../shared is absent.
 func TestGoldenShared(t *testing.T) {
-	root := filepath.Join("..", "..", "shared", "golden")
+	root := sharedGolden
 	if _, err := os.Stat(root); err != nil {
 		t.Skipf("%s is absent: %v", root, err)
 	}
 	for _, f := range goldenSharedFolders {
 		t.Run(f, func(t *testing.T) { testGoldenFolder(t, filepath.Join(root, f)) })
+	}
+}
+
+// TestAsFloat64RefusesUnhandledDtypes: a dtype the golden comparison does
+// not read is an error naming it, never an empty or zero slice that would
+// compare equal.
+func TestAsFloat64RefusesUnhandledDtypes(t *testing.T) {
+	for _, typ := range []ops.DataType{ops.Float16, ops.BFloat16, ops.String, ops.Complex64, ops.Uint16, ops.Uint32, ops.Uint64, ops.Int4} {
+		v, err := asFloat64(typ, make([]byte, 16))
+		if err == nil || !strings.Contains(err.Error(), typ.String()) {
+			t.Errorf("%s: %v, %v; want an error naming the dtype", typ, v, err)
+		}
+	}
+	if v, err := asFloat64(ops.Int16, []byte{1, 0, 0xff, 0xff}); err != nil || len(v) != 2 || v[0] != 1 || v[1] != -1 {
+		t.Errorf("int16: %v, %v", v, err)
+	}
+	if _, err := asFloat64(ops.Int32, make([]byte, 6)); err == nil {
+		t.Error("6 bytes of int32 accepted")
 	}
 }

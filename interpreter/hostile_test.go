@@ -175,9 +175,9 @@ func TestValidStringTensorLoads(t *testing.T) {
 // TestTruncatedRealModel cuts a real model at every byte: every proper
 // prefix must be refused with an error, none may panic.
 func TestTruncatedRealModel(t *testing.T) {
-	b, err := os.ReadFile("../testdata/mnist_lstm/trained_lstm.tflite")
+	b, err := os.ReadFile(sharedModel(t, "mnist_lstm/trained_lstm.tflite"))
 	if err != nil {
-		t.Skipf("model missing: %v", err)
+		t.Fatal(err)
 	}
 	if err := loadAndAllocate(b); err != nil {
 		t.Fatalf("full model: %v", err)
@@ -192,9 +192,9 @@ func TestTruncatedRealModel(t *testing.T) {
 // TestCorruptedRealModel flips single bytes of a real model through the
 // whole pipeline: load, allocate, invoke. Errors are fine; panics are not.
 func TestCorruptedRealModel(t *testing.T) {
-	b, err := os.ReadFile("../testdata/mnist_lstm/trained_lstm_int8.tflite")
+	b, err := os.ReadFile(sharedModel(t, "mnist_lstm/trained_lstm_int8.tflite"))
 	if err != nil {
-		t.Skipf("model missing: %v", err)
+		t.Fatal(err)
 	}
 	// Every byte takes ~15 s; every third byte keeps the suite quick
 	// while still touching every field of every table (fields are at

@@ -2,7 +2,6 @@ package interpreter
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/tflrun/tflrun/internal/imageinput"
@@ -10,10 +9,11 @@ import (
 
 // TestMNISTSamplesClassify runs the ten handwritten sample digits through
 // the float and the int8 MNIST LSTM models on one interpreter each: every
-// digit must come out as itself.
+// digit must come out as itself. Models and digits are read from
+// ../../shared/models/mnist_lstm.
 func TestMNISTSamplesClassify(t *testing.T) {
 	for _, name := range []string{"trained_lstm.tflite", "trained_lstm_int8.tflite"} {
-		m, err := Load(filepath.Join("..", "testdata", "mnist_lstm", name))
+		m, err := Load(sharedModel(t, "mnist_lstm/"+name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -25,7 +25,7 @@ func TestMNISTSamplesClassify(t *testing.T) {
 			t.Fatal(err)
 		}
 		for digit := 0; digit < 10; digit++ {
-			img, err := imageinput.Load(filepath.Join("..", "testdata", "mnist_lstm", "samples", fmt.Sprintf("sample%d.png", digit)))
+			img, err := imageinput.Load(sharedModel(t, fmt.Sprintf("mnist_lstm/samples/sample%d.png", digit)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,7 +43,7 @@ func TestMNISTSamplesClassify(t *testing.T) {
 			if err := it.Invoke(); err != nil {
 				t.Fatal(err)
 			}
-			out := asFloat64(it.Output(0).Type, it.Output(0).Data)
+			out := mustFloat64(t, it.Output(0).Type, it.Output(0).Data)
 			best := 0
 			for i, v := range out {
 				if v > out[best] {

@@ -121,7 +121,7 @@ func recSameOutputs(t *testing.T, what string, typ ops.DataType, got, want []byt
 		}
 		return
 	}
-	g, w := asFloat64(typ, got), asFloat64(typ, want)
+	g, w := mustFloat64(t, typ, got), mustFloat64(t, typ, want)
 	for i := range g {
 		if d := math.Abs(g[i] - w[i]); !(d <= 1e-6) {
 			t.Fatalf("%s: element %d = %v, want %v (|diff| %g > 1e-6)", what, i, g[i], w[i], d)

@@ -145,8 +145,13 @@ func TestRichModel(t *testing.T) {
 func FuzzVerifyModel(f *testing.F) {
 	f.Add(smallModel())
 	f.Add(richModel())
-	if buf, err := os.ReadFile(testModelPath); err == nil {
-		f.Add(buf)
+	// The float MNIST LSTM TensorFlow Lite's converter wrote (when the
+	// shared data is present) and the model of the same shape tflrun's
+	// writer makes for tflrun bench.
+	for _, p := range []string{testModelPath, "../cmd/tflrun/embedded/seeded_lstm.tflite"} {
+		if buf, err := os.ReadFile(p); err == nil {
+			f.Add(buf)
+		}
 	}
 	// The smallest shared models, when the shared data is present.
 	var small []string
