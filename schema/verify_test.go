@@ -341,14 +341,45 @@ func readTestModel(t testing.TB) []byte {
 	return buf
 }
 
-// TestTruncatedModel verifies every proper prefix of a real model: each
-// must be rejected, none may panic.
+// dataInterior marks the bytes of buf, a valid model, that lie inside the
+// data of a constant buffer, more than edge bytes from either end: tensor
+// values, which the verifier only bounds-checks as a whole vector. In the
+// MNIST LSTM they are 37820 of the 41240 bytes.
+func dataInterior(buf []byte, edge int) []bool {
+	in := make([]bool, len(buf))
+	m := GetRootAsModel(buf, 0)
+	var b Buffer
+	for i := 0; i < m.BuffersLength(); i++ {
+		if !m.Buffers(&b, i) {
+			continue
+		}
+		d := b.DataBytes()
+		start := cap(buf) - cap(d) // d is a sub-slice of buf
+		for j := start + edge; j < start+len(d)-edge; j++ {
+			in[j] = true
+		}
+	}
+	return in
+}
+
+// interiorStride is how sparsely the sweeps below sample the data
+// interior: a cut or a changed byte there is like any other of the same
+// vector, so every 61st is enough to keep the case covered.
+const interiorStride = 61
+
+// TestTruncatedModel verifies every proper prefix of a real model that
+// ends in its structure (and every interiorStride-th one inside constant
+// data): each must be rejected, none may panic.
 func TestTruncatedModel(t *testing.T) {
 	buf := readTestModel(t)
 	if err := VerifyModel(buf); err != nil {
 		t.Fatal(err)
 	}
+	interior := dataInterior(buf, 16)
 	for n := 0; n < len(buf); n++ {
+		if interior[n] && n%interiorStride != 0 {
+			continue
+		}
 		// A fresh copy, so nothing can read past n through spare capacity.
 		prefix := append([]byte(nil), buf[:n]...)
 		if err := VerifyModel(prefix); err == nil {
@@ -357,14 +388,20 @@ func TestTruncatedModel(t *testing.T) {
 	}
 }
 
-// TestCorruptedModel overwrites each byte of a real model with 0x00 and
-// with 0xFF. VerifyModel must not panic, and whatever it accepts must be
+// TestCorruptedModel overwrites each byte of a real model's structure (and
+// every interiorStride-th byte of its constant data) with 0x00 and with
+// 0xFF. VerifyModel must not panic, and whatever it accepts must be
 // walkable.
 func TestCorruptedModel(t *testing.T) {
 	buf := readTestModel(t)
+	interior := dataInterior(buf, 16)
 	mut := make([]byte, len(buf))
-	accepted := 0
+	accepted, tried := 0, 0
 	for i := range buf {
+		if interior[i] && i%interiorStride != 0 {
+			continue
+		}
+		tried++
 		for _, val := range []byte{0x00, 0xFF} {
 			if buf[i] == val {
 				continue
@@ -377,7 +414,7 @@ func TestCorruptedModel(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d of %d corruptions still verify (data bytes, scalars)", accepted, 2*len(buf))
+	t.Logf("%d of %d corruptions still verify (data bytes, scalars)", accepted, 2*tried)
 }
 
 // ---- hand-built and hand-damaged buffers ----
