@@ -14,7 +14,7 @@ import (
 // been changed by edit, and returns its directory.
 func editedKWS(t *testing.T, edit func(sm *tfpb.SavedModel)) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(kwsDir, "saved_model.pb"))
+	data, err := os.ReadFile(filepath.Join(kwsModel(t), "saved_model.pb"))
 	if err != nil {
 		t.Fatal(err)
 	}

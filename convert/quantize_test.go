@@ -95,7 +95,7 @@ func TestQuantizeDTLNMatchesTensorFlow(t *testing.T) {
 // TestQuantizeKWSWithinError converts the DS-CNN float, dynamic and
 // float16, and checks each quantised model against the float one.
 func TestQuantizeKWSWithinError(t *testing.T) {
-	float, err := Convert(kwsDir, Options{})
+	float, err := Convert(kwsModel(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

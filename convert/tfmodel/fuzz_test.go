@@ -8,10 +8,11 @@ import (
 
 // FuzzBundleIndex feeds arbitrary bytes to the TensorBundle index reader
 // (the SSTable reader and the header/entry checks), with one real data
-// shard beside it:
+// shard beside it (the DS-CNN's, from the shared data; skipped without):
 //
 //	go test ./convert/tfmodel -run='^$' -fuzz=FuzzBundleIndex -fuzztime=2m
 func FuzzBundleIndex(f *testing.F) {
+	kwsDir := kwsModel(f)
 	if b, err := os.ReadFile(kwsDir + "/variables/variables.index"); err == nil {
 		f.Add(b)
 	}

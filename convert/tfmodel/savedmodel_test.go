@@ -10,17 +10,25 @@ import (
 	"github.com/tflrun/tflrun/convert/ir"
 )
 
-const kwsDir = "../testdata/kws_dscnn/kws_ref_model"
+// kwsDir is MLPerf Tiny's DS-CNN keyword spotter, a TensorFlow 2.3
+// SavedModel, in the shared data.
+var kwsDir = filepath.Join("..", "..", "..", "shared", "savedmodels", "kws_dscnn", "kws_ref_model")
 
 // sharedModel returns the path of a SavedModel under ../shared/savedmodels
 // (relative to the repository root), skipping the test when it is absent.
-func sharedModel(t *testing.T, rel string) string {
+func sharedModel(t testing.TB, rel string) string {
 	t.Helper()
 	p := filepath.Join("..", "..", "..", "shared", "savedmodels", rel)
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("%s not present: %v", p, err)
 	}
 	return p
+}
+
+// kwsModel returns kwsDir, skipping the test when it is absent.
+func kwsModel(t testing.TB) string {
+	t.Helper()
+	return sharedModel(t, "kws_dscnn/kws_ref_model")
 }
 
 // TestSavedModels reads every shared SavedModel and checks what it lists:
@@ -46,11 +54,7 @@ func TestSavedModels(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.path, func(t *testing.T) {
-			dir := kwsDir
-			if c.path != "kws_dscnn/kws_ref_model" {
-				dir = sharedModel(t, c.path)
-			}
-			m, err := LoadSavedModel(dir)
+			m, err := LoadSavedModel(sharedModel(t, c.path))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +131,7 @@ func TestSavedModels(t *testing.T) {
 }
 
 func TestKWSVariables(t *testing.T) {
-	m, err := LoadSavedModel(kwsDir)
+	m, err := LoadSavedModel(kwsModel(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,6 +189,7 @@ func TestKWSVariables(t *testing.T) {
 // copyModel copies the kws SavedModel into a temporary directory.
 func copyModel(t *testing.T) string {
 	t.Helper()
+	kwsDir := kwsModel(t)
 	dst := t.TempDir()
 	err := filepath.Walk(kwsDir, func(p string, info os.FileInfo, err error) error {
 		if err != nil {
@@ -294,6 +299,7 @@ func TestNotSavedModelDirectory(t *testing.T) {
 	if _, err := Load(empty); err == nil || !strings.Contains(err.Error(), "not a SavedModel directory (no saved_model.pb)") {
 		t.Fatalf("empty directory: err = %v", err)
 	}
+	kwsDir := kwsModel(t)
 	parent := filepath.Dir(kwsDir)
 	_, err := Load(parent)
 	if err == nil {
