@@ -169,3 +169,22 @@ func TestSigmoidTanhAccuracy(t *testing.T) {
 		}
 	}
 }
+
+// FuzzActivations covers Sigmoid and Tanh on arbitrary float32 bit
+// patterns.
+func FuzzActivations(f *testing.F) {
+	f.Add(seedF32(specialInputs()...))
+	f.Add(seedF32(0.1, -0.2, 0.3, 5, -7, 0.62, 0.63, 1e-3, -1e-30, 40))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		x := bytesToF32(data)
+		for _, c := range actCases {
+			generic := make([]float32, len(x))
+			c.p.list[0].fn(generic, x)
+			for _, im := range implsOf(c.p) {
+				got := make([]float32, len(x))
+				im.fn(got, x)
+				checkAct(t, c.name, im.name, x, got, generic, c.ref, c.bound)
+			}
+		}
+	})
+}

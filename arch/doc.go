@@ -72,20 +72,39 @@
 //
 // # Writing an implementation (for the arm64 NEON / dot-product work)
 //
-// Files: the portable code is <family>_generic.go (float32_generic.go,
-// int8_generic.go, activation_generic.go). Assembly for a family lives in
-// <family>_<level>_<goarch>.s, e.g. float32_neon_arm64.s,
-// int8_neondotprod_arm64.s, activation_neon_arm64.s, with the Go
-// declarations and registrations in <family>_<goarch>.go
-// (float32_arm64.go). Every assembly file and every file that declares or
-// registers assembly starts with `//go:build !purego`, so that
-// -tags purego compiles portable Go only; nothing else is needed for the
-// purego build (the registry then simply has no other implementations).
-// CPU detection for a GOARCH is in cpu_<goarch>.go (cpu_arm64.go already
-// sets FeatASIMD, FeatASIMDDP, FeatI8MM and FeatSVE).
+// Files: every primitive family X (activation, convert, dwconv, float32,
+// gemm, int16, int8, packed, requant, requant_channel, selectabove,
+// vecclamp, vecmax) has the same layout, as gonum's internal/asm does:
+//
+//	X.go                  exported functions and their doc, the function
+//	                      slots they call and the slots' registry entries
+//	X_generic.go          the portable implementation: the twins'
+//	                      reference, and all of a -tags purego build
+//	X_amd64.go            declarations of the amd64 assembly, the small Go
+//	                      wrappers around it, its registrations
+//	X_avx2_amd64.s        the AVX2 kernels
+//	X_avx512_amd64.s      the AVX-512 kernels
+//	X_arm64.go            the same for arm64
+//	X_neon_arm64.s        the NEON kernels
+//	X_neondotprod_arm64.s the kernels using the dot-product extension
+//	X_test.go             its tests: twins, edge cases, fuzz target
+//
+// A family has the assembly files of the levels it has kernels for (e.g.
+// convert and gemm only amd64 ones). Every assembly file and every file
+// that declares or registers assembly starts with `//go:build !purego`,
+// so that -tags purego compiles portable Go only; nothing else is needed
+// for the purego build (the registry then simply has no other
+// implementations). Shared by all families: registry.go (the registry and
+// Use), dispatch.go (the choice at start-up), level.go (levels), cpu.go
+// and cpu_<goarch>.go (feature detection: cpu_arm64.go already sets
+// FeatASIMD, FeatASIMDDP, FeatI8MM and FeatSVE), asm.go/purego.go (the
+// pureGo constant), requant_channel_amd64.h (the requantising epilogue
+// macros of gemm, dwconv and requant_channel), and the test harness
+// (twin_test.go, fuzz_test.go, bench_test.go, bench_cnn_test.go,
+// asmwords_test.go).
 //
 // Signatures: an assembly function has exactly the signature of the
-// function variable it fills (see dispatch.go), is declared with
+// function variable it fills (see X.go), is declared with
 // //go:noescape, and may rely on the exported wrapper's checks (rows ≥ 1,
 // cols ≥ 1, slices long enough), except that elementwise and activation
 // kernels must accept length 0. It must not read past the end of any
@@ -95,7 +114,7 @@
 // shapes to the portable function (see int8_amd64.go).
 //
 // Registering: each primitive has a registry entry (matVecMulAccImpls,
-// sigmoidImpls, …, in dispatch.go). Add an implementation from a
+// sigmoidImpls, …, in the family's X.go). Add an implementation from a
 // package-level variable, never from an init function:
 //
 //	var _ = matVecMulAccInt8Impls.add("neondotprod", NEONDotProd, nil, matVecMulAccInt8SDOT)
@@ -114,7 +133,7 @@
 // feature is a Feat constant in cpu.go, its name, and its detection in
 // cpu_<goarch>.go.
 //
-// Testing: twin_test.go, activation_test.go and fuzz_test.go iterate over
+// Testing: the X_test.go files (with twin_test.go's harness) iterate over
 // implsOf(<registry entry>), i.e. every usable implementation, so new ones
 // are covered without new tests: lengths 0..257 and random shapes, odd
 // offsets, guard pages and guard bands, ±0, subnormals, large values,

@@ -1,6 +1,7 @@
 package arch
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -243,4 +244,109 @@ func TestDepthwiseGeomPanics(t *testing.T) {
 
 func viewF32(s []uint32) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+}
+
+// FuzzDepthwise covers the depthwise kernel in its three modes on a
+// fuzzer-chosen rectangle (rows 0-5, columns 0-10, channels 1-40, taps
+// 0-3 × 0-3, strides and dilations 1-2).
+func FuzzDepthwise(f *testing.F) {
+	f.Add([]byte{3, 9, 17, 3, 3, 1, 1, 0, 1, 2, 3, 4, 5, 250, 251, 0x80})
+	f.Add([]byte{1, 4, 8, 2, 3, 2, 2, 1, 0x7f, 0x80, 0xff, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		src := &fuzzBytes{b: data}
+		g := DepthwiseGeom{Rows: int(src.next() % 6), Cols: int(src.next() % 11), C: 1 + int(src.next()%40),
+			TapRows: int(src.next() % 4), TapCols: int(src.next() % 4)}
+		s, d := 1+int(src.next()%2), 1+int(src.next()%2)
+		inRow := (g.Cols*s + 3*d + 1) * g.C
+		g.XColStep, g.XTapCol, g.XRowStep, g.XTapRow = s*g.C, d*g.C, s*inRow, d*inRow
+		g.DstRowStep, g.WTapRow = g.Cols*g.C, 3*g.C
+		mode := int(src.next() % 3)
+		xn, wn, dn, err := g.span()
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, w, bias := make([]float32, xn), make([]float32, wn), make([]uint32, g.C)
+		val := func() float32 {
+			if mode != 0 {
+				return float32(int(src.next()) - int(src.next()))
+			}
+			v := src.f32()
+			if v != v || math.Abs(float64(v)) > 1e15 { // (no order-dependent overflow)
+				v = float32(int8(src.next()))
+			}
+			return v
+		}
+		for i := range x {
+			x[i] = val()
+		}
+		for i := range w {
+			w[i] = val()
+		}
+		for i := range bias {
+			if mode == 0 {
+				bias[i] = math.Float32bits(val())
+			} else {
+				bias[i] = uint32(src.i32())
+			}
+		}
+		a := g.args(mode)
+		if mode == 2 {
+			mult, shift := make([]int32, g.C), make([]int, g.C)
+			for i := range mult {
+				mult[i] = src.i32() | 1
+				shift[i] = int(src.next()%63) - 31
+			}
+			q, err := NewChannelRequant(mult, shift)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.qp, a.qStride, a.zp, a.lo, a.hi = &q.p[0], 4*q.stride, int32(int8(src.next())), -128, 127
+			a.rqFlags = q.rqFlags(a.lo, a.hi)
+		}
+		size := dn
+		if mode != 2 {
+			size *= 4
+		}
+		want := make([]byte, size)
+		if dn > 0 {
+			dwConvGeneric(want, x, w, bias, a, float32(math.Inf(-1)), float32(math.Inf(1)))
+		}
+		for _, im := range implsOf(dwConvImpls) {
+			got := make([]byte, size)
+			if dn > 0 {
+				im.fn(got, x, w, bias, a, float32(math.Inf(-1)), float32(math.Inf(1)))
+			}
+			for rr := 0; rr < g.Rows; rr++ {
+				for q0 := 0; q0 < g.Cols; q0++ {
+					for ch := 0; ch < g.C; ch++ {
+						o := rr*g.DstRowStep + q0*g.C + ch
+						switch mode {
+						case 2:
+							if got[o] != want[o] {
+								t.Fatalf("depthwise %s mode 2 %+v [%d]: %d, want %d", im.name, g, o, got[o], want[o])
+							}
+						case 1:
+							if gv, wv := binary.LittleEndian.Uint32(got[4*o:]), binary.LittleEndian.Uint32(want[4*o:]); gv != wv {
+								t.Fatalf("depthwise %s mode 1 %+v [%d]: %d, want %d", im.name, g, o, int32(gv), int32(wv))
+							}
+						default:
+							ref := float64(math.Float32frombits(bias[ch]))
+							abs := math.Abs(ref)
+							for ty := 0; ty < g.TapRows; ty++ {
+								for tx := 0; tx < g.TapCols; tx++ {
+									p := float64(x[rr*g.XRowStep+q0*g.XColStep+ty*g.XTapRow+tx*g.XTapCol+ch]) * float64(w[ty*g.WTapRow+tx*g.C+ch])
+									ref += p
+									abs += math.Abs(p)
+								}
+							}
+							gf := math.Float32frombits(binary.LittleEndian.Uint32(got[4*o:]))
+							if !sumOK(gf, ref, abs, g.TapRows*g.TapCols+1) {
+								t.Fatalf("depthwise %s mode 0 %+v [%d]: %v, want %v", im.name, g, o, gf, ref)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
 }

@@ -5,7 +5,7 @@ package arch
 // The amd64 float32 kernels (float32_avx2_amd64.s, float32_avx512_amd64.s)
 // and their registration. Each assembly function has the signature and
 // contract of its portable twin in float32_generic.go; the exported
-// wrappers in dispatch.go have already checked the slice lengths, so the
+// wrappers in float32.go have already checked the slice lengths, so the
 // kernels may assume rows, cols > 0 and in-bounds slices.
 
 //go:noescape

@@ -6,7 +6,7 @@ package arch
 // registration at the neon level (ASIMD is part of every arm64 CPU, so
 // they also run at neon-dotprod). Each has the signature and contract of
 // its portable twin in float32_generic.go; the exported wrappers in
-// dispatch.go have already checked the slice lengths, so the kernels may
+// float32.go have already checked the slice lengths, so the kernels may
 // assume rows, cols > 0 and in-bounds slices. The elementwise kernels
 // round every product to float32 before adding (FMUL then FADD, no FMLA),
 // so they give the portable code's bits.

@@ -2,7 +2,7 @@
 
 package arch
 
-// The amd64 GEMM kernels (gemm_f32_*_amd64.s, gemm_int8_*_amd64.s) and
+// The amd64 GEMM kernels (gemm_avx2_amd64.s, gemm_avx512_amd64.s) and
 // their registration. The assembly computes blocks of pixel rows against
 // all output channels; these wrappers split the rows among the kernels
 // and pass the channel tail masks. The exported wrappers in gemm.go have

@@ -448,3 +448,94 @@ func TestCNNPrimitivesAllocateNothing(t *testing.T) {
 		}
 	}
 }
+
+// FuzzGemm covers GemmF32, GemmInt8 and GemmInt8Requantize: shape bytes
+// m (0-19), n (1-40), k (1-70), then the values.
+func FuzzGemm(f *testing.F) {
+	f.Add(uint8(9), uint8(8), uint8(27), []byte{1, 2, 3, 0x80, 0x7f, 0xff, 0, 0x3f, 0x80, 0x80})
+	f.Add(uint8(17), uint8(33), uint8(5), []byte{0xff, 0xff, 0x7f, 0x7f, 0, 0, 0xc0, 0x7f})
+	f.Fuzz(func(t *testing.T, mB, nB, kB uint8, data []byte) {
+		m, n, k := int(mB%20), 1+int(nB%40), 1+int(kB%70)
+		src := &fuzzBytes{b: data}
+		c := gemmCase{m, n, k, k, n}
+		af, wf, bias := make([]float32, m*k), make([]float32, n*k), make([]float32, n)
+		for i := range af {
+			af[i] = src.f32()
+		}
+		for i := range wf {
+			wf[i] = src.f32()
+		}
+		for i := range bias {
+			bias[i] = src.f32()
+		}
+		finite := true
+		for _, s := range [][]float32{af, wf, bias} {
+			for _, v := range s {
+				if math.IsNaN(float64(v)) || math.Abs(float64(v)) > 1e15 {
+					finite = false
+				}
+			}
+		}
+		if finite { // (overflowing sums depend on the order)
+			packed := make([]float32, PackedGemmF32Len(n, k))
+			PackGemmF32(packed, wf, n, k)
+			for _, im := range implsOf(gemmF32Impls) {
+				checkGemmF32(t, im.name, im.fn, c, af, wf, packed, bias, float32(math.Inf(-1)), float32(math.Inf(1)))
+			}
+		}
+		a8, w8, seed := make([]int8, m*k), make([]int8, n*k), make([]int32, n)
+		for i := range a8 {
+			a8[i] = int8(src.next())
+		}
+		for i := range w8 {
+			w8[i] = int8(src.next())
+		}
+		for i := range seed {
+			seed[i] = src.i32()
+		}
+		packed8 := make([]int8, PackedGemmInt8Len(n, k))
+		PackGemmInt8(packed8, w8, n, k)
+		for _, im := range implsOf(gemmInt8Impls) {
+			checkGemmInt8(t, im.name, im.fn, c, a8, w8, packed8, seed)
+		}
+		if m == 0 {
+			return
+		}
+		mult, shift := make([]int32, n), make([]int, n)
+		for i := range mult {
+			mult[i] = src.i32()
+			if mult[i] == math.MinInt32 {
+				mult[i]++
+			}
+			shift[i] = int(src.next()%63) - 31
+		}
+		q, err := NewChannelRequant(mult, shift)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zp, lo, hi := int32(int8(src.next())), int32(-128), int32(127)
+		if src.next()%2 == 0 {
+			lo, hi = 0, 255
+		}
+		wZero := int32(int8(src.next()))
+		want := make([]byte, m*n)
+		for p := 0; p < m; p++ {
+			for j := 0; j < n; j++ {
+				s := seed[j]
+				for i := 0; i < k; i++ {
+					s += int32(a8[p*k+i]) * (int32(w8[j*k+i]) - wZero)
+				}
+				want[p*n+j] = byte(max(lo, min(MultiplyByQuantizedMultiplier(s, mult[j], shift[j])+zp, hi)))
+			}
+		}
+		for _, im := range implsOf(gemmInt8RqImpls) {
+			got := make([]byte, m*n)
+			im.fn(got, n, a8, k, packed8, seed, wZero, q, m, n, k, zp, lo, hi)
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("GemmInt8Requantize %s %v [%d]: %d, want %d", im.name, c, i, got[i], want[i])
+				}
+			}
+		}
+	})
+}

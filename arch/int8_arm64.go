@@ -7,7 +7,7 @@ package arch
 // (int8_neondotprod_arm64.s), chosen only when the CPU reports the
 // ARMv8.2 dot product (FeatASIMDDP, from HWCAP through
 // golang.org/x/sys/cpu). Integer accumulation is exact, so every
-// implementation gives the portable code's bits (twin_test.go).
+// implementation gives the portable code's bits (int8_test.go).
 
 //go:noescape
 func matVecMulAccInt8NEON(dst []int32, m []int8, rows, cols int, x []int8)

@@ -4,10 +4,11 @@ package arch
 
 import "math"
 
-// The amd64 requantisation kernels (requant_amd64.s). The Go wrappers
-// compute the shift parameters once and leave the rare cases the vector
-// code does not reproduce (multiplier MinInt32, whose saturating square
-// the kernels skip; |shift| > 31) to the portable code.
+// The amd64 requantisation kernels (requant_avx2_amd64.s,
+// requant_avx512_amd64.s). The Go wrappers compute the shift parameters
+// once and leave the rare cases the vector code does not reproduce
+// (multiplier MinInt32, whose saturating square the kernels skip;
+// |shift| > 31) to the portable code.
 
 // requantAccInt16AVX2Asm does the first n (a multiple of 8) elements with
 // x·2^left, the rounding right shift by right, its mask 2^right-1 and

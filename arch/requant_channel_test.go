@@ -132,3 +132,60 @@ func TestRequantizeChannelsPanics(t *testing.T) {
 		}()
 	}
 }
+
+// FuzzRequantizeChannels covers RequantizeChannels and Int8ToF32 /
+// Uint8ToF32: channels 1-40, parameters and accumulators from the bytes.
+func FuzzRequantizeChannels(f *testing.F) {
+	f.Add(uint8(8), []byte{0, 0, 0, 0x40, 0xe0, 0xff, 0xff, 0xff, 0x7f, 0x80, 1, 2})
+	f.Add(uint8(17), []byte{0xff, 0xff, 0xff, 0x7f, 31, 0, 0, 0, 0x80, 3})
+	f.Fuzz(func(t *testing.T, nB uint8, data []byte) {
+		n := 1 + int(nB%40)
+		src := &fuzzBytes{b: data}
+		mult, shift := make([]int32, n), make([]int, n)
+		for i := range mult {
+			mult[i] = src.i32()
+			if mult[i] == math.MinInt32 {
+				mult[i]++
+			}
+			shift[i] = int(src.next()%63) - 31
+		}
+		q, err := NewChannelRequant(mult, shift)
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc := make([]int32, n*(len(data)%7))
+		for i := range acc {
+			acc[i] = src.i32()
+		}
+		zp, lo, hi := int32(int8(src.next())), int32(-128), int32(127)
+		if src.next()%2 == 0 {
+			zp, lo, hi = int32(src.next()), 0, 255
+		}
+		for _, im := range implsOf(requantChannelsImpls) {
+			got := make([]byte, len(acc))
+			im.fn(got, acc, q, zp, lo, hi)
+			for i, a := range acc {
+				c := i % n
+				if want := byte(max(lo, min(MultiplyByQuantizedMultiplier(a, mult[c], shift[c])+zp, hi))); got[i] != want {
+					t.Fatalf("RequantizeChannels %s n=%d [%d] acc %d: %d, want %d", im.name, n, i, a, got[i], want)
+				}
+			}
+		}
+		off := int32(int16(src.i32()))
+		for _, im := range implsOf(int8ToF32Impls) {
+			for _, unsigned := range []bool{false, true} {
+				got := make([]float32, len(data))
+				im.fn(got, data, off, unsigned)
+				for i, b := range data {
+					v := int32(int8(b))
+					if unsigned {
+						v = int32(b)
+					}
+					if got[i] != float32(v+off) {
+						t.Fatalf("Int8ToF32 %s unsigned=%v [%d]: %v, want %v", im.name, unsigned, i, got[i], v+off)
+					}
+				}
+			}
+		}
+	})
+}

@@ -21,27 +21,3 @@ func SelectAboveF32(dst []int32, x []float32, th float32, orEqual bool) (n, next
 	}
 	return selectAboveF32(dst, x, th, orEqual)
 }
-
-// selectAboveF32Generic is the portable SelectAboveF32.
-func selectAboveF32Generic(dst []int32, x []float32, th float32, orEqual bool) (n, next int) {
-	if orEqual {
-		for i, v := range x {
-			if v >= th {
-				dst[n] = int32(i)
-				if n++; n == len(dst) {
-					return n, i + 1
-				}
-			}
-		}
-		return n, len(x)
-	}
-	for i, v := range x {
-		if v > th {
-			dst[n] = int32(i)
-			if n++; n == len(dst) {
-				return n, i + 1
-			}
-		}
-	}
-	return n, len(x)
-}

@@ -19,16 +19,3 @@ var (
 func VecClamp(v []float32, lo, hi float32) {
 	vecClamp(v, lo, hi)
 }
-
-// vecClampGeneric is the portable VecClamp.
-func vecClampGeneric(v []float32, lo, hi float32) {
-	for i, x := range v {
-		if x < lo {
-			x = lo
-		}
-		if x > hi {
-			x = hi
-		}
-		v[i] = x
-	}
-}

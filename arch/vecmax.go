@@ -48,16 +48,3 @@ func MaxBlocksF32(dst, src []float32, n, width, dstStride, srcStride int) {
 	_ = src[(n-1)*srcStride+width-1]
 	maxBlocksF32(dst, src, n, width, dstStride, srcStride)
 }
-
-// maxBlocksF32Generic is the portable MaxBlocksF32 (any n, width ≥ 0).
-func maxBlocksF32Generic(dst, src []float32, n, width, dstStride, srcStride int) {
-	for k := 0; k < n; k++ {
-		d := dst[k*dstStride : k*dstStride+width]
-		s := src[k*srcStride : k*srcStride+width]
-		for c, v := range s {
-			if d[c] < v {
-				d[c] = v
-			}
-		}
-	}
-}
