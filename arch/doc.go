@@ -143,9 +143,14 @@
 // golden models at every level with `go test ./interpreter -run
 // AtEveryLevel` or TFLRUN_ISA=<level> go test ./....
 //
-// Assembly here is hand-written Go assembly (no generator): edit the .s
-// files directly and run `go vet ./arch` (asmdecl checks the argument
-// frame against the Go declaration). Go's arm64 assembler lacks many
+// Assembly here is hand-written Go assembly, except gemm_avx512_amd64.s
+// (its ten kernels: 8 or 4 rows, ZMM or YMM, float32 or int8, plain or
+// requantising) and requant_channel_amd64.h (its macros on ZMM and YMM),
+// which the text/template program in _asm/ writes: edit the templates and
+// run `go generate ./arch`; .ci/asmcheck fails when a committed file
+// differs from the generator's. Edit the other .s files directly. Run `go
+// vet ./arch` after either (asmdecl checks the argument frame against the
+// Go declaration). Go's arm64 assembler lacks many
 // ASIMD mnemonics (vector FADD/FMUL/FDIV, SMLAL2, SADALP, SQRDMULH,
 // SDOT, …): the arm64 files spell them `WORD $0x4e20d400 // fadd v0.4s,
 // v0.4s, v0.4s` (inside a #define, with a /* */ comment), and

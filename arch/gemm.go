@@ -15,6 +15,14 @@ import "unsafe"
 // whatever k and n are. The packed layouts are the same at every level
 // (a process may switch levels between Prepare and Eval).
 
+// The AVX-512 kernels are the same code for 8 or 4 rows, ZMM or YMM
+// registers, float32 or int8: gemm_avx512_amd64.s (and the requantising
+// epilogue's macros, requant_channel_amd64.h) are written from templates
+// by the generator in _asm/, its own module, which the go tool skips in
+// ./... patterns. .ci/asmcheck checks that the committed files are what
+// the generator writes.
+//go:generate sh -c "cd _asm && go run . -dir .."
+
 // GemmBlock is the number of output channels in one block of packed GEMM
 // weights.
 const GemmBlock = 16

@@ -1,0 +1,192 @@
+// Command _asm writes two files of package arch from the templates in
+// this directory:
+//
+//   - gemm_avx512_amd64.s, the AVX-512 GEMM micro-kernels: the float32
+//     kernel on 8 or 4 pixel rows with ZMM or EVEX YMM registers, and the
+//     VNNI int8 kernel on 8 or 4 rows, plain (int32 sums) or with the
+//     requantisation fused in (ZMM, or YMM for up to 8 channels). The ten
+//     kernels are the same code with other row counts and registers;
+//     writing them once keeps them in step.
+//   - requant_channel_amd64.h, the per-channel requantisation macros of
+//     the AVX-512 epilogues, on ZMM and on YMM registers.
+//
+// Run it from arch/ with `go generate` (see gemm.go), or here:
+//
+//	go run . -dir ..
+//
+// .ci/asmcheck writes the files into a temporary directory and fails on
+// any difference from the committed ones. The output is meant to be the
+// instructions of the hand-written kernels it replaced, byte for byte.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/template"
+)
+
+func main() {
+	dir := flag.String("dir", "..", "directory to write the files to (arch/)")
+	flag.Parse()
+	files, err := generate()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(*dir, f.name), f.src, 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+// file is one generated file.
+type file struct {
+	name string
+	src  []byte
+}
+
+// rowRegs are the general-purpose registers holding the row pointers.
+var rowRegs = [8]string{"SI", "BX", "CX", "DX", "R8", "R9", "R10", "R11"}
+
+// kernel is one instantiation of a template.
+type kernel struct {
+	Name string
+	Doc  string // comment lines after the signature ("" for none)
+	R    int    // rows per block: 8 (with a loop over row blocks) or 4
+	Y    bool   // EVEX YMM (8 lanes) instead of ZMM (16 lanes)
+	L    string // label suffix
+	Rq   bool   // int8: requantise and store bytes
+}
+
+// row is one pixel row of a block, for ranges in the templates.
+type row struct {
+	I, N      int    // index, index+1
+	Reg, Prev string // row pointer, the previous row's
+	Acc, Sum  string // sums (vector I), 128·row sums (vector 12+I)
+	X         string // the XMM register of the sums
+}
+
+// V names vector register n at the kernel's width: Z<n> or Y<n>.
+func (k kernel) V(n int) string {
+	if k.Y {
+		return fmt.Sprintf("Y%d", n)
+	}
+	return fmt.Sprintf("Z%d", n)
+}
+
+// YS is the macro suffix of the kernel's width: "Y" for YMM, "" for ZMM.
+func (k kernel) YS() string {
+	if k.Y {
+		return "Y"
+	}
+	return ""
+}
+
+// Loop reports whether the kernel walks several row blocks (R == 8).
+func (k kernel) Loop() bool { return k.R == 8 }
+
+// Rows lists the rows of a block.
+func (k kernel) Rows() []row {
+	rs := make([]row, k.R)
+	for i := range rs {
+		rs[i] = row{I: i, N: i + 1, Reg: rowRegs[i], Acc: k.V(i), Sum: k.V(12 + i), X: fmt.Sprintf("X%d", i)}
+		if i > 0 {
+			rs[i].Prev = rowRegs[i-1]
+		}
+	}
+	return rs
+}
+
+// Shift returns log2 of R·size, the shift from a row stride of size-byte
+// elements to the stride of a row block.
+func (k kernel) Shift(size int) int {
+	s := 0
+	for v := k.R * size; v > 1; v >>= 1 {
+		s++
+	}
+	return s
+}
+
+func generate() ([]file, error) {
+	t, err := template.New("gemm").Funcs(template.FuncMap{
+		"add": func(a, b int) int { return a + b },
+		"dec": func(a int) int { return a - 1 },
+		// args passes a kernel and two numbers to a sub-template.
+		"args": func(k kernel, ds, as int) any {
+			return struct {
+				K      kernel
+				DS, AS int
+			}{k, ds, as}
+		},
+	}).Parse(templates + headerTemplate)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	run := func(name string, k any) {
+		if err == nil {
+			err = t.ExecuteTemplate(&b, name, k)
+		}
+	}
+	// requant_channel_amd64.h: the macros at both widths.
+	run("rqh", []struct{ S, V string }{{"", "Z"}, {"Y", "Y"}})
+	h := formatAsm(b.String())
+	b.Reset()
+
+	run("header", nil)
+	run("f32doc", nil)
+	const ymmDoc = "\n// on EVEX YMM registers (8 lanes: twice the throughput of half-empty\n// ZMM vectors on Zen 4)."
+	for _, k := range []kernel{
+		{Name: "gemmF32R8AVX512", R: 8, L: "8", Doc: `
+//
+// SI, BX, CX, DX, R8-R11 rows 0-7; R12 packed weights; AX reduction
+// offset (bytes); R13 k·4; DI channel index j; Z0-Z7 sums; Z8 weights;
+// Z30/Z31 lo/hi; K1 channel mask. k ≥ 1, m ≥ 1, n ≥ 1.`},
+		{Name: "gemmF32R4AVX512", R: 4, L: "4", Doc: `
+//
+// gemmF32R8AVX512 for 1 ≤ m ≤ 4 rows (one block): SI, BX, CX, DX rows
+// 0-3, Z0-Z3 sums; the other registers as there.`},
+		{Name: "gemmF32R8AVX512Y", R: 8, Y: true, L: "8y", Doc: `
+//
+// gemmF32R8AVX512 for n ≤ 8` + ymmDoc},
+		{Name: "gemmF32R4AVX512Y", R: 4, Y: true, L: "4y", Doc: `
+//
+// gemmF32R4AVX512 for n ≤ 8` + ymmDoc},
+	} {
+		run("f32", k)
+	}
+	run("int8doc", nil)
+	for _, k := range []kernel{
+		{Name: "gemmInt8R8VNNI", R: 8, L: "8"},
+		{Name: "gemmInt8R4VNNI", R: 4, L: "4", Doc: `
+//
+// gemmInt8R8VNNI for 1 ≤ m ≤ 4 rows (one block).`},
+		{Name: "gemmInt8RqR8VNNI", R: 8, L: "q8", Rq: true},
+		{Name: "gemmInt8RqR4VNNI", R: 4, L: "q4", Rq: true, Doc: `
+//
+// gemmInt8RqR8VNNI for 1 ≤ m ≤ 4 rows (one block).`},
+		{Name: "gemmInt8RqR8VNNIY", R: 8, Y: true, L: "y8", Rq: true, Doc: `
+//
+// gemmInt8RqR8VNNI for n ≤ 8 (one channel block, its parameters and
+// seed loaded once)` + ymmDoc},
+		{Name: "gemmInt8RqR4VNNIY", R: 4, Y: true, L: "y4", Rq: true, Doc: `
+//
+// gemmInt8RqR4VNNI for n ≤ 8 (one channel block, its parameters and
+// seed loaded once)` + ymmDoc},
+	} {
+		run("int8", k)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s := formatAsm(b.String())
+	return []file{
+		{"gemm_avx512_amd64.s", []byte(strings.TrimRight(s, "\n") + "\n")},
+		{"requant_channel_amd64.h", []byte(strings.TrimRight(h, "\n") + "\n")},
+	}, nil
+}

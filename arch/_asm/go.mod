@@ -1,0 +1,3 @@
+module github.com/tflrun/tflrun/arch/_asm
+
+go 1.26.0
