@@ -101,10 +101,46 @@ func clamp64(x, lo, hi float64) float64 {
 func checkGemmF32(t testing.TB, name string, f func([]float32, int, []float32, int, []float32, []float32, int, int, int, float32, float32),
 	c gemmCase, a, w, packed, bias []float32, lo, hi float32) {
 	t.Helper()
+	ref := gemmRefF32(c, a, w, bias, lo, hi)
+	checkGemmF32Ref(t, name, f, c, a, packed, bias, lo, hi, ref)
+}
+
+// gemmRef holds the reference of every output of a float GEMM, indexed
+// as dst: the clamped float64 sum, the unclamped one and Σ|terms|.
+type gemmRef struct{ want, sum, abs []float64 }
+
+// gemmRefF32 computes the float64 reference of GemmF32 on c.
+func gemmRefF32(c gemmCase, a, w, bias []float32, lo, hi float32) gemmRef {
 	size := 0
 	if c.m > 0 {
 		size = (c.m-1)*c.ldd + c.n
 	}
+	r := gemmRef{make([]float64, size), make([]float64, size), make([]float64, size)}
+	for in := range size {
+		p, j := in/c.ldd, in%c.ldd
+		if j >= c.n {
+			continue
+		}
+		ref, abs := float64(bias[j]), math.Abs(float64(bias[j]))
+		for i := 0; i < c.k; i++ {
+			pr := float64(a[p*c.lda+i]) * float64(w[j*c.k+i])
+			ref += pr
+			abs += math.Abs(pr)
+		}
+		want := clamp64(ref, float64(lo), float64(hi))
+		if math.IsNaN(ref) {
+			want = ref
+		}
+		r.want[in], r.sum[in], r.abs[in] = want, ref, abs
+	}
+	return r
+}
+
+// checkGemmF32Ref is checkGemmF32 with the reference computed already.
+func checkGemmF32Ref(t testing.TB, name string, f func([]float32, int, []float32, int, []float32, []float32, int, int, int, float32, float32),
+	c gemmCase, a, packed, bias []float32, lo, hi float32, ref gemmRef) {
+	t.Helper()
+	size := len(ref.want)
 	buf, dst := guardedF32(size, 1)
 	if c.m > 0 {
 		f(dst, c.ldd, a, c.lda, packed, bias, c.m, c.n, c.k, lo, hi)
@@ -121,41 +157,33 @@ func checkGemmF32(t testing.TB, name string, f func([]float32, int, []float32, i
 			}
 			continue
 		}
-		ref, abs := float64(bias[j]), math.Abs(float64(bias[j]))
-		for i := 0; i < c.k; i++ {
-			pr := float64(a[p*c.lda+i]) * float64(w[j*c.k+i])
-			ref += pr
-			abs += math.Abs(pr)
-		}
-		want := clamp64(ref, float64(lo), float64(hi))
-		if math.IsNaN(ref) {
-			want = ref
-		}
-		if !sumOK(v, want, abs, c.k+1) {
-			t.Fatalf("%s %v: dst[%d][%d] = %v, want %v (unclamped %v, Σ|terms| %v)", name, c, p, j, v, want, ref, abs)
+		if !sumOK(v, ref.want[in], ref.abs[in], c.k+1) {
+			t.Fatalf("%s %v: dst[%d][%d] = %v, want %v (unclamped %v, Σ|terms| %v)", name, c, p, j, v, ref.want[in], ref.sum[in], ref.abs[in])
 		}
 	}
 }
 
 func TestTwinGemmF32(t *testing.T) {
-	for _, im := range implsOf(gemmF32Impls) {
-		t.Run(im.name, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(71, 72))
-			for i, c := range gemmCases(r) {
-				kind := f32Kind(i % int(numKinds))
-				tail := i%2 == 0
-				a, w, bias := gemmInputF32(t, r, c, kind, tail)
-				packed := packF32(t, w, c.n, c.k, tail)
-				lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
-				switch i % 4 {
-				case 1:
-					lo, hi = 0, math.MaxFloat32
-				case 2:
-					lo, hi = -0.25, 0.5
-				}
-				checkGemmF32(t, im.name, im.fn, c, a, w, packed, bias, lo, hi)
-			}
-		})
+	// Each case's inputs and float64 reference are made once and every
+	// implementation is checked on them.
+	ims := implsOf(gemmF32Impls)
+	r := rand.New(rand.NewPCG(71, 72))
+	for i, c := range gemmCases(r) {
+		kind := f32Kind(i % int(numKinds))
+		tail := i%2 == 0
+		a, w, bias := gemmInputF32(t, r, c, kind, tail)
+		packed := packF32(t, w, c.n, c.k, tail)
+		lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+		switch i % 4 {
+		case 1:
+			lo, hi = 0, math.MaxFloat32
+		case 2:
+			lo, hi = -0.25, 0.5
+		}
+		ref := gemmRefF32(c, a, w, bias, lo, hi)
+		for _, im := range ims {
+			checkGemmF32Ref(t, im.name, im.fn, c, a, packed, bias, lo, hi, ref)
+		}
 	}
 }
 
@@ -245,15 +273,41 @@ func TestPackGemmLayouts(t *testing.T) {
 }
 
 // checkGemmInt8 runs f on c and compares every output with the int64
-// reference wrapped to int32, and every element outside the outputs
+// reference (wrapped to int32), and every element outside the outputs
 // with its sentinel.
 func checkGemmInt8(t testing.TB, name string, f func([]int32, int, []int8, int, []int8, []int32, int, int, int),
 	c gemmCase, a, w, packed []int8, seed []int32) {
 	t.Helper()
+	checkGemmInt8Ref(t, name, f, c, a, packed, seed, gemmRefInt8(c, a, w, seed))
+}
+
+// gemmRefInt8 computes every output of GemmInt8 on c in int64, wrapped
+// to int32, indexed as dst.
+func gemmRefInt8(c gemmCase, a, w []int8, seed []int32) []int32 {
 	size := 0
 	if c.m > 0 {
 		size = (c.m-1)*c.ldd + c.n
 	}
+	want := make([]int32, size)
+	for in := range want {
+		p, j := in/c.ldd, in%c.ldd
+		if j >= c.n {
+			continue
+		}
+		s := int64(seed[j])
+		for i := 0; i < c.k; i++ {
+			s += int64(a[p*c.lda+i]) * int64(w[j*c.k+i])
+		}
+		want[in] = int32(s)
+	}
+	return want
+}
+
+// checkGemmInt8Ref is checkGemmInt8 with the reference computed already.
+func checkGemmInt8Ref(t testing.TB, name string, f func([]int32, int, []int8, int, []int8, []int32, int, int, int),
+	c gemmCase, a, packed []int8, seed, want []int32) {
+	t.Helper()
+	size := len(want)
 	buf := make([]int32, size+1+2*guard)
 	for i := range buf {
 		buf[i] = sentinelI32
@@ -274,46 +328,44 @@ func checkGemmInt8(t testing.TB, name string, f func([]int32, int, []int8, int, 
 			}
 			continue
 		}
-		s := int64(seed[j])
-		for i := 0; i < c.k; i++ {
-			s += int64(a[p*c.lda+i]) * int64(w[j*c.k+i])
-		}
-		if want := int32(s); v != want {
-			t.Fatalf("%s %v: dst[%d][%d] = %d, want %d", name, c, p, j, v, want)
+		if v != want[in] {
+			t.Fatalf("%s %v: dst[%d][%d] = %d, want %d", name, c, p, j, v, want[in])
 		}
 	}
 }
 
 func TestTwinGemmInt8(t *testing.T) {
-	for _, im := range implsOf(gemmInt8Impls) {
-		t.Run(im.name, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(77, 78))
-			for i, c := range gemmCases(r) {
-				aLen := 0
-				if c.m > 0 {
-					aLen = (c.m-1)*c.lda + c.k
-				}
-				var a, packed []int8
-				var seed []int32
-				tail := i%2 == 0
-				if tail {
-					a, seed = tailI8(t, aLen), tailI32(t, c.n)
-					packed = tailI8(t, PackedGemmInt8Len(c.n, c.k))
-				} else {
-					a, seed = make([]int8, aLen+1)[1:], make([]int32, c.n)
-					packed = make([]int8, PackedGemmInt8Len(c.n, c.k))
-				}
-				w := make([]int8, c.n*c.k)
-				kind := i % 3
-				genI8(r, a, kind)
-				genI8(r, w, (kind+i/3)%3)
-				for j := range seed {
-					seed[j] = []int32{0, int32(r.Uint32()), math.MaxInt32 - 100, math.MinInt32 + 100, int32(r.IntN(20001) - 10000)}[r.IntN(5)]
-				}
-				PackGemmInt8(packed, w, c.n, c.k)
-				checkGemmInt8(t, im.name, im.fn, c, a, w, packed, seed)
-			}
-		})
+	// Each case's inputs and int64 reference are made once and every
+	// implementation is checked on them.
+	ims := implsOf(gemmInt8Impls)
+	r := rand.New(rand.NewPCG(77, 78))
+	for i, c := range gemmCases(r) {
+		aLen := 0
+		if c.m > 0 {
+			aLen = (c.m-1)*c.lda + c.k
+		}
+		var a, packed []int8
+		var seed []int32
+		tail := i%2 == 0
+		if tail {
+			a, seed = tailI8(t, aLen), tailI32(t, c.n)
+			packed = tailI8(t, PackedGemmInt8Len(c.n, c.k))
+		} else {
+			a, seed = make([]int8, aLen+1)[1:], make([]int32, c.n)
+			packed = make([]int8, PackedGemmInt8Len(c.n, c.k))
+		}
+		w := make([]int8, c.n*c.k)
+		kind := i % 3
+		genI8(r, a, kind)
+		genI8(r, w, (kind+i/3)%3)
+		for j := range seed {
+			seed[j] = []int32{0, int32(r.Uint32()), math.MaxInt32 - 100, math.MinInt32 + 100, int32(r.IntN(20001) - 10000)}[r.IntN(5)]
+		}
+		PackGemmInt8(packed, w, c.n, c.k)
+		want := gemmRefInt8(c, a, w, seed)
+		for _, im := range ims {
+			checkGemmInt8Ref(t, im.name, im.fn, c, a, packed, seed, want)
+		}
 	}
 }
 
@@ -321,90 +373,99 @@ func TestTwinGemmInt8(t *testing.T) {
 // against the int64 sums requantised by MultiplyByQuantizedMultiplier, for
 // int8 and uint8 ranges, with guard bands and gaps around the byte outputs.
 func TestTwinGemmInt8Requantize(t *testing.T) {
-	for _, im := range implsOf(gemmInt8RqImpls) {
-		t.Run(im.name, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(79, 80))
-			for i, c := range gemmCases(r) {
-				aLen := 0
-				if c.m > 0 {
-					aLen = (c.m-1)*c.lda + c.k
+	// Each case's inputs and expected bytes are made once and every
+	// implementation is checked on them.
+	ims := implsOf(gemmInt8RqImpls)
+	r := rand.New(rand.NewPCG(79, 80))
+	for i, c := range gemmCases(r) {
+		aLen := 0
+		if c.m > 0 {
+			aLen = (c.m-1)*c.lda + c.k
+		}
+		var a, packed []int8
+		var seed []int32
+		if i%2 == 0 {
+			a, seed = tailI8(t, aLen), tailI32(t, c.n)
+			packed = tailI8(t, PackedGemmInt8Len(c.n, c.k))
+		} else {
+			a, seed = make([]int8, aLen+1)[1:], make([]int32, c.n)
+			packed = make([]int8, PackedGemmInt8Len(c.n, c.k))
+		}
+		w := make([]int8, c.n*c.k)
+		genI8(r, a, i%3)
+		genI8(r, w, (i/3)%3)
+		for j := range seed {
+			seed[j] = int32(r.IntN(1<<20) - 1<<19)
+			if r.IntN(8) == 0 {
+				seed[j] = int32(r.Uint32())
+			}
+		}
+		PackGemmInt8(packed, w, c.n, c.k)
+		q, mult, shift := randomChannelRequant(t, r, c.n)
+		if i%3 != 0 { // realistic conv multipliers: < 1, right shifts
+			for j := range mult {
+				mult[j], shift[j] = int32(1<<30+r.IntN(1<<30)), -r.IntN(12)
+			}
+			var err error
+			if q, err = NewChannelRequant(mult, shift); err != nil {
+				t.Fatal(err)
+			}
+		}
+		zp, lo, hi := int32(r.IntN(256)-128), int32(-128), int32(127)
+		if i%4 == 1 {
+			zp, lo, hi = int32(r.IntN(256)), 0, 255
+		}
+		if i%5 == 2 {
+			lo, hi = lo+int32(r.IntN(50)), hi-int32(r.IntN(50))
+		}
+		size := 0
+		if c.m > 0 {
+			size = (c.m-1)*c.ldd + c.n
+		}
+		wZero := int32(0)
+		if i%3 == 1 { // a uint8 filter's zero point, re-centred
+			wZero = int32(r.IntN(256) - 128)
+		}
+		want, sums := make([]byte, size), make([]int32, size)
+		for in := range want {
+			p, ch := in/c.ldd, in%c.ldd
+			if ch >= c.n {
+				continue
+			}
+			s := int64(seed[ch])
+			for x := 0; x < c.k; x++ {
+				s += int64(a[p*c.lda+x]) * (int64(w[ch*c.k+x]) - int64(wZero))
+			}
+			sums[in] = int32(s)
+			want[in] = byte(max(lo, min(MultiplyByQuantizedMultiplier(int32(s), mult[ch], shift[ch])+zp, hi)))
+		}
+		for _, im := range ims {
+			const sentinel = 0x5a
+			buf := make([]byte, size+2*guard)
+			for j := range buf {
+				buf[j] = sentinel
+			}
+			dst := buf[guard : guard+size : guard+size]
+			if c.m > 0 {
+				im.fn(dst, c.ldd, a, c.lda, packed, seed, wZero, q, c.m, c.n, c.k, zp, lo, hi)
+			}
+			for j, v := range buf {
+				in := j - guard
+				p, ch := 0, -1
+				if in >= 0 && in < size {
+					p, ch = in/c.ldd, in%c.ldd
 				}
-				var a, packed []int8
-				var seed []int32
-				if i%2 == 0 {
-					a, seed = tailI8(t, aLen), tailI32(t, c.n)
-					packed = tailI8(t, PackedGemmInt8Len(c.n, c.k))
-				} else {
-					a, seed = make([]int8, aLen+1)[1:], make([]int32, c.n)
-					packed = make([]int8, PackedGemmInt8Len(c.n, c.k))
-				}
-				w := make([]int8, c.n*c.k)
-				genI8(r, a, i%3)
-				genI8(r, w, (i/3)%3)
-				for j := range seed {
-					seed[j] = int32(r.IntN(1<<20) - 1<<19)
-					if r.IntN(8) == 0 {
-						seed[j] = int32(r.Uint32())
+				if ch < 0 || ch >= c.n {
+					if v != sentinel {
+						t.Fatalf("%s %v: byte %d outside the outputs written", im.name, c, in)
 					}
+					continue
 				}
-				PackGemmInt8(packed, w, c.n, c.k)
-				q, mult, shift := randomChannelRequant(t, r, c.n)
-				if i%3 != 0 { // realistic conv multipliers: < 1, right shifts
-					for j := range mult {
-						mult[j], shift[j] = int32(1<<30+r.IntN(1<<30)), -r.IntN(12)
-					}
-					var err error
-					if q, err = NewChannelRequant(mult, shift); err != nil {
-						t.Fatal(err)
-					}
-				}
-				zp, lo, hi := int32(r.IntN(256)-128), int32(-128), int32(127)
-				if i%4 == 1 {
-					zp, lo, hi = int32(r.IntN(256)), 0, 255
-				}
-				if i%5 == 2 {
-					lo, hi = lo+int32(r.IntN(50)), hi-int32(r.IntN(50))
-				}
-				size := 0
-				if c.m > 0 {
-					size = (c.m-1)*c.ldd + c.n
-				}
-				const sentinel = 0x5a
-				buf := make([]byte, size+2*guard)
-				for j := range buf {
-					buf[j] = sentinel
-				}
-				dst := buf[guard : guard+size : guard+size]
-				wZero := int32(0)
-				if i%3 == 1 { // a uint8 filter's zero point, re-centred
-					wZero = int32(r.IntN(256) - 128)
-				}
-				if c.m > 0 {
-					im.fn(dst, c.ldd, a, c.lda, packed, seed, wZero, q, c.m, c.n, c.k, zp, lo, hi)
-				}
-				for j, v := range buf {
-					in := j - guard
-					p, ch := 0, -1
-					if in >= 0 && in < size {
-						p, ch = in/c.ldd, in%c.ldd
-					}
-					if ch < 0 || ch >= c.n {
-						if v != sentinel {
-							t.Fatalf("%s %v: byte %d outside the outputs written", im.name, c, in)
-						}
-						continue
-					}
-					s := int64(seed[ch])
-					for x := 0; x < c.k; x++ {
-						s += int64(a[p*c.lda+x]) * (int64(w[ch*c.k+x]) - int64(wZero))
-					}
-					want := byte(max(lo, min(MultiplyByQuantizedMultiplier(int32(s), mult[ch], shift[ch])+zp, hi)))
-					if v != want {
-						t.Fatalf("%s %v: dst[%d][%d] = %d, want %d (sum %d, mult %d shift %d)", im.name, c, p, ch, v, want, int32(s), mult[ch], shift[ch])
-					}
+				if v != want[in] {
+					t.Fatalf("%s %v: dst[%d][%d] = %d, want %d (sum %d, mult %d shift %d)", im.name, c, p, ch, v, want[in], sums[in], mult[ch], shift[ch])
 				}
 			}
-		})
+		}
 	}
 }
 

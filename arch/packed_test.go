@@ -73,40 +73,44 @@ func checkPacked(t testing.TB, name string, f func(dst, p []float32, rows, cols 
 }
 
 func TestTwinMatVecMulAccPacked(t *testing.T) {
+	// Each shape's inputs are made once and every implementation is
+	// checked on them.
+	ims := implsOf(matVecMulAccPackedImpls)
 	r := rand.New(rand.NewPCG(31, 32))
 	rowsList := []int{1, 2, 7, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 80, 95, 96, 112, 127, 128, 129, 130}
-	for _, im := range implsOf(matVecMulAccPackedImpls) {
-		t.Run(im.name, func(t *testing.T) {
-			maxP := PackedLen(130, 100)
-			pTail, xTail := tailF32(t, maxP), tailF32(t, 100)
-			for cols := 0; cols <= 100; cols++ {
-				for k, rows := range rowsList {
-					off := (cols + k) % 4
-					kind := f32Kind((cols + k) % int(numKinds))
-					m := make([]float32, rows*cols)
-					genF32(r, m, kind)
-					packed := PackMatrix(m, rows, cols)
-					var p, x []float32
-					if (cols+k)%2 == 0 { // inputs end at an inaccessible page
-						p = pTail[len(pTail)-len(packed):]
-						copy(p, packed)
-						x = xTail[len(xTail)-cols:]
-					} else { // inputs at odd offsets in ordinary memory
-						p = append(make([]float32, off), packed...)[off:]
-						x = make([]float32, cols+off+1)[off+1:]
-					}
-					genF32(r, x, kind)
-					checkPacked(t, im.name, im.fn, m, p, x, rows, cols, off, r)
-				}
+	maxP := PackedLen(130, 100)
+	pTail, xTail := tailF32(t, maxP), tailF32(t, 100)
+	for cols := 0; cols <= 100; cols++ {
+		for k, rows := range rowsList {
+			off := (cols + k) % 4
+			kind := f32Kind((cols + k) % int(numKinds))
+			m := make([]float32, rows*cols)
+			genF32(r, m, kind)
+			packed := PackMatrix(m, rows, cols)
+			var p, x []float32
+			if (cols+k)%2 == 0 { // inputs end at an inaccessible page
+				p = pTail[len(pTail)-len(packed):]
+				copy(p, packed)
+				x = xTail[len(xTail)-cols:]
+			} else { // inputs at odd offsets in ordinary memory
+				p = append(make([]float32, off), packed...)[off:]
+				x = make([]float32, cols+off+1)[off+1:]
 			}
-			for range 300 { // random shapes
-				rows, cols := 1+r.IntN(300), 1+r.IntN(300)
-				m, x := make([]float32, rows*cols), make([]float32, cols)
-				genF32(r, m, kindMixed)
-				genF32(r, x, kindMixed)
-				checkPacked(t, im.name, im.fn, m, PackMatrix(m, rows, cols), x, rows, cols, r.IntN(4), r)
+			genF32(r, x, kind)
+			for _, im := range ims {
+				checkPacked(t, im.name, im.fn, m, p, x, rows, cols, off, r)
 			}
-		})
+		}
+	}
+	for range 300 { // random shapes
+		rows, cols := 1+r.IntN(300), 1+r.IntN(300)
+		m, x := make([]float32, rows*cols), make([]float32, cols)
+		genF32(r, m, kindMixed)
+		genF32(r, x, kindMixed)
+		p, off := PackMatrix(m, rows, cols), r.IntN(4)
+		for _, im := range ims {
+			checkPacked(t, im.name, im.fn, m, p, x, rows, cols, off, r)
+		}
 	}
 }
 
