@@ -14,7 +14,7 @@ TEXT ·int8ToF32AVX2Asm(SB), NOSPLIT, $0-29
 	MOVQ         src+8(FP), SI
 	MOVQ         n+16(FP), CX
 	MOVL         offset+24(FP), AX
-	MOVQ         AX, X15
+	VMOVQ        AX, X15
 	VPBROADCASTD X15, Y15
 	MOVBLZX      unsigned+28(FP), AX
 	TESTL        AX, AX

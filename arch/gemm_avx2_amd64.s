@@ -218,7 +218,7 @@ TEXT ·gemmInt8R4AVX2(SB), NOSPLIT, $0-80
 	SHLQ         $3, CX
 	ANDQ         $-4, R13
 	MOVL         $0x00800080, AX
-	MOVQ         AX, X14
+	VMOVQ        AX, X14
 	VPBROADCASTD X14, Y14
 	MOVQ         a+16(FP), SI
 
@@ -287,25 +287,25 @@ ktail:
 	VPSUBW    Y14, Y11, Y11
 	MOVL         (SI)(R9*1), R10
 	SHRL         CX, R10
-	MOVQ         R10, X12
+	VMOVQ        R10, X12
 	VPBROADCASTD X12, Y12
 	VPMOVSXBW    X12, Y12
 	MADD(Y0, Y1)
 	MOVL         (BX)(R9*1), R10
 	SHRL         CX, R10
-	MOVQ         R10, X12
+	VMOVQ        R10, X12
 	VPBROADCASTD X12, Y12
 	VPMOVSXBW    X12, Y12
 	MADD(Y2, Y3)
 	MOVL         (DX)(R9*1), R10
 	SHRL         CX, R10
-	MOVQ         R10, X12
+	VMOVQ        R10, X12
 	VPBROADCASTD X12, Y12
 	VPMOVSXBW    X12, Y12
 	MADD(Y4, Y5)
 	MOVL         (R8)(R9*1), R10
 	SHRL         CX, R10
-	MOVQ         R10, X12
+	VMOVQ        R10, X12
 	VPBROADCASTD X12, Y12
 	VPMOVSXBW    X12, Y12
 	MADD(Y6, Y7)

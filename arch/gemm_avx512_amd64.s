@@ -1563,35 +1563,35 @@ narrowedy8:
 	MOVQ     ldd+8(FP), AX
 	KORTESTB K1, K1
 	JCC      partialy8
-	MOVQ     X0, (R14)
+	VMOVQ    X0, (R14)
 	CMPQ     m+48(FP), $2
 	JLT      storedy8
 	ADDQ     AX, R14
-	MOVQ     X1, (R14)
+	VMOVQ    X1, (R14)
 	CMPQ     m+48(FP), $3
 	JLT      storedy8
 	ADDQ     AX, R14
-	MOVQ     X2, (R14)
+	VMOVQ    X2, (R14)
 	CMPQ     m+48(FP), $4
 	JLT      storedy8
 	ADDQ     AX, R14
-	MOVQ     X3, (R14)
+	VMOVQ    X3, (R14)
 	CMPQ     m+48(FP), $5
 	JLT      storedy8
 	ADDQ     AX, R14
-	MOVQ     X4, (R14)
+	VMOVQ    X4, (R14)
 	CMPQ     m+48(FP), $6
 	JLT      storedy8
 	ADDQ     AX, R14
-	MOVQ     X5, (R14)
+	VMOVQ    X5, (R14)
 	CMPQ     m+48(FP), $7
 	JLT      storedy8
 	ADDQ     AX, R14
-	MOVQ     X6, (R14)
+	VMOVQ    X6, (R14)
 	CMPQ     m+48(FP), $8
 	JLT      storedy8
 	ADDQ     AX, R14
-	MOVQ     X7, (R14)
+	VMOVQ    X7, (R14)
 	JMP      storedy8
 
 partialy8:
@@ -1799,19 +1799,19 @@ narrowedy4:
 	MOVQ     ldd+8(FP), AX
 	KORTESTB K1, K1
 	JCC      partialy4
-	MOVQ     X0, (R14)
+	VMOVQ    X0, (R14)
 	CMPQ     m+48(FP), $2
 	JLT      storedy4
 	ADDQ     AX, R14
-	MOVQ     X1, (R14)
+	VMOVQ    X1, (R14)
 	CMPQ     m+48(FP), $3
 	JLT      storedy4
 	ADDQ     AX, R14
-	MOVQ     X2, (R14)
+	VMOVQ    X2, (R14)
 	CMPQ     m+48(FP), $4
 	JLT      storedy4
 	ADDQ     AX, R14
-	MOVQ     X3, (R14)
+	VMOVQ    X3, (R14)
 	JMP      storedy4
 
 partialy4:

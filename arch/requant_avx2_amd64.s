@@ -21,19 +21,19 @@
 // SETUP_AVX2 loads the shared parameters: X14 left, X15 right, Y13 mult,
 // Y12 mask, Y11 thr, Y10 2^30 in each qword. Clobbers AX.
 #define SETUP_AVX2 \
-	MOVQ         left+56(FP), X14  \
-	MOVQ         right+64(FP), X15 \
+	VMOVQ        left+56(FP), X14  \
+	VMOVQ        right+64(FP), X15 \
 	MOVL         mult+72(FP), AX   \
-	MOVQ         AX, X13           \
+	VMOVQ        AX, X13           \
 	VPBROADCASTD X13, Y13          \
 	MOVL         mask+76(FP), AX   \
-	MOVQ         AX, X12           \
+	VMOVQ        AX, X12           \
 	VPBROADCASTD X12, Y12          \
 	MOVL         thr+80(FP), AX    \
-	MOVQ         AX, X11           \
+	VMOVQ        AX, X11           \
 	VPBROADCASTD X11, Y11          \
 	MOVQ         $0x40000000, AX   \
-	MOVQ         AX, X10           \
+	VMOVQ        AX, X10           \
 	VPBROADCASTQ X10, Y10
 
 // MBQM8: Y1 = MBQM(Y0) on eight int32 lanes. Clobbers Y0, Y2-Y4.
@@ -94,13 +94,13 @@ TEXT ·requantInt8AVX2Asm(SB), NOSPLIT, $0-96
 	MOVQ         n+48(FP), CX
 	SETUP_AVX2
 	MOVL         zp+84(FP), AX
-	MOVQ         AX, X7
+	VMOVQ        AX, X7
 	VPBROADCASTD X7, Y7
 	MOVL         lo+88(FP), AX
-	MOVQ         AX, X8
+	VMOVQ        AX, X8
 	VPBROADCASTD X8, Y8
 	MOVL         hi+92(FP), AX
-	MOVQ         AX, X9
+	VMOVQ        AX, X9
 	VPBROADCASTD X9, Y9
 	XORQ         AX, AX
 
@@ -115,7 +115,7 @@ loop:
 	VEXTRACTI128 $1, Y1, X6
 	VPACKSSDW    X6, X1, X1
 	VPACKSSWB    X1, X1, X1
-	MOVQ         X1, (DI)(AX*1)
+	VMOVQ        X1, (DI)(AX*1)
 	ADDQ         $8, AX
 	JMP          loop
 

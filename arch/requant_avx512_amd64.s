@@ -22,8 +22,8 @@
 // Z12 mask, Z11 thr, Z10 2^30 per qword, Z9 ones, K2 odd lanes. Clobbers
 // AX.
 #define SETUP_AVX512 \
-	MOVQ         left+56(FP), X14  \
-	MOVQ         right+64(FP), X15 \
+	VMOVQ        left+56(FP), X14  \
+	VMOVQ        right+64(FP), X15 \
 	MOVL         mult+72(FP), AX   \
 	VPBROADCASTD AX, Z13           \
 	MOVL         mask+76(FP), AX   \

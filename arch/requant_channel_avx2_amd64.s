@@ -56,19 +56,19 @@ TEXT ·requantChannelsAVX2(SB), NOSPLIT, $0-76
 	LEAQ         (R12)(R11*1), R13
 	LEAQ         (R13)(R11*1), R14
 	MOVQ         $0x40000000, R10
-	MOVQ         R10, X10
+	VMOVQ        R10, X10
 	VPBROADCASTQ X10, Y10
 	MOVL         zp+64(FP), R10
-	MOVQ         R10, X11
+	VMOVQ        R10, X11
 	VPBROADCASTD X11, Y11
 	MOVL         lo+68(FP), R10
-	MOVQ         R10, X12
+	VMOVQ        R10, X12
 	VPBROADCASTD X12, Y12
 	MOVL         hi+72(FP), R10
-	MOVQ         R10, X13
+	VMOVQ        R10, X13
 	VPBROADCASTD X13, Y13
 	MOVL         $0xff, R10
-	MOVQ         R10, X14
+	VMOVQ        R10, X14
 	VPBROADCASTD X14, Y14
 
 period:
@@ -90,7 +90,7 @@ blk:
 	JLT     tail
 	VMOVDQU (SI), Y0
 	RQ8
-	MOVQ    X1, (DI)
+	VMOVQ   X1, (DI)
 	ADDQ    $32, SI
 	ADDQ    $8, DI
 	ADDQ    $32, CX
@@ -103,7 +103,7 @@ tail:
 	VMOVDQU    (R11), Y15
 	VPMASKMOVD (SI), Y15, Y0
 	RQ8
-	MOVQ       X1, R11
+	VMOVQ      X1, R11
 	LEAQ       (SI)(R10*4), SI
 
 tailbytes:

@@ -407,7 +407,7 @@ narrowed{{.L}}:
 	JLT stored{{$.L}}
 	ADDQ AX, R14
 {{- end}}
-	{{if $.Y}}MOVQ{{else}}VMOVDQU{{end}} {{.X}}, (R14)
+	{{if $.Y}}VMOVQ{{else}}VMOVDQU{{end}} {{.X}}, (R14)
 {{- end}}
 	JMP stored{{.L}}
 
