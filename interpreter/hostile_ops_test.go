@@ -9,7 +9,7 @@ import (
 )
 
 // Hostile single-operator models for the CNN, data-movement and selection
-// kernels of package ops: valid models with one thing broken each (a
+// kernels of package ops/builtin: valid models with one thing broken each (a
 // zero stride, a filter of the wrong rank or depth, a per-channel scale
 // count that does not match, an axis or permutation out of range, a
 // split that does not divide, an index that is out of range only at run

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/ops/builtin"
 	"github.com/tflrun/tflrun/schema"
 )
 
@@ -133,13 +134,13 @@ func newDequantPair(t *testing.T) (once, perInvoke *Interpreter, onceEvals, perI
 	t.Helper()
 	onceEvals, perInvokeEvals = new(int), new(int)
 	r := DefaultResolver()
-	r.AddBuiltin(ops.OpDequantize, 1, 6, func() ops.Kernel { return &countingKernel{ops.NewDequantize(), onceEvals} })
+	r.AddBuiltin(ops.OpDequantize, 1, 6, func() ops.Kernel { return &countingKernel{builtin.NewDequantize(), onceEvals} })
 	once, err := New(mustLoad(t, dequantModel(t, false)), &Options{Resolver: r})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r2 := DefaultResolver()
-	r2.AddCustom("PerInvokeDequantize", func() ops.Kernel { return &countingKernel{ops.NewDequantize(), perInvokeEvals} })
+	r2.AddCustom("PerInvokeDequantize", func() ops.Kernel { return &countingKernel{builtin.NewDequantize(), perInvokeEvals} })
 	perInvoke, err = New(mustLoad(t, dequantModel(t, true)), &Options{Resolver: r2})
 	if err != nil {
 		t.Fatal(err)
@@ -316,7 +317,7 @@ func TestPrecomputedDequantizeNotApplied(t *testing.T) {
 			c.edit(m)
 			evals := 0
 			r := DefaultResolver()
-			r.AddBuiltin(ops.OpDequantize, 1, 6, func() ops.Kernel { return &countingKernel{ops.NewDequantize(), &evals} })
+			r.AddBuiltin(ops.OpDequantize, 1, 6, func() ops.Kernel { return &countingKernel{builtin.NewDequantize(), &evals} })
 			it, err := New(mustLoad(t, m), &Options{Resolver: r})
 			if err != nil {
 				t.Fatal(err)
@@ -374,7 +375,7 @@ func TestPrecomputedBeforeConsumersPrepare(t *testing.T) {
 	var values [][]float32
 	r := DefaultResolver()
 	r.AddBuiltin(ops.OpFullyConnected, 1, 1, func() ops.Kernel {
-		return &prepareProbe{ops.NewFullyConnected(), &constant, &values}
+		return &prepareProbe{builtin.NewFullyConnected(), &constant, &values}
 	})
 	it, err := New(mustLoad(t, dequantModel(t, false)), &Options{Resolver: r})
 	if err != nil {
@@ -408,9 +409,9 @@ func TestPrecomputedBeforeConsumersPrepare(t *testing.T) {
 	constant, values = nil, nil
 	r2 := DefaultResolver()
 	r2.AddBuiltin(ops.OpFullyConnected, 1, 1, func() ops.Kernel {
-		return &prepareProbe{ops.NewFullyConnected(), &constant, &values}
+		return &prepareProbe{builtin.NewFullyConnected(), &constant, &values}
 	})
-	r2.AddCustom("PerInvokeDequantize", ops.NewDequantize)
+	r2.AddCustom("PerInvokeDequantize", builtin.NewDequantize)
 	per, err := New(mustLoad(t, dequantModel(t, true)), &Options{Resolver: r2})
 	if err != nil {
 		t.Fatal(err)

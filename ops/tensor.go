@@ -1,10 +1,14 @@
-// Package ops holds the kernel contract of tflrun (tensor views, the
-// Prepare/Eval interface, the operator registry) and the builtin
-// non-recurrent kernels, one operator per file.
+// Package ops holds the kernel contract of tflrun: tensors and their typed
+// views, the Prepare/Eval interface kernels implement (Kernel, Node), the
+// operator registry (Resolver, Registration, the builtin operator codes),
+// the option types several kernel families share (Activation, Padding) and
+// the quantisation arithmetic of TensorFlow Lite (QuantizeMultiplier,
+// MultiplyByQuantizedMultiplier, SymmetricQuantizeFloats, …) that kernels
+// are built from.
 //
-// The semantics of every kernel follow TensorFlow Lite's builtin kernels
-// (tensorflow/lite/kernels): the same rounding, saturation and quantisation
-// arithmetic, so integer models give TFLite's outputs bit for bit.
+// The kernels themselves live elsewhere: the builtin non-recurrent
+// operators in ops/builtin, the fused recurrent ones in fused. A kernel
+// written outside tflrun (a custom operator) needs only this package.
 package ops
 
 import (
@@ -211,10 +215,13 @@ func (t *Tensor) String() string {
 	return fmt.Sprintf("tensor %d %q %s%v", t.Index, t.Name, t.Type, t.Shape)
 }
 
-// view reinterprets the tensor's bytes as n elements of type E, where n
-// is len(Data)/size. The interpreter guarantees Data is aligned for its
-// element type.
-func view[E any](b []byte) []E {
+// View reinterprets the bytes b (a tensor's Data or a scratch buffer) as
+// len(b)/size elements of type E sharing b's memory; it returns nil when b
+// is shorter than one element. It does not check alignment: the
+// interpreter aligns every tensor's Data and scratch buffer to 64 bytes, so
+// kernels may view them as any element type. Kernels use it for element
+// types Tensor has no method for (uint64 words, [2]uint64 blocks).
+func View[E any](b []byte) []E {
 	var z E
 	size := int(unsafe.Sizeof(z))
 	if len(b) < size {
@@ -225,36 +232,36 @@ func view[E any](b []byte) []E {
 
 // Float32s returns the data as []float32 sharing the tensor's memory. It
 // does not check Type; callers check types in Prepare.
-func (t *Tensor) Float32s() []float32 { return view[float32](t.Data) }
+func (t *Tensor) Float32s() []float32 { return View[float32](t.Data) }
 
 // Float64s returns the data as []float64 sharing the tensor's memory.
-func (t *Tensor) Float64s() []float64 { return view[float64](t.Data) }
+func (t *Tensor) Float64s() []float64 { return View[float64](t.Data) }
 
 // Int8s returns the data as []int8 sharing the tensor's memory.
-func (t *Tensor) Int8s() []int8 { return view[int8](t.Data) }
+func (t *Tensor) Int8s() []int8 { return View[int8](t.Data) }
 
 // Uint8s returns the data as []uint8 sharing the tensor's memory (the same
 // slice as Data).
 func (t *Tensor) Uint8s() []uint8 { return t.Data }
 
 // Int16s returns the data as []int16 sharing the tensor's memory.
-func (t *Tensor) Int16s() []int16 { return view[int16](t.Data) }
+func (t *Tensor) Int16s() []int16 { return View[int16](t.Data) }
 
 // Uint16s returns the data as []uint16 sharing the tensor's memory.
-func (t *Tensor) Uint16s() []uint16 { return view[uint16](t.Data) }
+func (t *Tensor) Uint16s() []uint16 { return View[uint16](t.Data) }
 
 // Int32s returns the data as []int32 sharing the tensor's memory.
-func (t *Tensor) Int32s() []int32 { return view[int32](t.Data) }
+func (t *Tensor) Int32s() []int32 { return View[int32](t.Data) }
 
 // Uint32s returns the data as []uint32 sharing the tensor's memory.
-func (t *Tensor) Uint32s() []uint32 { return view[uint32](t.Data) }
+func (t *Tensor) Uint32s() []uint32 { return View[uint32](t.Data) }
 
 // Int64s returns the data as []int64 sharing the tensor's memory.
-func (t *Tensor) Int64s() []int64 { return view[int64](t.Data) }
+func (t *Tensor) Int64s() []int64 { return View[int64](t.Data) }
 
 // Bools returns the data as []bool sharing the tensor's memory (TFLite
 // stores bool as one byte, 0 or 1).
-func (t *Tensor) Bools() []bool { return view[bool](t.Data) }
+func (t *Tensor) Bools() []bool { return View[bool](t.Data) }
 
 // ShapeElements multiplies dims with overflow and sign checks: it returns
 // the element count, or an error when a dimension is negative or the

@@ -80,7 +80,7 @@ func (t *Tensor) CopyFrom(src any) error {
 	case []int64:
 		copy(t.Int64s(), s)
 	case []uint64:
-		copy(view[uint64](t.Data), s)
+		copy(View[uint64](t.Data), s)
 	case []bool:
 		copy(t.Bools(), s)
 	}
@@ -113,7 +113,7 @@ func (t *Tensor) CopyTo(dst any) error {
 	case []int64:
 		copy(d, t.Int64s())
 	case []uint64:
-		copy(d, view[uint64](t.Data))
+		copy(d, View[uint64](t.Data))
 	case []bool:
 		copy(d, t.Bools())
 	}

@@ -1,0 +1,131 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// AveragePool2D is the kernel of TFLite's AVERAGE_POOL_2D operator: each
+// output value is the mean of the input values under its window, counting
+// only positions inside the image (padding is not averaged in), then
+// clamped to the fused activation's range.
+//
+// Input 0 and output 0 are NHWC [batch, H, W, C] of one type. Averages,
+// as TFLite's builtin kernels compute them:
+//   - float32: the float32 sum in window order divided by the count;
+//   - int8 and int16: the int32 sum divided by the count rounding half away
+//     from zero ((sum ± count/2)/count with truncating division);
+//   - uint8: (sum + count/2)/count.
+//
+// Quantised input and output are expected to share scale and zero point
+// (raw values are averaged). A window with no position inside the image
+// (possible with SAME padding and a filter larger than the input) is an
+// Eval error, where TFLite's kernel also fails.
+type AveragePool2D struct {
+	p     pool2D
+	accID int
+}
+
+// NewAveragePool2D returns an AVERAGE_POOL_2D kernel for one node.
+func NewAveragePool2D() ops.Kernel { return &AveragePool2D{} }
+
+// Prepare validates the node, sets the output shape and requests the
+// integer accumulators.
+func (k *AveragePool2D) Prepare(n *ops.Node) error {
+	if err := k.p.prepare(n, ops.Float32, ops.Int8, ops.Uint8, ops.Int16); err != nil {
+		return err
+	}
+	if k.p.typ != ops.Float32 {
+		k.accID = n.RequestScratch(4 * k.p.depth)
+	}
+	return nil
+}
+
+var errEmptyWindow = errors.New("a pooling window lies entirely in the padding (no input positions to average)")
+
+// Eval computes the pooled output.
+func (k *AveragePool2D) Eval(n *ops.Node) error {
+	in, out := n.Input(0), n.Output(0)
+	if in == nil || out == nil {
+		return errors.New("AVERAGE_POOL_2D: input or output missing at Eval")
+	}
+	if err := checkData(in, out); err != nil {
+		return err
+	}
+	p := &k.p
+	if p.typ == ops.Float32 {
+		return avgPoolFloat(p, in.Float32s(), out.Float32s())
+	}
+	acc, err := scratchInt32(n, k.accID, p.depth)
+	if err != nil {
+		return err
+	}
+	switch p.typ {
+	case ops.Int8:
+		return avgPoolInt(p, acc, in.Int8s(), out.Int8s(), true)
+	case ops.Uint8:
+		return avgPoolInt(p, acc, in.Data, out.Data, false)
+	case ops.Int16:
+		return avgPoolInt(p, acc, in.Int16s(), out.Int16s(), true)
+	}
+	return fmt.Errorf("AVERAGE_POOL_2D: type %s", p.typ)
+}
+
+func avgPoolFloat(p *pool2D, x, o []float32) error {
+	depth, rowStride := p.depth, p.w.in*p.depth
+	return p.each(func(oi, img, yLo, yHi, xLo, xHi int) error {
+		count := (yHi - yLo) * (xHi - xLo)
+		if count == 0 {
+			return errEmptyWindow
+		}
+		dst := o[oi : oi+depth]
+		clear(dst)
+		for iy := yLo; iy < yHi; iy++ {
+			for ix := xLo; ix < xHi; ix++ {
+				off := img + iy*rowStride + ix*depth
+				src := x[off : off+depth]
+				for c, v := range src {
+					dst[c] += v
+				}
+			}
+		}
+		fc := float32(count)
+		for c, v := range dst {
+			dst[c] = clampF32(v/fc, p.fMin, p.fMax)
+		}
+		return nil
+	})
+}
+
+func avgPoolInt[T int8 | uint8 | int16](p *pool2D, acc []int32, x, o []T, signed bool) error {
+	depth, rowStride := p.depth, p.w.in*p.depth
+	return p.each(func(oi, img, yLo, yHi, xLo, xHi int) error {
+		count := int32((yHi - yLo) * (xHi - xLo))
+		if count == 0 {
+			return errEmptyWindow
+		}
+		clear(acc)
+		for iy := yLo; iy < yHi; iy++ {
+			for ix := xLo; ix < xHi; ix++ {
+				off := img + iy*rowStride + ix*depth
+				src := x[off : off+depth]
+				for c, v := range src {
+					acc[c] += int32(v)
+				}
+			}
+		}
+		dst := o[oi : oi+depth]
+		half := count / 2
+		for c, a := range acc {
+			if a > 0 || !signed {
+				a = (a + half) / count
+			} else {
+				a = (a - half) / count
+			}
+			dst[c] = T(ops.ClampInt32(a, p.qMin, p.qMax))
+		}
+		return nil
+	})
+}

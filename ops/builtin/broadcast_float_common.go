@@ -1,0 +1,106 @@
+package builtin
+
+import "github.com/tflrun/tflrun/arch"
+
+// floatBinaryOp names the float32 arithmetic of broadcastFloat32.
+type floatBinaryOp uint8
+
+const (
+	floatAdd floatBinaryOp = iota
+	floatSub
+	floatMul
+)
+
+// broadcastFloat32 is broadcastApply for float32 ADD, SUB and MUL: out =
+// a op b over the broadcast output, then every value clamped to [lo, hi]
+// (the fused activation's range) as clampF32 does (arch.VecClamp gives the same
+// bits). Each element is one IEEE float32 operation, as in the per-element
+// path, so the results are identical; what changes is that the innermost
+// broadcast dimension runs as one vector loop (arch.VecAdd and
+// arch.VecMul where both inputs step, a loop against a scalar where one
+// repeats) instead of a function call per element. A per-channel
+// operand [C] against [N, H, W, C] (a batch normalisation after a ReLU,
+// say) becomes N·H·W vector calls of length C.
+func broadcastFloat32(bc *broadcast, a, b, out []float32, op floatBinaryOp, lo, hi float32) {
+	if !bc.needed {
+		n := bc.count
+		floatRun(op, out[:n], a[:n], b[:n], 1, 1)
+	} else {
+		n, sa, sb := bc.dims[5], bc.strideA[5], bc.strideB[5]
+		bc.eachRun(func(o, ia, ib int) {
+			floatRun(op, out[o:o+n], a[ia:], b[ib:], sa, sb)
+		})
+	}
+	arch.VecClamp(out[:bc.count], lo, hi)
+}
+
+// floatRun sets dst[i] = a[i·sa] op b[i·sb] for i < len(dst); each stride
+// is 0 (the value repeats) or 1.
+func floatRun(op floatBinaryOp, dst, a, b []float32, sa, sb int) {
+	n := len(dst)
+	if n == 0 {
+		return
+	}
+	switch {
+	case sa == 1 && sb == 1:
+		a, b = a[:n], b[:n]
+		switch op {
+		case floatAdd:
+			arch.VecAdd(dst, a, b)
+		case floatMul:
+			arch.VecMul(dst, a, b)
+		default:
+			for i := range dst {
+				dst[i] = a[i] - b[i]
+			}
+		}
+	case sa == 1 && sb == 0:
+		a, y := a[:n], b[0]
+		switch op {
+		case floatAdd:
+			for i := range dst {
+				dst[i] = a[i] + y
+			}
+		case floatMul:
+			for i := range dst {
+				dst[i] = a[i] * y
+			}
+		default:
+			for i := range dst {
+				dst[i] = a[i] - y
+			}
+		}
+	case sa == 0 && sb == 1:
+		x, b := a[0], b[:n]
+		switch op {
+		case floatAdd:
+			for i := range dst {
+				dst[i] = x + b[i]
+			}
+		case floatMul:
+			for i := range dst {
+				dst[i] = x * b[i]
+			}
+		default:
+			for i := range dst {
+				dst[i] = x - b[i]
+			}
+		}
+	default: // both repeat: a single value (only when the run has length 1)
+		v := floatOp(op, a[0], b[0])
+		for i := range dst {
+			dst[i] = v
+		}
+	}
+}
+
+// floatOp is one element of floatRun.
+func floatOp(op floatBinaryOp, x, y float32) float32 {
+	switch op {
+	case floatAdd:
+		return x + y
+	case floatMul:
+		return x * y
+	}
+	return x - y
+}

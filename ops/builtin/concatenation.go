@@ -1,0 +1,199 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// Concatenation is the kernel of TFLite's CONCATENATION operator: its
+// inputs joined along ConcatenationOptions.Axis (negative counts from the
+// end).
+//
+// All inputs have one type and rank, and equal dimensions except along the
+// axis; the output's axis dimension is their sum (rank-0 inputs give a 1-D
+// output of one element each). Types: float32, float16, bfloat16, int8,
+// uint8, int16, int32, uint32, int64, bool. As in TFLite's
+// concatenation.cc: the fused activation must be NONE; int8 inputs must
+// share the output's scale and zero point (no rescaling); int16 inputs and
+// output need zero point 0; uint8 inputs with a scale or zero point other
+// than the output's are requantised elementwise as
+// round(q·s + b) + zp_out with s = scale_in·(1/scale_out) and b =
+// -zp_in·s in float32, clamped to [0, 255] (ConcatenationWithScaling).
+type Concatenation struct {
+	outer  int
+	inner  []int // bytes per outer slice, per input
+	elem   int
+	rescal []concatRescale
+}
+
+type concatRescale struct {
+	copy  bool
+	scale float32
+	bias  float32
+	outZP int32
+}
+
+// NewConcatenation returns a CONCATENATION kernel for one node.
+func NewConcatenation() ops.Kernel { return &Concatenation{} }
+
+// Prepare validates the inputs and sets the output shape.
+func (k *Concatenation) Prepare(n *ops.Node) error {
+	*k = Concatenation{}
+	var opts ops.ConcatenationOptions
+	if o, ok := n.Options.(*ops.ConcatenationOptions); ok && o != nil {
+		opts = *o
+	} else if n.Options != nil {
+		return fmt.Errorf("options: have %T, need *ConcatenationOptions", n.Options)
+	}
+	if opts.Activation != ops.ActNone {
+		return fmt.Errorf("options: fused activation %s is not supported (TFLite requires NONE)", opts.Activation)
+	}
+	if len(n.Inputs) < 1 || len(n.Outputs) != 1 {
+		return fmt.Errorf("has %d inputs and %d outputs, needs at least 1 and 1", len(n.Inputs), len(n.Outputs))
+	}
+	out := n.Output(0)
+	if out == nil {
+		return errors.New("output 0 is missing")
+	}
+	t0, err := n.RequireInput(0)
+	if err != nil {
+		return err
+	}
+	if err := requireType(t0, "input 0", ops.Float32, ops.Float16, ops.BFloat16, ops.Int8, ops.Uint8, ops.Int16, ops.Int32, ops.Uint32, ops.Int64, ops.Bool); err != nil {
+		return err
+	}
+	if out.Type != t0.Type {
+		return fmt.Errorf("output 0: type %s differs from input type %s", out.Type, t0.Type)
+	}
+	rank := t0.Rank()
+	axis := opts.Axis
+	if axis < 0 {
+		axis += rank
+	}
+	if axis < 0 || axis >= rank && !(rank == 0 && axis == 0) {
+		return fmt.Errorf("options: axis %d is outside inputs of rank %d", opts.Axis, rank)
+	}
+	k.elem = t0.Type.Size()
+	var outShape []int
+	if rank == 0 {
+		outShape = []int{len(n.Inputs)}
+	} else {
+		outShape = copyShape(t0.Shape)
+		outShape[axis] = 0
+	}
+	for i, t := range n.Inputs {
+		label := fmt.Sprintf("input %d", i)
+		if t == nil {
+			return fmt.Errorf("%s is required but omitted", label)
+		}
+		if t.Type != t0.Type {
+			return fmt.Errorf("%s: type %s differs from input 0 type %s", label, t.Type, t0.Type)
+		}
+		if t.Rank() != rank {
+			return fmt.Errorf("%s: rank %d differs from input 0 rank %d", label, t.Rank(), rank)
+		}
+		if _, err := numElementsChecked(t, label); err != nil {
+			return err
+		}
+		for d := 0; d < rank; d++ {
+			if d == axis {
+				if outShape[axis] > math.MaxInt32-t.Shape[d] {
+					return fmt.Errorf("%s: concatenated dimension overflows", label)
+				}
+				outShape[axis] += t.Shape[d]
+			} else if t.Shape[d] != t0.Shape[d] {
+				return fmt.Errorf("%s: dimension %d is %d, input 0 has %d", label, d, t.Shape[d], t0.Shape[d])
+			}
+		}
+	}
+	if _, err := ops.ShapeElements(outShape, k.elem); err != nil {
+		return fmt.Errorf("output 0: %v", err)
+	}
+	out.Shape = outShape
+	k.outer = 1
+	for d := 0; d < axis && d < rank; d++ {
+		k.outer *= t0.Shape[d]
+	}
+	k.inner = make([]int, len(n.Inputs))
+	for i, t := range n.Inputs {
+		b := k.elem
+		for d := axis; d < rank; d++ {
+			b *= t.Shape[d]
+		}
+		k.inner[i] = b
+	}
+	return k.prepareQuant(n, out)
+}
+
+func (k *Concatenation) prepareQuant(n *ops.Node, out *ops.Tensor) error {
+	switch out.Type {
+	case ops.Int8:
+		for i, t := range n.Inputs {
+			if t.Scale() != out.Scale() || t.ZeroPoint() != out.ZeroPoint() {
+				return fmt.Errorf("input %d: int8 quantization (scale %g, zero point %d) differs from the output's (%g, %d); TFLite does not rescale int8", i, t.Scale(), t.ZeroPoint(), out.Scale(), out.ZeroPoint())
+			}
+		}
+	case ops.Int16:
+		for i, t := range n.Inputs {
+			if t.ZeroPoint() != 0 {
+				return fmt.Errorf("input %d: int16 zero point %d, need 0", i, t.ZeroPoint())
+			}
+		}
+		if out.ZeroPoint() != 0 {
+			return fmt.Errorf("output 0: int16 zero point %d, need 0", out.ZeroPoint())
+		}
+	case ops.Uint8:
+		k.rescal = make([]concatRescale, len(n.Inputs))
+		os, ozp := out.Scale(), out.ZeroPoint()
+		inv := float32(1) / os
+		for i, t := range n.Inputs {
+			r := &k.rescal[i]
+			r.outZP = ozp
+			if t.ZeroPoint() == ozp && t.Scale() == os {
+				r.copy = true
+				continue
+			}
+			r.scale = t.Scale() * inv
+			r.bias = float32(-t.ZeroPoint()) * r.scale
+		}
+	}
+	return nil
+}
+
+// Eval copies (or requantises) every input slice into place.
+func (k *Concatenation) Eval(n *ops.Node) error {
+	out := n.Output(0)
+	if out == nil {
+		return errors.New("CONCATENATION: output missing at Eval")
+	}
+	if err := checkData(out); err != nil {
+		return err
+	}
+	for _, t := range n.Inputs {
+		if t == nil || len(t.Data) < t.Bytes() {
+			return errShortData
+		}
+	}
+	o := 0
+	for outer := 0; outer < k.outer; outer++ {
+		for i, t := range n.Inputs {
+			sz := k.inner[i]
+			src := t.Data[outer*sz : (outer+1)*sz]
+			dst := out.Data[o : o+sz]
+			if k.rescal != nil && !k.rescal[i].copy {
+				r := &k.rescal[i]
+				for j, v := range src {
+					q := f32ToInt32(roundf(float32(float32(v)*r.scale)+r.bias)) + r.outZP
+					dst[j] = uint8(ops.ClampInt32(q, 0, 255))
+				}
+			} else {
+				copy(dst, src)
+			}
+			o += sz
+		}
+	}
+	return nil
+}

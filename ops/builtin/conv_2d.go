@@ -1,0 +1,630 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/tflrun/tflrun/arch"
+	"github.com/tflrun/tflrun/ops"
+)
+
+// Conv2D is the kernel of TFLite's CONV_2D operator: a 2-D convolution
+// over NHWC images.
+//
+// Inputs: 0 input [batch, inH, inW, inC]; 1 filter [outC, fH, fW,
+// filterInC] where inC is a multiple of filterInC (inC/filterInC groups,
+// outC a multiple of the group count); 2 bias [outC] (TFLite requires it;
+// tflrun also accepts it omitted, meaning zeros, as TFLite Micro does).
+// Output 0 is [batch, outH, outW, outC] with outH, outW from the padding
+// (SAME: ceil(in/stride); VALID: floor((in-effective_filter)/stride)+1,
+// effective_filter = (f-1)·dilation+1).
+//
+// Type paths, matching TFLite's builtin kernel (conv.cc, generic optimised
+// variant) on x86:
+//   - float32 input, filter, bias and output; fused NONE, RELU,
+//     RELU_N1_TO_1 or RELU6;
+//   - int8 input and output, int8 filter (symmetric, per-tensor or
+//     per-output-channel scales along dimension 0), int32 bias: TFLite's
+//     ConvPerChannel, each accumulator rescaled with its channel's
+//     double-rounding multiplier;
+//   - uint8 input, filter and output (any zero points, per-tensor scales),
+//     int32 bias: TFLite's uint8 Conv (gemmlowp), one multiplier;
+//   - hybrid: float32 input, bias and output with an int8 filter (dynamic
+//     range quantisation). With one filter scale (or all equal) each batch
+//     image is quantised symmetrically to int8 (TFLite's EvalHybrid); with
+//     differing per-channel scales asymmetrically with a zero point
+//     (EvalHybridPerChannel). The int32 products are scaled back to float.
+//
+// The float and int8 paths run as im2col plus a matrix product through
+// package arch (a 1×1 filter with stride 1 and no padding skips im2col);
+// integer accumulation is exact, so the order does not change results.
+// Grouped convolutions use a direct loop, as TFLite's reference kernel.
+// Int16 and int4 convolutions and grouped hybrid ones are not supported;
+// Prepare says so.
+type Conv2D struct {
+	opts      ops.Conv2DOptions
+	path      convPath
+	batches   int
+	inC, outC int
+	groups    int
+	pixels    int // output pixels per image
+	col       im2col
+	k         int // patch length fH·fW·filterInC
+	direct    bool
+	tile      int // output pixels per im2col tile
+	colID     int
+	accID     int
+	wID       int
+	fMin      float32
+	fMax      float32
+	q         convQuant
+	w8        []int8 // uint8 filter re-centred to int8 (constant filters)
+	rowSums   []int32
+	rowSumsOK bool
+	seed      []int32 // per-channel accumulator start (bias and zero-point terms)
+	accTileID int     // integer paths: accumulators of one tile
+	// Integer paths: the filter (re-centred for uint8) packed for
+	// arch.GemmInt8 (constant filters; else packed into scratch pack8ID
+	// at every Eval), the requantisation for arch.RequantizeChannels, and
+	// (uint8) the per-pixel input sums of a tile.
+	packed8 []int8
+	pack8ID int
+	cq      *arch.ChannelRequant
+	xsumID  int
+	// Hybrid path: per-channel filter scales that differ (TFLite's
+	// EvalHybridPerChannel), else one filter scale (EvalHybrid).
+	hybridPerChannel bool
+	filterScale      float32
+	qID, sfID, offID int
+	// csID and corrID hold, per image, each channel's output scale and
+	// zero-point correction of the hybrid epilogue.
+	csID, corrID int
+	// Float path: the filter packed for arch.GemmF32 (constant filters,
+	// else packed into scratch packID at every Eval) and a zero bias for
+	// an omitted bias.
+	packedF  []float32
+	packID   int
+	zeroBias []float32
+	// matVec: run one arch.MatVecMulAcc(Int8) per output pixel instead
+	// of the GEMMs, where the level in use has assembly only for those
+	// (arch.GemmPreferred).
+	matVec bool
+}
+
+// convForceMatVec makes Prepare choose the per-pixel matrix-vector path
+// (tests: the path arm64 takes).
+var convForceMatVec bool
+
+type convPath uint8
+
+const (
+	convFloat convPath = iota
+	convInt8
+	convUint8
+	convHybrid
+)
+
+// convTileBytes bounds the im2col tile so that it stays in the L2 cache.
+const convTileBytes = 64 << 10
+
+// convAccTileBytes bounds the int32 accumulators of one tile on the
+// integer paths.
+const convAccTileBytes = 16 << 10
+
+// NewConv2D returns a CONV_2D kernel for one node.
+func NewConv2D() ops.Kernel { return &Conv2D{} }
+
+// Prepare validates the node, sets the output shape, derives the
+// quantisation parameters and requests scratch.
+func (k *Conv2D) Prepare(n *ops.Node) error {
+	*k = Conv2D{}
+	if o, ok := n.Options.(*ops.Conv2DOptions); ok && o != nil {
+		k.opts = *o
+	} else {
+		return fmt.Errorf("options: have %T, need *Conv2DOptions", n.Options)
+	}
+	if err := checkActivation(k.opts.Activation); err != nil {
+		return fmt.Errorf("options: %v", err)
+	}
+	if err := n.CheckIO(2, 3, 1); err != nil {
+		return err
+	}
+	in, err := n.RequireInput(0)
+	if err != nil {
+		return err
+	}
+	filter, err := n.RequireInput(1)
+	if err != nil {
+		return err
+	}
+	bias := n.Input(2)
+	out := n.Output(0)
+	if out == nil {
+		return errors.New("output 0 is missing")
+	}
+	if err := check4D(in, "input 0"); err != nil {
+		return err
+	}
+	if err := check4D(filter, "input 1 (filter)"); err != nil {
+		return err
+	}
+	switch {
+	case in.Type == ops.Float32 && filter.Type == ops.Float32:
+		k.path = convFloat
+	case in.Type == ops.Int8 && filter.Type == ops.Int8:
+		k.path = convInt8
+	case in.Type == ops.Uint8 && filter.Type == ops.Uint8:
+		k.path = convUint8
+	case in.Type == ops.Float32 && filter.Type == ops.Int8:
+		k.path = convHybrid
+	default:
+		return fmt.Errorf("input 1 (filter): type %s not supported with input type %s (supported: float32/float32, int8/int8, uint8/uint8)", filter.Type, in.Type)
+	}
+	if out.Type != in.Type {
+		return fmt.Errorf("output 0: type %s differs from input type %s", out.Type, in.Type)
+	}
+	if _, err := numElementsChecked(in, "input 0"); err != nil {
+		return err
+	}
+	if _, err := numElementsChecked(filter, "input 1 (filter)"); err != nil {
+		return err
+	}
+	k.batches, k.inC = in.Shape[0], in.Shape[3]
+	k.outC = filter.Shape[0]
+	fH, fW, filterInC := filter.Shape[1], filter.Shape[2], filter.Shape[3]
+	if filterInC <= 0 {
+		return fmt.Errorf("input 1 (filter): %d input channels, need > 0", filterInC)
+	}
+	if k.inC%filterInC != 0 {
+		return fmt.Errorf("input 0: %d channels is not a multiple of the filter's %d input channels", k.inC, filterInC)
+	}
+	k.groups = k.inC / filterInC
+	if k.groups == 0 || k.outC%k.groups != 0 {
+		return fmt.Errorf("input 1 (filter): %d output channels are not divisible into %d groups", k.outC, k.groups)
+	}
+	if bias != nil {
+		if bias.NumElements() != k.outC {
+			return fmt.Errorf("input 2 (bias): %d elements, need %d (output channels)", bias.NumElements(), k.outC)
+		}
+		if (k.path == convFloat || k.path == convHybrid) && bias.Type != ops.Float32 {
+			return fmt.Errorf("input 2 (bias): type %s, need float32", bias.Type)
+		}
+	}
+	if k.col.h, err = newWindow(k.opts.Padding, in.Shape[1], fH, k.opts.StrideH, k.opts.DilationHFactor, "height"); err != nil {
+		return err
+	}
+	if k.col.w, err = newWindow(k.opts.Padding, in.Shape[2], fW, k.opts.StrideW, k.opts.DilationWFactor, "width"); err != nil {
+		return err
+	}
+	outShape := []int{k.batches, k.col.h.out, k.col.w.out, k.outC}
+	if _, err := ops.ShapeElements(outShape, in.Type.Size()); err != nil {
+		return fmt.Errorf("output 0: %v", err)
+	}
+	out.Shape = outShape
+	k.pixels = k.col.h.out * k.col.w.out
+	k.col.depth, k.col.inC, k.col.inRowStride = filterInC, k.inC, in.Shape[2]*k.inC
+	if _, err := ops.ShapeElements([]int{fH, fW, filterInC, max(k.pixels, 1)}, 4); err != nil {
+		return fmt.Errorf("input 1 (filter): im2col buffer %v", err)
+	}
+	k.k = k.col.k()
+
+	switch k.path {
+	case convFloat:
+		k.fMin, k.fMax = gemmRangeF32(k.opts.Activation)
+	case convHybrid:
+		k.fMin, k.fMax = ActivationRangeFloat(k.opts.Activation)
+		if err := k.prepareHybrid(filter); err != nil {
+			return err
+		}
+	default:
+		if err := k.q.prepare(in, filter, bias, out, k.opts.Activation, k.outC, 0, true); err != nil {
+			return err
+		}
+	}
+	if k.opts.Activation == ops.ActTanh || k.opts.Activation == ops.ActSignBit {
+		return fmt.Errorf("options: fused activation %s is not supported by CONV_2D", k.opts.Activation)
+	}
+	if k.groups > 1 {
+		if k.path == convHybrid {
+			return errors.New("input 1 (filter): grouped hybrid convolution is not supported")
+		}
+		return nil // direct loop, no scratch
+	}
+	k.direct = fH == 1 && fW == 1 && k.opts.StrideH == 1 && k.opts.StrideW == 1 &&
+		k.col.h.pad == 0 && k.col.w.pad == 0 && k.path != convUint8
+	gemmF32, gemmI8 := arch.GemmPreferred()
+	k.matVec = convForceMatVec || k.path == convFloat && !gemmF32 || k.path != convFloat && !gemmI8
+	elem := in.Type.Size()
+	if k.path == convHybrid {
+		elem = 1 // patches of the quantised input
+	}
+	k.tile = max(1, min(k.pixels, convTileBytes/max(1, k.k*elem)))
+	if k.path == convInt8 || k.path == convUint8 || k.path == convHybrid && !k.matVec {
+		// The accumulators of a whole tile stay in L1 too.
+		k.tile = max(1, min(k.tile, convAccTileBytes/(4*k.outC)))
+		k.accTileID = n.RequestScratch(4 * k.tile * k.outC)
+	}
+	if k.path == convInt8 || k.path == convUint8 {
+		if k.cq, err = arch.NewChannelRequant(k.q.mult, k.q.shift); err != nil {
+			return fmt.Errorf("output 0: %v", err)
+		}
+	}
+	if k.path == convFloat && k.direct {
+		k.tile = k.pixels // the GEMM reads the input in place
+	}
+	if !k.direct {
+		k.colID = n.RequestScratch(k.tile * k.k * elem)
+	}
+	if k.path == convFloat && !k.matVec {
+		size := arch.PackedGemmF32Len(k.outC, k.k)
+		if filter.IsConstant() {
+			k.packedF = make([]float32, size)
+			arch.PackGemmF32(k.packedF, filter.Float32s(), k.outC, k.k)
+		} else {
+			k.packID = n.RequestScratch(4 * size)
+		}
+	}
+	if k.path == convFloat && bias == nil {
+		k.zeroBias = make([]float32, k.outC)
+	}
+	if k.path != convFloat {
+		k.accID = n.RequestScratch(4 * k.outC)
+		k.rowSums = make([]int32, k.outC)
+		k.seed = make([]int32, k.outC)
+		if k.path == convHybrid {
+			k.qID = n.RequestScratch(in.NumElements())
+			k.sfID = n.RequestScratch(4 * k.batches)
+			k.offID = n.RequestScratch(4 * k.batches)
+			k.csID = n.RequestScratch(4 * k.outC)
+			k.corrID = n.RequestScratch(4 * k.outC)
+		}
+		constFilter := filter.Kind == ops.ConstTensor && len(filter.Data) >= filter.Bytes()
+		if k.path == convUint8 {
+			if constFilter {
+				k.w8 = make([]int8, filter.NumElements())
+				recentreUint8(k.w8, filter.Data)
+			} else {
+				k.wID = n.RequestScratch(filter.NumElements())
+			}
+			k.xsumID = n.RequestScratch(4 * k.tile)
+		}
+		if !k.matVec {
+			size := arch.PackedGemmInt8Len(k.outC, k.k)
+			if constFilter {
+				w := k.w8
+				if k.path != convUint8 {
+					w = filter.Int8s()
+				}
+				k.packed8 = make([]int8, size)
+				arch.PackGemmInt8(k.packed8, w, k.outC, k.k)
+			} else {
+				k.pack8ID = n.RequestScratch(size)
+			}
+		}
+	}
+	return nil
+}
+
+// recentreUint8 maps uint8 values v to int8 v-128, so the int8 matrix
+// primitives can multiply uint8 data (zero points move by -128 too).
+func recentreUint8(dst []int8, src []uint8) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] = int8(v ^ 0x80)
+	}
+}
+
+// Eval computes the convolution.
+func (k *Conv2D) Eval(n *ops.Node) error {
+	in, filter, bias, out := n.Input(0), n.Input(1), n.Input(2), n.Output(0)
+	if in == nil || filter == nil || out == nil {
+		return errors.New("CONV_2D: input, filter or output missing at Eval")
+	}
+	if err := checkData(in, filter, bias, out); err != nil {
+		return err
+	}
+	if k.batches*k.pixels*k.outC == 0 {
+		return nil
+	}
+	if k.groups > 1 {
+		k.evalGrouped(in, filter, bias, out)
+		return nil
+	}
+	switch k.path {
+	case convFloat:
+		return k.evalFloat(n, in, filter, bias, out)
+	case convHybrid:
+		return k.evalHybrid(n, in, filter, bias, out)
+	}
+	return k.evalQuant(n, in, filter, bias, out)
+}
+
+func (k *Conv2D) evalFloat(n *ops.Node, in, filter, bias, out *ops.Tensor) error {
+	var col []float32
+	if !k.direct {
+		var err error
+		if col, err = scratchFloat32(n, k.colID, k.tile*k.k); err != nil {
+			return err
+		}
+	}
+	packed := k.packedF
+	if packed == nil && !k.matVec {
+		var err error
+		if packed, err = scratchFloat32(n, k.packID, arch.PackedGemmF32Len(k.outC, k.k)); err != nil {
+			return err
+		}
+		arch.PackGemmF32(packed, filter.Float32s(), k.outC, k.k)
+	}
+	x, o := in.Float32s(), out.Float32s()
+	b := k.zeroBias
+	if bias != nil {
+		b = bias.Float32s()[:k.outC]
+	}
+	inImage := k.col.h.in * k.col.inRowStride
+	for batch := 0; batch < k.batches; batch++ {
+		xb := x[batch*inImage : (batch+1)*inImage]
+		ob := o[batch*k.pixels*k.outC : (batch+1)*k.pixels*k.outC]
+		for p0 := 0; p0 < k.pixels; p0 += k.tile {
+			cnt := min(k.tile, k.pixels-p0)
+			var src []float32
+			if k.direct {
+				src = xb[p0*k.k : (p0+cnt)*k.k]
+			} else {
+				im2colFill(&k.col, col, xb, p0, cnt, 0)
+				src = col[:cnt*k.k]
+			}
+			dst := ob[p0*k.outC : (p0+cnt)*k.outC]
+			if k.matVec {
+				fillBias(dst, b, k.outC)
+				arch.MatBatchVecMulAcc(dst, filter.Float32s(), k.outC, k.k, src, cnt)
+				if k.opts.Activation != ops.ActNone {
+					clampRowF32(dst, k.fMin, k.fMax)
+				}
+				continue
+			}
+			arch.GemmF32(dst, k.outC, src, k.k, packed, b, cnt, k.outC, k.k, k.fMin, k.fMax)
+		}
+	}
+	return nil
+}
+
+// gemmRangeF32 is the clamp range of a fused activation for arch.GemmF32
+// and arch.DepthwiseConvF32: ActivationRangeFloat's, except that no
+// activation clamps nothing (±Inf, so an infinite sum stays infinite).
+func gemmRangeF32(a ops.Activation) (lo, hi float32) {
+	if a == ops.ActNone {
+		return float32(math.Inf(-1)), float32(math.Inf(1))
+	}
+	return ActivationRangeFloat(a)
+}
+
+// fillBias sets every row of length c in dst to b (zeros when b is nil).
+// After the first row it doubles the filled prefix with each copy, so a
+// tile of many short rows costs a few memmoves instead of one per row.
+func fillBias(dst, b []float32, c int) {
+	if b == nil {
+		clear(dst)
+		return
+	}
+	rows := len(dst) / c
+	if rows == 0 {
+		return
+	}
+	dst = dst[:rows*c]
+	copy(dst[:c], b)
+	for filled := c; filled < len(dst); filled *= 2 {
+		copy(dst[filled:], dst[:filled])
+	}
+}
+
+// filterInt8 returns the filter as int8 values: the tensor itself for
+// int8, the re-centred copy for uint8.
+func (k *Conv2D) filterInt8(n *ops.Node, filter *ops.Tensor) ([]int8, error) {
+	switch {
+	case k.path == convInt8:
+		return filter.Int8s(), nil
+	case k.w8 != nil:
+		return k.w8, nil
+	}
+	w, err := scratchInt8(n, k.wID, filter.NumElements())
+	if err != nil {
+		return nil, err
+	}
+	recentreUint8(w, filter.Data)
+	return w, nil
+}
+
+func (k *Conv2D) evalQuant(n *ops.Node, in, filter, bias, out *ops.Tensor) error {
+	accTile, err := scratchInt32(n, k.accTileID, k.tile*k.outC)
+	if err != nil {
+		return err
+	}
+	w, err := k.filterInt8(n, filter)
+	if err != nil {
+		return err
+	}
+	var col []int8
+	if !k.direct {
+		if col, err = scratchInt8(n, k.colID, k.tile*k.k); err != nil {
+			return err
+		}
+	}
+	if !k.rowSumsOK || filter.Kind != ops.ConstTensor || k.path == convUint8 && k.w8 == nil {
+		arch.RowSumsInt8(k.rowSums, w, k.outC, k.k)
+		k.rowSumsOK = true
+	}
+	// Zero points in the int8 domain the products are taken in: input
+	// and filter values v stand for v - zp. Σ (w - wzp)(x - xzp) + bias =
+	// Σ w·x + (bias - xzp·Σw + K·wzp·xzp) - wzp·Σx; the bracket is the
+	// same for every pixel and seeds the accumulators.
+	xzp, wzp := -k.q.inOffset, int32(0)
+	if k.path == convUint8 {
+		xzp, wzp = xzp-128, -k.q.wOffset-128
+	}
+	constant := int32(k.k) * wzp * xzp
+	for c := range k.seed {
+		v := constant - xzp*k.rowSums[c]
+		if bias != nil {
+			v += bias.Int32s()[c]
+		}
+		k.seed[c] = v
+	}
+	var x []int8
+	var padByte int8
+	if k.path == convInt8 {
+		x = in.Int8s()
+		padByte = int8(xzp)
+	} else {
+		x = ops.View[int8](in.Data)
+		padByte = int8(uint8(-k.q.inOffset)) // raw uint8 zero point, re-centred below
+	}
+	packed := k.packed8
+	if packed == nil && !k.matVec {
+		if packed, err = scratchInt8(n, k.pack8ID, arch.PackedGemmInt8Len(k.outC, k.k)); err != nil {
+			return err
+		}
+		arch.PackGemmInt8(packed, w, k.outC, k.k)
+	}
+	var xsum []int32
+	if wzp != 0 && k.matVec {
+		if xsum, err = scratchInt32(n, k.xsumID, k.tile); err != nil {
+			return err
+		}
+	}
+	q := &k.q
+	inImage := k.col.h.in * k.col.inRowStride
+	for batch := 0; batch < k.batches; batch++ {
+		xb := x[batch*inImage : (batch+1)*inImage]
+		for p0 := 0; p0 < k.pixels; p0 += k.tile {
+			cnt := min(k.tile, k.pixels-p0)
+			var src []int8
+			if k.direct {
+				src = xb[p0*k.k : (p0+cnt)*k.k]
+			} else {
+				im2colFill(&k.col, col, xb, p0, cnt, padByte)
+				src = col[:cnt*k.k]
+				if k.path == convUint8 {
+					flipSigns(src)
+				}
+			}
+			off := (batch*k.pixels + p0) * k.outC
+			if !k.matVec {
+				// Sums, the filter zero point's term and the
+				// requantisation in one pass.
+				if k.path == convInt8 {
+					arch.GemmInt8RequantizeInt8(out.Int8s()[off:off+cnt*k.outC], k.outC, src, k.k, packed, k.seed, wzp, k.cq, cnt, k.outC, k.k, q.outOffset, q.actMin, q.actMax)
+				} else {
+					arch.GemmInt8RequantizeUint8(out.Data[off:off+cnt*k.outC], k.outC, src, k.k, packed, k.seed, wzp, k.cq, cnt, k.outC, k.k, q.outOffset, q.actMin, q.actMax)
+				}
+				continue
+			}
+			// The per-pixel matrix-vector path: int32 sums in a tile; a
+			// filter zero point adds the per-pixel term -wzp·Σx before
+			// the requantisation.
+			accT := accTile[:cnt*k.outC]
+			copy(accT[:k.outC], k.seed)
+			for filled := k.outC; filled < len(accT); filled *= 2 {
+				copy(accT[filled:], accT[:filled])
+			}
+			for i := 0; i < cnt; i++ {
+				arch.MatVecMulAccInt8(accT[i*k.outC:(i+1)*k.outC], w, k.outC, k.k, src[i*k.k:(i+1)*k.k])
+			}
+			if wzp != 0 {
+				arch.RowSumsInt8(xsum[:cnt], src, cnt, k.k)
+				for i, s := range xsum[:cnt] {
+					corr := wzp * s
+					acc := accT[i*k.outC : (i+1)*k.outC]
+					for c := range acc {
+						acc[c] -= corr
+					}
+				}
+			}
+			if k.path == convInt8 {
+				arch.RequantizeChannelsInt8(out.Int8s()[off:off+len(accT)], accT, k.cq, q.outOffset, q.actMin, q.actMax)
+			} else {
+				arch.RequantizeChannelsUint8(out.Data[off:off+len(accT)], accT, k.cq, q.outOffset, q.actMin, q.actMax)
+			}
+		}
+	}
+	return nil
+}
+
+// flipSigns maps uint8 values v, stored in int8 slots, to int8 v-128 (the
+// re-centring of recentreUint8), eight bytes at a time.
+func flipSigns(v []int8) {
+	words := len(v) / 8
+	if uintptr(unsafe.Pointer(unsafe.SliceData(v)))%8 != 0 {
+		words = 0 // (unaligned 64-bit access faults on some 32-bit ARMs)
+	}
+	if words > 0 {
+		u := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(v))), words)
+		for i := range u {
+			u[i] ^= 0x8080808080808080
+		}
+	}
+	for i := words * 8; i < len(v); i++ {
+		v[i] ^= -128
+	}
+}
+
+// evalGrouped is TFLite's reference convolution, used (as in TFLite) for
+// grouped convolutions: each output channel reads only its group's input
+// channels.
+func (k *Conv2D) evalGrouped(in, filter, bias, out *ops.Tensor) {
+	g := &k.col
+	filterInC := g.depth
+	perGroup := k.outC / k.groups
+	fH, fW := g.h.filter, g.w.filter
+	xf, wf, x8, w8, xu, wu := in.Float32s(), filter.Float32s(), in.Int8s(), filter.Int8s(), in.Data, filter.Data
+	for batch := 0; batch < k.batches; batch++ {
+		for oy := 0; oy < g.h.out; oy++ {
+			yOrigin, fyLo, fyHi := g.h.span(oy)
+			for ox := 0; ox < g.w.out; ox++ {
+				xOrigin, fxLo, fxHi := g.w.span(ox)
+				for oc := 0; oc < k.outC; oc++ {
+					icBase := (oc / perGroup) * filterInC
+					var facc float32
+					var acc int32
+					for fy := fyLo; fy < fyHi; fy++ {
+						iy := yOrigin + fy*g.h.dilation
+						for fx := fxLo; fx < fxHi; fx++ {
+							ix := xOrigin + fx*g.w.dilation
+							xi := ((batch*g.h.in+iy)*g.w.in+ix)*k.inC + icBase
+							wi := ((oc*fH+fy)*fW + fx) * filterInC
+							for ic := 0; ic < filterInC; ic++ {
+								switch k.path {
+								case convFloat:
+									facc += xf[xi+ic] * wf[wi+ic]
+								case convInt8:
+									acc += int32(w8[wi+ic]) * (int32(x8[xi+ic]) + k.q.inOffset)
+								default:
+									acc += (int32(wu[wi+ic]) + k.q.wOffset) * (int32(xu[xi+ic]) + k.q.inOffset)
+								}
+							}
+						}
+					}
+					oi := ((batch*g.h.out+oy)*g.w.out+ox)*k.outC + oc
+					switch k.path {
+					case convFloat:
+						if bias != nil {
+							facc += bias.Float32s()[oc]
+						}
+						out.Float32s()[oi] = clampF32(facc, k.fMin, k.fMax)
+					default:
+						if bias != nil {
+							acc += bias.Int32s()[oc]
+						}
+						v := k.q.requantize(acc, oc)
+						if k.path == convInt8 {
+							out.Int8s()[oi] = int8(v)
+						} else {
+							out.Data[oi] = uint8(v)
+						}
+					}
+				}
+			}
+		}
+	}
+}

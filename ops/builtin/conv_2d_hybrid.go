@@ -1,0 +1,169 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/tflrun/tflrun/arch"
+	"github.com/tflrun/tflrun/ops"
+)
+
+// The hybrid path of CONV_2D: float32 activations, int8 filter. It follows
+// TFLite's conv.cc EvalHybrid / EvalHybridPerChannel with the optimised
+// HybridConv / HybridConvPerChannel:
+//   - one filter scale: each batch image is quantised symmetrically
+//     (scale max|x|/127), patches are built with zero padding, and output =
+//     float(Σ w·q)·(input_scale·filter_scale) + bias, clamped;
+//   - per-channel scales that differ: each batch image is quantised
+//     asymmetrically (TFLite's AsymmetricQuantizeFloats), patches are padded
+//     with that zero point, and output = float(Σ w·q - zp·Σw)·
+//     (filter_scale[c]·input_scale) + bias, clamped.
+//
+// Where the CPU has an int8 GEMM kernel (arch.GemmPreferred) the integer
+// sums of a tile of pixels come from one arch.GemmInt8 over the filter
+// packed at Prepare; otherwise from one matrix × vector product per pixel.
+// Both are exact int32 sums, so the outputs are the same bits.
+
+// prepareHybrid checks the filter quantisation and picks the variant.
+func (k *Conv2D) prepareHybrid(filter *ops.Tensor) error {
+	fq := filter.Quant
+	if fq == nil || len(fq.Scale) == 0 {
+		return errors.New("input 1 (filter): int8 filter of a hybrid convolution has no quantization parameters")
+	}
+	for i, s := range fq.Scale {
+		if !(s > 0) || math.IsInf(float64(s), 0) {
+			return fmt.Errorf("input 1 (filter): scale %d is %g, must be finite and > 0", i, s)
+		}
+	}
+	k.filterScale = fq.Scale[0]
+	for _, s := range fq.Scale[1:] {
+		if s != k.filterScale {
+			k.hybridPerChannel = true
+			break
+		}
+	}
+	if k.hybridPerChannel {
+		if qd := fq.QuantizedDimension; qd < 0 || qd >= filter.Rank() || filter.Shape[qd] != len(fq.Scale) || len(fq.Scale) != k.outC {
+			return fmt.Errorf("input 1 (filter): %d per-channel scales along dimension %d of shape %v, need one per output channel", len(fq.Scale), fq.QuantizedDimension, filter.Shape)
+		}
+	}
+	return nil
+}
+
+// evalHybrid quantises the input and runs the integer product.
+func (k *Conv2D) evalHybrid(n *ops.Node, in, filter, bias, out *ops.Tensor) error {
+	acc, err := scratchInt32(n, k.accID, k.outC)
+	if err != nil {
+		return err
+	}
+	q, err := scratchInt8(n, k.qID, in.NumElements())
+	if err != nil {
+		return err
+	}
+	sf, err := scratchFloat32(n, k.sfID, k.batches)
+	if err != nil {
+		return err
+	}
+	offs, err := scratchInt32(n, k.offID, k.batches)
+	if err != nil {
+		return err
+	}
+	cs, err := scratchFloat32(n, k.csID, k.outC)
+	if err != nil {
+		return err
+	}
+	corr, err := scratchInt32(n, k.corrID, k.outC)
+	if err != nil {
+		return err
+	}
+	var col []int8
+	if !k.direct {
+		if col, err = scratchInt8(n, k.colID, k.tile*k.k); err != nil {
+			return err
+		}
+	}
+	w := filter.Int8s()
+	var accTile []int32
+	packed := k.packed8
+	if !k.matVec {
+		if accTile, err = scratchInt32(n, k.accTileID, k.tile*k.outC); err != nil {
+			return err
+		}
+		if packed == nil {
+			if packed, err = scratchInt8(n, k.pack8ID, arch.PackedGemmInt8Len(k.outC, k.k)); err != nil {
+				return err
+			}
+			arch.PackGemmInt8(packed, w, k.outC, k.k)
+		}
+	}
+	if k.hybridPerChannel && (!k.rowSumsOK || filter.Kind != ops.ConstTensor) {
+		arch.RowSumsInt8(k.rowSums, w, k.outC, k.k)
+		k.rowSumsOK = true
+	}
+	var b []float32
+	if bias != nil {
+		b = bias.Float32s()[:k.outC]
+	}
+	x, o := in.Float32s(), out.Float32s()
+	inImage := k.col.h.in * k.col.inRowStride
+	chanScale := filter.Quant.Scale
+	for batch := 0; batch < k.batches; batch++ {
+		xb, qb := x[batch*inImage:(batch+1)*inImage], q[batch*inImage:(batch+1)*inImage]
+		if k.hybridPerChannel {
+			sf[batch], offs[batch] = ops.AsymmetricQuantizeFloats(xb, qb)
+		} else {
+			sf[batch] = ops.SymmetricQuantizeFloats(xb, qb) * k.filterScale
+			offs[batch] = 0
+		}
+		// The image's per-channel zero-point correction and output scale,
+		// the same products the per-output formula takes.
+		for c := range cs {
+			if k.hybridPerChannel {
+				corr[c] = k.rowSums[c] * offs[batch]
+				cs[c] = chanScale[c] * sf[batch]
+			} else {
+				corr[c], cs[c] = 0, sf[batch]
+			}
+		}
+		for p0 := 0; p0 < k.pixels; p0 += k.tile {
+			cnt := min(k.tile, k.pixels-p0)
+			var src []int8
+			if k.direct {
+				src = qb[p0*k.k : (p0+cnt)*k.k]
+			} else {
+				im2colFill(&k.col, col, qb, p0, cnt, int8(offs[batch]))
+				src = col[:cnt*k.k]
+			}
+			if !k.matVec {
+				// k.seed is all zeros on the hybrid path.
+				arch.GemmInt8(accTile, k.outC, src, k.k, packed, k.seed, cnt, k.outC, k.k)
+			}
+			for i := 0; i < cnt; i++ {
+				if k.matVec {
+					clear(acc)
+					arch.MatVecMulAccInt8(acc, w, k.outC, k.k, src[i*k.k:(i+1)*k.k])
+				} else {
+					acc = accTile[i*k.outC : (i+1)*k.outC]
+				}
+				row := o[(batch*k.pixels+p0+i)*k.outC:][:k.outC]
+				acc, corr, cs := acc[:len(row)], corr[:len(row)], cs[:len(row)]
+				if b != nil {
+					b := b[:len(row)]
+					for c, a := range acc {
+						// The explicit conversion rounds the product
+						// before the bias is added: no fused multiply-add
+						// (Go may contract x*y + z on arm64), as TFLite.
+						v := float32(float32(a-corr[c]) * cs[c])
+						row[c] = clampF32(v+b[c], k.fMin, k.fMax)
+					}
+				} else {
+					for c, a := range acc {
+						row[c] = clampF32(float32(a-corr[c])*cs[c], k.fMin, k.fMax)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}

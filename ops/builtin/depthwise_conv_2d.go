@@ -1,0 +1,546 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tflrun/tflrun/arch"
+	"github.com/tflrun/tflrun/ops"
+)
+
+// DepthwiseConv2D is the kernel of TFLite's DEPTHWISE_CONV_2D operator:
+// each input channel ic is convolved with depth_multiplier filters of its
+// own, giving output channels ic·depth_multiplier + m.
+//
+// Inputs: 0 input [batch, inH, inW, inC]; 1 filter [1, fH, fW, outC];
+// 2 bias [outC] (optional, zeros when omitted). outC must be a multiple of
+// inC; as in TFLite the depth multiplier is outC/inC, whatever the options
+// say. Output 0 is [batch, outH, outW, outC], sized as CONV_2D's.
+//
+// Type paths, matching TFLite's builtin kernel (depthwise_conv.cc, generic
+// optimised variant, which on x86 requantises with the away-from-zero
+// double rounding of MultiplyByQuantizedMultiplier):
+//   - float32 input, filter, bias, output; fused NONE, RELU, RELU_N1_TO_1,
+//     RELU6;
+//   - int8 input and output, int8 filter with per-tensor or per-channel
+//     scales (channels along dimension 3; filter zero points are ignored,
+//     as TFLite does), int32 bias;
+//   - uint8 input, filter and output with per-tensor scales and any zero
+//     points, int32 bias.
+//
+// The float path, and the integer paths while their tap sums stay exact
+// in float32, run through arch.DepthwiseConvF32 / DepthwiseConvF32Int32
+// ("rect mode"): the output image is split at Prepare into rectangles
+// whose pixels all see the same filter taps (the interior, and the border
+// bands where padding cuts taps off), one kernel call each. A depth
+// multiplier m > 1 first repeats every input channel m times (output
+// channel c reads input channel c/m). The integer paths convert the input
+// to float32 values x + input offset and the filter to w + filter offset:
+// every product is an integer below 2^16 in magnitude and every partial
+// sum below 2^24 (checked at Prepare from the tap count), so float32
+// holds them exactly and the sums equal TFLite's int32 ones. Integer
+// filters too large for that take a per-pixel int32 loop. Hybrid (float
+// input, int8 filter) and int16 paths are not supported.
+type DepthwiseConv2D struct {
+	opts      ops.DepthwiseConv2DOptions
+	path      convPath
+	batches   int
+	inC, outC int
+	mult      int // depth multiplier
+	h, w      window
+	accID     int
+	fMin      float32
+	fMax      float32
+	q         convQuant
+	// Rect mode.
+	rect      bool
+	rowBands  []dwBand
+	colBands  []dwBand
+	wF        []float32 // integer paths: constant filter as w + offset
+	wfID      int       // integer paths, filter not constant: wF in scratch
+	xfID      int       // converted (integer) or repeated (m > 1) input
+	zeroBiasF []float32
+	zeroBiasI []int32
+	// Pixel packing (width stride 1, outC = 1, 2, 4 or 8, constant
+	// filter): pack = 16/outC neighbouring output pixels share one
+	// 16-lane vector, the kernel seeing them as one pixel of 16 channels
+	// (their inputs are contiguous too). wPack is the filter with every
+	// tap's weights repeated pack times, cqPack the requantisation of 16
+	// channels, biasF/biasI the bias repeated (filled at Eval).
+	pack       int
+	wPack      []float32
+	cqPack     *arch.ChannelRequant
+	biasF      [16]float32
+	biasI      [16]int32
+	cq         *arch.ChannelRequant
+	inputMoved bool // the kernel reads the xfID scratch, not the input
+}
+
+// dwBand is a run of output rows (or columns) whose windows keep the same
+// filter taps [lo, hi): outputs o0..o0+n-1, the first reading input
+// coordinate first (its tap lo).
+type dwBand struct {
+	o0, n  int
+	lo, hi int
+	first  int
+}
+
+// dwBands splits the outputs of w into bands.
+func dwBands(w *window) []dwBand {
+	var bands []dwBand
+	for o := 0; o < w.out; o++ {
+		origin, lo, hi := w.span(o)
+		if hi < lo {
+			hi = lo
+		}
+		if nb := len(bands); nb > 0 && bands[nb-1].lo == lo && bands[nb-1].hi == hi {
+			bands[nb-1].n++
+			continue
+		}
+		bands = append(bands, dwBand{o0: o, n: 1, lo: lo, hi: hi, first: origin + lo*w.dilation})
+	}
+	return bands
+}
+
+// maxRectTaps bounds the filter taps of integer rect mode: every partial
+// sum of taps products of magnitude ≤ 255·255 stays below 2^24.
+const maxRectTaps = (1<<24 - 1) / (255 * 255)
+
+// NewDepthwiseConv2D returns a DEPTHWISE_CONV_2D kernel for one node.
+func NewDepthwiseConv2D() ops.Kernel { return &DepthwiseConv2D{} }
+
+// Prepare validates the node, sets the output shape and derives the
+// quantisation parameters.
+func (k *DepthwiseConv2D) Prepare(n *ops.Node) error {
+	*k = DepthwiseConv2D{}
+	if o, ok := n.Options.(*ops.DepthwiseConv2DOptions); ok && o != nil {
+		k.opts = *o
+	} else {
+		return fmt.Errorf("options: have %T, need *DepthwiseConv2DOptions", n.Options)
+	}
+	if err := checkActivation(k.opts.Activation); err != nil {
+		return fmt.Errorf("options: %v", err)
+	}
+	if k.opts.Activation == ops.ActTanh || k.opts.Activation == ops.ActSignBit {
+		return fmt.Errorf("options: fused activation %s is not supported by DEPTHWISE_CONV_2D", k.opts.Activation)
+	}
+	if err := n.CheckIO(2, 3, 1); err != nil {
+		return err
+	}
+	in, err := n.RequireInput(0)
+	if err != nil {
+		return err
+	}
+	filter, err := n.RequireInput(1)
+	if err != nil {
+		return err
+	}
+	bias := n.Input(2)
+	out := n.Output(0)
+	if out == nil {
+		return errors.New("output 0 is missing")
+	}
+	if err := check4D(in, "input 0"); err != nil {
+		return err
+	}
+	if err := check4D(filter, "input 1 (filter)"); err != nil {
+		return err
+	}
+	switch {
+	case in.Type == ops.Float32 && filter.Type == ops.Float32:
+		k.path = convFloat
+	case in.Type == ops.Int8 && filter.Type == ops.Int8:
+		k.path = convInt8
+	case in.Type == ops.Uint8 && filter.Type == ops.Uint8:
+		k.path = convUint8
+	case in.Type == ops.Float32 && filter.Type == ops.Int8:
+		return errors.New("input 1 (filter): hybrid depthwise convolution (float32 input, int8 filter) is not supported")
+	default:
+		return fmt.Errorf("input 1 (filter): type %s not supported with input type %s (supported: float32/float32, int8/int8, uint8/uint8)", filter.Type, in.Type)
+	}
+	if out.Type != in.Type {
+		return fmt.Errorf("output 0: type %s differs from input type %s", out.Type, in.Type)
+	}
+	if _, err := numElementsChecked(in, "input 0"); err != nil {
+		return err
+	}
+	if _, err := numElementsChecked(filter, "input 1 (filter)"); err != nil {
+		return err
+	}
+	if filter.Shape[0] != 1 {
+		return fmt.Errorf("input 1 (filter): shape %v, need [1, height, width, channels]", filter.Shape)
+	}
+	k.batches, k.inC, k.outC = in.Shape[0], in.Shape[3], filter.Shape[3]
+	if k.inC == 0 {
+		return errors.New("input 0: 0 channels")
+	}
+	if k.outC%k.inC != 0 {
+		return fmt.Errorf("input 1 (filter): %d output channels is not a multiple of the %d input channels", k.outC, k.inC)
+	}
+	k.mult = k.outC / k.inC
+	if bias != nil {
+		if bias.Rank() != 1 || bias.Shape[0] != k.outC {
+			return fmt.Errorf("input 2 (bias): shape %v, need [%d]", bias.Shape, k.outC)
+		}
+		if k.path == convFloat && bias.Type != ops.Float32 {
+			return fmt.Errorf("input 2 (bias): type %s, need float32", bias.Type)
+		}
+	}
+	if k.h, err = newWindow(k.opts.Padding, in.Shape[1], filter.Shape[1], k.opts.StrideH, k.opts.DilationHFactor, "height"); err != nil {
+		return err
+	}
+	if k.w, err = newWindow(k.opts.Padding, in.Shape[2], filter.Shape[2], k.opts.StrideW, k.opts.DilationWFactor, "width"); err != nil {
+		return err
+	}
+	outShape := []int{k.batches, k.h.out, k.w.out, k.outC}
+	if _, err := ops.ShapeElements(outShape, in.Type.Size()); err != nil {
+		return fmt.Errorf("output 0: %v", err)
+	}
+	out.Shape = outShape
+	if k.path == convFloat {
+		k.fMin, k.fMax = ActivationRangeFloat(k.opts.Activation)
+	} else {
+		if err := k.q.prepare(in, filter, bias, out, k.opts.Activation, k.outC, 3, false); err != nil {
+			return err
+		}
+		if k.path == convInt8 {
+			k.q.wOffset = 0
+		}
+	}
+	taps := k.h.filter * k.w.filter
+	k.rect = k.path == convFloat || taps <= maxRectTaps
+	if !k.rect {
+		if k.path != convFloat {
+			k.accID = n.RequestScratch(4 * k.outC)
+		}
+		return nil
+	}
+	k.rowBands, k.colBands = dwBands(&k.h), dwBands(&k.w)
+	// The kernels read a float32 input with outC channels per pixel:
+	// the input itself (float, multiplier 1) or a converted / repeated
+	// copy.
+	k.inputMoved = k.path != convFloat || k.mult > 1
+	if k.inputMoved {
+		k.xfID = n.RequestScratch(4 * k.h.in * k.w.in * k.outC)
+	}
+	if k.path == convFloat {
+		if bias == nil {
+			k.zeroBiasF = make([]float32, k.outC)
+		}
+		k.preparePacking(filter)
+		return nil
+	}
+	if filter.IsConstant() {
+		k.wF = make([]float32, taps*k.outC)
+		k.convertFilter(k.wF, filter)
+	} else {
+		k.wfID = n.RequestScratch(4 * taps * k.outC)
+	}
+	if bias == nil {
+		k.zeroBiasI = make([]int32, k.outC)
+	}
+	if k.cq, err = arch.NewChannelRequant(k.q.mult, k.q.shift); err != nil {
+		return fmt.Errorf("output 0: %v", err)
+	}
+	k.preparePacking(filter)
+	return nil
+}
+
+// preparePacking sets up pixel packing when it applies.
+func (k *DepthwiseConv2D) preparePacking(filter *ops.Tensor) {
+	C := k.outC
+	if k.w.stride != 1 || C > 8 || 16%C != 0 || !filter.IsConstant() {
+		return
+	}
+	k.pack = 16 / C
+	taps := k.h.filter * k.w.filter
+	w := k.wF
+	if k.path == convFloat {
+		w = filter.Float32s()[:taps*C]
+	}
+	k.wPack = make([]float32, taps*16)
+	for t := 0; t < taps; t++ {
+		for l := 0; l < 16; l++ {
+			k.wPack[t*16+l] = w[t*C+l%C]
+		}
+	}
+	if k.path != convFloat {
+		mult, shift := make([]int32, 16), make([]int, 16)
+		for l := range mult {
+			mult[l], shift[l] = k.q.mult[l%C], k.q.shift[l%C]
+		}
+		k.cqPack, _ = arch.NewChannelRequant(mult, shift) // same parameters as k.cq
+	}
+}
+
+// convertFilter sets dst to the integer filter's values plus the filter
+// offset, as float32.
+func (k *DepthwiseConv2D) convertFilter(dst []float32, filter *ops.Tensor) {
+	if k.path == convInt8 {
+		for i, v := range filter.Int8s()[:len(dst)] {
+			dst[i] = float32(v)
+		}
+		return
+	}
+	for i, v := range filter.Data[:len(dst)] {
+		dst[i] = float32(int32(v) + k.q.wOffset)
+	}
+}
+
+// Eval computes the depthwise convolution.
+func (k *DepthwiseConv2D) Eval(n *ops.Node) error {
+	in, filter, bias, out := n.Input(0), n.Input(1), n.Input(2), n.Output(0)
+	if in == nil || filter == nil || out == nil {
+		return errors.New("DEPTHWISE_CONV_2D: input, filter or output missing at Eval")
+	}
+	if err := checkData(in, filter, bias, out); err != nil {
+		return err
+	}
+	if k.batches*k.h.out*k.w.out*k.outC == 0 {
+		return nil
+	}
+	if k.rect {
+		return k.evalRect(n, in, filter, bias, out)
+	}
+	acc, err := scratchInt32(n, k.accID, k.outC)
+	if err != nil {
+		return err
+	}
+	k.evalQuant(acc, in, filter, bias, out)
+	return nil
+}
+
+// evalRect runs rect mode (see DepthwiseConv2D) one batch image at a time.
+func (k *DepthwiseConv2D) evalRect(n *ops.Node, in, filter, bias, out *ops.Tensor) error {
+	C := k.outC
+	inImage, outImage := k.h.in*k.w.in*k.inC, k.h.out*k.w.out*C
+	var xf []float32
+	if k.inputMoved {
+		var err error
+		if xf, err = scratchFloat32(n, k.xfID, k.h.in*k.w.in*C); err != nil {
+			return err
+		}
+	}
+	if k.path == convFloat {
+		x, w, o := in.Float32s(), filter.Float32s(), out.Float32s()
+		b := k.zeroBiasF
+		if bias != nil {
+			b = bias.Float32s()[:C]
+		}
+		for batch := 0; batch < k.batches; batch++ {
+			xb := x[batch*inImage : (batch+1)*inImage]
+			if k.inputMoved {
+				repeatChannels(xf, xb, k.inC, k.mult)
+				xb = xf
+			}
+			k.rects(rectOut{f: o[batch*outImage : (batch+1)*outImage]}, xb, w, b, nil)
+		}
+		return nil
+	}
+	w := k.wF
+	if w == nil {
+		var err error
+		if w, err = scratchFloat32(n, k.wfID, k.h.filter*k.w.filter*C); err != nil {
+			return err
+		}
+		k.convertFilter(w, filter)
+	}
+	b := k.zeroBiasI
+	if bias != nil {
+		b = bias.Int32s()[:C]
+	}
+	for batch := 0; batch < k.batches; batch++ {
+		o := rectOut{}
+		if k.path == convInt8 {
+			offsetRepeat(xf, in.Int8s()[batch*inImage:(batch+1)*inImage], k.inC, k.mult, k.q.inOffset)
+			o.i8 = out.Int8s()[batch*outImage : (batch+1)*outImage]
+		} else {
+			offsetRepeat(xf, in.Data[batch*inImage:(batch+1)*inImage], k.inC, k.mult, k.q.inOffset)
+			o.u8 = out.Data[batch*outImage : (batch+1)*outImage]
+		}
+		k.rects(o, xf, w, nil, b)
+	}
+	return nil
+}
+
+// rectOut is the output image of one rect-mode pass: float32, int8 or
+// uint8 (the integer paths requantise in the kernel).
+type rectOut struct {
+	f  []float32
+	i8 []int8
+	u8 []uint8
+}
+
+// rects runs the kernel over every band rectangle of one image: float
+// output with bias bf, or requantised integer output of the int32 sums
+// plus bias bi. x is the image with outC channels per pixel, w the filter
+// [taps][outC].
+func (k *DepthwiseConv2D) rects(o rectOut, x, w, bf []float32, bi []int32) {
+	C := k.outC
+	f := k.pack
+	if f > 1 {
+		for l := range 16 {
+			if o.f != nil {
+				k.biasF[l] = bf[l%C]
+			} else {
+				k.biasI[l] = bi[l%C]
+			}
+		}
+	}
+	inRow := k.w.in * C
+	for _, rb := range k.rowBands {
+		for _, cb := range k.colBands {
+			g := arch.DepthwiseGeom{
+				Rows: rb.n, Cols: cb.n, C: C,
+				TapRows: rb.hi - rb.lo, TapCols: cb.hi - cb.lo,
+				XRowStep: k.h.stride * inRow, XColStep: k.w.stride * C,
+				XTapRow: k.h.dilation * inRow, XTapCol: k.w.dilation * C,
+				DstRowStep: k.w.out * C, WTapRow: k.w.filter * C,
+			}
+			xo, wo := rb.first*inRow+cb.first*C, (rb.lo*k.w.filter+cb.lo)*C
+			d := (rb.o0*k.w.out + cb.o0) * C
+			if f > 1 && cb.n >= f {
+				// Groups of f pixels as pixels of 16 channels.
+				gp := g
+				gp.Cols, gp.C, gp.XColStep, gp.WTapRow = cb.n/f, 16, 16, k.w.filter*16
+				k.runRect(o, d, x, xo, k.wPack, (rb.lo*k.w.filter+cb.lo)*16, k.biasF[:], k.biasI[:], k.cqPack, gp)
+				done := gp.Cols * f
+				g.Cols -= done
+				xo += done * C
+				d += done * C
+				if g.Cols == 0 {
+					continue
+				}
+			}
+			k.runRect(o, d, x, xo, w, wo, bf, bi, k.cq, g)
+		}
+	}
+}
+
+// runRect runs the kernel on one rectangle g whose first output is at d,
+// first input at xo and first weight at wo.
+func (k *DepthwiseConv2D) runRect(o rectOut, d int, x []float32, xo int, w []float32, wo int, bf []float32, bi []int32, cq *arch.ChannelRequant, g arch.DepthwiseGeom) {
+	xs, ws := x[:0], w[:0]
+	if g.TapRows > 0 && g.TapCols > 0 {
+		xs, ws = x[xo:], w[wo:]
+	}
+	q := &k.q
+	switch {
+	case o.f != nil:
+		arch.DepthwiseConvF32(o.f[d:], xs, ws, bf, g, k.fMin, k.fMax)
+	case o.i8 != nil:
+		arch.DepthwiseConvRequantizeInt8(o.i8[d:], xs, ws, bi, g, cq, q.outOffset, q.actMin, q.actMax)
+	default:
+		arch.DepthwiseConvRequantizeUint8(o.u8[d:], xs, ws, bi, g, cq, q.outOffset, q.actMin, q.actMax)
+	}
+}
+
+// repeatChannels copies the image src (inC channels per pixel) to dst
+// with every value repeated mult times.
+func repeatChannels(dst, src []float32, inC, mult int) {
+	dst = dst[:len(src)*mult]
+	if mult == 1 {
+		copy(dst, src)
+		return
+	}
+	for i, v := range src {
+		fillValue(dst[i*mult:(i+1)*mult], v)
+	}
+}
+
+// offsetRepeat sets dst to the integer image src plus offset as float32,
+// every value repeated mult times.
+func offsetRepeat[T int8 | uint8](dst []float32, src []T, inC, mult int, offset int32) {
+	if mult == 1 {
+		switch s := any(src).(type) {
+		case []int8:
+			arch.Int8ToF32(dst, s, offset)
+		case []uint8:
+			arch.Uint8ToF32(dst, s, offset)
+		}
+		return
+	}
+	off := float32(offset)
+	dst = dst[:len(src)*mult]
+	for i, v := range src {
+		fillValue(dst[i*mult:(i+1)*mult], float32(v)+off)
+	}
+}
+
+func (k *DepthwiseConv2D) evalQuant(acc []int32, in, filter, bias, out *ops.Tensor) {
+	var b []int32
+	if bias != nil {
+		b = bias.Int32s()[:k.outC]
+	}
+	inC, outC, fW := k.inC, k.outC, k.w.filter
+	inOff, wOff := k.q.inOffset, k.q.wOffset
+	x8, w8, o8 := in.Int8s(), filter.Int8s(), out.Int8s()
+	oi := 0
+	for batch := 0; batch < k.batches; batch++ {
+		base := batch * k.h.in * k.w.in * inC
+		for oy := 0; oy < k.h.out; oy++ {
+			yOrigin, fyLo, fyHi := k.h.span(oy)
+			for ox := 0; ox < k.w.out; ox++ {
+				xOrigin, fxLo, fxHi := k.w.span(ox)
+				if b != nil {
+					copy(acc, b)
+				} else {
+					clear(acc)
+				}
+				for fy := fyLo; fy < fyHi; fy++ {
+					iy := yOrigin + fy*k.h.dilation
+					for fx := fxLo; fx < fxHi; fx++ {
+						ix := xOrigin + fx*k.w.dilation
+						xo := base + (iy*k.w.in+ix)*inC
+						wo := (fy*fW + fx) * outC
+						if k.path == convInt8 {
+							accumulateInt8(acc, x8[xo:xo+inC], w8[wo:wo+outC], k.mult, inOff)
+						} else {
+							accumulateUint8(acc, in.Data[xo:xo+inC], filter.Data[wo:wo+outC], k.mult, inOff, wOff)
+						}
+					}
+				}
+				q := &k.q
+				if k.path == convInt8 {
+					requantRow(o8[oi:oi+outC], acc, q.chans, q.outOffset, q.actMin, q.actMax)
+				} else {
+					requantRow(out.Data[oi:oi+outC], acc, q.chans, q.outOffset, q.actMin, q.actMax)
+				}
+				oi += outC
+			}
+		}
+	}
+}
+
+// accumulateInt8 adds one filter tap of an int8 depthwise convolution:
+// acc[ic·mult+m] += w[ic·mult+m]·(x[ic] + inOff).
+func accumulateInt8(acc []int32, x, w []int8, mult int, inOff int32) {
+	if mult == 1 {
+		w = w[:len(x)]
+		acc = acc[:len(x)]
+		for c, v := range x {
+			acc[c] += int32(w[c]) * (int32(v) + inOff)
+		}
+		return
+	}
+	for ic, v := range x {
+		xv := int32(v) + inOff
+		ws := w[ic*mult : (ic+1)*mult]
+		as := acc[ic*mult : (ic+1)*mult]
+		for m, wv := range ws {
+			as[m] += int32(wv) * xv
+		}
+	}
+}
+
+// accumulateUint8 is accumulateInt8 for uint8 data with a filter offset.
+func accumulateUint8(acc []int32, x, w []uint8, mult int, inOff, wOff int32) {
+	for ic, v := range x {
+		xv := int32(v) + inOff
+		ws := w[ic*mult : (ic+1)*mult]
+		as := acc[ic*mult : (ic+1)*mult]
+		for m, wv := range ws {
+			as[m] += (int32(wv) + wOff) * xv
+		}
+	}
+}

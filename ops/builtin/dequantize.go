@@ -1,0 +1,135 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// Dequantize is the kernel of TFLite's DEQUANTIZE operator: a float32
+// output of the input's shape.
+//
+// uint8, int8 and int16 (zero point 0, as TFLite requires) per-tensor:
+// y = float32(scale · (q − zero_point)) with the product in float64
+// (TFLite's Dequantize holds the scale as a double). Per-channel
+// quantisation (more than one scale) along QuantizedDimension: y =
+// float32(scale_c · float32(q − zp_c)) in float32, as TFLite's
+// PerChannelDequantize. float16 input converts exactly to float32.
+//
+// When the input is a ConstTensor the interpreter makes the output a
+// PrecomputedTensor and calls Eval once, at AllocateTensors, instead of at
+// every Invoke (TFLite's dequantize kernel does the same through a
+// kTfLiteArenaRwPersistent output).
+type Dequantize struct {
+	scale    float64
+	zp       int32
+	chScales []float32
+	chZPs    []int32
+	chDim    int
+	inner    int
+}
+
+// NewDequantize returns a DEQUANTIZE kernel for one node.
+func NewDequantize() ops.Kernel { return &Dequantize{} }
+
+// Prepare checks the types and the quantisation.
+func (k *Dequantize) Prepare(n *ops.Node) error {
+	*k = Dequantize{}
+	in, out, err := elementwiseUnary(n)
+	if err != nil {
+		return err
+	}
+	if out.Type != ops.Float32 {
+		return fmt.Errorf("output 0: type %s, need float32", out.Type)
+	}
+	out.Shape = copyShape(in.Shape)
+	switch in.Type {
+	case ops.Float16:
+		return nil
+	case ops.Uint8, ops.Int8, ops.Int16:
+	default:
+		return fmt.Errorf("input 0: type %s not supported (uint8, int8, int16, float16)", in.Type)
+	}
+	if isPerChannel(in) {
+		qd := in.Quant.QuantizedDimension
+		if qd < 0 || qd >= in.Rank() {
+			return fmt.Errorf("input 0: quantized dimension %d outside rank %d", qd, in.Rank())
+		}
+		nch := in.Shape[qd]
+		if len(in.Quant.Scale) != nch || len(in.Quant.ZeroPoint) != nch {
+			return fmt.Errorf("input 0: %d scales and %d zero points for %d channels along dimension %d", len(in.Quant.Scale), len(in.Quant.ZeroPoint), nch, qd)
+		}
+		k.chScales = in.Quant.Scale
+		k.chZPs = make([]int32, nch)
+		for c, z := range in.Quant.ZeroPoint {
+			if z < math.MinInt32 || z > math.MaxInt32 {
+				return fmt.Errorf("input 0: channel %d zero point %d overflows int32", c, z)
+			}
+			k.chZPs[c] = int32(z)
+		}
+		k.chDim = nch
+		k.inner = 1
+		for _, d := range in.Shape[qd+1:] {
+			k.inner *= d
+		}
+		return nil
+	}
+	s, zp, err := perTensorQuant(in, "input 0")
+	if err != nil {
+		return err
+	}
+	if in.Type == ops.Int16 && zp != 0 {
+		return fmt.Errorf("input 0: int16 needs zero point 0, have %d", zp)
+	}
+	k.scale, k.zp = float64(s), zp
+	return nil
+}
+
+// Eval converts to float32.
+func (k *Dequantize) Eval(n *ops.Node) error {
+	in, out := n.Input(0), n.Output(0)
+	if in == nil || out == nil {
+		return errors.New("DEQUANTIZE: input or output missing at Eval")
+	}
+	if err := checkData(in, out); err != nil {
+		return err
+	}
+	cnt := in.NumElements()
+	y := out.Float32s()[:cnt]
+	if in.Type == ops.Float16 {
+		for i, h := range in.Uint16s()[:cnt] {
+			y[i] = halfToFloat32(h)
+		}
+		return nil
+	}
+	for i := range y {
+		v := loadInt(in, i)
+		if k.chScales != nil {
+			c := (i / k.inner) % k.chDim
+			y[i] = float32(k.chScales[c] * float32(v-k.chZPs[c]))
+		} else {
+			y[i] = float32(k.scale * float64(v-k.zp))
+		}
+	}
+	return nil
+}
+
+// halfToFloat32 converts an IEEE 754 binary16 value exactly.
+func halfToFloat32(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	man := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | man<<13)
+	case exp == 0:
+		f := float32(man) * (1.0 / (1 << 24))
+		if sign != 0 {
+			f = -f
+		}
+		return f
+	}
+	return math.Float32frombits(sign | (exp+112)<<23 | man<<13)
+}

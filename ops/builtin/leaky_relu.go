@@ -1,0 +1,120 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// LeakyRelu is the kernel of TFLite's LEAKY_RELU operator: y = x for x > 0,
+// alpha·x otherwise (alpha from LeakyReluOptions, any sign).
+//
+// Type paths, as TFLite's leaky_relu.cc: float32; int8, uint8 and int16
+// (zero points 0) requantised with two multipliers, in_scale/out_scale for
+// q − in_zp ≥ 0 and |alpha|·in_scale/out_scale (sign applied after) for
+// negative values, each with MultiplyByQuantizedMultiplier, plus out_zp,
+// saturated.
+type LeakyRelu struct {
+	alpha       float32
+	typ         ops.DataType
+	inZP, outZP int32
+	mulID       int32
+	shID        int
+	mulAlpha    int32
+	shAlpha     int
+	negAlpha    bool
+	lo, hi      int32
+}
+
+// NewLeakyRelu returns a LEAKY_RELU kernel for one node.
+func NewLeakyRelu() ops.Kernel { return &LeakyRelu{} }
+
+// Prepare checks the types and derives the requantisation.
+func (k *LeakyRelu) Prepare(n *ops.Node) error {
+	*k = LeakyRelu{}
+	if o, ok := n.Options.(*ops.LeakyReluOptions); ok && o != nil {
+		k.alpha = o.Alpha
+	} else if n.Options != nil {
+		return fmt.Errorf("options: have %T, need *LeakyReluOptions", n.Options)
+	}
+	in, out, err := sameTypeUnary(n)
+	if err != nil {
+		return err
+	}
+	if err := requireType(in, "input 0", ops.Float32, ops.Int8, ops.Uint8, ops.Int16); err != nil {
+		return err
+	}
+	k.typ = in.Type
+	if in.Type == ops.Float32 {
+		return nil
+	}
+	inScale, inZP, err := perTensorQuant(in, "input 0")
+	if err != nil {
+		return err
+	}
+	outScale, outZP, err := perTensorQuant(out, "output 0")
+	if err != nil {
+		return err
+	}
+	if in.Type == ops.Int16 && (inZP != 0 || outZP != 0) {
+		return fmt.Errorf("input 0: int16 LEAKY_RELU needs zero points 0, have %d (input) and %d (output)", inZP, outZP)
+	}
+	k.inZP, k.outZP = inZP, outZP
+	k.lo, k.hi, _ = ops.TypeRange(in.Type)
+	k.mulID, k.shID = ops.QuantizeMultiplier(float64(inScale) / float64(outScale))
+	am := float64(inScale) * float64(k.alpha) / float64(outScale)
+	k.negAlpha = am < 0
+	if am != 0 {
+		k.mulAlpha, k.shAlpha = ops.QuantizeMultiplier(math.Abs(am))
+	}
+	return nil
+}
+
+// Eval applies the activation.
+func (k *LeakyRelu) Eval(n *ops.Node) error {
+	in, out := n.Input(0), n.Output(0)
+	if in == nil || out == nil {
+		return errors.New("LEAKY_RELU: input or output missing at Eval")
+	}
+	if err := checkData(in, out); err != nil {
+		return err
+	}
+	cnt := in.NumElements()
+	switch k.typ {
+	case ops.Float32:
+		o := out.Float32s()[:cnt]
+		for i, x := range in.Float32s()[:cnt] {
+			if x > 0 {
+				o[i] = x
+			} else {
+				o[i] = x * k.alpha
+			}
+		}
+	case ops.Int8:
+		leakyQuant(k, in.Int8s()[:cnt], out.Int8s()[:cnt])
+	case ops.Uint8:
+		leakyQuant(k, in.Data[:cnt], out.Data[:cnt])
+	default:
+		leakyQuant(k, in.Int16s()[:cnt], out.Int16s()[:cnt])
+	}
+	return nil
+}
+
+func leakyQuant[T int8 | uint8 | int16](k *LeakyRelu, in, out []T) {
+	for i, q := range in {
+		v := int32(q) - k.inZP
+		r := k.outZP
+		if v >= 0 {
+			r += ops.MultiplyByQuantizedMultiplier(v, k.mulID, k.shID)
+		} else {
+			s := ops.MultiplyByQuantizedMultiplier(v, k.mulAlpha, k.shAlpha)
+			if k.negAlpha {
+				s = -s
+			}
+			r += s
+		}
+		out[i] = T(ops.ClampInt32(r, k.lo, k.hi))
+	}
+}

@@ -1,0 +1,74 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tflrun/tflrun/arch"
+	"github.com/tflrun/tflrun/ops"
+)
+
+// Logistic is the kernel of TFLite's LOGISTIC operator, y = 1/(1+e^−x)
+// elementwise; the output has the input's shape and type.
+//
+// float32 goes through arch.Sigmoid (absolute error at most 8.93e-8
+// against float64 math over every float32 input, within a few ulp of
+// TFLite's Eigen kernel on the golden models). int8 and uint8 use a 256-entry table built at Prepare
+// exactly as TFLite's builtin (generic optimised) kernel does
+// (LUTPopulate with a float32 sigmoid); the output scale must be exactly
+// 1/256, as TFLite checks (the zero point is free; TFLite models use -128
+// for int8 and 0 for uint8). int16 is not supported.
+type Logistic struct {
+	lut [256]uint8
+}
+
+// NewLogistic returns a LOGISTIC kernel for one node.
+func NewLogistic() ops.Kernel { return &Logistic{} }
+
+// Prepare checks types and quantisation and builds the table.
+func (k *Logistic) Prepare(n *ops.Node) error {
+	in, out, err := sameTypeUnary(n)
+	if err != nil {
+		return err
+	}
+	switch in.Type {
+	case ops.Float32:
+		return nil
+	case ops.Int8, ops.Uint8:
+		inScale, inZP, err := perTensorQuant(in, "input 0")
+		if err != nil {
+			return err
+		}
+		outScale, outZP, err := perTensorQuant(out, "output 0")
+		if err != nil {
+			return err
+		}
+		if float64(outScale) != 1.0/256 {
+			return fmt.Errorf("output 0: scale %g, LOGISTIC needs exactly 1/256", outScale)
+		}
+		lutPopulate8(in.Type, inScale, inZP, outScale, outZP, sigmoidf, &k.lut)
+		return nil
+	}
+	return fmt.Errorf("input 0: type %s not supported (float32, int8, uint8)", in.Type)
+}
+
+// Eval applies the function.
+func (k *Logistic) Eval(n *ops.Node) error {
+	in, out := n.Input(0), n.Output(0)
+	if in == nil || out == nil {
+		return errors.New("LOGISTIC: input or output missing at Eval")
+	}
+	if err := checkData(in, out); err != nil {
+		return err
+	}
+	cnt := in.NumElements()
+	if in.Type == ops.Float32 {
+		// arch's vector sigmoid (absolute error below 9e-8 over all
+		// float32 inputs; TFLite's own is Eigen's approximation, not the
+		// correctly rounded value either).
+		arch.Sigmoid(out.Float32s()[:cnt], in.Float32s()[:cnt])
+		return nil
+	}
+	lookup8(in.Data[:cnt], out.Data[:cnt], &k.lut)
+	return nil
+}

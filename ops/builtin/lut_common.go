@@ -1,0 +1,77 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// lutPopulate8 fills a 256-entry lookup table mapping every int8 or uint8
+// input value to f(real input) quantised to the output — TFLite's
+// LUTPopulate<int8_t/uint8_t> (kernels/internal/common.h). The
+// arithmetic is float32 as there: dequantise as in_scale·(q − in_zp),
+// apply f, multiply by 1/out_scale, round half away from zero, add the
+// output zero point, clamp to the type's range. The table is indexed by
+// the input byte (an int8 value v sits at index uint8(v)).
+func lutPopulate8(typ ops.DataType, inScale float32, inZP int32, outScale float32, outZP int32, f func(float32) float32, lut *[256]uint8) {
+	lo, hi := int32(0), int32(255)
+	if typ == ops.Int8 {
+		lo, hi = -128, 127
+	}
+	inv := float32(1) / outScale
+	for v := lo; v <= hi; v++ {
+		deq := float32(inScale * float32(v-inZP))
+		tr := f(deq)
+		rescaled := roundf(float32(tr * inv))
+		qv := f32ToInt32(float32(rescaled + float32(outZP)))
+		qv = ops.ClampInt32(qv, lo, hi)
+		lut[uint8(v)] = uint8(qv)
+	}
+}
+
+// sigmoidf is TFLite's float32 transform for LOGISTIC tables,
+// 1/(1+e^−x) in float32 arithmetic.
+func sigmoidf(x float32) float32 { return float32(1) / float32(1+expf(-x)) }
+
+// lookup8 maps every byte of in through lut into out.
+func lookup8(in, out []byte, lut *[256]uint8) {
+	out = out[:len(in)]
+	for i, v := range in {
+		out[i] = lut[v]
+	}
+}
+
+// elementwiseUnary holds the checks every one-input, one-output
+// elementwise kernel (activations, QUANTIZE, DEQUANTIZE) shares.
+func elementwiseUnary(n *ops.Node) (in, out *ops.Tensor, err error) {
+	if err := n.CheckIO(1, 1, 1); err != nil {
+		return nil, nil, err
+	}
+	if in, err = n.RequireInput(0); err != nil {
+		return nil, nil, err
+	}
+	out = n.Output(0)
+	if out == nil {
+		return nil, nil, errors.New("output 0 is missing")
+	}
+	if _, err := numElementsChecked(in, "input 0"); err != nil {
+		return nil, nil, err
+	}
+	return in, out, nil
+}
+
+// sameTypeUnary is elementwiseUnary plus TFLite's GenericPrepare checks:
+// the output type equals the input type and the output takes the input's
+// shape.
+func sameTypeUnary(n *ops.Node) (in, out *ops.Tensor, err error) {
+	in, out, err = elementwiseUnary(n)
+	if err != nil {
+		return nil, nil, err
+	}
+	if out.Type != in.Type {
+		return nil, nil, fmt.Errorf("output 0: type %s differs from input type %s", out.Type, in.Type)
+	}
+	out.Shape = copyShape(in.Shape)
+	return in, out, nil
+}

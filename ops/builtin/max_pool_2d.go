@@ -1,0 +1,123 @@
+package builtin
+
+import (
+	"errors"
+	"math"
+
+	"github.com/tflrun/tflrun/arch"
+	"github.com/tflrun/tflrun/ops"
+)
+
+// MaxPool2D is the kernel of TFLite's MAX_POOL_2D operator: each output
+// value is the largest input value under its window (positions in the
+// padding are skipped), then clamped to the fused activation's range.
+//
+// Input 0 and output 0 are NHWC [batch, H, W, C] of one type: float32,
+// int8, uint8 or int16 (quantised tensors share scale and zero point, so
+// raw values are compared). Pool2DOptions give the window, strides and
+// padding (SAME or VALID). Matches TFLite's pooling.cc MaxEval; a NaN
+// never replaces a running maximum, as with std::max.
+type MaxPool2D struct{ p pool2D }
+
+// NewMaxPool2D returns a MAX_POOL_2D kernel for one node.
+func NewMaxPool2D() ops.Kernel { return &MaxPool2D{} }
+
+// Prepare validates the node and sets the output shape.
+func (k *MaxPool2D) Prepare(n *ops.Node) error {
+	return k.p.prepare(n, ops.Float32, ops.Int8, ops.Uint8, ops.Int16)
+}
+
+// Eval computes the pooled output.
+func (k *MaxPool2D) Eval(n *ops.Node) error {
+	in, out := n.Input(0), n.Output(0)
+	if in == nil || out == nil {
+		return errors.New("MAX_POOL_2D: input or output missing at Eval")
+	}
+	if err := checkData(in, out); err != nil {
+		return err
+	}
+	p := &k.p
+	switch p.typ {
+	case ops.Float32:
+		maxPoolF32(p, in.Float32s(), out.Float32s())
+	case ops.Int8:
+		maxPool(p, in.Int8s(), out.Int8s(), math.MinInt8, int8(p.qMin), int8(p.qMax))
+	case ops.Uint8:
+		maxPool(p, in.Data, out.Data, 0, uint8(p.qMin), uint8(p.qMax))
+	case ops.Int16:
+		maxPool(p, in.Int16s(), out.Int16s(), math.MinInt16, int16(p.qMin), int16(p.qMax))
+	}
+	return nil
+}
+
+// maxPool runs the window maximum over channels-innermost rows, one
+// output pixel at a time: the integer kernels, and the reference the float
+// kernel maxPoolF32 is tested against.
+func maxPool[T float32 | int8 | uint8 | int16](p *pool2D, x, o []T, lowest, lo, hi T) {
+	depth, rowStride := p.depth, p.w.in*p.depth
+	_ = p.each(func(oi, img, yLo, yHi, xLo, xHi int) error {
+		dst := o[oi : oi+depth]
+		fillValue(dst, lowest)
+		for iy := yLo; iy < yHi; iy++ {
+			for ix := xLo; ix < xHi; ix++ {
+				off := img + iy*rowStride + ix*depth
+				src := x[off : off+depth]
+				for c, v := range src {
+					if dst[c] < v {
+						dst[c] = v
+					}
+				}
+			}
+		}
+		for c, v := range dst {
+			if v < lo {
+				v = lo
+			}
+			if v > hi {
+				v = hi
+			}
+			dst[c] = v
+		}
+		return nil
+	})
+}
+
+// maxPoolF32 is maxPool for float32 (lowest -math.MaxFloat32), one output
+// row at a time: the row is filled with the lowest value, each window tap
+// (fy, fx) is one arch.MaxBlocksF32 call over the run of output pixels
+// whose window has that tap inside the image (blocks of depth channels,
+// src blocks stride·depth apart), and the row is clamped with
+// arch.VecClamp. Taps come in maxPool's order (rows, then columns), so each
+// output value sees the same comparisons in the same order and gets the
+// same bits, ±0 and NaN included. On ditto_v1_lstm's [4, 32, 64, 16] →
+// [4, 16, 32, 16] pool this is 32 calls per row instead of a scalar loop
+// per pixel and tap.
+func maxPoolF32(p *pool2D, x, o []float32) {
+	depth, sw := p.depth, p.w.stride
+	rowIn, rowOut := p.w.in*depth, p.w.out*depth
+	if rowOut == 0 {
+		return
+	}
+	oi := 0
+	for b := 0; b < p.batches; b++ {
+		img := b * p.h.in * rowIn
+		for oy := 0; oy < p.h.out; oy++ {
+			dst := o[oi : oi+rowOut]
+			fillValue(dst, -math.MaxFloat32)
+			yo, fyLo, fyHi := p.h.span(oy)
+			for fy := fyLo; fy < fyHi; fy++ {
+				row := x[img+(yo+fy)*rowIn : img+(yo+fy+1)*rowIn]
+				for fx := 0; fx < p.w.filter; fx++ {
+					first, end := p.w.tapRun(fx)
+					if first >= end {
+						continue
+					}
+					ix := first*sw - p.w.pad + fx
+					arch.MaxBlocksF32(dst[first*depth:], row[ix*depth:], end-first, depth, depth, sw*depth)
+				}
+			}
+			arch.VecClamp(dst, p.fMin, p.fMax)
+			oi += rowOut
+		}
+	}
+}

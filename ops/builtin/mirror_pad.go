@@ -1,0 +1,154 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// MirrorPad is the kernel of TFLite's MIRROR_PAD operator: input 0 padded
+// with its own mirror image, paddings[d][0] elements before and
+// paddings[d][1] after along every dimension d. Input 1 holds the
+// paddings, a constant int32 or int64 tensor of shape [rank, 2].
+// MirrorPadOptions.Mode REFLECT mirrors about the edge element (which is
+// not repeated; pads ≤ dim − 1), SYMMETRIC includes it (pads ≤ dim), as
+// TensorFlow requires and as TFLite's mirror_pad.cc index mapping
+// assumes. Types: any fixed-size type.
+type MirrorPad struct {
+	elem     int
+	offset   int // 1 for REFLECT, 0 for SYMMETRIC
+	inShape  []int
+	outShape []int
+	before   []int
+	pos      []int
+	count    int
+}
+
+// NewMirrorPad returns a MIRROR_PAD kernel for one node.
+func NewMirrorPad() ops.Kernel { return &MirrorPad{} }
+
+// Prepare validates the node and sets the output shape.
+func (k *MirrorPad) Prepare(n *ops.Node) error {
+	*k = MirrorPad{}
+	mode := ops.MirrorPadReflect
+	if o, ok := n.Options.(*ops.MirrorPadOptions); ok && o != nil {
+		mode = o.Mode
+	} else if n.Options != nil {
+		return fmt.Errorf("options: have %T, need *MirrorPadOptions", n.Options)
+	}
+	switch mode {
+	case ops.MirrorPadReflect:
+		k.offset = 1
+	case ops.MirrorPadSymmetric:
+	default:
+		return fmt.Errorf("options: mode %d is neither REFLECT (0) nor SYMMETRIC (1)", mode)
+	}
+	if err := n.CheckIO(2, 2, 1); err != nil {
+		return err
+	}
+	in, out, err := unaryCopyIO(n)
+	if err != nil {
+		return err
+	}
+	p, err := n.RequireInput(1)
+	if err != nil {
+		return err
+	}
+	rank := in.Rank()
+	if p.Rank() != 2 || p.Shape[0] != rank || p.Shape[1] != 2 {
+		return fmt.Errorf("input 1 (paddings): shape %v, need [%d 2]", p.Shape, rank)
+	}
+	flat := &ops.Tensor{Type: p.Type, Shape: []int{2 * rank}, Data: p.Data, Kind: p.Kind}
+	pads, err := constIntVector(flat, "input 1 (paddings)", 2*rank)
+	if err != nil {
+		return err
+	}
+	k.elem = in.Type.Size()
+	k.inShape = copyShape(in.Shape)
+	k.outShape = make([]int, rank)
+	k.before = make([]int, rank)
+	k.pos = make([]int, rank)
+	for d := 0; d < rank; d++ {
+		lo, hi := pads[2*d], pads[2*d+1]
+		limit := int64(in.Shape[d] - k.offset)
+		if lo < 0 || hi < 0 || lo > limit || hi > limit {
+			return fmt.Errorf("input 1 (paddings): dimension %d pads by %d and %d; each must be in [0, %d] for mode %s",
+				d, lo, hi, max(limit, 0), map[int]string{1: "REFLECT", 0: "SYMMETRIC"}[k.offset])
+		}
+		size := int64(in.Shape[d]) + lo + hi
+		if size > math.MaxInt32 {
+			return fmt.Errorf("output 0: dimension %d overflows", d)
+		}
+		k.outShape[d], k.before[d] = int(size), int(lo)
+	}
+	if k.count, err = ops.ShapeElements(k.outShape, k.elem); err != nil {
+		return fmt.Errorf("output 0: %v", err)
+	}
+	out.Shape = copyShape(k.outShape)
+	return nil
+}
+
+// source maps an output coordinate of dimension d to the input
+// coordinate it mirrors.
+func (k *MirrorPad) source(d, i int) int {
+	i -= k.before[d]
+	dim := k.inShape[d]
+	switch {
+	case i < 0:
+		return -i - 1 + k.offset
+	case i >= dim:
+		return 2*dim - 1 - k.offset - i
+	}
+	return i
+}
+
+// Eval fills the output element by element.
+func (k *MirrorPad) Eval(n *ops.Node) error {
+	in, out := n.Input(0), n.Output(0)
+	if in == nil || out == nil {
+		return errors.New("MIRROR_PAD: input or output missing at Eval")
+	}
+	if err := checkData(in, out); err != nil {
+		return err
+	}
+	if k.count == 0 {
+		return nil
+	}
+	rank := len(k.outShape)
+	eb := k.elem
+	if rank == 0 {
+		copy(out.Data[:eb], in.Data)
+		return nil
+	}
+	clear(k.pos)
+	last := rank - 1
+	o := 0
+	for {
+		off, stride := 0, 1
+		for d := last; d >= 1; d-- {
+			stride *= k.inShape[d]
+		}
+		for d := 0; d < last; d++ {
+			off += k.source(d, k.pos[d]) * stride
+			stride /= max(k.inShape[d+1], 1)
+		}
+		for j := 0; j < k.outShape[last]; j++ {
+			s := (off + k.source(last, j)) * eb
+			copy(out.Data[o:o+eb], in.Data[s:s+eb])
+			o += eb
+		}
+		d := last - 1
+		for ; d >= 0; d-- {
+			k.pos[d]++
+			if k.pos[d] < k.outShape[d] {
+				break
+			}
+			k.pos[d] = 0
+		}
+		if d < 0 {
+			return nil
+		}
+	}
+}

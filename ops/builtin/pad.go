@@ -1,0 +1,193 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// maxPadRank is the most dimensions PAD handles (TFLite's
+// PadKernelMaxDimensionCount).
+const maxPadRank = 5
+
+// Pad is the kernel of TFLite's PAD and PADV2 operators: input 0 surrounded
+// by paddings[d][0] elements before and paddings[d][1] after along every
+// dimension d.
+//
+// Inputs: 0 data (rank ≤ 5), 1 paddings ([rank, 2], int32 or int64, values
+// in [0, 2^31), constant: tflrun sizes outputs at Prepare), 2 (PADV2 only,
+// optional) a one-element tensor of the data type holding the pad value.
+// The pad value is, as in TFLite's pad.cc: the constant when given (for a
+// quantised int8/uint8/int16 input its scale and zero point must equal the
+// output's), else the output zero point for uint8 and quantised int8/int16,
+// else zero. Types: float32, float16, bfloat16, int8, uint8, int16, int32,
+// int64, bool.
+type Pad struct {
+	elem      int
+	inShape   []int
+	outStride []int
+	before    []int
+	pos       []int
+	pad       [8]byte // the pad value's bytes
+	inElems   int
+	outElems  int
+}
+
+// NewPad returns a PAD / PADV2 kernel for one node.
+func NewPad() ops.Kernel { return &Pad{} }
+
+// Prepare validates the node and sets the output shape.
+func (k *Pad) Prepare(n *ops.Node) error {
+	*k = Pad{}
+	if err := n.CheckIO(2, 3, 1); err != nil {
+		return err
+	}
+	in, out, err := unaryCopyIO(n)
+	if err != nil {
+		return err
+	}
+	if err := requireType(in, "input 0", ops.Float32, ops.Float16, ops.BFloat16, ops.Int8, ops.Uint8, ops.Int16, ops.Int32, ops.Int64, ops.Bool); err != nil {
+		return err
+	}
+	rank := in.Rank()
+	if rank > maxPadRank {
+		return fmt.Errorf("input 0: rank %d, at most %d is supported", rank, maxPadRank)
+	}
+	p, err := n.RequireInput(1)
+	if err != nil {
+		return err
+	}
+	if p.Rank() != 2 || p.Shape[0] != rank || p.Shape[1] != 2 {
+		return fmt.Errorf("input 1 (paddings): shape %v, need [%d 2]", p.Shape, rank)
+	}
+	if p.Type != ops.Int32 && p.Type != ops.Int64 {
+		return fmt.Errorf("input 1 (paddings): type %s, need int32 or int64", p.Type)
+	}
+	if p.Kind != ops.ConstTensor || len(p.Data) < p.Bytes() {
+		return errors.New("input 1 (paddings): must be a constant tensor (tflrun sizes the output at Prepare)")
+	}
+	k.elem = in.Type.Size()
+	k.inShape = copyShape(in.Shape)
+	k.before = make([]int, rank)
+	k.pos = make([]int, rank)
+	k.outStride = make([]int, rank)
+	outShape := make([]int, rank)
+	for d := 0; d < rank; d++ {
+		var lo, hi int64
+		if p.Type == ops.Int32 {
+			lo, hi = int64(p.Int32s()[2*d]), int64(p.Int32s()[2*d+1])
+		} else {
+			lo, hi = p.Int64s()[2*d], p.Int64s()[2*d+1]
+		}
+		if lo < 0 || hi < 0 || lo > math.MaxInt32 || hi > math.MaxInt32 {
+			return fmt.Errorf("input 1 (paddings): dimension %d pads by %d and %d; each must be in [0, 2^31)", d, lo, hi)
+		}
+		size := int64(in.Shape[d]) + lo + hi
+		if size > math.MaxInt32 {
+			return fmt.Errorf("output 0: dimension %d of size %d overflows", d, size)
+		}
+		outShape[d] = int(size)
+		k.before[d] = int(lo)
+	}
+	if k.outElems, err = ops.ShapeElements(outShape, k.elem); err != nil {
+		return fmt.Errorf("output 0: %v", err)
+	}
+	s := 1
+	for d := rank - 1; d >= 0; d-- {
+		k.outStride[d] = s
+		s *= outShape[d]
+	}
+	k.inElems = in.NumElements()
+	out.Shape = outShape
+	return k.padValue(n, in, out)
+}
+
+// padValue decides the fill value as TFLite's Pad Eval does.
+func (k *Pad) padValue(n *ops.Node, in, out *ops.Tensor) error {
+	quantPath := in.Type == ops.Uint8 || (in.Type == ops.Int8 || in.Type == ops.Int16) && isQuantized(in)
+	cv := n.Input(2)
+	if cv == nil {
+		if quantPath {
+			zp := out.ZeroPoint()
+			lo, hi, _ := ops.TypeRange(in.Type)
+			if zp < lo || zp > hi {
+				return fmt.Errorf("output 0: zero point %d is outside the %s range", zp, in.Type)
+			}
+			putInt(k.pad[:k.elem], int64(zp))
+		}
+		return nil
+	}
+	if cv.Type != in.Type {
+		return fmt.Errorf("input 2 (constant_values): type %s differs from input type %s", cv.Type, in.Type)
+	}
+	if cv.NumElements() != 1 {
+		return fmt.Errorf("input 2 (constant_values): %d elements, need 1", cv.NumElements())
+	}
+	if cv.Kind != ops.ConstTensor || len(cv.Data) < k.elem {
+		return errors.New("input 2 (constant_values): must be a constant tensor")
+	}
+	if quantPath && (cv.ZeroPoint() != out.ZeroPoint() || cv.Scale() != out.Scale()) {
+		return fmt.Errorf("input 2 (constant_values): quantization (scale %g, zero point %d) differs from the output's (%g, %d)", cv.Scale(), cv.ZeroPoint(), out.Scale(), out.ZeroPoint())
+	}
+	copy(k.pad[:k.elem], cv.Data)
+	return nil
+}
+
+// putInt stores v little-endian in b (1, 2, 4 or 8 bytes).
+func putInt(b []byte, v int64) {
+	for i := range b {
+		b[i] = byte(v >> (8 * i))
+	}
+}
+
+// Eval fills the output with the pad value and copies the input rows in.
+func (k *Pad) Eval(n *ops.Node) error {
+	in, out := n.Input(0), n.Output(0)
+	if in == nil || out == nil {
+		return errors.New("PAD: input or output missing at Eval")
+	}
+	if err := checkData(in, out); err != nil {
+		return err
+	}
+	eb := k.elem
+	o := out.Data[:k.outElems*eb]
+	if len(o) > 0 {
+		copy(o, k.pad[:eb])
+		for filled := eb; filled < len(o); filled *= 2 {
+			copy(o[filled:], o[:filled])
+		}
+	}
+	if k.inElems == 0 {
+		return nil
+	}
+	rank := len(k.inShape)
+	if rank == 0 {
+		copy(o[:eb], in.Data)
+		return nil
+	}
+	clear(k.pos)
+	last := rank - 1
+	row := k.inShape[last] * eb
+	i := 0
+	for {
+		off := k.before[last]
+		for d := 0; d < last; d++ {
+			off += (k.pos[d] + k.before[d]) * k.outStride[d]
+		}
+		copy(o[off*eb:off*eb+row], in.Data[i:i+row])
+		i += row
+		d := last - 1
+		for ; d >= 0; d-- {
+			k.pos[d]++
+			if k.pos[d] < k.inShape[d] {
+				break
+			}
+			k.pos[d] = 0
+		}
+		if d < 0 {
+			return nil
+		}
+	}
+}

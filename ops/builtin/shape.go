@@ -1,0 +1,67 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// Shape is the kernel of TFLite's SHAPE operator: the dimensions of input
+// 0 as a vector of ShapeOptions.OutType (int32, the default, or int64).
+type Shape struct {
+	dims []int
+}
+
+// NewShape returns a SHAPE kernel for one node.
+func NewShape() ops.Kernel { return &Shape{} }
+
+// Prepare checks the output type and sets its shape [rank].
+func (k *Shape) Prepare(n *ops.Node) error {
+	*k = Shape{}
+	outType := ops.Int32
+	if o, ok := n.Options.(*ops.ShapeOptions); ok && o != nil {
+		outType = o.OutType
+	} else if n.Options != nil {
+		return fmt.Errorf("options: have %T, need *ShapeOptions", n.Options)
+	}
+	if err := n.CheckIO(1, 1, 1); err != nil {
+		return err
+	}
+	in, err := n.RequireInput(0)
+	if err != nil {
+		return err
+	}
+	out := n.Output(0)
+	if out == nil {
+		return errors.New("output 0 is missing")
+	}
+	if outType != ops.Int32 && outType != ops.Int64 {
+		return fmt.Errorf("options: out_type %s, need int32 or int64", outType)
+	}
+	if out.Type != outType {
+		return fmt.Errorf("output 0: type %s, the options say %s", out.Type, outType)
+	}
+	k.dims = copyShape(in.Shape)
+	out.Shape = []int{len(k.dims)}
+	return nil
+}
+
+// Eval writes the dimensions.
+func (k *Shape) Eval(n *ops.Node) error {
+	out := n.Output(0)
+	if out == nil {
+		return errors.New("SHAPE: output missing at Eval")
+	}
+	if err := checkData(out); err != nil {
+		return err
+	}
+	for i, d := range k.dims {
+		if out.Type == ops.Int32 {
+			out.Int32s()[i] = int32(d)
+		} else {
+			out.Int64s()[i] = int64(d)
+		}
+	}
+	return nil
+}

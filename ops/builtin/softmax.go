@@ -1,0 +1,167 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// Softmax is the kernel of TFLite's SOFTMAX operator: along the last
+// dimension, y_i = e^(β(x_i − max x)) / Σ_j e^(β(x_j − max x)). The
+// output has the input's shape.
+//
+// Type paths (input → output):
+//   - float32 → float32, computed in float64 and rounded;
+//   - int8 → int8, uint8 → uint8, int8 → int16, uint8 → int16: TFLite's
+//     builtin kernel on x86 (optimized_ops::Softmax with the float table of
+//     PopulateSoftmaxLookupTable, not the uint16 LUT that is ARM64-only):
+//     table[255−d] = expf(−in_scale·β·d) for d = max − x in [0, 255], a
+//     float32 row sum, probabilities scaled by 1/(sum·out_scale) and
+//     rounded half away from zero (uint8 output: +0.5 and truncation, and
+//     its zero point is ignored, exactly as TFLite's specialisation).
+//
+// As TFLite requires, an int8 → int8 output has zero point −128 and a
+// scale within 0.1% of 1/256. int16 input is not supported.
+type Softmax struct {
+	beta     float32
+	table    [256]float32
+	outScale float32
+	outZP    int32
+	rows     int
+	depth    int
+}
+
+// NewSoftmax returns a SOFTMAX kernel for one node.
+func NewSoftmax() ops.Kernel { return &Softmax{} }
+
+// Prepare checks types and quantisation and builds the exp table.
+func (k *Softmax) Prepare(n *ops.Node) error {
+	*k = Softmax{}
+	if o, ok := n.Options.(*ops.SoftmaxOptions); ok && o != nil {
+		k.beta = o.Beta
+	} else if n.Options != nil {
+		return fmt.Errorf("options: have %T, need *SoftmaxOptions", n.Options)
+	}
+	in, out, err := elementwiseUnary(n)
+	if err != nil {
+		return err
+	}
+	if in.Rank() < 1 {
+		return errors.New("input 0: rank 0, SOFTMAX needs at least 1 dimension")
+	}
+	out.Shape = copyShape(in.Shape)
+	k.depth = in.Shape[in.Rank()-1]
+	if k.depth > 0 {
+		k.rows = in.NumElements() / k.depth
+	}
+	switch {
+	case in.Type == ops.Float32 && out.Type == ops.Float32:
+		return nil
+	case (in.Type == ops.Int8 || in.Type == ops.Uint8) && (out.Type == in.Type || out.Type == ops.Int16):
+	default:
+		return fmt.Errorf("output 0: type %s not supported with input type %s (float32→float32, int8→int8/int16, uint8→uint8/int16)", out.Type, in.Type)
+	}
+	inScale, _, err := perTensorQuant(in, "input 0")
+	if err != nil {
+		return err
+	}
+	if k.outScale, k.outZP, err = perTensorQuant(out, "output 0"); err != nil {
+		return err
+	}
+	if in.Type == ops.Int8 && out.Type == ops.Int8 {
+		if k.outZP != -128 {
+			return fmt.Errorf("output 0: zero point %d, int8 SOFTMAX needs -128", k.outZP)
+		}
+		if math.Abs(float64(k.outScale)-1.0/256) > 0.001/256 {
+			return fmt.Errorf("output 0: scale %g, int8 SOFTMAX needs 1/256", k.outScale)
+		}
+	}
+	// PopulateSoftmaxLookupTable, in float32 arithmetic.
+	scale := float32(-inScale * k.beta)
+	for d := 0; d <= 255; d++ {
+		k.table[255-d] = expf(float32(scale * float32(d)))
+	}
+	return nil
+}
+
+// Eval computes the softmax of every row.
+func (k *Softmax) Eval(n *ops.Node) error {
+	in, out := n.Input(0), n.Output(0)
+	if in == nil || out == nil {
+		return errors.New("SOFTMAX: input or output missing at Eval")
+	}
+	if err := checkData(in, out); err != nil {
+		return err
+	}
+	d := k.depth
+	switch in.Type {
+	case ops.Float32:
+		x, y := in.Float32s(), out.Float32s()
+		beta := float64(k.beta)
+		for r := 0; r < k.rows; r++ {
+			xr, yr := x[r*d:r*d+d], y[r*d:r*d+d]
+			mx := xr[0]
+			for _, v := range xr {
+				mx = max(mx, v)
+			}
+			sum := 0.0
+			for i, v := range xr {
+				e := math.Exp((float64(v) - float64(mx)) * beta)
+				sum += e
+				yr[i] = float32(e)
+			}
+			for i, v := range yr {
+				yr[i] = float32(float64(v) / sum)
+			}
+		}
+	case ops.Int8:
+		softmaxQuant(k, in.Int8s(), out)
+	case ops.Uint8:
+		softmaxQuant(k, in.Uint8s(), out)
+	}
+	return nil
+}
+
+// softmaxQuant is the quantised row loop shared by int8 and uint8 inputs.
+func softmaxQuant[T int8 | uint8](k *Softmax, x []T, out *ops.Tensor) {
+	d := k.depth
+	var o8 []int8
+	var u8 []uint8
+	var o16 []int16
+	switch out.Type {
+	case ops.Int8:
+		o8 = out.Int8s()
+	case ops.Uint8:
+		u8 = out.Uint8s()
+	default:
+		o16 = out.Int16s()
+	}
+	for r := 0; r < k.rows; r++ {
+		xr := x[r*d : r*d+d]
+		maxVal := int32(xr[0])
+		for _, v := range xr {
+			maxVal = max(maxVal, int32(v))
+		}
+		off := 255 - maxVal
+		var sum float32
+		for _, v := range xr {
+			sum += k.table[off+int32(v)]
+		}
+		inv := float32(1) / float32(sum*k.outScale)
+		for i, v := range xr {
+			p := float32(k.table[off+int32(v)] * inv)
+			switch {
+			case u8 != nil:
+				// TFLite's x86 uint8 specialisation: +0.5 and truncate, no
+				// zero point.
+				u8[r*d+i] = uint8(ops.ClampInt32(f32ToInt32(float32(p+0.5)), 0, 255))
+			case o8 != nil:
+				o8[r*d+i] = int8(ops.ClampInt32(f32ToInt32(roundf(p))+k.outZP, -128, 127))
+			default:
+				o16[r*d+i] = int16(ops.ClampInt32(f32ToInt32(roundf(p))+k.outZP, math.MinInt16, math.MaxInt16))
+			}
+		}
+	}
+}

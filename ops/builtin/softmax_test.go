@@ -1,0 +1,128 @@
+package builtin
+
+import (
+	"math"
+	"testing"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// Float vector from TFLite's activations_test.cc (Softmax4D, beta 0.1);
+// quantised paths checked against a float64 softmax (within one step, the
+// table and float32 sums of TFLite's kernel) and against hand-computed
+// values of the table algorithm.
+
+var softmaxIn = []float32{0, -6, 2, 4, 3, -2, 10, 1}
+
+func softmaxRef(x []float32, depth int, beta float64) []float64 {
+	out := make([]float64, len(x))
+	for r := 0; r < len(x)/depth; r++ {
+		mx := math.Inf(-1)
+		for _, v := range x[r*depth : (r+1)*depth] {
+			mx = math.Max(mx, float64(v))
+		}
+		s := 0.0
+		for i, v := range x[r*depth : (r+1)*depth] {
+			out[r*depth+i] = math.Exp((float64(v) - mx) * beta)
+			s += out[r*depth+i]
+		}
+		for i := range x[r*depth : (r+1)*depth] {
+			out[r*depth+i] /= s
+		}
+	}
+	return out
+}
+
+func TestSoftmaxFloat(t *testing.T) {
+	n := node(&ops.SoftmaxOptions{Beta: 0.1}, []*ops.Tensor{tensorOf(ops.Float32, []int{1, 2, 1, 4}, softmaxIn)}, outTensor(ops.Float32))
+	k := NewSoftmax()
+	run(t, k, n)
+	nearFloats(t, "output", n.Outputs[0].Float32s(), []float64{.23463, .12877, .28658, .35003, .22528, .13664, .45365, .18443}, 1e-5)
+	nearFloats(t, "output vs float64", n.Outputs[0].Float32s(), softmaxRef(softmaxIn, 4, 0.1), 1e-6)
+	noAllocs(t, k, n)
+}
+
+func TestSoftmaxQuantized(t *testing.T) {
+	const inScale = 20.0 / 255 // input range [-10, 10]
+	r := lcg(11)
+	x := make([]float32, 3*17)
+	for i := range x {
+		x[i] = r.float(-10, 10)
+	}
+	for _, tc := range []struct {
+		in, out     ops.DataType
+		inZP, outZP int64
+		outScale    float32
+	}{
+		{ops.Int8, ops.Int8, 0, -128, 1.0 / 256},
+		{ops.Uint8, ops.Uint8, 128, 0, 1.0 / 256},
+		{ops.Int8, ops.Int16, 0, 0, 1.0 / 32768},
+		{ops.Uint8, ops.Int16, 128, -32768, 1.0 / 65536},
+	} {
+		t.Run(tc.in.String()+"→"+tc.out.String(), func(t *testing.T) {
+			lo, hi, _ := ops.TypeRange(tc.in)
+			xq := quantizeTo(x, inScale, int32(tc.inZP), lo, hi)
+			var inT *ops.Tensor
+			if tc.in == ops.Int8 {
+				inT = tensorOf(ops.Int8, []int{3, 17}, toInt8(xq))
+			} else {
+				inT = tensorOf(ops.Uint8, []int{3, 17}, toUint8(xq))
+			}
+			n := node(&ops.SoftmaxOptions{Beta: 1.3}, []*ops.Tensor{q(inT, inScale, tc.inZP)}, q(outTensor(tc.out), tc.outScale, tc.outZP))
+			k := NewSoftmax()
+			run(t, k, n)
+			// Reference on the dequantised input.
+			deq := make([]float32, len(xq))
+			for i, v := range xq {
+				deq[i] = float32(float64(v-int32(tc.inZP)) * inScale)
+			}
+			ref := softmaxRef(deq, 17, 1.3)
+			var got []int64
+			switch tc.out {
+			case ops.Int8:
+				for _, v := range n.Outputs[0].Int8s() {
+					got = append(got, int64(v))
+				}
+			case ops.Uint8:
+				for _, v := range n.Outputs[0].Uint8s() {
+					got = append(got, int64(v))
+				}
+			default:
+				for _, v := range n.Outputs[0].Int16s() {
+					got = append(got, int64(v))
+				}
+			}
+			olo, ohi, _ := ops.TypeRange(tc.out)
+			for i, p := range ref {
+				want := math.Min(math.Max(math.Round(p/float64(tc.outScale))+float64(tc.outZP), float64(olo)), float64(ohi))
+				if tc.out == ops.Uint8 {
+					want = math.Min(math.Round(p/float64(tc.outScale)), 255)
+				}
+				if math.Abs(float64(got[i])-want) > 1 {
+					t.Fatalf("element %d: got %d, float64 reference %v", i, got[i], want)
+				}
+			}
+			noAllocs(t, k, n)
+		})
+	}
+}
+
+// Hand-computed from the table algorithm: a row {0, 0} of int8 input gives
+// table entries e^0 = 1 twice, sum 2, p = 1/(2/256) = 128 → 128−128 = 0.
+func TestSoftmaxInt8Uniform(t *testing.T) {
+	n := node(&ops.SoftmaxOptions{Beta: 1}, []*ops.Tensor{q(tensorOf(ops.Int8, []int{1, 2}, []int8{5, 5}), 0.1, 0)}, q(outTensor(ops.Int8), 1.0/256, -128))
+	run(t, NewSoftmax(), n)
+	equalInts(t, "output", n.Outputs[0].Int8s(), []int{0, 0})
+	// uint8: p = 128 exactly → 128.
+	n = node(&ops.SoftmaxOptions{Beta: 1}, []*ops.Tensor{q(tensorOf(ops.Uint8, []int{1, 2}, []uint8{9, 9}), 0.1, 0)}, q(outTensor(ops.Uint8), 1.0/256, 0))
+	run(t, NewSoftmax(), n)
+	equalInts(t, "output", n.Outputs[0].Uint8s(), []int{128, 128})
+}
+
+func TestSoftmaxErrors(t *testing.T) {
+	in := func() *ops.Tensor { return q(tensorOf(ops.Int8, []int{1, 4}, make([]int8, 4)), 0.1, 0) }
+	wantPrepareError(t, NewSoftmax(), node(nil, []*ops.Tensor{in()}, q(outTensor(ops.Int8), 1.0/256, 0)), "output 0", "zero point 0", "-128")
+	wantPrepareError(t, NewSoftmax(), node(nil, []*ops.Tensor{in()}, q(outTensor(ops.Int8), 1.0/128, -128)), "output 0", "scale")
+	wantPrepareError(t, NewSoftmax(), node(nil, []*ops.Tensor{in()}, outTensor(ops.Float32)), "output 0", "float32")
+	wantPrepareError(t, NewSoftmax(), node(nil, []*ops.Tensor{tensorOf(ops.Float32, nil, []float32{1})}, outTensor(ops.Float32)), "rank 0")
+}

@@ -1,0 +1,159 @@
+package builtin
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// Test vectors from TFLite's strided_slice_test.cc (In1D*, In2D*, In3D*,
+// In5D*, Offset*, EllipsisMask*/NewAxisMask*, shrink-axis cases), run with
+// float32 and int8 data and with constant and (offset) non-constant begin.
+
+type sliceCase struct {
+	name                 string
+	shape                []int
+	begin, end, strides  []int32
+	bm, em, elm, nam, sm int32
+	offset               bool
+	wantShape            []int
+	want                 []int
+}
+
+func seq(n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(i + 1)
+	}
+	return v
+}
+
+var sliceCases = []sliceCase{
+	{"In1D", []int{4}, []int32{1}, []int32{3}, []int32{1}, 0, 0, 0, 0, 0, false, []int{2}, []int{2, 3}},
+	{"In1D_EmptyOutput", []int{4}, []int32{10}, []int32{3}, []int32{1}, 0, 0, 0, 0, 0, false, []int{0}, nil},
+	{"In1D_NegativeBegin", []int{4}, []int32{-3}, []int32{3}, []int32{1}, 0, 0, 0, 0, 0, false, []int{2}, []int{2, 3}},
+	{"In1D_OutOfRangeBegin", []int{4}, []int32{-5}, []int32{3}, []int32{1}, 0, 0, 0, 0, 0, false, []int{3}, []int{1, 2, 3}},
+	{"In1D_NegativeEnd", []int{4}, []int32{1}, []int32{-2}, []int32{1}, 0, 0, 0, 0, 0, false, []int{1}, []int{2}},
+	{"In1D_OutOfRangeEnd", []int{4}, []int32{-3}, []int32{5}, []int32{1}, 0, 0, 0, 0, 0, false, []int{3}, []int{2, 3, 4}},
+	{"In1D_BeginMask", []int{4}, []int32{1}, []int32{3}, []int32{1}, 1, 0, 0, 0, 0, false, []int{3}, []int{1, 2, 3}},
+	{"In1D_NegativeBeginNegativeStride", []int{4}, []int32{-2}, []int32{-3}, []int32{-1}, 0, 0, 0, 0, 0, false, []int{1}, []int{3}},
+	{"In1D_OutOfRangeBeginNegativeStride", []int{4}, []int32{5}, []int32{2}, []int32{-1}, 0, 0, 0, 0, 0, false, []int{1}, []int{4}},
+	{"In1D_NegativeEndNegativeStride", []int{4}, []int32{2}, []int32{-4}, []int32{-1}, 0, 0, 0, 0, 0, false, []int{2}, []int{3, 2}},
+	{"In1D_EndMask", []int{4}, []int32{1}, []int32{3}, []int32{1}, 0, 1, 0, 0, 0, false, []int{3}, []int{2, 3, 4}},
+	{"In1D_NegStride", []int{3}, []int32{-1}, []int32{-4}, []int32{-1}, 0, 0, 0, 0, 0, false, []int{3}, []int{3, 2, 1}},
+	{"In1D_EvenLenStride2", []int{2}, []int32{0}, []int32{2}, []int32{2}, 0, 0, 0, 0, 0, false, []int{1}, []int{1}},
+	{"In1D_OddLenStride2", []int{3}, []int32{0}, []int32{3}, []int32{2}, 0, 0, 0, 0, 0, false, []int{2}, []int{1, 3}},
+	{"In2D_Identity", []int{2, 3}, []int32{0, 0}, []int32{2, 3}, []int32{1, 1}, 0, 0, 0, 0, 0, false, []int{2, 3}, []int{1, 2, 3, 4, 5, 6}},
+	{"In2D", []int{2, 3}, []int32{1, 0}, []int32{2, 2}, []int32{1, 1}, 0, 0, 0, 0, 0, false, []int{1, 2}, []int{4, 5}},
+	{"In2D_Stride2", []int{2, 3}, []int32{0, 0}, []int32{2, 3}, []int32{2, 2}, 0, 0, 0, 0, 0, false, []int{1, 2}, []int{1, 3}},
+	{"In2D_NegStride", []int{2, 3}, []int32{1, -1}, []int32{2, -4}, []int32{2, -1}, 0, 0, 0, 0, 0, false, []int{1, 3}, []int{6, 5, 4}},
+	{"In2D_BeginMask", []int{2, 3}, []int32{1, 0}, []int32{2, 2}, []int32{1, 1}, 1, 0, 0, 0, 0, false, []int{2, 2}, []int{1, 2, 4, 5}},
+	{"In2D_EndMask", []int{2, 3}, []int32{1, 0}, []int32{2, 2}, []int32{1, 1}, 0, 2, 0, 0, 0, false, []int{1, 3}, []int{4, 5, 6}},
+	{"In2D_NegStrideBeginMask", []int{2, 3}, []int32{1, -2}, []int32{2, -4}, []int32{1, -1}, 2, 0, 0, 0, 0, false, []int{1, 3}, []int{6, 5, 4}},
+	{"In2D_NegStrideEndMask", []int{2, 3}, []int32{1, -2}, []int32{2, -3}, []int32{1, -1}, 0, 2, 0, 0, 0, false, []int{1, 2}, []int{5, 4}},
+	{"In2D_ShrinkAxis_Endmask_AtSameAxis", []int{2, 2}, []int32{0, -1}, []int32{0, 0}, []int32{1, -1}, 1, 1, 0, 0, 1, false, []int{1}, []int{2}},
+	{"In3D_Identity", []int{2, 3, 2}, []int32{0, 0, 0}, []int32{2, 3, 2}, []int32{1, 1, 1}, 0, 0, 0, 0, 0, false, []int{2, 3, 2}, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}},
+	{"In3D_NegStride", []int{2, 3, 2}, []int32{0, 0, 0}, []int32{2, 3, 2}, []int32{-1, -1, -1}, 0, 0, 0, 0, 0, false, []int{0, 0, 0}, nil},
+	{"In3D_Strided2", []int{2, 3, 2}, []int32{0, 0, 0}, []int32{2, 3, 2}, []int32{2, 2, 2}, 0, 0, 0, 0, 0, false, []int{1, 2, 1}, []int{1, 5}},
+	{"In3D_IdentityShrinkAxis1", []int{2, 3, 2}, []int32{0, 0, 0}, []int32{1, 3, 2}, []int32{1, 1, 1}, 0, 0, 0, 0, 1, false, []int{3, 2}, []int{1, 2, 3, 4, 5, 6}},
+	{"In3D_IdentityShrinkAxis5", []int{2, 3, 2}, []int32{0, 0, 0}, []int32{1, 3, 1}, []int32{1, 1, 1}, 0, 0, 0, 0, 5, false, []int{3}, []int{1, 3, 5}},
+	{"In3D_IdentityShrinkAxis6", []int{2, 3, 2}, []int32{0, 0, 0}, []int32{2, 1, 1}, []int32{1, 1, 1}, 0, 0, 0, 0, 6, false, []int{2}, []int{1, 7}},
+	{"In3D_IdentityShrinkAxis7", []int{2, 3, 2}, []int32{0, 0, 0}, []int32{1, 1, 1}, []int32{1, 1, 1}, 0, 0, 0, 0, 7, false, []int{}, []int{1}},
+	{"In5D_Identity", []int{2, 2, 2, 1, 2}, []int32{0, 0, 0, 0, 0}, []int32{2, 1, 2, 1, 2}, []int32{1, 1, 1, 1, 1}, 0, 0, 0, 0, 0, false, []int{2, 1, 2, 1, 2}, []int{1, 2, 3, 4, 9, 10, 11, 12}},
+	{"In5D_IdentityShrinkAxis1", []int{2, 2, 2, 1, 2}, []int32{0, 0, 0, 0, 0}, []int32{2, 1, 2, 1, 2}, []int32{1, 1, 1, 1, 1}, 0, 0, 0, 0, 1, false, []int{1, 2, 1, 2}, []int{1, 2, 3, 4}},
+	{"In3D_SmallBegin", []int{2, 3, 2}, []int32{0}, []int32{1}, []int32{1}, 0, 0, 0, 0, 0, false, []int{1, 3, 2}, []int{1, 2, 3, 4, 5, 6}},
+	{"In3D_SmallBeginWithShrinkAxis1", []int{2, 3, 2}, []int32{0}, []int32{1}, []int32{1}, 0, 0, 0, 0, 1, false, []int{3, 2}, []int{1, 2, 3, 4, 5, 6}},
+	{"In3D_BackwardSmallBeginEndMask", []int{1, 1, 2}, []int32{1}, []int32{0}, []int32{1}, 0, 1, 0, 0, 0, false, []int{0, 1, 2}, nil},
+	{"In3D_Backward", []int{1, 1, 2}, []int32{1, 0, 0}, []int32{0, -1, -1}, []int32{1, 1, 1}, 6, 7, 0, 0, 0, false, []int{0, 1, 2}, nil},
+	{"EllipsisMask1_NewAxisMask2", []int{2, 3, 2}, []int32{0, 0, 0}, []int32{1, 2, 1}, []int32{1, 1, 1}, 0, 0, 1, 2, 0, false, []int{2, 3, 1, 1}, []int{1, 3, 5, 7, 9, 11}},
+	{"EllipsisMask2_NewAxisMask1", []int{2, 3, 2}, []int32{0, 0, 0}, []int32{1, 2, 1}, []int32{1, 1, 1}, 0, 0, 2, 1, 0, false, []int{1, 2, 3, 1}, []int{1, 3, 5, 7, 9, 11}},
+	{"EllipsisMask2_NewAxisMask5", []int{2, 3, 2}, []int32{0, 0, 0}, []int32{1, 2, 1}, []int32{1, 1, 1}, 0, 0, 2, 5, 0, false, []int{1, 2, 3, 2, 1}, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}},
+	{"EllipsisMask2_NewAxisMask2", []int{2, 3, 2}, []int32{0, 0, 0}, []int32{1, 2, 1}, []int32{1, 1, 1}, 0, 0, 2, 2, 0, false, []int{1, 3, 1}, []int{1, 3, 5}},
+	{"Offset", []int{10}, []int32{1}, []int32{3}, []int32{1}, 0, 0, 0, 0, 0, true, []int{3}, []int{2, 3, 4}},
+	{"OffsetArray", []int{3, 4}, []int32{0, 1}, []int32{2, 2}, []int32{1, 1}, 0, 0, 0, 0, 0, true, []int{2, 2}, []int{2, 3, 6, 7}},
+	{"OffsetConstantStride", []int{5, 6}, []int32{0, 1}, []int32{4, 3}, []int32{2, 2}, 0, 0, 0, 0, 0, true, []int{2, 2}, []int{2, 4, 14, 16}},
+	{"OffsetConstantNegativeStride", []int{5, 6}, []int32{4, 4}, []int32{-4, -3}, []int32{-2, -2}, 0, 0, 0, 0, 0, true, []int{2, 2}, []int{29, 27, 17, 15}},
+}
+
+func sliceNode(tc sliceCase, typ ops.DataType, constBegin bool) *ops.Node {
+	var in *ops.Tensor
+	v := seq(prod(tc.shape))
+	if typ == ops.Float32 {
+		in = tensorOf(ops.Float32, tc.shape, v)
+	} else {
+		iv := make([]int8, len(v))
+		for i, x := range v {
+			iv[i] = int8(x)
+		}
+		in = tensorOf(ops.Int8, tc.shape, iv)
+	}
+	n := len(tc.begin)
+	b := tensorOf(ops.Int32, []int{n}, tc.begin)
+	if constBegin {
+		constT(b)
+	}
+	opts := &ops.StridedSliceOptions{BeginMask: tc.bm, EndMask: tc.em, EllipsisMask: tc.elm, NewAxisMask: tc.nam, ShrinkAxisMask: tc.sm, Offset: tc.offset}
+	return node(opts, []*ops.Tensor{in, b, constT(tensorOf(ops.Int32, []int{n}, tc.end)), constT(tensorOf(ops.Int32, []int{n}, tc.strides))}, outTensor(typ))
+}
+
+func TestStridedSliceTFLiteVectors(t *testing.T) {
+	for _, tc := range sliceCases {
+		for _, typ := range []ops.DataType{ops.Float32, ops.Int8} {
+			for _, constBegin := range []bool{true, false} {
+				if !constBegin && !tc.offset {
+					continue // a dynamic begin needs offset mode in tflrun
+				}
+				t.Run(tc.name+"/"+typ.String(), func(t *testing.T) {
+					n := sliceNode(tc, typ, constBegin)
+					k := NewStridedSlice()
+					run(t, k, n)
+					wantShape(t, n.Outputs[0].Shape, tc.wantShape)
+					if typ == ops.Float32 {
+						got := n.Outputs[0].Float32s()
+						want := make([]float64, len(tc.want))
+						for i, w := range tc.want {
+							want[i] = float64(w)
+						}
+						nearFloats(t, "output", got[:len(want)], want, 0)
+					} else {
+						equalInts(t, "output", n.Outputs[0].Int8s()[:len(tc.want)], tc.want)
+					}
+					noAllocs(t, k, n)
+				})
+			}
+		}
+	}
+}
+
+func TestStridedSliceErrors(t *testing.T) {
+	in := tensorOf(ops.Float32, []int{2, 3}, seq(6))
+	i32 := func(v ...int32) *ops.Tensor { return constT(tensorOf(ops.Int32, []int{len(v)}, v)) }
+	for _, tc := range []struct {
+		name string
+		ins  []*ops.Tensor
+		opts *ops.StridedSliceOptions
+		frag string
+	}{
+		{"zero stride", []*ops.Tensor{in, i32(0, 0), i32(1, 1), i32(1, 0)}, &ops.StridedSliceOptions{}, "entry 1 is 0"},
+		{"lengths", []*ops.Tensor{in, i32(0, 0), i32(1), i32(1, 1)}, &ops.StridedSliceOptions{}, "entries"},
+		{"type", []*ops.Tensor{in, i32(0, 0), i32(1, 1), constT(tensorOf(ops.Int64, []int{2}, []int64{1, 1}))}, &ops.StridedSliceOptions{}, "need int32"},
+		{"dynamic begin", []*ops.Tensor{in, tensorOf(ops.Int32, []int{2}, []int32{0, 0}), i32(1, 1), i32(1, 1)}, &ops.StridedSliceOptions{}, "constant"},
+		{"shrink out of range", []*ops.Tensor{in, i32(5, 0), i32(6, 1), i32(1, 1)}, &ops.StridedSliceOptions{ShrinkAxisMask: 1}, "shrink index 5"},
+		{"inputs", []*ops.Tensor{in, i32(0, 0), i32(1, 1)}, &ops.StridedSliceOptions{}, "inputs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantPrepareError(t, NewStridedSlice(), node(tc.opts, tc.ins, outTensor(ops.Float32)), tc.frag)
+		})
+	}
+	// A dynamic begin (offset mode) that selects fewer elements than the
+	// output was sized for is an Eval error, not unwritten output.
+	n := node(&ops.StridedSliceOptions{Offset: true}, []*ops.Tensor{tensorOf(ops.Float32, []int{4}, seq(4)), tensorOf(ops.Int32, []int{1}, []int32{3}), i32(3), i32(1)}, outTensor(ops.Float32))
+	k := NewStridedSlice()
+	if err := prepare(k, n); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Eval(n); err == nil || !strings.Contains(err.Error(), "different number") {
+		t.Fatalf("Eval error %v", err)
+	}
+}

@@ -1,0 +1,70 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// Tanh is the kernel of TFLite's TANH operator, y = tanh(x) elementwise;
+// the output has the input's shape and type.
+//
+// float32 is computed in float64 and rounded (TFLite's Eigen kernel agrees
+// to a few ulp). int8 and uint8 use a 256-entry table built at Prepare
+// exactly as TFLite's builtin (generic optimised) kernel does
+// (LUTPopulate with a float32 tanh); like TFLite, any output scale and
+// zero point are accepted (models use 1/128 and 0 for int8, 128 for
+// uint8). int16 is not supported.
+type Tanh struct {
+	lut [256]uint8
+}
+
+// NewTanh returns a TANH kernel for one node.
+func NewTanh() ops.Kernel { return &Tanh{} }
+
+// Prepare checks types and quantisation and builds the table.
+func (k *Tanh) Prepare(n *ops.Node) error {
+	in, out, err := sameTypeUnary(n)
+	if err != nil {
+		return err
+	}
+	switch in.Type {
+	case ops.Float32:
+		return nil
+	case ops.Int8, ops.Uint8:
+		inScale, inZP, err := perTensorQuant(in, "input 0")
+		if err != nil {
+			return err
+		}
+		outScale, outZP, err := perTensorQuant(out, "output 0")
+		if err != nil {
+			return err
+		}
+		lutPopulate8(in.Type, inScale, inZP, outScale, outZP, tanhf, &k.lut)
+		return nil
+	}
+	return fmt.Errorf("input 0: type %s not supported (float32, int8, uint8)", in.Type)
+}
+
+// Eval applies the function.
+func (k *Tanh) Eval(n *ops.Node) error {
+	in, out := n.Input(0), n.Output(0)
+	if in == nil || out == nil {
+		return errors.New("TANH: input or output missing at Eval")
+	}
+	if err := checkData(in, out); err != nil {
+		return err
+	}
+	cnt := in.NumElements()
+	if in.Type == ops.Float32 {
+		o := out.Float32s()[:cnt]
+		for i, x := range in.Float32s()[:cnt] {
+			o[i] = float32(math.Tanh(float64(x)))
+		}
+		return nil
+	}
+	lookup8(in.Data[:cnt], out.Data[:cnt], &k.lut)
+	return nil
+}
