@@ -32,6 +32,11 @@ type Add struct {
 // NewAdd returns an ADD kernel for one node.
 func NewAdd() ops.Kernel { return &Add{} }
 
+func init() {
+	// TFLite 1-5; 5 is non-quantised int16.
+	register(ops.OpAdd, NewAdd, [2]int{1, 4})
+}
+
 // Prepare checks types, shapes and quantisation.
 func (k *Add) Prepare(n *ops.Node) error {
 	*k = Add{}

@@ -18,6 +18,10 @@ type AddN struct {
 // NewAddN returns an ADD_N kernel for one node.
 func NewAddN() ops.Kernel { return &AddN{} }
 
+func init() {
+	register(ops.OpAddN, NewAddN, [2]int{1, 1})
+}
+
 // Prepare checks that the inputs agree and sets the output shape.
 func (k *AddN) Prepare(n *ops.Node) error {
 	*k = AddN{}

@@ -44,3 +44,13 @@ func (k *arithBase) prepare(n *ops.Node, act ops.Activation) (a, b, out *ops.Ten
 	}
 	return a, b, out, nil
 }
+
+// indexOfZero returns the index of the first zero in v, or −1.
+func indexOfZero[T float32 | int8 | int16 | int32 | int64](v []T) int {
+	for i, x := range v {
+		if x == 0 {
+			return i
+		}
+	}
+	return -1
+}

@@ -31,6 +31,12 @@ type AveragePool2D struct {
 // NewAveragePool2D returns an AVERAGE_POOL_2D kernel for one node.
 func NewAveragePool2D() ops.Kernel { return &AveragePool2D{} }
 
+func init() {
+	// The versions TFLite registers; Prepare refuses the types this
+	// kernel lacks.
+	register(ops.OpAveragePool2D, NewAveragePool2D, [2]int{1, 3})
+}
+
 // Prepare validates the node, sets the output shape and requests the
 // integer accumulators.
 func (k *AveragePool2D) Prepare(n *ops.Node) error {

@@ -254,3 +254,22 @@ func (p *quantAddParams) finish(raw int32) int32 {
 	}
 	return ops.ClampInt32(v+p.outOff, p.actMin, p.actMax)
 }
+
+// broadcastMap computes out[i] = f(a[ia], b[ib]) over the broadcast
+// output, like broadcastApply but with a result type of its own.
+func broadcastMap[A, O any](bc *broadcast, a, b []A, out []O, f func(x, y A) O) {
+	if !bc.needed {
+		a, b, out = a[:bc.count], b[:bc.count], out[:bc.count]
+		for i := range out {
+			out[i] = f(a[i], b[i])
+		}
+		return
+	}
+	n, sa, sb := bc.dims[5], bc.strideA[5], bc.strideB[5]
+	bc.eachRun(func(o, ia, ib int) {
+		dst := out[o : o+n]
+		for i := range dst {
+			dst[i] = f(a[ia+i*sa], b[ib+i*sb])
+		}
+	})
+}

@@ -27,6 +27,11 @@ type BroadcastTo struct {
 // NewBroadcastTo returns a BROADCAST_TO kernel for one node.
 func NewBroadcastTo() ops.Kernel { return &BroadcastTo{} }
 
+func init() {
+	// BROADCAST_TO version 1 was withdrawn (TFLite registers 2-3).
+	register(ops.OpBroadcastTo, NewBroadcastTo, [2]int{2, 3})
+}
+
 // Prepare validates the node and sets the output shape.
 func (k *BroadcastTo) Prepare(n *ops.Node) error {
 	*k = BroadcastTo{}

@@ -37,6 +37,12 @@ type Cast struct {
 // NewCast returns a CAST kernel for one node.
 func NewCast() ops.Kernel { return &Cast{} }
 
+func init() {
+	// The versions TFLite registers; Prepare refuses the types this
+	// kernel lacks.
+	register(ops.OpCast, NewCast, [2]int{1, 7})
+}
+
 var castTypes = []ops.DataType{ops.Bool, ops.Int8, ops.Uint8, ops.Int16, ops.Uint16, ops.Int32, ops.Uint32, ops.Int64, ops.Float16, ops.BFloat16, ops.Float32, ops.Float64, ops.Complex64}
 
 // Prepare validates the types and gives the output the input's shape.

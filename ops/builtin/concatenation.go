@@ -39,6 +39,12 @@ type concatRescale struct {
 // NewConcatenation returns a CONCATENATION kernel for one node.
 func NewConcatenation() ops.Kernel { return &Concatenation{} }
 
+func init() {
+	// The versions TFLite registers; Prepare refuses the types this
+	// kernel lacks.
+	register(ops.OpConcatenation, NewConcatenation, [2]int{1, 4})
+}
+
 // Prepare validates the inputs and sets the output shape.
 func (k *Concatenation) Prepare(n *ops.Node) error {
 	*k = Concatenation{}

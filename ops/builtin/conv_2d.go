@@ -97,15 +97,6 @@ type Conv2D struct {
 // (tests: the path arm64 takes).
 var convForceMatVec bool
 
-type convPath uint8
-
-const (
-	convFloat convPath = iota
-	convInt8
-	convUint8
-	convHybrid
-)
-
 // convTileBytes bounds the im2col tile so that it stays in the L2 cache.
 const convTileBytes = 64 << 10
 
@@ -115,6 +106,16 @@ const convAccTileBytes = 16 << 10
 
 // NewConv2D returns a CONV_2D kernel for one node.
 func NewConv2D() ops.Kernel { return &Conv2D{} }
+
+func init() {
+	// TFLite registers 1-8. Every version is taken, and Prepare refuses the
+	// type combinations this kernel lacks (hybrid, int16 and int4 filters),
+	// naming them: converters have stamped versions loosely (TensorFlow's
+	// own float DS-CNN conversion says CONV_2D v2, nominally the hybrid
+	// version) and TFLite runs such models because its kernels, too,
+	// dispatch on the tensor types.
+	register(ops.OpConv2D, NewConv2D, [2]int{1, 8})
+}
 
 // Prepare validates the node, sets the output shape, derives the
 // quantisation parameters and requests scratch.

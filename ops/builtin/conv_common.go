@@ -182,3 +182,14 @@ func (q *convQuant) requantize(acc int32, c int) int32 {
 	v := ops.MultiplyByQuantizedMultiplier(acc, q.mult[c], q.shift[c]) + q.outOffset
 	return ops.ClampInt32(v, q.actMin, q.actMax)
 }
+
+// convPath is the arithmetic a CONV_2D or DEPTHWISE_CONV_2D node runs,
+// chosen at Prepare from its tensor types.
+type convPath uint8
+
+const (
+	convFloat convPath = iota
+	convInt8
+	convUint8
+	convHybrid
+)

@@ -109,6 +109,12 @@ const maxRectTaps = (1<<24 - 1) / (255 * 255)
 // NewDepthwiseConv2D returns a DEPTHWISE_CONV_2D kernel for one node.
 func NewDepthwiseConv2D() ops.Kernel { return &DepthwiseConv2D{} }
 
+func init() {
+	// TFLite registers 1-7. Every version is taken (see conv_2d.go); Prepare
+	// refuses hybrid, int16 and int4 filters.
+	register(ops.OpDepthwiseConv2D, NewDepthwiseConv2D, [2]int{1, 7})
+}
+
 // Prepare validates the node, sets the output shape and derives the
 // quantisation parameters.
 func (k *DepthwiseConv2D) Prepare(n *ops.Node) error {

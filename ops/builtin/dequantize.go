@@ -34,6 +34,12 @@ type Dequantize struct {
 // NewDequantize returns a DEQUANTIZE kernel for one node.
 func NewDequantize() ops.Kernel { return &Dequantize{} }
 
+func init() {
+	// TFLite 1-8; 4 has no documented meaning in op_version.cc, 6 and up
+	// are int4 (and later) formats.
+	register(ops.OpDequantize, NewDequantize, [2]int{1, 3}, [2]int{5, 5})
+}
+
 // Prepare checks the types and the quantisation.
 func (k *Dequantize) Prepare(n *ops.Node) error {
 	*k = Dequantize{}
@@ -114,22 +120,4 @@ func (k *Dequantize) Eval(n *ops.Node) error {
 		}
 	}
 	return nil
-}
-
-// halfToFloat32 converts an IEEE 754 binary16 value exactly.
-func halfToFloat32(h uint16) float32 {
-	sign := uint32(h>>15) << 31
-	exp := uint32(h>>10) & 0x1f
-	man := uint32(h) & 0x3ff
-	switch {
-	case exp == 0x1f:
-		return math.Float32frombits(sign | 0x7f800000 | man<<13)
-	case exp == 0:
-		f := float32(man) * (1.0 / (1 << 24))
-		if sign != 0 {
-			f = -f
-		}
-		return f
-	}
-	return math.Float32frombits(sign | (exp+112)<<23 | man<<13)
 }

@@ -27,6 +27,10 @@ type Div struct {
 // NewDiv returns a DIV kernel for one node.
 func NewDiv() ops.Kernel { return &Div{} }
 
+func init() {
+	register(ops.OpDiv, NewDiv, [2]int{1, 2})
+}
+
 // Prepare checks the types and the activation.
 func (k *Div) Prepare(n *ops.Node) error {
 	*k = Div{}
@@ -77,14 +81,4 @@ func (k *Div) Eval(n *ops.Node) error {
 		return ops.ClampInt32(x/y, lo, hi)
 	})
 	return nil
-}
-
-// indexOfZero returns the index of the first zero in v, or −1.
-func indexOfZero[T float32 | int8 | int16 | int32 | int64](v []T) int {
-	for i, x := range v {
-		if x == 0 {
-			return i
-		}
-	}
-	return -1
 }

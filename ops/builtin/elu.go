@@ -19,6 +19,10 @@ type Elu struct {
 // NewElu returns an ELU kernel for one node.
 func NewElu() ops.Kernel { return &Elu{} }
 
+func init() {
+	register(ops.OpElu, NewElu, [2]int{1, 1})
+}
+
 // Prepare checks the types and builds the int8 table.
 func (k *Elu) Prepare(n *ops.Node) error {
 	*k = Elu{}

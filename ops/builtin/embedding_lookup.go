@@ -28,6 +28,12 @@ type EmbeddingLookup struct {
 // NewEmbeddingLookup returns an EMBEDDING_LOOKUP kernel for one node.
 func NewEmbeddingLookup() ops.Kernel { return &EmbeddingLookup{} }
 
+func init() {
+	// The versions TFLite registers; Prepare refuses the types this
+	// kernel lacks.
+	register(ops.OpEmbeddingLookup, NewEmbeddingLookup, [2]int{1, 4})
+}
+
 // Prepare validates the node and sets the output shape.
 func (k *EmbeddingLookup) Prepare(n *ops.Node) error {
 	*k = EmbeddingLookup{}

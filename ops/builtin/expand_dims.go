@@ -18,6 +18,12 @@ type ExpandDims struct{ bytes int }
 // NewExpandDims returns an EXPAND_DIMS kernel for one node.
 func NewExpandDims() ops.Kernel { return &ExpandDims{} }
 
+func init() {
+	// The versions TFLite registers; Prepare refuses the types this
+	// kernel lacks.
+	register(ops.OpExpandDims, NewExpandDims, [2]int{1, 1})
+}
+
 // Prepare validates the node and sets the output shape.
 func (k *ExpandDims) Prepare(n *ops.Node) error {
 	*k = ExpandDims{}

@@ -21,6 +21,10 @@ type Fill struct {
 // NewFill returns a FILL kernel for one node.
 func NewFill() ops.Kernel { return &Fill{} }
 
+func init() {
+	register(ops.OpFill, NewFill, [2]int{1, 4})
+}
+
 // Prepare validates the node and sets the output shape.
 func (k *Fill) Prepare(n *ops.Node) error {
 	*k = Fill{}

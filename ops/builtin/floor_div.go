@@ -24,6 +24,10 @@ type FloorDiv struct {
 // NewFloorDiv returns a FLOOR_DIV kernel for one node.
 func NewFloorDiv() ops.Kernel { return &FloorDiv{} }
 
+func init() {
+	register(ops.OpFloorDiv, NewFloorDiv, [2]int{1, 3})
+}
+
 // Prepare checks the types and sets the broadcast output shape.
 func (k *FloorDiv) Prepare(n *ops.Node) error {
 	*k = FloorDiv{}

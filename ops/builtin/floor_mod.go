@@ -23,6 +23,10 @@ type FloorMod struct {
 // NewFloorMod returns a FLOOR_MOD kernel for one node.
 func NewFloorMod() ops.Kernel { return &FloorMod{} }
 
+func init() {
+	register(ops.OpFloorMod, NewFloorMod, [2]int{1, 2})
+}
+
 // Prepare checks the types and sets the broadcast output shape.
 func (k *FloorMod) Prepare(n *ops.Node) error {
 	*k = FloorMod{}

@@ -94,6 +94,12 @@ const (
 // NewFullyConnected returns a FULLY_CONNECTED kernel for one node.
 func NewFullyConnected() ops.Kernel { return &FullyConnected{} }
 
+func init() {
+	// TFLite registers 1-14. Missing here: 2 (shuffled weights), 8
+	// (sparse weights), 10 and 13 (int4 weights), 14 (int2 weights).
+	register(ops.OpFullyConnected, NewFullyConnected, [2]int{1, 1}, [2]int{3, 7}, [2]int{9, 9}, [2]int{11, 12})
+}
+
 // Prepare validates the node, sets the output shape and derives the
 // quantised multipliers and activation range.
 func (k *FullyConnected) Prepare(n *ops.Node) error {

@@ -32,6 +32,12 @@ type Gather struct {
 // NewGather returns a GATHER kernel for one node.
 func NewGather() ops.Kernel { return &Gather{} }
 
+func init() {
+	// Data movement and selection kernels: the version ranges TFLite
+	// registers; Prepare refuses the types (int4, strings) they lack.
+	register(ops.OpGather, NewGather, [2]int{1, 7})
+}
+
 // Prepare validates the node and sets the output shape.
 func (k *Gather) Prepare(n *ops.Node) error {
 	*k = Gather{}

@@ -15,6 +15,10 @@ type HardSwish struct{}
 // NewHardSwish returns a HARD_SWISH kernel for one node.
 func NewHardSwish() ops.Kernel { return &HardSwish{} }
 
+func init() {
+	register(ops.OpHardSwish, NewHardSwish, [2]int{1, 1})
+}
+
 // Prepare checks the types.
 func (k *HardSwish) Prepare(n *ops.Node) error {
 	in, _, err := sameTypeUnary(n)

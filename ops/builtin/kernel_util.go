@@ -168,3 +168,94 @@ func numElementsChecked(t *ops.Tensor, label string) (int, error) {
 	}
 	return n, nil
 }
+
+// unaryCopyIO is the common Prepare of the kernels that only rearrange
+// their single data input: one input of a fixed-size type (extra inputs,
+// such as an axis, are allowed), one output of the same type.
+func unaryCopyIO(n *ops.Node) (in, out *ops.Tensor, err error) {
+	if len(n.Outputs) != 1 {
+		return nil, nil, fmt.Errorf("has %d outputs, needs 1", len(n.Outputs))
+	}
+	if in, err = n.RequireInput(0); err != nil {
+		return nil, nil, err
+	}
+	if out = n.Output(0); out == nil {
+		return nil, nil, errors.New("output 0 is missing")
+	}
+	if in.Type.Size() == 0 {
+		return nil, nil, fmt.Errorf("input 0: type %s is not supported", in.Type)
+	}
+	if out.Type != in.Type {
+		return nil, nil, fmt.Errorf("output 0: type %s differs from input type %s", out.Type, in.Type)
+	}
+	if _, err := numElementsChecked(in, "input 0"); err != nil {
+		return nil, nil, err
+	}
+	return in, out, nil
+}
+
+// copyEval copies n bytes from input 0 to output 0.
+func copyEval(n *ops.Node, bytes int) error {
+	in, out := n.Input(0), n.Output(0)
+	if in == nil || out == nil || len(in.Data) < bytes || len(out.Data) < bytes {
+		return errShortData
+	}
+	copy(out.Data[:bytes], in.Data[:bytes])
+	return nil
+}
+
+// halfToFloat32 converts an IEEE 754 binary16 value exactly.
+func halfToFloat32(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	man := uint32(h) & 0x3ff
+	switch {
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | man<<13)
+	case exp == 0:
+		f := float32(man) * (1.0 / (1 << 24))
+		if sign != 0 {
+			f = -f
+		}
+		return f
+	}
+	return math.Float32frombits(sign | (exp+112)<<23 | man<<13)
+}
+
+// loadInt reads element i of an int8, uint8, int16 or int32 tensor.
+func loadInt(t *ops.Tensor, i int) int32 {
+	switch t.Type {
+	case ops.Int8:
+		return int32(int8(t.Data[i]))
+	case ops.Uint8:
+		return int32(t.Data[i])
+	case ops.Int16:
+		return int32(int16(uint16(t.Data[2*i]) | uint16(t.Data[2*i+1])<<8))
+	}
+	return int32(uint32(t.Data[4*i]) | uint32(t.Data[4*i+1])<<8 | uint32(t.Data[4*i+2])<<16 | uint32(t.Data[4*i+3])<<24)
+}
+
+// storeInt writes v (already in range) as element i of an int8, uint8,
+// int16 or int32 tensor.
+func storeInt(t *ops.Tensor, i int, v int32) {
+	switch t.Type {
+	case ops.Int8, ops.Uint8:
+		t.Data[i] = byte(v)
+	case ops.Int16:
+		t.Data[2*i], t.Data[2*i+1] = byte(v), byte(v>>8)
+	default:
+		t.Data[4*i], t.Data[4*i+1], t.Data[4*i+2], t.Data[4*i+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+	}
+}
+
+// sameQuant checks that a quantised tensor t carries out's scale and zero
+// point, as the copying kernels (PACK, UNPACK, SPLIT, …) require.
+func sameQuant(t, out *ops.Tensor, label string) error {
+	if !isQuantized(t) && !isQuantized(out) {
+		return nil
+	}
+	if t.Scale() != out.Scale() || t.ZeroPoint() != out.ZeroPoint() {
+		return fmt.Errorf("%s: quantization (scale %g, zero point %d) differs from the output's (%g, %d); values are copied, not rescaled", label, t.Scale(), t.ZeroPoint(), out.Scale(), out.ZeroPoint())
+	}
+	return nil
+}

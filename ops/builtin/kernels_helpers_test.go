@@ -194,3 +194,62 @@ func (r *lcg) float(lo, hi float64) float32 {
 
 // intn in [lo, hi].
 func (r *lcg) intn(lo, hi int) int { return lo + int(r.next()%uint32(hi-lo+1)) }
+
+// binRun prepares and runs a binary kernel, checks that Eval does not
+// allocate, and returns the output tensor.
+func binRun(t *testing.T, k ops.Kernel, opts any, a, b *ops.Tensor, outType ops.DataType) *ops.Tensor {
+	t.Helper()
+	n := binNode(opts, a, b, outTensor(outType))
+	run(t, k, n)
+	noAllocs(t, k, n)
+	return n.Outputs[0]
+}
+
+func f32Seq(n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(i)
+	}
+	return v
+}
+
+// index flattens a multi-index over shape (row-major).
+func index(shape, idx []int) int {
+	o := 0
+	for d := range shape {
+		o = o*shape[d] + idx[d]
+	}
+	return o
+}
+
+// forEach calls f with every multi-index of shape in row-major order.
+func forEach(shape []int, f func(idx []int)) {
+	idx := make([]int, len(shape))
+	if prod(shape) == 0 {
+		return
+	}
+	for {
+		f(idx)
+		d := len(shape) - 1
+		for ; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < shape[d] {
+				break
+			}
+			idx[d] = 0
+		}
+		if d < 0 {
+			return
+		}
+	}
+}
+
+func c32(v ...int32) *ops.Tensor { return constT(tensorOf(ops.Int32, []int{len(v)}, v)) }
+
+func runOut(t *testing.T, k ops.Kernel, opts any, ins []*ops.Tensor, out *ops.Tensor) *ops.Tensor {
+	t.Helper()
+	n := node(opts, ins, out)
+	run(t, k, n)
+	noAllocs(t, k, n)
+	return n.Outputs[0]
+}

@@ -31,6 +31,10 @@ type LeakyRelu struct {
 // NewLeakyRelu returns a LEAKY_RELU kernel for one node.
 func NewLeakyRelu() ops.Kernel { return &LeakyRelu{} }
 
+func init() {
+	register(ops.OpLeakyRelu, NewLeakyRelu, [2]int{1, 2})
+}
+
 // Prepare checks the types and derives the requantisation.
 func (k *LeakyRelu) Prepare(n *ops.Node) error {
 	*k = LeakyRelu{}

@@ -19,6 +19,10 @@ type LogSoftmax struct {
 // NewLogSoftmax returns a LOG_SOFTMAX kernel for one node.
 func NewLogSoftmax() ops.Kernel { return &LogSoftmax{} }
 
+func init() {
+	register(ops.OpLogSoftmax, NewLogSoftmax, [2]int{1, 2})
+}
+
 // Prepare checks the types.
 func (k *LogSoftmax) Prepare(n *ops.Node) error {
 	*k = LogSoftmax{}

@@ -25,6 +25,11 @@ type Logistic struct {
 // NewLogistic returns a LOGISTIC kernel for one node.
 func NewLogistic() ops.Kernel { return &Logistic{} }
 
+func init() {
+	// TFLite 1-3; 3 is int16.
+	register(ops.OpLogistic, NewLogistic, [2]int{1, 2})
+}
+
 // Prepare checks types and quantisation and builds the table.
 func (k *Logistic) Prepare(n *ops.Node) error {
 	in, out, err := sameTypeUnary(n)

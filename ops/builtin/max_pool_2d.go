@@ -22,6 +22,12 @@ type MaxPool2D struct{ p pool2D }
 // NewMaxPool2D returns a MAX_POOL_2D kernel for one node.
 func NewMaxPool2D() ops.Kernel { return &MaxPool2D{} }
 
+func init() {
+	// The versions TFLite registers; Prepare refuses the types this
+	// kernel lacks.
+	register(ops.OpMaxPool2D, NewMaxPool2D, [2]int{1, 3})
+}
+
 // Prepare validates the node and sets the output shape.
 func (k *MaxPool2D) Prepare(n *ops.Node) error {
 	return k.p.prepare(n, ops.Float32, ops.Int8, ops.Uint8, ops.Int16)

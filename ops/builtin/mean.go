@@ -44,6 +44,12 @@ type Mean struct {
 // NewMean returns a MEAN kernel for one node.
 func NewMean() ops.Kernel { return &Mean{} }
 
+func init() {
+	// The versions TFLite registers; Prepare refuses the types this
+	// kernel lacks.
+	register(ops.OpMean, NewMean, [2]int{1, 3})
+}
+
 // Prepare validates the node, resolves the axes and sets the output shape.
 func (k *Mean) Prepare(n *ops.Node) error {
 	*k = Mean{}

@@ -29,6 +29,10 @@ type MirrorPad struct {
 // NewMirrorPad returns a MIRROR_PAD kernel for one node.
 func NewMirrorPad() ops.Kernel { return &MirrorPad{} }
 
+func init() {
+	register(ops.OpMirrorPad, NewMirrorPad, [2]int{1, 3})
+}
+
 // Prepare validates the node and sets the output shape.
 func (k *MirrorPad) Prepare(n *ops.Node) error {
 	*k = MirrorPad{}

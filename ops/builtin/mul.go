@@ -30,6 +30,11 @@ type Mul struct {
 // NewMul returns a MUL kernel for one node.
 func NewMul() ops.Kernel { return &Mul{} }
 
+func init() {
+	// TFLite 1-7; 6 is complex64, 7 non-quantised int16 and uint32.
+	register(ops.OpMul, NewMul, [2]int{1, 5})
+}
+
 // Prepare checks types, shapes and quantisation.
 func (k *Mul) Prepare(n *ops.Node) error {
 	*k = Mul{}

@@ -22,6 +22,12 @@ type Pack struct {
 // NewPack returns a PACK kernel for one node.
 func NewPack() ops.Kernel { return &Pack{} }
 
+func init() {
+	// The versions TFLite registers; Prepare refuses the types this
+	// kernel lacks.
+	register(ops.OpPack, NewPack, [2]int{1, 4})
+}
+
 // Prepare validates the inputs and sets the output shape.
 func (k *Pack) Prepare(n *ops.Node) error {
 	*k = Pack{}
@@ -85,18 +91,6 @@ func (k *Pack) Prepare(n *ops.Node) error {
 		} else {
 			k.chunk *= v
 		}
-	}
-	return nil
-}
-
-// sameQuant checks that a quantised tensor t carries out's scale and zero
-// point, as the copying kernels (PACK, UNPACK, SPLIT, …) require.
-func sameQuant(t, out *ops.Tensor, label string) error {
-	if !isQuantized(t) && !isQuantized(out) {
-		return nil
-	}
-	if t.Scale() != out.Scale() || t.ZeroPoint() != out.ZeroPoint() {
-		return fmt.Errorf("%s: quantization (scale %g, zero point %d) differs from the output's (%g, %d); values are copied, not rescaled", label, t.Scale(), t.ZeroPoint(), out.Scale(), out.ZeroPoint())
 	}
 	return nil
 }

@@ -38,6 +38,12 @@ type Pad struct {
 // NewPad returns a PAD / PADV2 kernel for one node.
 func NewPad() ops.Kernel { return &Pad{} }
 
+func init() {
+	// The versions TFLite registers; Prepare refuses the types this
+	// kernel lacks.
+	register(ops.OpPad, NewPad, [2]int{1, 5})
+}
+
 // Prepare validates the node and sets the output shape.
 func (k *Pad) Prepare(n *ops.Node) error {
 	*k = Pad{}

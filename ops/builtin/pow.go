@@ -23,6 +23,10 @@ type Pow struct {
 // NewPow returns a POW kernel for one node.
 func NewPow() ops.Kernel { return &Pow{} }
 
+func init() {
+	register(ops.OpPow, NewPow, [2]int{1, 1})
+}
+
 // Prepare checks the types and sets the broadcast output shape.
 func (k *Pow) Prepare(n *ops.Node) error {
 	*k = Pow{}

@@ -18,6 +18,10 @@ type PRelu struct {
 // NewPRelu returns a PRELU kernel for one node.
 func NewPRelu() ops.Kernel { return &PRelu{} }
 
+func init() {
+	register(ops.OpPRelu, NewPRelu, [2]int{1, 1})
+}
+
 // Prepare checks the types and sets the broadcast output shape.
 func (k *PRelu) Prepare(n *ops.Node) error {
 	*k = PRelu{}

@@ -46,6 +46,11 @@ const quantizeChunk = 1024
 // NewQuantize returns a QUANTIZE kernel for one node.
 func NewQuantize() ops.Kernel { return &Quantize{} }
 
+func init() {
+	// TFLite 1-6; 4 and up are int4 (and later) formats.
+	register(ops.OpQuantize, NewQuantize, [2]int{1, 3})
+}
+
 // Prepare checks the type pair and the quantisation.
 func (k *Quantize) Prepare(n *ops.Node) error {
 	*k = Quantize{accID: -1}
@@ -207,30 +212,4 @@ func (k *Quantize) requantizeInt8(n *ops.Node, in, out *ops.Tensor, cnt int) err
 		arch.RequantizeInt8(dst[i0:i0+len(a)], a, k.mult, k.shift, k.outZP, -128, 127)
 	}
 	return nil
-}
-
-// loadInt reads element i of an int8, uint8, int16 or int32 tensor.
-func loadInt(t *ops.Tensor, i int) int32 {
-	switch t.Type {
-	case ops.Int8:
-		return int32(int8(t.Data[i]))
-	case ops.Uint8:
-		return int32(t.Data[i])
-	case ops.Int16:
-		return int32(int16(uint16(t.Data[2*i]) | uint16(t.Data[2*i+1])<<8))
-	}
-	return int32(uint32(t.Data[4*i]) | uint32(t.Data[4*i+1])<<8 | uint32(t.Data[4*i+2])<<16 | uint32(t.Data[4*i+3])<<24)
-}
-
-// storeInt writes v (already in range) as element i of an int8, uint8,
-// int16 or int32 tensor.
-func storeInt(t *ops.Tensor, i int, v int32) {
-	switch t.Type {
-	case ops.Int8, ops.Uint8:
-		t.Data[i] = byte(v)
-	case ops.Int16:
-		t.Data[2*i], t.Data[2*i+1] = byte(v), byte(v>>8)
-	default:
-		t.Data[4*i], t.Data[4*i+1], t.Data[4*i+2], t.Data[4*i+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-	}
 }

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,5 +56,114 @@ func TestRegisterBuiltins(t *testing.T) {
 	}
 	if _, err := r.FindBuiltin(ops.OpLSTM, 1); err == nil {
 		t.Fatal("LSTM resolved, but this package has no LSTM kernel")
+	}
+}
+
+// TestRegisteredVersions pins every operator's registered version ranges:
+// the table RegisterBuiltins held before each operator's file registered
+// itself. A change here changes which models tflrun runs. (Operators added
+// since need no entry.)
+func TestRegisteredVersions(t *testing.T) {
+	want := map[ops.BuiltinOperator][][2]int{
+		ops.OpFullyConnected:        {{1, 1}, {3, 7}, {9, 9}, {11, 12}},
+		ops.OpSoftmax:               {{1, 2}},
+		ops.OpLogistic:              {{1, 2}},
+		ops.OpTanh:                  {{1, 2}},
+		ops.OpRelu:                  {{1, 3}},
+		ops.OpRelu6:                 {{1, 3}},
+		ops.OpReluN1To1:             {{1, 1}},
+		ops.OpRelu0To1:              {{1, 1}},
+		ops.OpAdd:                   {{1, 4}},
+		ops.OpSub:                   {{1, 5}},
+		ops.OpMul:                   {{1, 5}},
+		ops.OpReshape:               {{1, 1}},
+		ops.OpQuantize:              {{1, 3}},
+		ops.OpDequantize:            {{1, 3}, {5, 5}},
+		ops.OpConv2D:                {{1, 8}},
+		ops.OpDepthwiseConv2D:       {{1, 7}},
+		ops.OpMaxPool2D:             {{1, 3}},
+		ops.OpAveragePool2D:         {{1, 3}},
+		ops.OpGather:                {{1, 7}},
+		ops.OpEqual:                 {{1, 4}},
+		ops.OpNotEqual:              {{1, 3}},
+		ops.OpLess:                  {{1, 3}},
+		ops.OpLessEqual:             {{1, 3}},
+		ops.OpGreater:               {{1, 3}},
+		ops.OpGreaterEqual:          {{1, 3}},
+		ops.OpCast:                  {{1, 7}},
+		ops.OpStridedSlice:          {{1, 8}},
+		ops.OpTopKV2:                {{1, 3}},
+		ops.OpMean:                  {{1, 3}},
+		ops.OpConcatenation:         {{1, 4}},
+		ops.OpPack:                  {{1, 4}},
+		ops.OpUnpack:                {{1, 4}},
+		ops.OpSqueeze:               {{1, 2}},
+		ops.OpExpandDims:            {{1, 1}},
+		ops.OpTranspose:             {{1, 7}},
+		ops.OpReverseV2:             {{1, 3}},
+		ops.OpPad:                   {{1, 5}},
+		ops.OpPadV2:                 {{1, 5}},
+		ops.OpSplit:                 {{1, 4}},
+		ops.OpSplitV:                {{1, 2}},
+		ops.OpEmbeddingLookup:       {{1, 4}},
+		ops.OpAbs:                   {{1, 5}},
+		ops.OpNeg:                   {{1, 1}},
+		ops.OpSquare:                {{1, 1}},
+		ops.OpSqrt:                  {{1, 2}},
+		ops.OpRsqrt:                 {{1, 3}},
+		ops.OpExp:                   {{1, 2}},
+		ops.OpLog:                   {{1, 2}},
+		ops.OpSin:                   {{1, 1}},
+		ops.OpCos:                   {{1, 1}},
+		ops.OpFloor:                 {{1, 1}},
+		ops.OpCeil:                  {{1, 1}},
+		ops.OpRound:                 {{1, 1}},
+		ops.OpSign:                  {{1, 2}},
+		ops.OpLogicalNot:            {{1, 1}},
+		ops.OpMaximum:               {{1, 4}},
+		ops.OpMinimum:               {{1, 4}},
+		ops.OpSquaredDifference:     {{1, 2}},
+		ops.OpDiv:                   {{1, 2}},
+		ops.OpFloorDiv:              {{1, 3}},
+		ops.OpFloorMod:              {{1, 2}},
+		ops.OpPow:                   {{1, 1}},
+		ops.OpSum:                   {{1, 2}},
+		ops.OpReduceProd:            {{1, 2}},
+		ops.OpReduceMax:             {{1, 3}},
+		ops.OpReduceMin:             {{1, 3}},
+		ops.OpReduceAny:             {{1, 1}},
+		ops.OpReduceAll:             {{1, 1}},
+		ops.OpArgMax:                {{1, 3}},
+		ops.OpArgMin:                {{1, 3}},
+		ops.OpSlice:                 {{1, 7}},
+		ops.OpTile:                  {{1, 3}},
+		ops.OpBroadcastTo:           {{2, 3}},
+		ops.OpFill:                  {{1, 4}},
+		ops.OpShape:                 {{1, 1}},
+		ops.OpZerosLike:             {{1, 1}},
+		ops.OpSelect:                {{1, 4}},
+		ops.OpSelectV2:              {{1, 2}},
+		ops.OpResizeBilinear:        {{1, 4}},
+		ops.OpResizeNearestNeighbor: {{1, 4}},
+		ops.OpLeakyRelu:             {{1, 2}},
+		ops.OpPRelu:                 {{1, 1}},
+		ops.OpHardSwish:             {{1, 1}},
+		ops.OpElu:                   {{1, 1}},
+		ops.OpLogSoftmax:            {{1, 2}},
+		ops.OpAddN:                  {{1, 1}},
+		ops.OpLogicalAnd:            {{1, 1}},
+		ops.OpLogicalOr:             {{1, 1}},
+		ops.OpMirrorPad:             {{1, 3}},
+	}
+	got := map[ops.BuiltinOperator][][2]int{}
+	for _, o := range operators {
+		got[o.op] = append(got[o.op], o.versions...)
+	}
+	for op, w := range want {
+		g := got[op]
+		slices.SortFunc(g, func(a, b [2]int) int { return a[0] - b[0] })
+		if !slices.Equal(g, w) {
+			t.Errorf("operator %d: registered versions %v, want %v", op, g, w)
+		}
 	}
 }

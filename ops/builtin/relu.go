@@ -1,140 +1,17 @@
 package builtin
 
 import (
-	"errors"
-	"fmt"
 	"math"
 
 	"github.com/tflrun/tflrun/ops"
 )
 
-// Relu is the kernel of TFLite's clamping activations RELU (y = max(x, 0)),
-// RELU6 (min(max(x, 0), 6)), RELU_N1_TO_1 (clamp to [-1, 1]) and
-// RELU_0_TO_1 (clamp to [0, 1]); the output has the input's shape and
-// type.
-//
-// float32 clamps directly. int8 and uint8 (and int16 for RELU and RELU6,
-// with zero points 0 as TFLite requires) requantise as TFLite's
-// QuantizedReluX: out = out_zp + MultiplyByQuantizedMultiplier(q − in_zp,
-// in_scale/out_scale), clamped to the activation bounds quantised with the
-// output parameters (zp + roundf(bound/scale) in float32, RELU's upper
-// bound being the type maximum).
-type Relu struct {
-	op       ops.BuiltinOperator
-	lo, hi   float32 // real bounds
-	qMin     int32
-	qMax     int32
-	inZP     int32
-	outZP    int32
-	mult     int32
-	shift    int
-	quantize bool
-}
+// NewRelu returns a RELU kernel for one node (a Relu):
+// y = max(x, 0) on float32, int8, uint8 and int16 tensors.
+func NewRelu() ops.Kernel { return &Relu{op: &reluOp} }
 
-// NewRelu returns a RELU kernel; NewRelu6, NewReluN1To1 and NewRelu0To1
-// return the other clamping activations.
-func NewRelu() ops.Kernel { return &Relu{op: ops.OpRelu} }
+var reluOp = reluActivation{lo: 0, hi: float32(math.Inf(1)), int16: true}
 
-// NewRelu6 returns a RELU6 kernel.
-func NewRelu6() ops.Kernel { return &Relu{op: ops.OpRelu6} }
-
-// NewReluN1To1 returns a RELU_N1_TO_1 kernel.
-func NewReluN1To1() ops.Kernel { return &Relu{op: ops.OpReluN1To1} }
-
-// NewRelu0To1 returns a RELU_0_TO_1 kernel.
-func NewRelu0To1() ops.Kernel { return &Relu{op: ops.OpRelu0To1} }
-
-// Prepare checks the types and derives the requantisation.
-func (k *Relu) Prepare(n *ops.Node) error {
-	op := k.op
-	*k = Relu{op: op}
-	switch op {
-	case ops.OpRelu:
-		k.lo, k.hi = 0, float32(math.Inf(1))
-	case ops.OpRelu6:
-		k.lo, k.hi = 0, 6
-	case ops.OpReluN1To1:
-		k.lo, k.hi = -1, 1
-	default:
-		k.lo, k.hi = 0, 1
-	}
-	in, out, err := sameTypeUnary(n)
-	if err != nil {
-		return err
-	}
-	switch in.Type {
-	case ops.Float32:
-		return nil
-	case ops.Int8, ops.Uint8:
-	case ops.Int16:
-		if op != ops.OpRelu && op != ops.OpRelu6 {
-			return fmt.Errorf("input 0: type int16 not supported by this activation (float32, int8, uint8)")
-		}
-	default:
-		return fmt.Errorf("input 0: type %s not supported (float32, int8, uint8, int16)", in.Type)
-	}
-	k.quantize = true
-	inScale, inZP, err := perTensorQuant(in, "input 0")
-	if err != nil {
-		return err
-	}
-	outScale, outZP, err := perTensorQuant(out, "output 0")
-	if err != nil {
-		return err
-	}
-	if in.Type == ops.Int16 && (inZP != 0 || outZP != 0) {
-		return fmt.Errorf("input 0: int16 needs zero points 0, have input %d, output %d", inZP, outZP)
-	}
-	k.inZP, k.outZP = inZP, outZP
-	k.mult, k.shift = ops.QuantizeMultiplier(float64(inScale) / float64(outScale))
-	tmin, tmax, _ := ops.TypeRange(in.Type)
-	k.qMin = max(tmin, outZP+f32ToInt32(roundf(k.lo/outScale)))
-	if math.IsInf(float64(k.hi), 1) {
-		k.qMax = tmax
-	} else {
-		k.qMax = min(tmax, outZP+f32ToInt32(roundf(k.hi/outScale)))
-	}
-	return nil
-}
-
-// Eval applies the clamp.
-func (k *Relu) Eval(n *ops.Node) error {
-	in, out := n.Input(0), n.Output(0)
-	if in == nil || out == nil {
-		return errors.New("RELU: input or output missing at Eval")
-	}
-	if err := checkData(in, out); err != nil {
-		return err
-	}
-	cnt := in.NumElements()
-	if !k.quantize {
-		o := out.Float32s()[:cnt]
-		for i, x := range in.Float32s()[:cnt] {
-			o[i] = clampF32(x, k.lo, k.hi)
-		}
-		return nil
-	}
-	switch in.Type {
-	case ops.Int8:
-		o := out.Int8s()[:cnt]
-		for i, x := range in.Int8s()[:cnt] {
-			o[i] = int8(k.requant(int32(x)))
-		}
-	case ops.Uint8:
-		o := out.Uint8s()[:cnt]
-		for i, x := range in.Uint8s()[:cnt] {
-			o[i] = uint8(k.requant(int32(x)))
-		}
-	case ops.Int16:
-		o := out.Int16s()[:cnt]
-		for i, x := range in.Int16s()[:cnt] {
-			o[i] = int16(k.requant(int32(x)))
-		}
-	}
-	return nil
-}
-
-func (k *Relu) requant(x int32) int32 {
-	v := k.outZP + ops.MultiplyByQuantizedMultiplier(x-k.inZP, k.mult, k.shift)
-	return ops.ClampInt32(v, k.qMin, k.qMax)
+func init() {
+	register(ops.OpRelu, NewRelu, [2]int{1, 3})
 }

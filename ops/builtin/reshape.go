@@ -32,6 +32,10 @@ type Reshape struct {
 // NewReshape returns a RESHAPE kernel for one node.
 func NewReshape() ops.Kernel { return &Reshape{} }
 
+func init() {
+	register(ops.OpReshape, NewReshape, [2]int{1, 1})
+}
+
 var errReshapeCount = errors.New("output 0: element count of the new shape differs from the input's")
 
 // Prepare validates the node and sets the output shape (see Reshape).

@@ -1,7 +1,10 @@
 package builtin
 
-import "github.com/tflrun/tflrun/ops"
-import "testing"
+import (
+	"testing"
+
+	"github.com/tflrun/tflrun/ops"
+)
 
 // Cases follow TFLite's reshape_test.cc: SimpleTest, WithStretchDimension,
 // MismatchedDimensions, TooManySpecialDimensions, ScalarOutput,

@@ -31,6 +31,10 @@ type resizeTap struct {
 // NewResizeBilinear returns a RESIZE_BILINEAR kernel for one node.
 func NewResizeBilinear() ops.Kernel { return &ResizeBilinear{} }
 
+func init() {
+	register(ops.OpResizeBilinear, NewResizeBilinear, [2]int{1, 4})
+}
+
 // Prepare validates the node, sets the output shape and precomputes the
 // interpolation taps.
 func (k *ResizeBilinear) Prepare(n *ops.Node) error {

@@ -26,6 +26,10 @@ type ResizeNearestNeighbor struct {
 // node.
 func NewResizeNearestNeighbor() ops.Kernel { return &ResizeNearestNeighbor{} }
 
+func init() {
+	register(ops.OpResizeNearestNeighbor, NewResizeNearestNeighbor, [2]int{1, 4})
+}
+
 // Prepare validates the node, sets the output shape and precomputes the
 // source indices.
 func (k *ResizeNearestNeighbor) Prepare(n *ops.Node) error {

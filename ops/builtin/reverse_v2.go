@@ -24,6 +24,12 @@ type ReverseV2 struct {
 // NewReverseV2 returns a REVERSE_V2 kernel for one node.
 func NewReverseV2() ops.Kernel { return &ReverseV2{} }
 
+func init() {
+	// The versions TFLite registers; Prepare refuses the types this
+	// kernel lacks.
+	register(ops.OpReverseV2, NewReverseV2, [2]int{1, 3})
+}
+
 // Prepare validates the axes and sets the output shape.
 func (k *ReverseV2) Prepare(n *ops.Node) error {
 	*k = ReverseV2{}

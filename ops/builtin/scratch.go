@@ -1,7 +1,10 @@
 package builtin
 
-import "github.com/tflrun/tflrun/ops"
-import "errors"
+import (
+	"errors"
+
+	"github.com/tflrun/tflrun/ops"
+)
 
 // errScratch is returned by Eval when the interpreter did not provide the
 // scratch buffers the kernel requested at Prepare.

@@ -38,8 +38,9 @@ type Select struct {
 // NewSelect returns a SELECT kernel for one node.
 func NewSelect() ops.Kernel { return &Select{} }
 
-// NewSelectV2 returns a SELECT_V2 kernel for one node.
-func NewSelectV2() ops.Kernel { return &Select{v2: true} }
+func init() {
+	register(ops.OpSelect, NewSelect, [2]int{1, 4})
+}
 
 // Prepare validates the node and sets the output shape.
 func (k *Select) Prepare(n *ops.Node) error {

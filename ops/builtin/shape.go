@@ -16,6 +16,10 @@ type Shape struct {
 // NewShape returns a SHAPE kernel for one node.
 func NewShape() ops.Kernel { return &Shape{} }
 
+func init() {
+	register(ops.OpShape, NewShape, [2]int{1, 1})
+}
+
 // Prepare checks the output type and sets its shape [rank].
 func (k *Shape) Prepare(n *ops.Node) error {
 	*k = Shape{}

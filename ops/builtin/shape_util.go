@@ -1,7 +1,10 @@
 package builtin
 
-import "github.com/tflrun/tflrun/ops"
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tflrun/tflrun/ops"
+)
 
 // constIntVector reads a constant int32 or int64 tensor of rank ≤ 1 (a
 // list of sizes, indices or multiples) as int64s. want ≥ 0 requires that

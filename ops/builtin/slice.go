@@ -28,6 +28,10 @@ type Slice struct {
 // NewSlice returns a SLICE kernel for one node.
 func NewSlice() ops.Kernel { return &Slice{} }
 
+func init() {
+	register(ops.OpSlice, NewSlice, [2]int{1, 7})
+}
+
 // Prepare validates the node and sets the output shape.
 func (k *Slice) Prepare(n *ops.Node) error {
 	*k = Slice{}

@@ -36,6 +36,11 @@ type Softmax struct {
 // NewSoftmax returns a SOFTMAX kernel for one node.
 func NewSoftmax() ops.Kernel { return &Softmax{} }
 
+func init() {
+	// TFLite 1-3; 3 is int16.
+	register(ops.OpSoftmax, NewSoftmax, [2]int{1, 2})
+}
+
 // Prepare checks types and quantisation and builds the exp table.
 func (k *Softmax) Prepare(n *ops.Node) error {
 	*k = Softmax{}

@@ -19,6 +19,12 @@ type SplitV struct{ splitter }
 // NewSplitV returns a SPLIT_V kernel for one node.
 func NewSplitV() ops.Kernel { return &SplitV{} }
 
+func init() {
+	// The versions TFLite registers; Prepare refuses the types this
+	// kernel lacks.
+	register(ops.OpSplitV, NewSplitV, [2]int{1, 2})
+}
+
 // Prepare validates the sizes and sets the output shapes.
 func (k *SplitV) Prepare(n *ops.Node) error {
 	k.splitter = splitter{}

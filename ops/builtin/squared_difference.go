@@ -29,6 +29,10 @@ type SquaredDifference struct {
 // NewSquaredDifference returns a SQUARED_DIFFERENCE kernel for one node.
 func NewSquaredDifference() ops.Kernel { return &SquaredDifference{} }
 
+func init() {
+	register(ops.OpSquaredDifference, NewSquaredDifference, [2]int{1, 2})
+}
+
 // sqDiffLeftShift is TFLite's left shift applied to int8 inputs.
 const sqDiffLeftShift = 7
 

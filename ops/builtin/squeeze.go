@@ -1,7 +1,6 @@
 package builtin
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
@@ -16,6 +15,12 @@ type Squeeze struct{ bytes int }
 
 // NewSqueeze returns a SQUEEZE kernel for one node.
 func NewSqueeze() ops.Kernel { return &Squeeze{} }
+
+func init() {
+	// The versions TFLite registers; Prepare refuses the types this
+	// kernel lacks.
+	register(ops.OpSqueeze, NewSqueeze, [2]int{1, 2})
+}
 
 // Prepare validates the node and sets the output shape.
 func (k *Squeeze) Prepare(n *ops.Node) error {
@@ -58,41 +63,6 @@ func (k *Squeeze) Prepare(n *ops.Node) error {
 	}
 	out.Shape = shape
 	k.bytes = in.Bytes()
-	return nil
-}
-
-// unaryCopyIO is the common Prepare of the kernels that only rearrange
-// their single data input: one input of a fixed-size type (extra inputs,
-// such as an axis, are allowed), one output of the same type.
-func unaryCopyIO(n *ops.Node) (in, out *ops.Tensor, err error) {
-	if len(n.Outputs) != 1 {
-		return nil, nil, fmt.Errorf("has %d outputs, needs 1", len(n.Outputs))
-	}
-	if in, err = n.RequireInput(0); err != nil {
-		return nil, nil, err
-	}
-	if out = n.Output(0); out == nil {
-		return nil, nil, errors.New("output 0 is missing")
-	}
-	if in.Type.Size() == 0 {
-		return nil, nil, fmt.Errorf("input 0: type %s is not supported", in.Type)
-	}
-	if out.Type != in.Type {
-		return nil, nil, fmt.Errorf("output 0: type %s differs from input type %s", out.Type, in.Type)
-	}
-	if _, err := numElementsChecked(in, "input 0"); err != nil {
-		return nil, nil, err
-	}
-	return in, out, nil
-}
-
-// copyEval copies n bytes from input 0 to output 0.
-func copyEval(n *ops.Node, bytes int) error {
-	in, out := n.Input(0), n.Output(0)
-	if in == nil || out == nil || len(in.Data) < bytes || len(out.Data) < bytes {
-		return errShortData
-	}
-	copy(out.Data[:bytes], in.Data[:bytes])
 	return nil
 }
 

@@ -54,6 +54,12 @@ type StridedSlice struct {
 // NewStridedSlice returns a STRIDED_SLICE kernel for one node.
 func NewStridedSlice() ops.Kernel { return &StridedSlice{} }
 
+func init() {
+	// The versions TFLite registers; Prepare refuses the types this
+	// kernel lacks.
+	register(ops.OpStridedSlice, NewStridedSlice, [2]int{1, 8})
+}
+
 var errSliceShape = errors.New("STRIDED_SLICE: begin values at Eval select a different number of elements than the output was sized for")
 
 // Prepare validates the node, resolves the masks and sets the output shape.

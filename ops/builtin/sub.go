@@ -33,6 +33,10 @@ type Sub struct {
 // NewSub returns a SUB kernel for one node.
 func NewSub() ops.Kernel { return &Sub{} }
 
+func init() {
+	register(ops.OpSub, NewSub, [2]int{1, 5})
+}
+
 // Prepare checks types, shapes and quantisation.
 func (k *Sub) Prepare(n *ops.Node) error {
 	*k = Sub{}

@@ -24,6 +24,10 @@ type Tanh struct {
 // NewTanh returns a TANH kernel for one node.
 func NewTanh() ops.Kernel { return &Tanh{} }
 
+func init() {
+	register(ops.OpTanh, NewTanh, [2]int{1, 2})
+}
+
 // Prepare checks types and quantisation and builds the table.
 func (k *Tanh) Prepare(n *ops.Node) error {
 	in, out, err := sameTypeUnary(n)

@@ -24,6 +24,10 @@ type Tile struct {
 // NewTile returns a TILE kernel for one node.
 func NewTile() ops.Kernel { return &Tile{} }
 
+func init() {
+	register(ops.OpTile, NewTile, [2]int{1, 3})
+}
+
 // Prepare validates the node and sets the output shape.
 func (k *Tile) Prepare(n *ops.Node) error {
 	*k = Tile{}

@@ -49,6 +49,12 @@ type TopKV2 struct {
 // NewTopKV2 returns a TOPK_V2 kernel for one node.
 func NewTopKV2() ops.Kernel { return &TopKV2{} }
 
+func init() {
+	// The versions TFLite registers; Prepare refuses the types this
+	// kernel lacks.
+	register(ops.OpTopKV2, NewTopKV2, [2]int{1, 3})
+}
+
 // Prepare validates the node and sets the output shapes.
 func (t *TopKV2) Prepare(n *ops.Node) error {
 	*t = TopKV2{}

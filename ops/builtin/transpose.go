@@ -29,6 +29,12 @@ type Transpose struct {
 // NewTranspose returns a TRANSPOSE kernel for one node.
 func NewTranspose() ops.Kernel { return &Transpose{} }
 
+func init() {
+	// The versions TFLite registers; Prepare refuses the types this
+	// kernel lacks.
+	register(ops.OpTranspose, NewTranspose, [2]int{1, 7})
+}
+
 // Prepare validates the permutation and sets the output shape.
 func (k *Transpose) Prepare(n *ops.Node) error {
 	*k = Transpose{}

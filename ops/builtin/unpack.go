@@ -22,6 +22,12 @@ type Unpack struct {
 // NewUnpack returns an UNPACK kernel for one node.
 func NewUnpack() ops.Kernel { return &Unpack{} }
 
+func init() {
+	// The versions TFLite registers; Prepare refuses the types this
+	// kernel lacks.
+	register(ops.OpUnpack, NewUnpack, [2]int{1, 4})
+}
+
 // Prepare validates the node and sets the output shapes.
 func (k *Unpack) Prepare(n *ops.Node) error {
 	*k = Unpack{}

@@ -1,7 +1,10 @@
 package builtin
 
-import "github.com/tflrun/tflrun/ops"
-import "errors"
+import (
+	"errors"
+
+	"github.com/tflrun/tflrun/ops"
+)
 
 // ZerosLike is the kernel of TFLite's ZEROS_LIKE operator: zeros of input
 // 0's shape and type (int32, int64 or float32, as TFLite's
@@ -12,6 +15,10 @@ type ZerosLike struct {
 
 // NewZerosLike returns a ZEROS_LIKE kernel for one node.
 func NewZerosLike() ops.Kernel { return &ZerosLike{} }
+
+func init() {
+	register(ops.OpZerosLike, NewZerosLike, [2]int{1, 1})
+}
 
 // Prepare checks the types and sets the output shape.
 func (k *ZerosLike) Prepare(n *ops.Node) error {

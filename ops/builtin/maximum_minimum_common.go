@@ -14,36 +14,36 @@ import (
 // uint8, int16, int32 or int64. Quantised values are compared raw (TFLite
 // does not rescale; the converter gives all three tensors one
 // quantisation). With a NaN in either input the result is b's element,
-// which is what the conditional selects.
+// which is what the conditional selects. The operator's file (maximum.go,
+// minimum.go) gives the selection on each type in a maxMinOp.
 type MaximumMinimum struct {
-	max bool
+	op  *maxMinOp
 	bc  broadcast
 	typ ops.DataType
 }
 
-// NewMaximum returns a MAXIMUM kernel for one node.
-func NewMaximum() ops.Kernel { return &MaximumMinimum{max: true} }
-
-// NewMinimum returns a MINIMUM kernel for one node.
-func NewMinimum() ops.Kernel { return &MaximumMinimum{} }
-
-func (k *MaximumMinimum) name() string {
-	if k.max {
-		return "MAXIMUM"
-	}
-	return "MINIMUM"
+// maxMinOp is what MAXIMUM or MINIMUM adds to the shared kernel: its name
+// and its selection on each type.
+type maxMinOp struct {
+	name string
+	f32  func(x, y float32) float32
+	i8   func(x, y int8) int8
+	u8   func(x, y uint8) uint8
+	i16  func(x, y int16) int16
+	i32  func(x, y int32) int32
+	i64  func(x, y int64) int64
 }
 
 // Prepare checks the types and sets the broadcast output shape.
 func (k *MaximumMinimum) Prepare(n *ops.Node) error {
-	isMax := k.max
-	*k = MaximumMinimum{max: isMax}
+	op := k.op
+	*k = MaximumMinimum{op: op}
 	a, _, _, err := binaryInputs(n, &k.bc)
 	if err != nil {
 		return err
 	}
 	if err := requireType(a, "input 0", ops.Float32, ops.Int8, ops.Uint8, ops.Int16, ops.Int32, ops.Int64); err != nil {
-		return fmt.Errorf("%v for %s", err, k.name())
+		return fmt.Errorf("%v for %s", err, k.op.name)
 	}
 	k.typ = a.Type
 	return nil
@@ -53,42 +53,25 @@ func (k *MaximumMinimum) Prepare(n *ops.Node) error {
 func (k *MaximumMinimum) Eval(n *ops.Node) error {
 	a, b, out := n.Input(0), n.Input(1), n.Output(0)
 	if a == nil || b == nil || out == nil {
-		return errors.New(k.name() + ": input or output missing at Eval")
+		return errors.New(k.op.name + ": input or output missing at Eval")
 	}
 	if err := checkData(a, b, out); err != nil {
 		return err
 	}
+	op := k.op
 	switch k.typ {
 	case ops.Float32:
-		maxMin(k, a.Float32s(), b.Float32s(), out.Float32s())
+		broadcastMap(&k.bc, a.Float32s(), b.Float32s(), out.Float32s(), op.f32)
 	case ops.Int8:
-		maxMin(k, a.Int8s(), b.Int8s(), out.Int8s())
+		broadcastMap(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), op.i8)
 	case ops.Uint8:
-		maxMin(k, a.Data, b.Data, out.Data)
+		broadcastMap(&k.bc, a.Data, b.Data, out.Data, op.u8)
 	case ops.Int16:
-		maxMin(k, a.Int16s(), b.Int16s(), out.Int16s())
+		broadcastMap(&k.bc, a.Int16s(), b.Int16s(), out.Int16s(), op.i16)
 	case ops.Int32:
-		maxMin(k, a.Int32s(), b.Int32s(), out.Int32s())
+		broadcastMap(&k.bc, a.Int32s(), b.Int32s(), out.Int32s(), op.i32)
 	case ops.Int64:
-		maxMin(k, a.Int64s(), b.Int64s(), out.Int64s())
+		broadcastMap(&k.bc, a.Int64s(), b.Int64s(), out.Int64s(), op.i64)
 	}
 	return nil
-}
-
-func maxMin[T float32 | int8 | uint8 | int16 | int32 | int64](k *MaximumMinimum, a, b, out []T) {
-	if k.max {
-		broadcastMap(&k.bc, a, b, out, func(x, y T) T {
-			if x > y {
-				return x
-			}
-			return y
-		})
-		return
-	}
-	broadcastMap(&k.bc, a, b, out, func(x, y T) T {
-		if x < y {
-			return x
-		}
-		return y
-	})
 }

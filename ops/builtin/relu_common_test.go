@@ -1,7 +1,10 @@
 package builtin
 
-import "github.com/tflrun/tflrun/ops"
-import "testing"
+import (
+	"testing"
+
+	"github.com/tflrun/tflrun/ops"
+)
 
 // Vectors from TFLite's activations_test.cc (Relu, Relu6, Relu1 float;
 // QuantizedActivationsOpTest Relu6Uint8/Int8 with input and output range

@@ -24,9 +24,10 @@ import (
 //     quantised and compare raw values otherwise; the ordering operators
 //     compare raw values.
 //
-// Strings and float16 are not supported.
+// Strings and float16 are not supported. Each operator's file (equal.go,
+// less.go, …) gives its predicate on each type in a comparisonOp.
 type Comparison struct {
-	op     cmpOp
+	op     *comparisonOp
 	bc     broadcast
 	typ    ops.DataType
 	scaled bool
@@ -37,36 +38,20 @@ type Comparison struct {
 	shift2       int
 }
 
-type cmpOp uint8
-
-const (
-	cmpEqual cmpOp = iota
-	cmpNotEqual
-	cmpLess
-	cmpLessEqual
-	cmpGreater
-	cmpGreaterEqual
-)
-
-var cmpNames = [...]string{"EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL"}
-
-// NewEqual returns an EQUAL kernel for one node.
-func NewEqual() ops.Kernel { return &Comparison{op: cmpEqual} }
-
-// NewNotEqual returns a NOT_EQUAL kernel for one node.
-func NewNotEqual() ops.Kernel { return &Comparison{op: cmpNotEqual} }
-
-// NewLess returns a LESS kernel for one node.
-func NewLess() ops.Kernel { return &Comparison{op: cmpLess} }
-
-// NewLessEqual returns a LESS_EQUAL kernel for one node.
-func NewLessEqual() ops.Kernel { return &Comparison{op: cmpLessEqual} }
-
-// NewGreater returns a GREATER kernel for one node.
-func NewGreater() ops.Kernel { return &Comparison{op: cmpGreater} }
-
-// NewGreaterEqual returns a GREATER_EQUAL kernel for one node.
-func NewGreaterEqual() ops.Kernel { return &Comparison{op: cmpGreaterEqual} }
+// comparisonOp is what one comparison operator adds to the shared kernel:
+// its name and its predicate on each input type. The predicates on int32
+// also compare the rescaled values of quantised inputs.
+type comparisonOp struct {
+	name string
+	// bools: the operator also takes bool inputs (EQUAL, NOT_EQUAL), and
+	// rescales quantised int16 inputs like int8 ones.
+	bools bool
+	f32   func(x, y float32) bool
+	i16   func(x, y int16) bool
+	i32   func(x, y int32) bool
+	i64   func(x, y int64) bool
+	b     func(x, y bool) bool
+}
 
 // Prepare validates the node and sets the broadcast output shape.
 func (k *Comparison) Prepare(n *ops.Node) error {
@@ -94,11 +79,11 @@ func (k *Comparison) Prepare(n *ops.Node) error {
 		return fmt.Errorf("output 0: type %s, need bool", out.Type)
 	}
 	types := []ops.DataType{ops.Float32, ops.Int32, ops.Int64, ops.Int8, ops.Uint8, ops.Int16}
-	if op == cmpEqual || op == cmpNotEqual {
+	if op.bools {
 		types = append(types, ops.Bool)
 	}
 	if err := requireType(a, "input 0", types...); err != nil {
-		return fmt.Errorf("%v for %s", err, cmpNames[op])
+		return fmt.Errorf("%v for %s", err, op.name)
 	}
 	if _, err := numElementsChecked(a, "input 0"); err != nil {
 		return err
@@ -114,7 +99,7 @@ func (k *Comparison) Prepare(n *ops.Node) error {
 	switch {
 	case a.Type == ops.Int8 || a.Type == ops.Uint8:
 		k.scaled = true
-	case a.Type == ops.Int16 && (op == cmpEqual || op == cmpNotEqual):
+	case a.Type == ops.Int16 && op.bools:
 		k.scaled = isQuantized(a)
 	}
 	if k.scaled {
@@ -151,39 +136,17 @@ func (k *Comparison) Eval(n *ops.Node) error {
 	}
 	switch k.typ {
 	case ops.Float32:
-		compareOrdered(k, a.Float32s(), b.Float32s(), o)
+		broadcastMap(&k.bc, a.Float32s(), b.Float32s(), o, k.op.f32)
 	case ops.Int32:
-		compareOrdered(k, a.Int32s(), b.Int32s(), o)
+		broadcastMap(&k.bc, a.Int32s(), b.Int32s(), o, k.op.i32)
 	case ops.Int64:
-		compareOrdered(k, a.Int64s(), b.Int64s(), o)
+		broadcastMap(&k.bc, a.Int64s(), b.Int64s(), o, k.op.i64)
 	case ops.Int16:
-		compareOrdered(k, a.Int16s(), b.Int16s(), o)
+		broadcastMap(&k.bc, a.Int16s(), b.Int16s(), o, k.op.i16)
 	case ops.Bool:
-		ab, bb := a.Bools(), b.Bools()
-		if k.op == cmpEqual {
-			broadcastMap(&k.bc, ab, bb, o, func(x, y bool) bool { return x == y })
-		} else {
-			broadcastMap(&k.bc, ab, bb, o, func(x, y bool) bool { return x != y })
-		}
+		broadcastMap(&k.bc, a.Bools(), b.Bools(), o, k.op.b)
 	}
 	return nil
-}
-
-func compareOrdered[T float32 | int16 | int32 | int64](k *Comparison, a, b []T, o []bool) {
-	switch k.op {
-	case cmpEqual:
-		broadcastMap(&k.bc, a, b, o, func(x, y T) bool { return x == y })
-	case cmpNotEqual:
-		broadcastMap(&k.bc, a, b, o, func(x, y T) bool { return x != y })
-	case cmpLess:
-		broadcastMap(&k.bc, a, b, o, func(x, y T) bool { return x < y })
-	case cmpLessEqual:
-		broadcastMap(&k.bc, a, b, o, func(x, y T) bool { return x <= y })
-	case cmpGreater:
-		broadcastMap(&k.bc, a, b, o, func(x, y T) bool { return x > y })
-	default:
-		broadcastMap(&k.bc, a, b, o, func(x, y T) bool { return x >= y })
-	}
 }
 
 // rescale maps a quantised value to TFLite's common comparison scale:
@@ -199,42 +162,9 @@ func rescale(q, off, mult int32, shift int) int32 {
 }
 
 func compareScaled[T int8 | uint8 | int16](k *Comparison, a, b []T, o []bool) {
-	var f func(x, y int32) bool
-	switch k.op {
-	case cmpEqual:
-		f = func(x, y int32) bool { return x == y }
-	case cmpNotEqual:
-		f = func(x, y int32) bool { return x != y }
-	case cmpLess:
-		f = func(x, y int32) bool { return x < y }
-	case cmpLessEqual:
-		f = func(x, y int32) bool { return x <= y }
-	case cmpGreater:
-		f = func(x, y int32) bool { return x > y }
-	default:
-		f = func(x, y int32) bool { return x >= y }
-	}
+	f := k.op.i32
 	off1, m1, s1, off2, m2, s2 := k.off1, k.mult1, k.shift1, k.off2, k.mult2, k.shift2
 	broadcastMap(&k.bc, a, b, o, func(x, y T) bool {
 		return f(rescale(int32(x), off1, m1, s1), rescale(int32(y), off2, m2, s2))
-	})
-}
-
-// broadcastMap computes out[i] = f(a[ia], b[ib]) over the broadcast
-// output, like broadcastApply but with a result type of its own.
-func broadcastMap[A, O any](bc *broadcast, a, b []A, out []O, f func(x, y A) O) {
-	if !bc.needed {
-		a, b, out = a[:bc.count], b[:bc.count], out[:bc.count]
-		for i := range out {
-			out[i] = f(a[i], b[i])
-		}
-		return
-	}
-	n, sa, sb := bc.dims[5], bc.strideA[5], bc.strideB[5]
-	bc.eachRun(func(o, ia, ib int) {
-		dst := out[o : o+n]
-		for i := range dst {
-			dst[i] = f(a[ia+i*sa], b[ib+i*sb])
-		}
 	})
 }

@@ -1,26 +1,29 @@
 package builtin
 
-import "github.com/tflrun/tflrun/ops"
-import "errors"
+import (
+	"errors"
+
+	"github.com/tflrun/tflrun/ops"
+)
 
 // Logical is the kernel of TFLite's LOGICAL_AND and LOGICAL_OR operators:
 // out[i] = a[i] && b[i] (or ||) on bool tensors with numpy-style
-// broadcasting, as TFLite's logical.cc.
+// broadcasting, as TFLite's logical.cc. The operator's file
+// (logical_and.go, logical_or.go) gives the function.
 type Logical struct {
-	or bool
+	op *logicalOp
 	bc broadcast
 }
 
-// NewLogicalAnd returns a LOGICAL_AND kernel for one node.
-func NewLogicalAnd() ops.Kernel { return &Logical{} }
-
-// NewLogicalOr returns a LOGICAL_OR kernel for one node.
-func NewLogicalOr() ops.Kernel { return &Logical{or: true} }
+// logicalOp is what LOGICAL_AND or LOGICAL_OR adds to the shared kernel.
+type logicalOp struct {
+	f func(x, y bool) bool
+}
 
 // Prepare checks the types and sets the broadcast output shape.
 func (k *Logical) Prepare(n *ops.Node) error {
-	or := k.or
-	*k = Logical{or: or}
+	op := k.op
+	*k = Logical{op: op}
 	a, _, _, err := binaryInputs(n, &k.bc)
 	if err != nil {
 		return err
@@ -37,10 +40,6 @@ func (k *Logical) Eval(n *ops.Node) error {
 	if err := checkData(a, b, out); err != nil {
 		return err
 	}
-	if k.or {
-		broadcastMap(&k.bc, a.Bools(), b.Bools(), out.Bools(), func(x, y bool) bool { return x || y })
-	} else {
-		broadcastMap(&k.bc, a.Bools(), b.Bools(), out.Bools(), func(x, y bool) bool { return x && y })
-	}
+	broadcastMap(&k.bc, a.Bools(), b.Bools(), out.Bools(), k.op.f)
 	return nil
 }

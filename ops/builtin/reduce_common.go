@@ -206,25 +206,17 @@ func reduceSum[T float32 | int8 | uint8 | int16 | int32 | int64, A float32 | int
 // Reduce is the kernel of TFLite's SUM, REDUCE_PROD, REDUCE_MAX,
 // REDUCE_MIN, REDUCE_ANY and REDUCE_ALL operators: input 0 reduced over
 // the constant int32 axes of input 1 (see reduction), keeping the reduced
-// dimensions as 1 with ReducerOptions.KeepDims.
+// dimensions as 1 with ReducerOptions.KeepDims. Each operator's file
+// (sum.go, reduce_max.go, …) gives its types and its fold in a reduceOp,
+// and its constructor's doc comment the type paths, as TFLite's reduce.cc.
 //
-// Type paths, as TFLite's reduce.cc:
-//   - SUM, REDUCE_PROD: float32 (accumulated in input order), int32 and
-//     int64 (wrapping); SUM on int8, uint8 and int16 (zero points 0)
-//     rescales the integer sum as TFLite's optimised QuantizedMeanOrSum:
-//     round(sum·s + bias) + out_zp in float32 with s = in_scale/out_scale
-//     and bias = −in_zp·s·count, saturated;
-//   - REDUCE_MAX, REDUCE_MIN: float32, int32, int64, and int8, uint8,
-//     int16 compared raw, which needs the input and output quantisation
-//     equal (TFLite checks it);
-//   - REDUCE_ANY, REDUCE_ALL: bool.
-//
-// An output whose reduced set is empty holds the neutral element (0, 1,
-// the type's lowest or highest value, false, true). Quantised
-// REDUCE_PROD is not supported; NaN inputs to REDUCE_MAX/MIN give
-// unspecified results as in TFLite.
+// int8, uint8 and int16 inputs are compared raw, which needs the input and
+// output quantisation equal (TFLite checks it), unless the operator
+// rescales (SUM); int16 needs zero points 0. An output whose reduced set
+// is empty holds the neutral element (0, 1, the type's lowest or highest
+// value, false, true).
 type Reduce struct {
-	op  ops.BuiltinOperator
+	op  *reduceOp
 	r   reduction
 	typ ops.DataType
 	// Quantised SUM.
@@ -236,28 +228,28 @@ type Reduce struct {
 	accID  int
 }
 
-var reduceNames = map[ops.BuiltinOperator]string{
-	ops.OpSum: "SUM", ops.OpReduceProd: "REDUCE_PROD", ops.OpReduceMax: "REDUCE_MAX", ops.OpReduceMin: "REDUCE_MIN",
-	ops.OpReduceAny: "REDUCE_ANY", ops.OpReduceAll: "REDUCE_ALL",
+// reduceOp is what one reducing operator adds to the shared kernel.
+type reduceOp struct {
+	// name is the operator's TFLite name, for messages.
+	name string
+	// types lists the input types the operator takes.
+	types []ops.DataType
+	// The fold on each type: out starts at the operator's neutral element
+	// (given lowest and highest, the type's extremes, for MAX and MIN) and
+	// accumulates every input element, in input order.
+	f32 func(r *reduction, in, out []float32, lowest, highest float32)
+	i8  func(r *reduction, in, out []int8, lowest, highest int8)
+	u8  func(r *reduction, in, out []uint8, lowest, highest uint8)
+	i16 func(r *reduction, in, out []int16, lowest, highest int16)
+	i32 func(r *reduction, in, out []int32, lowest, highest int32)
+	i64 func(r *reduction, in, out []int64, lowest, highest int64)
+	b   func(r *reduction, in, out []bool)
+	// prepareQuant, when set, rescales int8, uint8 and int16 inputs (SUM)
+	// instead of comparing them raw; it sets k.quant, and evalQuant then
+	// computes those paths.
+	prepareQuant func(k *Reduce, n *ops.Node, in *ops.Tensor, inScale float32, inZP int32, outScale float32, outZP int32)
+	evalQuant    func(k *Reduce, n *ops.Node, in, out *ops.Tensor) error
 }
-
-// NewSum returns a SUM kernel for one node.
-func NewSum() ops.Kernel { return &Reduce{op: ops.OpSum} }
-
-// NewReduceProd returns a REDUCE_PROD kernel for one node.
-func NewReduceProd() ops.Kernel { return &Reduce{op: ops.OpReduceProd} }
-
-// NewReduceMax returns a REDUCE_MAX kernel for one node.
-func NewReduceMax() ops.Kernel { return &Reduce{op: ops.OpReduceMax} }
-
-// NewReduceMin returns a REDUCE_MIN kernel for one node.
-func NewReduceMin() ops.Kernel { return &Reduce{op: ops.OpReduceMin} }
-
-// NewReduceAny returns a REDUCE_ANY kernel for one node.
-func NewReduceAny() ops.Kernel { return &Reduce{op: ops.OpReduceAny} }
-
-// NewReduceAll returns a REDUCE_ALL kernel for one node.
-func NewReduceAll() ops.Kernel { return &Reduce{op: ops.OpReduceAll} }
 
 // Prepare validates the node, resolves the axes and sets the output shape.
 func (k *Reduce) Prepare(n *ops.Node) error {
@@ -273,19 +265,8 @@ func (k *Reduce) Prepare(n *ops.Node) error {
 	if err != nil {
 		return err
 	}
-	var types []ops.DataType
-	switch op {
-	case ops.OpSum:
-		types = []ops.DataType{ops.Float32, ops.Int32, ops.Int64, ops.Int8, ops.Uint8, ops.Int16}
-	case ops.OpReduceProd:
-		types = []ops.DataType{ops.Float32, ops.Int32, ops.Int64}
-	case ops.OpReduceMax, ops.OpReduceMin:
-		types = []ops.DataType{ops.Float32, ops.Int32, ops.Int64, ops.Int8, ops.Uint8, ops.Int16}
-	default:
-		types = []ops.DataType{ops.Bool}
-	}
-	if err := requireType(in, "input 0", types...); err != nil {
-		return fmt.Errorf("%v for %s", err, reduceNames[op])
+	if err := requireType(in, "input 0", op.types...); err != nil {
+		return fmt.Errorf("%v for %s", err, op.name)
 	}
 	k.typ = in.Type
 	switch in.Type {
@@ -299,21 +280,16 @@ func (k *Reduce) Prepare(n *ops.Node) error {
 			return err
 		}
 		if in.Type == ops.Int16 && (inZP != 0 || outZP != 0) {
-			return fmt.Errorf("input 0: int16 %s needs zero points 0, have %d (input) and %d (output)", reduceNames[op], inZP, outZP)
+			return fmt.Errorf("input 0: int16 %s needs zero points 0, have %d (input) and %d (output)", op.name, inZP, outZP)
 		}
-		if op != ops.OpSum {
+		if op.prepareQuant == nil {
 			if inScale != outScale || inZP != outZP {
 				return fmt.Errorf("output 0: quantisation (scale %g, zero point %d) must equal the input's (%g, %d) for %s",
-					outScale, outZP, inScale, inZP, reduceNames[op])
+					outScale, outZP, inScale, inZP, op.name)
 			}
 			break
 		}
-		k.quant = true
-		k.scale = inScale / outScale
-		k.bias = float32(-inZP) * k.scale * float32(k.r.count)
-		k.outZP = outZP
-		k.lo, k.hi, _ = ops.TypeRange(in.Type)
-		k.accID = n.RequestScratch(4 * k.r.outCount)
+		op.prepareQuant(k, n, in, inScale, inZP, outScale, outZP)
 	}
 	return nil
 }
@@ -322,7 +298,7 @@ func (k *Reduce) Prepare(n *ops.Node) error {
 func (k *Reduce) Eval(n *ops.Node) error {
 	in, out := n.Input(0), n.Output(0)
 	if in == nil || out == nil {
-		return fmt.Errorf("%s: input or output missing at Eval", reduceNames[k.op])
+		return fmt.Errorf("%s: input or output missing at Eval", k.op.name)
 	}
 	if err := checkData(in, out); err != nil {
 		return err
@@ -332,32 +308,9 @@ func (k *Reduce) Eval(n *ops.Node) error {
 		return nil
 	}
 	if k.quant {
-		acc, err := scratchInt32(n, k.accID, oc)
-		if err != nil {
-			return err
-		}
-		clear(acc)
-		switch k.typ {
-		case ops.Int8:
-			reduceSum(&k.r, in.Int8s(), acc)
-		case ops.Uint8:
-			reduceSum(&k.r, in.Data, acc)
-		default:
-			reduceSum(&k.r, in.Int16s(), acc)
-		}
-		for i, s := range acc {
-			v := ops.ClampInt32(f32ToInt32(roundf(float32(s)*k.scale+k.bias))+k.outZP, k.lo, k.hi)
-			switch k.typ {
-			case ops.Int8:
-				out.Int8s()[i] = int8(v)
-			case ops.Uint8:
-				out.Data[i] = uint8(v)
-			default:
-				out.Int16s()[i] = int16(v)
-			}
-		}
-		return nil
+		return k.op.evalQuant(k, n, in, out)
 	}
+	op := k.op
 	switch k.typ {
 	case ops.Float32:
 		// TFLite's optimised reducers start MAX/MIN from the first element,
@@ -366,55 +319,19 @@ func (k *Reduce) Eval(n *ops.Node) error {
 		if k.r.count == 0 {
 			lo, hi = -math.MaxFloat32, math.MaxFloat32
 		}
-		reduceTyped(k, in.Float32s(), out.Float32s()[:oc], lo, hi)
+		op.f32(&k.r, in.Float32s(), out.Float32s()[:oc], lo, hi)
 	case ops.Int32:
-		reduceTyped(k, in.Int32s(), out.Int32s()[:oc], math.MinInt32, math.MaxInt32)
+		op.i32(&k.r, in.Int32s(), out.Int32s()[:oc], math.MinInt32, math.MaxInt32)
 	case ops.Int64:
-		reduceTyped(k, in.Int64s(), out.Int64s()[:oc], math.MinInt64, math.MaxInt64)
+		op.i64(&k.r, in.Int64s(), out.Int64s()[:oc], math.MinInt64, math.MaxInt64)
 	case ops.Int8:
-		reduceTyped(k, in.Int8s(), out.Int8s()[:oc], math.MinInt8, math.MaxInt8)
+		op.i8(&k.r, in.Int8s(), out.Int8s()[:oc], math.MinInt8, math.MaxInt8)
 	case ops.Uint8:
-		reduceTyped(k, in.Data, out.Data[:oc], 0, math.MaxUint8)
+		op.u8(&k.r, in.Data, out.Data[:oc], 0, math.MaxUint8)
 	case ops.Int16:
-		reduceTyped(k, in.Int16s(), out.Int16s()[:oc], math.MinInt16, math.MaxInt16)
+		op.i16(&k.r, in.Int16s(), out.Int16s()[:oc], math.MinInt16, math.MaxInt16)
 	case ops.Bool:
-		o := out.Bools()[:oc]
-		if k.op == ops.OpReduceAny {
-			fillValue(o, false)
-			reduceInto(&k.r, in.Bools(), o, func(a, v bool) bool { return a || v })
-		} else {
-			fillValue(o, true)
-			reduceInto(&k.r, in.Bools(), o, func(a, v bool) bool { return a && v })
-		}
+		op.b(&k.r, in.Bools(), out.Bools()[:oc])
 	}
 	return nil
-}
-
-// reduceTyped accumulates directly in the output, which starts at the
-// operator's neutral element.
-func reduceTyped[T float32 | int8 | uint8 | int16 | int32 | int64](k *Reduce, in, out []T, lowest, highest T) {
-	switch k.op {
-	case ops.OpSum:
-		fillValue(out, 0)
-		reduceInto(&k.r, in, out, func(a, v T) T { return a + v })
-	case ops.OpReduceProd:
-		fillValue(out, 1)
-		reduceInto(&k.r, in, out, func(a, v T) T { return a * v })
-	case ops.OpReduceMax:
-		fillValue(out, lowest)
-		reduceInto(&k.r, in, out, func(a, v T) T {
-			if v > a {
-				return v
-			}
-			return a
-		})
-	default:
-		fillValue(out, highest)
-		reduceInto(&k.r, in, out, func(a, v T) T {
-			if v < a {
-				return v
-			}
-			return a
-		})
-	}
 }

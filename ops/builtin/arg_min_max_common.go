@@ -16,18 +16,13 @@ import (
 // As TFLite's arg_min_max.cc: input types float32, uint8, int8, int32 and
 // bool (false < true); ties give the first index, since an element
 // replaces the running best only when strictly greater (smaller); the
-// axis must not be empty.
+// axis must not be empty. The operator's file (arg_max.go, arg_min.go)
+// holds its constructor.
 type ArgMinMax struct {
 	max                    bool
 	typ, outType           ops.DataType
 	outer, axisSize, inner int
 }
-
-// NewArgMax returns an ARG_MAX kernel for one node.
-func NewArgMax() ops.Kernel { return &ArgMinMax{max: true} }
-
-// NewArgMin returns an ARG_MIN kernel for one node.
-func NewArgMin() ops.Kernel { return &ArgMinMax{} }
 
 func (k *ArgMinMax) name() string {
 	if k.max {

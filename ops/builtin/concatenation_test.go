@@ -1,0 +1,83 @@
+package builtin
+
+import (
+	"testing"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// Tests of CONCATENATION: TFLite's kernel-test vectors
+// (concatenation_test.cc) and naive multi-index references on random
+// shapes.
+
+func TestConcatenation(t *testing.T) {
+	// ThreeDimensionalTwoInputsDifferentShapes.
+	a := tensorOf(ops.Float32, []int{2, 1, 2}, []float32{1, 3, 4, 7})
+	b := tensorOf(ops.Float32, []int{2, 3, 2}, []float32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	n := node(&ops.ConcatenationOptions{Axis: 1}, []*ops.Tensor{a, b}, outTensor(ops.Float32))
+	k := NewConcatenation()
+	run(t, k, n)
+	wantShape(t, n.Outputs[0].Shape, []int{2, 4, 2})
+	nearFloats(t, "output", n.Outputs[0].Float32s(), []float64{1, 3, 1, 2, 3, 4, 5, 6, 4, 7, 7, 8, 9, 10, 11, 12}, 0)
+	noAllocs(t, k, n)
+	// Random shapes and axes (negative too) against a naive reference.
+	r := lcg(2)
+	for trial := 0; trial < 20; trial++ {
+		rank := r.intn(1, 4)
+		axis := r.intn(0, rank-1)
+		base := make([]int, rank)
+		for d := range base {
+			base[d] = r.intn(1, 3)
+		}
+		var ins []*ops.Tensor
+		var datas [][]float32
+		for i := 0; i < r.intn(1, 4); i++ {
+			s := copyShape(base)
+			s[axis] = r.intn(0, 3)
+			d := randFloats(&r, prod(s), -1, 1)
+			datas = append(datas, d)
+			ins = append(ins, tensorOf(ops.Float32, s, d))
+		}
+		neg := axis
+		if trial%2 == 1 {
+			neg = axis - rank
+		}
+		n := node(&ops.ConcatenationOptions{Axis: neg}, ins, outTensor(ops.Float32))
+		run(t, NewConcatenation(), n)
+		out := n.Outputs[0]
+		got := out.Float32s()
+		forEach(out.Shape, func(idx []int) {
+			p, i := idx[axis], 0
+			for p >= ins[i].Shape[axis] {
+				p -= ins[i].Shape[axis]
+				i++
+			}
+			src := append([]int(nil), idx...)
+			src[axis] = p
+			if w := datas[i][index(ins[i].Shape, src)]; got[index(out.Shape, idx)] != w {
+				t.Fatalf("trial %d: output %v = %v, want %v", trial, idx, got[index(out.Shape, idx)], w)
+			}
+		})
+	}
+}
+
+func TestConcatenationUint8Rescale(t *testing.T) {
+	// FourInputsQuantizedMixedRange from concatenation_test.cc.
+	ranges := [][2]float64{{-10.7, 10.8}, {0, 12.8}, {-11, 11.8}, {0, 7.4}}
+	vals := [][]float32{{1, 3, 4, 7}, {1.1, 3.1, 4.1, 7.1}, {1.2, 3.2, 4.2, 7.2}, {1.3, 3.3, 4.3, 7.3}}
+	var ins []*ops.Tensor
+	for i, rg := range ranges {
+		ins = append(ins, quantTensor(ops.Uint8, []int{2, 1, 2}, vals[i], rg[0], rg[1]))
+	}
+	n := node(&ops.ConcatenationOptions{Axis: 2}, ins, quantOut(ops.Uint8, -12.7, 12.8))
+	k := NewConcatenation()
+	run(t, k, n)
+	equalInts(t, "output", n.Outputs[0].Uint8s(), []int{137, 157, 138, 158, 139, 159, 140, 160, 167, 197, 168, 198, 169, 199, 170, 200})
+	noAllocs(t, k, n)
+	// int8 requires identical quantisation.
+	x := quantTensor(ops.Int8, []int{2}, []float32{1, 2}, -1, 1)
+	y := quantTensor(ops.Int8, []int{2}, []float32{1, 2}, -2, 2)
+	wantPrepareError(t, NewConcatenation(), node(&ops.ConcatenationOptions{}, []*ops.Tensor{x, y}, quantOut(ops.Int8, -1, 1)), "does not rescale int8")
+	wantPrepareError(t, NewConcatenation(), node(&ops.ConcatenationOptions{Activation: ops.ActRelu}, []*ops.Tensor{x}, quantOut(ops.Int8, -1, 1)), "RELU")
+	wantPrepareError(t, NewConcatenation(), node(&ops.ConcatenationOptions{}, []*ops.Tensor{tensorOf(ops.Float32, []int{2, 2}, f32Seq(4)), tensorOf(ops.Float32, []int{3, 3}, f32Seq(9))}, outTensor(ops.Float32)), "dimension 1 is 3")
+}

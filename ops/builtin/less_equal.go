@@ -1,0 +1,22 @@
+package builtin
+
+import "github.com/tflrun/tflrun/ops"
+
+// NewLessEqual returns a LESS_EQUAL kernel for one node (a Comparison):
+// out[i] = a[i] <= b[i], on float32, int32, int64, int8, uint8 and int16
+// inputs.
+func NewLessEqual() ops.Kernel { return &Comparison{op: &lessEqualOp} }
+
+var lessEqualOp = comparisonOp{
+	name: "LESS_EQUAL",
+	f32:  lessEqualOf[float32],
+	i16:  lessEqualOf[int16],
+	i32:  lessEqualOf[int32],
+	i64:  lessEqualOf[int64],
+}
+
+func lessEqualOf[T float32 | int16 | int32 | int64](x, y T) bool { return x <= y }
+
+func init() {
+	register(ops.OpLessEqual, NewLessEqual, [2]int{1, 3})
+}

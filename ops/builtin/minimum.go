@@ -1,0 +1,28 @@
+package builtin
+
+import "github.com/tflrun/tflrun/ops"
+
+// NewMinimum returns a MINIMUM kernel for one node (a MaximumMinimum):
+// out[i] = a[i] < b[i] ? a[i] : b[i].
+func NewMinimum() ops.Kernel { return &MaximumMinimum{op: &minimumOp} }
+
+var minimumOp = maxMinOp{
+	name: "MINIMUM",
+	f32:  minimumOf[float32],
+	i8:   minimumOf[int8],
+	u8:   minimumOf[uint8],
+	i16:  minimumOf[int16],
+	i32:  minimumOf[int32],
+	i64:  minimumOf[int64],
+}
+
+func minimumOf[T float32 | int8 | uint8 | int16 | int32 | int64](x, y T) T {
+	if x < y {
+		return x
+	}
+	return y
+}
+
+func init() {
+	register(ops.OpMinimum, NewMinimum, [2]int{1, 4})
+}

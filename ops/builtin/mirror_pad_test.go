@@ -1,0 +1,75 @@
+package builtin
+
+import (
+	"testing"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// mirrorIndex is np.pad's reflect/symmetric index arithmetic for pads no
+// larger than the dimension.
+func mirrorIndex(i, dim int, symmetric bool) int {
+	if i < 0 {
+		if symmetric {
+			return -i - 1
+		}
+		return -i
+	}
+	if i >= dim {
+		if symmetric {
+			return 2*dim - 1 - i
+		}
+		return 2*dim - 2 - i
+	}
+	return i
+}
+
+func TestMirrorPad(t *testing.T) {
+	in := tensorOf(ops.Int32, []int{2, 3}, []int32{1, 2, 3, 4, 5, 6})
+	pads := constT(tensorOf(ops.Int32, []int{2, 2}, []int32{1, 1, 1, 1}))
+	out := runOut(t, NewMirrorPad(), &ops.MirrorPadOptions{Mode: ops.MirrorPadReflect}, []*ops.Tensor{in, pads}, outTensor(ops.Int32))
+	wantShape(t, out.Shape, []int{4, 5})
+	equalInts(t, "PadBothSides_Reflect", out.Int32s(), []int{5, 4, 5, 6, 5, 2, 1, 2, 3, 2, 5, 4, 5, 6, 5, 2, 1, 2, 3, 2})
+	out = runOut(t, NewMirrorPad(), &ops.MirrorPadOptions{Mode: ops.MirrorPadSymmetric}, []*ops.Tensor{in, pads}, outTensor(ops.Int32))
+	equalInts(t, "PadBothSides_Symmetric", out.Int32s(), []int{1, 1, 2, 3, 3, 1, 1, 2, 3, 3, 4, 4, 5, 6, 6, 4, 4, 5, 6, 6})
+	// Random shapes against the np.pad index arithmetic.
+	r := lcg(9)
+	for trial := 0; trial < 30; trial++ {
+		rank := r.intn(1, 3)
+		sym := r.next()%2 == 0
+		shape := make([]int, rank)
+		var pv []int64
+		outShape := make([]int, rank)
+		n := 1
+		for d := range shape {
+			shape[d] = r.intn(1, 4)
+			limit := shape[d]
+			if !sym {
+				limit--
+			}
+			lo, hi := r.intn(0, limit), r.intn(0, limit)
+			pv = append(pv, int64(lo), int64(hi))
+			outShape[d] = shape[d] + lo + hi
+			n *= shape[d]
+		}
+		data := f32Seq(n)
+		mode := ops.MirrorPadReflect
+		if sym {
+			mode = ops.MirrorPadSymmetric
+		}
+		got := runOut(t, NewMirrorPad(), &ops.MirrorPadOptions{Mode: mode}, []*ops.Tensor{tensorOf(ops.Float32, shape, data), constT(tensorOf(ops.Int64, []int{rank, 2}, pv))}, outTensor(ops.Float32))
+		wantShape(t, got.Shape, outShape)
+		var want []float64
+		forEach(outShape, func(idx []int) {
+			src := make([]int, rank)
+			for d := range idx {
+				src[d] = mirrorIndex(idx[d]-int(pv[2*d]), shape[d], sym)
+			}
+			want = append(want, float64(data[index(shape, src)]))
+		})
+		nearFloats(t, "mirror pad reference", got.Float32s(), want, 0)
+	}
+	wantPrepareError(t, NewMirrorPad(), node(&ops.MirrorPadOptions{Mode: ops.MirrorPadReflect}, []*ops.Tensor{in, constT(tensorOf(ops.Int32, []int{2, 2}, []int32{2, 0, 0, 0}))}, outTensor(ops.Int32)), "REFLECT")
+	wantPrepareError(t, NewMirrorPad(), node(&ops.MirrorPadOptions{Mode: ops.MirrorPadSymmetric}, []*ops.Tensor{in, constT(tensorOf(ops.Int32, []int{2, 2}, []int32{0, 0, 0, 4}))}, outTensor(ops.Int32)), "SYMMETRIC")
+	wantPrepareError(t, NewMirrorPad(), node(nil, []*ops.Tensor{in, constT(tensorOf(ops.Int32, []int{1, 2}, []int32{0, 0}))}, outTensor(ops.Int32)), "shape")
+}

@@ -1,0 +1,24 @@
+package builtin
+
+import (
+	"math"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// NewSin returns a SIN kernel for one node (a Unary): sin x in float32 (sinf).
+func NewSin() ops.Kernel { return &Unary{op: &sinOp} }
+
+var sinOp = unaryOp{
+	name:  "SIN",
+	types: []ops.DataType{ops.Float32},
+	float32: func(in, out []float32) {
+		for i, x := range in {
+			out[i] = float32(math.Sin(float64(x)))
+		}
+	},
+}
+
+func init() {
+	register(ops.OpSin, NewSin, [2]int{1, 1})
+}
