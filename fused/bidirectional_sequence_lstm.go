@@ -110,6 +110,11 @@ type BidirectionalSequenceLSTM struct {
 // BIDIRECTIONAL_SEQUENCE_LSTM node.
 func NewBidirectionalSequenceLSTM() ops.Kernel { return &BidirectionalSequenceLSTM{} }
 
+func init() {
+	// Versions 1–3, as TFLite registers.
+	register(ops.OpBidirectionalSequenceLSTM, NewBidirectionalSequenceLSTM, [2]int{1, 3})
+}
+
 // Prepare validates the node as TFLite's Prepare does, sizes the four
 // state tensors for the input's batch, sets the output shapes, packs both
 // directions' weights and requests scratch.

@@ -34,6 +34,11 @@ type LSTM struct {
 // NewLSTM returns a kernel for one LSTM node.
 func NewLSTM() ops.Kernel { return &LSTM{} }
 
+func init() {
+	// LSTM (kernel_type FULL and BASIC): versions 1–4, as TFLite registers.
+	register(ops.OpLSTM, NewLSTM, [2]int{1, 4})
+}
+
 // Prepare dispatches on kernel_type and validates the node.
 func (k *LSTM) Prepare(n *ops.Node) error {
 	*k = LSTM{}

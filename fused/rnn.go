@@ -52,6 +52,11 @@ type RNN struct {
 // NewRNN returns a kernel for one RNN node.
 func NewRNN() ops.Kernel { return &RNN{} }
 
+func init() {
+	// Versions 1–3 as TFLite registers: float, hybrid, asymmetric hybrid.
+	register(ops.OpRNN, NewRNN, [2]int{1, 3})
+}
+
 // Prepare validates the node as TFLite's Prepare does (plus ranks, types of
 // every tensor, the state being a variable, and the weights' quantisation
 // on the hybrid path), sets the output shape and the state's batch, and

@@ -103,6 +103,12 @@ type SVDF struct {
 // NewSVDF returns a kernel for one SVDF node.
 func NewSVDF() ops.Kernel { return &SVDF{} }
 
+func init() {
+	// Versions 1–4 as TFLite registers: float, hybrid, integer, asymmetric
+	// hybrid.
+	register(ops.OpSVDF, NewSVDF, [2]int{1, 4})
+}
+
 // Prepare validates the node as TFLite's Prepare does (plus ranks, types of
 // every tensor for the chosen path, the state being a variable, memory_size
 // ≥ 1 and, on the hybrid path, symmetric weights), derives the integer multipliers, sets the

@@ -76,6 +76,13 @@ type UnidirectionalSequenceLSTM struct {
 // UNIDIRECTIONAL_SEQUENCE_LSTM node.
 func NewUnidirectionalSequenceLSTM() ops.Kernel { return &UnidirectionalSequenceLSTM{} }
 
+func init() {
+	// TFLite registers 1-5. Version 4 adds diagonal recurrent weights, which
+	// the float and hybrid paths implement and the integer path refuses at
+	// Prepare; version 5, int16 activations, is not registered.
+	register(ops.OpUnidirectionalSequenceLSTM, NewUnidirectionalSequenceLSTM, [2]int{1, 4})
+}
+
 // Prepare validates the node, sizes the state and output and packs the
 // weights (see the type's documentation for what it refuses).
 func (k *UnidirectionalSequenceLSTM) Prepare(n *ops.Node) error {

@@ -89,6 +89,11 @@ type UnidirectionalSequenceGRU struct {
 // UNIDIRECTIONAL_SEQUENCE_GRU node.
 func NewUnidirectionalSequenceGRU() ops.Kernel { return &UnidirectionalSequenceGRU{} }
 
+func init() {
+	// TFLite's experimental custom operator, looked up by name.
+	registerCustom(GRUCustomName, NewUnidirectionalSequenceGRU)
+}
+
 // Prepare validates the node as TFLite's experimental Prepare does (plus
 // types, input_state being a variable), sets the output shapes and the
 // state's batch, and requests the concatenation and gate scratch. Errors

@@ -42,6 +42,11 @@ type UnidirectionalSequenceRNN struct {
 // UNIDIRECTIONAL_SEQUENCE_RNN node.
 func NewUnidirectionalSequenceRNN() ops.Kernel { return &UnidirectionalSequenceRNN{} }
 
+func init() {
+	// Versions 1–3 as TFLite registers: float, hybrid, asymmetric hybrid.
+	register(ops.OpUnidirectionalSequenceRNN, NewUnidirectionalSequenceRNN, [2]int{1, 3})
+}
+
 // Prepare validates the node (TFLite's checks plus types, the state being
 // a variable and the weights' quantisation), sets the output shape and the
 // state's batch, and requests the hybrid scratch. Errors name the input.

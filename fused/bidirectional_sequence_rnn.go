@@ -84,6 +84,11 @@ type BidirectionalSequenceRNN struct {
 // BIDIRECTIONAL_SEQUENCE_RNN node.
 func NewBidirectionalSequenceRNN() ops.Kernel { return &BidirectionalSequenceRNN{} }
 
+func init() {
+	// Versions 1–3 as TFLite registers: float, hybrid, asymmetric hybrid.
+	register(ops.OpBidirectionalSequenceRNN, NewBidirectionalSequenceRNN, [2]int{1, 3})
+}
+
 // Prepare validates the node (TFLite's checks, plus the backward
 // recurrent weights' full shape, ranks, types, the states being
 // variables, the aux input's presence and shape, and the weights'
