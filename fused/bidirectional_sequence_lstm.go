@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Input indices of BIDIRECTIONAL_SEQUENCE_LSTM beyond the two directions'
@@ -69,7 +70,7 @@ var bilstmAuxNames = [numGates]string{"aux_input_to_input_weights", "aux_input_t
 // Outputs: with merge_outputs one output [.., .., n_fw_output+n_bw_output]
 // holding the forward output then the backward one in each row; without,
 // output 0 (forward) and output 1 (backward). Options come as
-// *ops.BidirectionalSequenceLSTMOptions (nil means TFLite's zero
+// *BidirectionalSequenceLSTMOptions (nil means TFLite's zero
 // parameters: batch-major, not merged, activation NONE — refused).
 //
 // The auxiliary input has TFLite's two meanings: with auxiliary weights
@@ -110,9 +111,41 @@ type BidirectionalSequenceLSTM struct {
 // BIDIRECTIONAL_SEQUENCE_LSTM node.
 func NewBidirectionalSequenceLSTM() ops.Kernel { return &BidirectionalSequenceLSTM{} }
 
+// BidirectionalSequenceLSTMOptions is TFLite's
+// BidirectionalSequenceLSTMOptions. A model that omits the table gets
+// TFLite's zero parameters (TimeMajor false, MergeOutputs false); a table
+// that omits time_major gets the schema default, true.
+type BidirectionalSequenceLSTMOptions struct {
+	Activation ops.Activation
+	CellClip   float32
+	ProjClip   float32
+	// MergeOutputs concatenates the forward and backward outputs into
+	// output 0 (the node then has one output).
+	MergeOutputs bool
+	// TimeMajor: input is [time, batch, input] when true, [batch, time,
+	// input] when false.
+	TimeMajor                bool
+	AsymmetricQuantizeInputs bool
+}
+
 func init() {
 	// Versions 1–3, as TFLite registers.
 	register(ops.OpBidirectionalSequenceLSTM, NewBidirectionalSequenceLSTM, [2]int{1, 3})
+	registerOptions(schema.BuiltinOptionsBidirectionalSequenceLSTMOptions, decodeBidirectionalSequenceLSTMOptions)
+}
+
+// decodeBidirectionalSequenceLSTMOptions decodes TFLite's BidirectionalSequenceLSTMOptions table.
+func decodeBidirectionalSequenceLSTMOptions(t ops.OptionsTable) (any, error) {
+	var o schema.BidirectionalSequenceLSTMOptions
+	initTable(&o, t)
+	return &BidirectionalSequenceLSTMOptions{
+		Activation:               ops.Activation(o.FusedActivationFunction()),
+		CellClip:                 o.CellClip(),
+		ProjClip:                 o.ProjClip(),
+		MergeOutputs:             o.MergeOutputs(),
+		TimeMajor:                o.TimeMajor(),
+		AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs(),
+	}, nil
 }
 
 // Prepare validates the node as TFLite's Prepare does, sizes the four
@@ -120,11 +153,11 @@ func init() {
 // directions' weights and requests scratch.
 func (k *BidirectionalSequenceLSTM) Prepare(n *ops.Node) error {
 	*k = BidirectionalSequenceLSTM{}
-	opts := &ops.BidirectionalSequenceLSTMOptions{}
+	opts := &BidirectionalSequenceLSTMOptions{}
 	if n.Options != nil {
-		o, ok := n.Options.(*ops.BidirectionalSequenceLSTMOptions)
+		o, ok := n.Options.(*BidirectionalSequenceLSTMOptions)
 		if !ok {
-			return fmt.Errorf("options are %T, need *ops.BidirectionalSequenceLSTMOptions", n.Options)
+			return fmt.Errorf("options are %T, need *BidirectionalSequenceLSTMOptions", n.Options)
 		}
 		opts = o
 	}

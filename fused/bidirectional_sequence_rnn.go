@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // BIDIRECTIONAL_SEQUENCE_RNN input indices (TFLite's
@@ -51,7 +52,7 @@ var birnnRoles = ioRoles{"input",
 // Outputs: with merge_outputs one tensor whose last dimension is fw_units +
 // bw_units (forward then backward values per step), else the forward
 // [..., fw_units] and backward [..., bw_units] outputs; the leading
-// dimensions are the input's. Options: *ops.BidirectionalSequenceRNNOptions.
+// dimensions are the input's. Options: *BidirectionalSequenceRNNOptions.
 //
 // Paths: float32 weights and hybrid int8 weights (every weight int8, per
 // tensor, zero point 0) with float activations, symmetric or asymmetric
@@ -84,9 +85,33 @@ type BidirectionalSequenceRNN struct {
 // BIDIRECTIONAL_SEQUENCE_RNN node.
 func NewBidirectionalSequenceRNN() ops.Kernel { return &BidirectionalSequenceRNN{} }
 
+// BidirectionalSequenceRNNOptions is TFLite's
+// BidirectionalSequenceRNNOptions (operator BIDIRECTIONAL_SEQUENCE_RNN).
+type BidirectionalSequenceRNNOptions struct {
+	TimeMajor  bool
+	Activation ops.Activation
+	// MergeOutputs concatenates the forward and backward outputs into one
+	// output tensor (last dimension fw_units + bw_units).
+	MergeOutputs             bool
+	AsymmetricQuantizeInputs bool
+}
+
 func init() {
 	// Versions 1–3 as TFLite registers: float, hybrid, asymmetric hybrid.
 	register(ops.OpBidirectionalSequenceRNN, NewBidirectionalSequenceRNN, [2]int{1, 3})
+	registerOptions(schema.BuiltinOptionsBidirectionalSequenceRNNOptions, decodeBidirectionalSequenceRNNOptions)
+}
+
+// decodeBidirectionalSequenceRNNOptions decodes TFLite's BidirectionalSequenceRNNOptions table.
+func decodeBidirectionalSequenceRNNOptions(t ops.OptionsTable) (any, error) {
+	var o schema.BidirectionalSequenceRNNOptions
+	initTable(&o, t)
+	return &BidirectionalSequenceRNNOptions{
+		TimeMajor:                o.TimeMajor(),
+		Activation:               ops.Activation(o.FusedActivationFunction()),
+		MergeOutputs:             o.MergeOutputs(),
+		AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs(),
+	}, nil
 }
 
 // Prepare validates the node (TFLite's checks, plus the backward
@@ -96,11 +121,11 @@ func init() {
 // batch, and requests the hybrid scratch. Errors name the input.
 func (k *BidirectionalSequenceRNN) Prepare(n *ops.Node) error {
 	k.prepared = false
-	opts := &ops.BidirectionalSequenceRNNOptions{}
+	opts := &BidirectionalSequenceRNNOptions{}
 	if n.Options != nil {
-		o, ok := n.Options.(*ops.BidirectionalSequenceRNNOptions)
+		o, ok := n.Options.(*BidirectionalSequenceRNNOptions)
 		if !ok {
-			return fmt.Errorf("options are %T, need *ops.BidirectionalSequenceRNNOptions", n.Options)
+			return fmt.Errorf("options are %T, need *BidirectionalSequenceRNNOptions", n.Options)
 		}
 		opts = o
 	}

@@ -58,7 +58,7 @@ func newBiRNN(seed uint64, c birnnCase) *birnnFixture {
 	}
 	n := &ops.Node{OpName: "BIDIRECTIONAL_SEQUENCE_RNN", Op: ops.OpBidirectionalSequenceRNN, Version: 1,
 		Inputs: in, Outputs: outs,
-		Options: &ops.BidirectionalSequenceRNNOptions{TimeMajor: c.timeMajor, MergeOutputs: c.merge,
+		Options: &BidirectionalSequenceRNNOptions{TimeMajor: c.timeMajor, MergeOutputs: c.merge,
 			Activation: c.act, AsymmetricQuantizeInputs: c.asym}}
 	return &birnnFixture{c: c, n: n, fw: fwRef, bw: bwRef}
 }

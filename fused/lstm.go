@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // LSTM is the kernel of TFLite's builtin LSTM operator (code 16, lstm.cc),
@@ -21,7 +22,7 @@ import (
 //   - BASIC: the 5-input basic LSTM cell with 4 outputs (see
 //     lstmBasicKernel), float32 or the legacy quantised uint8 cell.
 //
-// Options come as *ops.LSTMOptions (nil means all defaults: FULL, and
+// Options come as *LSTMOptions (nil means all defaults: FULL, and
 // activation NONE, which the full float kernel refuses as TFLite leaves
 // its gate buffer unwritten then). The errors of Prepare name the input
 // or output concerned; the interpreter adds the operator and its index.
@@ -34,27 +35,59 @@ type LSTM struct {
 // NewLSTM returns a kernel for one LSTM node.
 func NewLSTM() ops.Kernel { return &LSTM{} }
 
+// LSTMKernelType is TFLite's LSTMKernelType.
+type LSTMKernelType int8
+
+// LSTM kernel types.
+const (
+	LSTMFull  LSTMKernelType = 0
+	LSTMBasic LSTMKernelType = 1
+)
+
+// LSTMOptions is TFLite's LSTMOptions (operator LSTM).
+type LSTMOptions struct {
+	Activation               ops.Activation
+	CellClip                 float32
+	ProjClip                 float32
+	KernelType               LSTMKernelType
+	AsymmetricQuantizeInputs bool
+}
+
 func init() {
 	// LSTM (kernel_type FULL and BASIC): versions 1–4, as TFLite registers.
 	register(ops.OpLSTM, NewLSTM, [2]int{1, 4})
+	registerOptions(schema.BuiltinOptionsLSTMOptions, decodeLSTMOptions)
+}
+
+// decodeLSTMOptions decodes TFLite's LSTMOptions table.
+func decodeLSTMOptions(t ops.OptionsTable) (any, error) {
+	var o schema.LSTMOptions
+	initTable(&o, t)
+	return &LSTMOptions{
+		Activation:               ops.Activation(o.FusedActivationFunction()),
+		CellClip:                 o.CellClip(),
+		ProjClip:                 o.ProjClip(),
+		KernelType:               LSTMKernelType(o.KernelType()),
+		AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs(),
+	}, nil
 }
 
 // Prepare dispatches on kernel_type and validates the node.
 func (k *LSTM) Prepare(n *ops.Node) error {
 	*k = LSTM{}
-	opts := &ops.LSTMOptions{}
+	opts := &LSTMOptions{}
 	if n.Options != nil {
-		o, ok := n.Options.(*ops.LSTMOptions)
+		o, ok := n.Options.(*LSTMOptions)
 		if !ok {
-			return fmt.Errorf("options are %T, need *ops.LSTMOptions", n.Options)
+			return fmt.Errorf("options are %T, need *LSTMOptions", n.Options)
 		}
 		opts = o
 	}
 	switch opts.KernelType {
-	case ops.LSTMBasic:
+	case LSTMBasic:
 		k.basic = true
 		return k.cell.prepare(n)
-	case ops.LSTMFull:
+	case LSTMFull:
 	default:
 		return fmt.Errorf("kernel_type %d is not FULL (0) or BASIC (1)", opts.KernelType)
 	}

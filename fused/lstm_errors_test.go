@@ -59,11 +59,11 @@ func TestLSTMPrepareErrors(t *testing.T) {
 		{"partial layer norm", floatNode(func(n *ops.Node) { n.Inputs[22] = f32([]int{5}, make([]float32, 5)) }),
 			"input 22 (cell_layer_norm_coefficients) is given without"},
 		{"negative clip", floatNode(func(n *ops.Node) {
-			n.Options.(*ops.UnidirectionalSequenceLSTMOptions).CellClip = -1
+			n.Options.(*UnidirectionalSequenceLSTMOptions).CellClip = -1
 		}), "cell_clip"},
-		{"wrong options", floatNode(func(n *ops.Node) { n.Options = &ops.LSTMOptions{} }), "options are"},
+		{"wrong options", floatNode(func(n *ops.Node) { n.Options = &LSTMOptions{} }), "options are"},
 		{"activation none", floatNode(func(n *ops.Node) {
-			n.Options.(*ops.UnidirectionalSequenceLSTMOptions).Activation = ops.ActNone
+			n.Options.(*UnidirectionalSequenceLSTMOptions).Activation = ops.ActNone
 		}), "fused activation NONE"},
 		{"mixed float types", floatNode(func(n *ops.Node) {
 			n.Inputs[13] = constTensor(ops.Int32, []int{5}, make([]int32, 5))

@@ -128,6 +128,6 @@ func basicUint8Node() *ops.Node {
 			quant(&ops.Tensor{Type: ops.Uint8}, 1.0/128, 128), quant(&ops.Tensor{Type: ops.Int16}, 1.0/2048, 0),
 			quant(&ops.Tensor{Type: ops.Uint8}, 1.0/128, 128), quant(&ops.Tensor{Type: ops.Int16}, 1.0/4096, 0),
 		},
-		Options: &ops.LSTMOptions{Activation: ops.ActTanh, KernelType: ops.LSTMBasic},
+		Options: &LSTMOptions{Activation: ops.ActTanh, KernelType: LSTMBasic},
 	}
 }

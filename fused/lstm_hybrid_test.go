@@ -42,7 +42,7 @@ func hybridSpecNode(s *lstmSpec, x []float32, asymmetric bool) (*ops.Node, *lstm
 	if asymmetric {
 		n.Version = 3
 	}
-	n.Options.(*ops.UnidirectionalSequenceLSTMOptions).AsymmetricQuantizeInputs = asymmetric
+	n.Options.(*UnidirectionalSequenceLSTMOptions).AsymmetricQuantizeInputs = asymmetric
 	return n, &deq
 }
 
@@ -153,7 +153,7 @@ func TestHybridLSTMPrepareErrors(t *testing.T) {
 		{"mixed weights", node(func(n *ops.Node) { n.Inputs[2] = f32([]int{5, 4}, make([]float32, 20)) }),
 			"input 2 (input_to_forget_weights) is float32, the hybrid path needs int8"},
 		{"activation none", node(func(n *ops.Node) {
-			n.Options.(*ops.UnidirectionalSequenceLSTMOptions).Activation = ops.ActNone
+			n.Options.(*UnidirectionalSequenceLSTMOptions).Activation = ops.ActNone
 		}), "fused activation NONE"},
 		{"non-constant weights", node(func(n *ops.Node) { n.Inputs[6].Kind = ops.ArenaTensor }),
 			"input 6 (recurrent_to_forget_weights) must be a constant tensor"},

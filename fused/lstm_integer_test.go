@@ -156,7 +156,7 @@ func tfliteIntegerNode(c tfliteIntegerCase) (*ops.Node, []float32) {
 	return &ops.Node{
 		OpName: "UNIDIRECTIONAL_SEQUENCE_LSTM", Op: ops.OpUnidirectionalSequenceLSTM, Version: 1,
 		Inputs: in, Outputs: []*ops.Tensor{out}, Intermediates: inter,
-		Options: &ops.UnidirectionalSequenceLSTMOptions{Activation: ops.ActTanh, TimeMajor: true},
+		Options: &UnidirectionalSequenceLSTMOptions{Activation: ops.ActTanh, TimeMajor: true},
 	}, x
 }
 
@@ -322,7 +322,7 @@ func integerSpecNode(s *lstmSpec, x []float32) (*ops.Node, *lstmSpec, []float32,
 		Inputs:        in,
 		Outputs:       []*ops.Tensor{quant(&ops.Tensor{Type: ops.Int8}, outScale, outZP)},
 		Intermediates: inter,
-		Options: &ops.UnidirectionalSequenceLSTMOptions{Activation: ops.ActTanh, TimeMajor: s.timeMajor,
+		Options: &UnidirectionalSequenceLSTMOptions{Activation: ops.ActTanh, TimeMajor: s.timeMajor,
 			CellClip: s.cellClip, ProjClip: s.projClip},
 	}
 	return n, &deq, xd, outScale, outZP

@@ -28,7 +28,7 @@ func randomVec(rng *rand.Rand, n int) []float32 {
 // LSTM (FULL) node for one step: input [batch, n_input], output [batch,
 // n_output], the same weights and state tensors.
 func toLSTMOp(s *lstmSpec, n *ops.Node) *ops.Node {
-	o := n.Options.(*ops.UnidirectionalSequenceLSTMOptions)
+	o := n.Options.(*UnidirectionalSequenceLSTMOptions)
 	in := *n.Inputs[0]
 	in.Shape = []int{s.batch, s.nIn}
 	in.Data = alignedBytes(s.batch * s.nIn * in.Type.Size())
@@ -38,8 +38,8 @@ func toLSTMOp(s *lstmSpec, n *ops.Node) *ops.Node {
 	return &ops.Node{
 		OpName: "LSTM", Op: ops.OpLSTM, Version: n.Version,
 		Inputs: inputs, Outputs: []*ops.Tensor{&out}, Intermediates: n.Intermediates,
-		Options: &ops.LSTMOptions{Activation: o.Activation, CellClip: o.CellClip, ProjClip: o.ProjClip,
-			KernelType: ops.LSTMFull, AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs},
+		Options: &LSTMOptions{Activation: o.Activation, CellClip: o.CellClip, ProjClip: o.ProjClip,
+			KernelType: LSTMFull, AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs},
 	}
 }
 
@@ -219,7 +219,7 @@ func (c *basicCell) node(typ ops.DataType) *ops.Node {
 			varTensor(typ, []int{c.batch, d}),
 		},
 		Outputs: []*ops.Tensor{{Type: typ}, {Type: typ}, {Type: typ}, {Type: typ}},
-		Options: &ops.LSTMOptions{Activation: ops.ActTanh, KernelType: ops.LSTMBasic},
+		Options: &LSTMOptions{Activation: ops.ActTanh, KernelType: LSTMBasic},
 	}
 }
 
@@ -286,7 +286,7 @@ func TestLSTMBasicUint8AgainstReference(t *testing.T) {
 			quant(&ops.Tensor{Type: ops.Uint8}, 1.0/128, 128), quant(&ops.Tensor{Type: ops.Int16}, 1.0/2048, 0),
 			quant(&ops.Tensor{Type: ops.Uint8}, 1.0/128, 128), quant(&ops.Tensor{Type: ops.Int16}, 1.0/4096, 0),
 		},
-		Options: &ops.LSTMOptions{Activation: ops.ActTanh, KernelType: ops.LSTMBasic},
+		Options: &LSTMOptions{Activation: ops.ActTanh, KernelType: LSTMBasic},
 	}
 	var xs [][]float32
 	var raw []byte
@@ -373,7 +373,7 @@ func bilstmNode(fw, bw *lstmSpec, x, aux []float32, merge bool, auxMode string, 
 	return &ops.Node{
 		OpName: "BIDIRECTIONAL_SEQUENCE_LSTM", Op: ops.OpBidirectionalSequenceLSTM, Version: version,
 		Inputs: in, Outputs: outs,
-		Options: &ops.BidirectionalSequenceLSTMOptions{Activation: fw.act, CellClip: fw.cellClip, ProjClip: fw.projClip,
+		Options: &BidirectionalSequenceLSTMOptions{Activation: fw.act, CellClip: fw.cellClip, ProjClip: fw.projClip,
 			MergeOutputs: merge, TimeMajor: fw.timeMajor, AsymmetricQuantizeInputs: asym},
 	}, fd, bd
 }
@@ -514,8 +514,8 @@ func TestLSTMFamilyPrepareErrors(t *testing.T) {
 			n.Inputs[0].Type = ops.Int8
 			n.Intermediates = make([]*ops.Tensor, 12)
 		}), "8x8_8"},
-		{"lstm kernel type", NewLSTM(), opNode(func(n *ops.Node) { n.Options.(*ops.LSTMOptions).KernelType = 2 }), "kernel_type 2"},
-		{"lstm wrong options", NewLSTM(), opNode(func(n *ops.Node) { n.Options = &ops.UnidirectionalSequenceLSTMOptions{} }), "options are"},
+		{"lstm kernel type", NewLSTM(), opNode(func(n *ops.Node) { n.Options.(*LSTMOptions).KernelType = 2 }), "kernel_type 2"},
+		{"lstm wrong options", NewLSTM(), opNode(func(n *ops.Node) { n.Options = &UnidirectionalSequenceLSTMOptions{} }), "options are"},
 		{"lstm int16", NewLSTM(), opNode(func(n *ops.Node) { n.Inputs[0].Type = ops.Int16 }), "int16 activations"},
 		{"basic weights shape", NewLSTM(), basic(func(n *ops.Node) { n.Inputs[2].Shape = []int{16, 6} }),
 			"input 2 (weights) has shape [16 6], needs [16, 7]"},

@@ -118,7 +118,7 @@ func (s *lstmSpec) node(x []float32) *ops.Node {
 		Version: 1,
 		Inputs:  in,
 		Outputs: []*ops.Tensor{{Type: ops.Float32}},
-		Options: &ops.UnidirectionalSequenceLSTMOptions{
+		Options: &UnidirectionalSequenceLSTMOptions{
 			Activation: s.act, CellClip: s.cellClip, ProjClip: s.projClip, TimeMajor: s.timeMajor,
 		},
 	}

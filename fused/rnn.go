@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // RNN input indices (TFLite's basic_rnn.cc).
@@ -26,7 +27,7 @@ var rnnRoles = ioRoles{"input", "weights", "recurrent_weights", "bias", "hidden_
 // 2 recurrent_weights [units, units]; 3 bias [units] float32; 4
 // hidden_state [batch, units] float32, a variable tensor read and updated
 // by every Eval. Output 0: [batch, units] float32. Options:
-// *ops.RNNOptions (nil means defaults: activation NONE, symmetric).
+// *RNNOptions (nil means defaults: activation NONE, symmetric).
 //
 // Paths: float32 weights (TFLite's EvalFloat), and hybrid int8 weights
 // with float activations (EvalHybrid): the input and the hidden state are
@@ -52,9 +53,28 @@ type RNN struct {
 // NewRNN returns a kernel for one RNN node.
 func NewRNN() ops.Kernel { return &RNN{} }
 
+// RNNOptions is TFLite's RNNOptions (operator RNN).
+type RNNOptions struct {
+	Activation ops.Activation
+	// AsymmetricQuantizeInputs selects per-batch asymmetric quantisation
+	// of the float activations in the hybrid (int8 weights) path.
+	AsymmetricQuantizeInputs bool
+}
+
 func init() {
 	// Versions 1–3 as TFLite registers: float, hybrid, asymmetric hybrid.
 	register(ops.OpRNN, NewRNN, [2]int{1, 3})
+	registerOptions(schema.BuiltinOptionsRNNOptions, decodeRNNOptions)
+}
+
+// decodeRNNOptions decodes TFLite's RNNOptions table.
+func decodeRNNOptions(t ops.OptionsTable) (any, error) {
+	var o schema.RNNOptions
+	initTable(&o, t)
+	return &RNNOptions{
+		Activation:               ops.Activation(o.FusedActivationFunction()),
+		AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs(),
+	}, nil
 }
 
 // Prepare validates the node as TFLite's Prepare does (plus ranks, types of
@@ -66,11 +86,11 @@ func (k *RNN) Prepare(n *ops.Node) error {
 	if err := n.CheckIO(5, 5, 1); err != nil {
 		return err
 	}
-	opts := &ops.RNNOptions{}
+	opts := &RNNOptions{}
 	if n.Options != nil {
-		o, ok := n.Options.(*ops.RNNOptions)
+		o, ok := n.Options.(*RNNOptions)
 		if !ok {
-			return fmt.Errorf("options are %T, need *ops.RNNOptions", n.Options)
+			return fmt.Errorf("options are %T, need *RNNOptions", n.Options)
 		}
 		opts = o
 	}

@@ -119,7 +119,7 @@ func BenchmarkSVDF(b *testing.B) {
 								quant(varTensor(ops.Int16, []int{batch, memory * F}), 0.004, 0),
 							},
 							Outputs: []*ops.Tensor{quant(outTensor(ops.Int8), 0.02, 0)},
-							Options: &ops.SVDFOptions{Rank: rank, Activation: ops.ActRelu}}
+							Options: &SVDFOptions{Rank: rank, Activation: ops.ActRelu}}
 						in := n.Inputs[0].Int8s()
 						for i := range in {
 							in[i] = int8(r.IntN(256) - 128)

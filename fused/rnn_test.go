@@ -47,7 +47,7 @@ func rnnNode(w testRNNWeights, batch int, act ops.Activation, hybrid, asym bool)
 	n := &ops.Node{OpName: "RNN", Op: ops.OpRNN, Version: 1,
 		Inputs:  []*ops.Tensor{actTensor(ops.Float32, batch, w.nIn), wt, rect, bt, varTensor(ops.Float32, []int{batch, w.units})},
 		Outputs: []*ops.Tensor{outTensor(ops.Float32)},
-		Options: &ops.RNNOptions{Activation: act, AsymmetricQuantizeInputs: asym}}
+		Options: &RNNOptions{Activation: act, AsymmetricQuantizeInputs: asym}}
 	return n, ref
 }
 
@@ -107,7 +107,7 @@ func seqNode(w testRNNWeights, batch, steps int, timeMajor bool, act ops.Activat
 	n := &ops.Node{OpName: "UNIDIRECTIONAL_SEQUENCE_RNN", Op: ops.OpUnidirectionalSequenceRNN, Version: 1,
 		Inputs:  []*ops.Tensor{actTensor(ops.Float32, shape...), wt, rect, bt, varTensor(ops.Float32, []int{batch, w.units})},
 		Outputs: []*ops.Tensor{outTensor(ops.Float32)},
-		Options: &ops.SequenceRNNOptions{TimeMajor: timeMajor, Activation: act, AsymmetricQuantizeInputs: asym}}
+		Options: &SequenceRNNOptions{TimeMajor: timeMajor, Activation: act, AsymmetricQuantizeInputs: asym}}
 	return n, ref
 }
 
@@ -163,8 +163,8 @@ func TestRNNPrepareErrors(t *testing.T) {
 		{"mixed weight types", func(n *ops.Node) {
 			n.Inputs[2] = quant(constTensor(ops.Int8, []int{4, 4}, make([]int8, 16)), 0.1, 0)
 		}, "input 2 (recurrent_weights"},
-		{"activation out of range", func(n *ops.Node) { n.Options = &ops.RNNOptions{Activation: 9} }, "activation"},
-		{"wrong options", func(n *ops.Node) { n.Options = &ops.SVDFOptions{} }, "options"},
+		{"activation out of range", func(n *ops.Node) { n.Options = &RNNOptions{Activation: 9} }, "activation"},
+		{"wrong options", func(n *ops.Node) { n.Options = &SVDFOptions{} }, "options"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // SVDF input indices (TFLite's svdf.cc).
@@ -38,7 +39,7 @@ const (
 // (optional), num_units = num_filters / rank; 4 state [batch, memory_size ·
 // num_filters], a variable tensor holding each filter's last memory_size
 // projections (oldest first), shifted by one at every Eval. Output 0:
-// [batch, num_units]. Options: *ops.SVDFOptions (rank > 0 and dividing
+// [batch, num_units]. Options: *SVDFOptions (rank > 0 and dividing
 // num_filters; activation; asymmetric_quantize_inputs).
 //
 // Each step: shift the state left by one, write the new projections
@@ -103,10 +104,30 @@ type SVDF struct {
 // NewSVDF returns a kernel for one SVDF node.
 func NewSVDF() ops.Kernel { return &SVDF{} }
 
+// SVDFOptions is TFLite's SVDFOptions (operator SVDF).
+type SVDFOptions struct {
+	// Rank is the number of filters per output unit.
+	Rank                     int
+	Activation               ops.Activation
+	AsymmetricQuantizeInputs bool
+}
+
 func init() {
 	// Versions 1–4 as TFLite registers: float, hybrid, integer, asymmetric
 	// hybrid.
 	register(ops.OpSVDF, NewSVDF, [2]int{1, 4})
+	registerOptions(schema.BuiltinOptionsSVDFOptions, decodeSVDFOptions)
+}
+
+// decodeSVDFOptions decodes TFLite's SVDFOptions table.
+func decodeSVDFOptions(t ops.OptionsTable) (any, error) {
+	var o schema.SVDFOptions
+	initTable(&o, t)
+	return &SVDFOptions{
+		Rank:                     int(o.Rank()),
+		Activation:               ops.Activation(o.FusedActivationFunction()),
+		AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs(),
+	}, nil
 }
 
 // Prepare validates the node as TFLite's Prepare does (plus ranks, types of
@@ -119,11 +140,11 @@ func (k *SVDF) Prepare(n *ops.Node) error {
 	if err := n.CheckIO(5, 5, 1); err != nil {
 		return err
 	}
-	opts := &ops.SVDFOptions{}
+	opts := &SVDFOptions{}
 	if n.Options != nil {
-		o, ok := n.Options.(*ops.SVDFOptions)
+		o, ok := n.Options.(*SVDFOptions)
 		if !ok {
-			return fmt.Errorf("options are %T, need *ops.SVDFOptions", n.Options)
+			return fmt.Errorf("options are %T, need *SVDFOptions", n.Options)
 		}
 		opts = o
 	}

@@ -90,7 +90,7 @@ func svdfNode(batch, nIn, units, rank, memory int, wf, wt, bias []float32, act o
 	return &ops.Node{OpName: "SVDF", Op: ops.OpSVDF, Version: 1,
 		Inputs:  []*ops.Tensor{actTensor(ops.Float32, batch, nIn), wfT, wtT, biasT, varTensor(ops.Float32, []int{batch, memory * F})},
 		Outputs: []*ops.Tensor{outTensor(ops.Float32)},
-		Options: &ops.SVDFOptions{Rank: rank, Activation: act, AsymmetricQuantizeInputs: asym}}
+		Options: &SVDFOptions{Rank: rank, Activation: act, AsymmetricQuantizeInputs: asym}}
 }
 
 func TestSVDFTFLiteVectors(t *testing.T) {
@@ -242,7 +242,7 @@ func TestSVDFIntegerTFLiteVector(t *testing.T) {
 			varTensor(ops.Int16, []int{batch, memory * units}),
 		},
 		Outputs: []*ops.Tensor{outTensor(ops.Int8)},
-		Options: &ops.SVDFOptions{Rank: rank, Activation: ops.ActRelu}}
+		Options: &SVDFOptions{Rank: rank, Activation: ops.ActRelu}}
 	sScale, sZP := testQuantParams[int16](-16, 16)
 	quant(n.Inputs[4], sScale, sZP)
 	oScale, oZP := testQuantParams[int8](-0.5, 0.5)
@@ -293,7 +293,7 @@ func int8StateNode() *ops.Node {
 			quant(varTensor(ops.Int8, []int{1, 2}), 0.125, -2),
 		},
 		Outputs: []*ops.Tensor{quant(outTensor(ops.Int8), 0.25, 3)},
-		Options: &ops.SVDFOptions{Rank: 1, Activation: ops.ActRelu}}
+		Options: &SVDFOptions{Rank: 1, Activation: ops.ActRelu}}
 	return n
 }
 
@@ -366,7 +366,7 @@ func TestSVDFInt8StateAgainstReference(t *testing.T) {
 			quant(varTensor(ops.Int8, []int{batch, memory * F}), stS, stZP),
 		},
 		Outputs: []*ops.Tensor{quant(outTensor(ops.Int8), outS, outZP)},
-		Options: &ops.SVDFOptions{Rank: rank, Activation: ops.ActRelu}}
+		Options: &SVDFOptions{Rank: rank, Activation: ops.ActRelu}}
 	k := NewSVDF()
 	prepared(t, k, n)
 	for i := range n.Inputs[4].Int8s() {
@@ -457,8 +457,8 @@ func TestSVDFPrepareErrors(t *testing.T) {
 		edit func(n *ops.Node)
 		want string
 	}{
-		{"rank 0", func(n *ops.Node) { n.Options = &ops.SVDFOptions{Rank: 0} }, "rank"},
-		{"rank does not divide filters", func(n *ops.Node) { n.Options = &ops.SVDFOptions{Rank: 3} }, "not a multiple of rank 3"},
+		{"rank 0", func(n *ops.Node) { n.Options = &SVDFOptions{Rank: 0} }, "rank"},
+		{"rank does not divide filters", func(n *ops.Node) { n.Options = &SVDFOptions{Rank: 3} }, "not a multiple of rank 3"},
 		{"weights_feature input size", func(n *ops.Node) { n.Inputs[1].Shape = []int{4, 2} }, "input 1 (weights_feature"},
 		{"weights_time rows", func(n *ops.Node) { n.Inputs[2].Shape = []int{8, 2} }, "input 2 (weights_time"},
 		{"memory 0", func(n *ops.Node) { n.Inputs[2].Shape = []int{4, 0} }, "memory_size"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // UnidirectionalSequenceLSTM is the kernel of TFLite's
@@ -23,7 +24,7 @@ import (
 // Eval; 20–23 optional layer-norm coefficients [n_cell] (present for all
 // used gates or none; 20 omitted for CIFG). Output 0 has the input's shape
 // with the last dimension n_output. Options come as
-// *ops.UnidirectionalSequenceLSTMOptions (nil means all defaults).
+// *UnidirectionalSequenceLSTMOptions (nil means all defaults).
 //
 // Paths, chosen by the input and weight types as TFLite does:
 //   - float32: everything float32 (TFLite's EvalFloat), CIFG, peephole,
@@ -76,21 +77,51 @@ type UnidirectionalSequenceLSTM struct {
 // UNIDIRECTIONAL_SEQUENCE_LSTM node.
 func NewUnidirectionalSequenceLSTM() ops.Kernel { return &UnidirectionalSequenceLSTM{} }
 
+// UnidirectionalSequenceLSTMOptions is TFLite's
+// UnidirectionalSequenceLSTMOptions.
+type UnidirectionalSequenceLSTMOptions struct {
+	Activation ops.Activation
+	CellClip   float32
+	ProjClip   float32
+	// TimeMajor: input is [time, batch, input] when true, [batch, time,
+	// input] when false.
+	TimeMajor                bool
+	AsymmetricQuantizeInputs bool
+	// DiagonalRecurrentTensors: recurrent weights are diagonal vectors
+	// [n_cell] instead of matrices (version 4).
+	DiagonalRecurrentTensors bool
+}
+
 func init() {
 	// TFLite registers 1-5. Version 4 adds diagonal recurrent weights, which
 	// the float and hybrid paths implement and the integer path refuses at
 	// Prepare; version 5, int16 activations, is not registered.
 	register(ops.OpUnidirectionalSequenceLSTM, NewUnidirectionalSequenceLSTM, [2]int{1, 4})
+	registerOptions(schema.BuiltinOptionsUnidirectionalSequenceLSTMOptions, decodeUnidirectionalSequenceLSTMOptions)
+}
+
+// decodeUnidirectionalSequenceLSTMOptions decodes TFLite's UnidirectionalSequenceLSTMOptions table.
+func decodeUnidirectionalSequenceLSTMOptions(t ops.OptionsTable) (any, error) {
+	var o schema.UnidirectionalSequenceLSTMOptions
+	initTable(&o, t)
+	return &UnidirectionalSequenceLSTMOptions{
+		Activation:               ops.Activation(o.FusedActivationFunction()),
+		CellClip:                 o.CellClip(),
+		ProjClip:                 o.ProjClip(),
+		TimeMajor:                o.TimeMajor(),
+		AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs(),
+		DiagonalRecurrentTensors: o.DiagonalRecurrentTensors(),
+	}, nil
 }
 
 // Prepare validates the node, sizes the state and output and packs the
 // weights (see the type's documentation for what it refuses).
 func (k *UnidirectionalSequenceLSTM) Prepare(n *ops.Node) error {
-	opts := &ops.UnidirectionalSequenceLSTMOptions{}
+	opts := &UnidirectionalSequenceLSTMOptions{}
 	if n.Options != nil {
-		o, ok := n.Options.(*ops.UnidirectionalSequenceLSTMOptions)
+		o, ok := n.Options.(*UnidirectionalSequenceLSTMOptions)
 		if !ok {
-			return fmt.Errorf("options are %T, need *ops.UnidirectionalSequenceLSTMOptions", n.Options)
+			return fmt.Errorf("options are %T, need *UnidirectionalSequenceLSTMOptions", n.Options)
 		}
 		opts = o
 	}

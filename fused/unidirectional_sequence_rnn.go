@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 var sequenceRNNRoles = ioRoles{"input", "weights", "recurrent_weights", "bias", "hidden_state"}
@@ -17,7 +18,7 @@ var sequenceRNNRoles = ioRoles{"input", "weights", "recurrent_weights", "bias", 
 // recurrent_weights [units, units]; 3 bias [units] float32; 4 hidden_state
 // [batch, units] float32, a variable tensor carried from step to step and
 // from one Eval to the next. Output 0: the input's shape with the last
-// dimension units, float32. Options: *ops.SequenceRNNOptions (nil means
+// dimension units, float32. Options: *SequenceRNNOptions (nil means
 // batch-major, activation NONE, symmetric).
 //
 // Paths as RNN: float32 weights, or hybrid int8 weights with float
@@ -42,9 +43,31 @@ type UnidirectionalSequenceRNN struct {
 // UNIDIRECTIONAL_SEQUENCE_RNN node.
 func NewUnidirectionalSequenceRNN() ops.Kernel { return &UnidirectionalSequenceRNN{} }
 
+// SequenceRNNOptions is TFLite's SequenceRNNOptions (operator
+// UNIDIRECTIONAL_SEQUENCE_RNN).
+type SequenceRNNOptions struct {
+	// TimeMajor: input is [time, batch, input] when true, [batch, time,
+	// input] when false.
+	TimeMajor                bool
+	Activation               ops.Activation
+	AsymmetricQuantizeInputs bool
+}
+
 func init() {
 	// Versions 1–3 as TFLite registers: float, hybrid, asymmetric hybrid.
 	register(ops.OpUnidirectionalSequenceRNN, NewUnidirectionalSequenceRNN, [2]int{1, 3})
+	registerOptions(schema.BuiltinOptionsSequenceRNNOptions, decodeSequenceRNNOptions)
+}
+
+// decodeSequenceRNNOptions decodes TFLite's SequenceRNNOptions table.
+func decodeSequenceRNNOptions(t ops.OptionsTable) (any, error) {
+	var o schema.SequenceRNNOptions
+	initTable(&o, t)
+	return &SequenceRNNOptions{
+		TimeMajor:                o.TimeMajor(),
+		Activation:               ops.Activation(o.FusedActivationFunction()),
+		AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs(),
+	}, nil
 }
 
 // Prepare validates the node (TFLite's checks plus types, the state being
@@ -55,11 +78,11 @@ func (k *UnidirectionalSequenceRNN) Prepare(n *ops.Node) error {
 	if err := n.CheckIO(5, 5, 1); err != nil {
 		return err
 	}
-	opts := &ops.SequenceRNNOptions{}
+	opts := &SequenceRNNOptions{}
 	if n.Options != nil {
-		o, ok := n.Options.(*ops.SequenceRNNOptions)
+		o, ok := n.Options.(*SequenceRNNOptions)
 		if !ok {
-			return fmt.Errorf("options are %T, need *ops.SequenceRNNOptions", n.Options)
+			return fmt.Errorf("options are %T, need *SequenceRNNOptions", n.Options)
 		}
 		opts = o
 	}

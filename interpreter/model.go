@@ -83,10 +83,11 @@ type OperatorInfo struct {
 	// Inputs, Outputs and Intermediates are tensor indices; -1 marks an
 	// omitted optional input.
 	Inputs, Outputs, Intermediates []int
-	// Options is the decoded builtin options (a pointer to an ops.*Options
-	// struct) for the operators tflrun decodes, else nil. OptionsType is
-	// the name of the builtin options table the model carries ("" for
-	// none).
+	// Options is the decoded builtin options (a pointer to the options
+	// struct of the kernel's package: builtin.AddOptions,
+	// fused.LSTMOptions, …) for the tables tflrun's kernels read, else nil.
+	// OptionsType is the name of the builtin options table the model
+	// carries ("" for none).
 	Options     any
 	OptionsType string
 	// CustomOptions are the raw custom options bytes.

@@ -379,7 +379,7 @@ func parseOperator(op *OperatorInfo, k int, fo *schema.Operator, tensors []Tenso
 		op.OptionsType = schema.EnumNamesBuiltinOptions[t]
 		var tbl flatbuffers.Table
 		if fo.BuiltinOptions(&tbl) {
-			opts, err := decodeOptions(t, tbl)
+			opts, err := optionsDecoders().DecodeOptions(ops.OptionsTable{Type: uint8(t), Bytes: tbl.Bytes, Pos: uint32(tbl.Pos)})
 			if err != nil {
 				return fmt.Errorf("%s: %s: %w", op.Name, op.OptionsType, err)
 			}

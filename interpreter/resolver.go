@@ -1,6 +1,8 @@
 package interpreter
 
 import (
+	"sync"
+
 	"github.com/tflrun/tflrun/fused"
 	"github.com/tflrun/tflrun/ops"
 	"github.com/tflrun/tflrun/ops/builtin"
@@ -16,3 +18,10 @@ func DefaultResolver() *ops.Resolver {
 	fused.RegisterBuiltins(r)
 	return r
 }
+
+// optionsDecoders is the resolver whose options decoders Load uses: every
+// builtin options table the kernels of DefaultResolver read is decoded at
+// load time, by the package that holds the kernel (TFLite's parser, too,
+// decodes builtin options when it builds the graph). Tables no kernel
+// reads stay undecoded (OperatorInfo.Options nil).
+var optionsDecoders = sync.OnceValue(DefaultResolver)

@@ -43,8 +43,9 @@ type Node struct {
 	// Inputs, Outputs and Intermediates are the node's tensors in model
 	// order. An omitted optional input (index -1 in the model) is nil.
 	Inputs, Outputs, Intermediates []*Tensor
-	// Options is the decoded builtin options table (a pointer to one of
-	// the *Options structs of this package), nil when the operator has
+	// Options is the decoded builtin options table (a pointer to the
+	// options struct of the operator's package, builtin.AddOptions,
+	// fused.LSTMOptions, …; see OptionsDecoder), nil when the operator has
 	// none or the model omits them.
 	Options any
 	// CustomOptions is the raw custom_options bytes (a view of the model).

@@ -2,10 +2,31 @@ package ops
 
 import "strconv"
 
-// This file declares the decoded builtin options tables kernels receive in
-// Node.Options. Field meanings and defaults are those of the matching
-// tables in TFLite's schema.fbs; the interpreter fills them from the model
-// (a missing field takes the schema default).
+// This file declares how kernels receive their builtin options, and the
+// option types several kernel families share. Each operator's options
+// struct lives beside its kernel (builtin.AddOptions, fused.LSTMOptions,
+// …), with the function that decodes it from the model: field meanings and
+// defaults are those of the matching tables in TFLite's schema.fbs (a
+// missing field takes the schema default).
+
+// OptionsTable is an operator's builtin options table as the model holds
+// it: Type is the table's tag in TFLite's BuiltinOptions union
+// (schema.BuiltinOptions), Bytes and Pos the flatbuffer and the table's
+// position in it. The interpreter has verified the whole flatbuffer before
+// it hands a table to a decoder, so a decoder may read the table with the
+// generated schema accessors (schema.XOptions.Init(Bytes, Pos)) without
+// further bounds checks; it must not keep Bytes beyond the Model's life.
+type OptionsTable struct {
+	Type  uint8
+	Bytes []byte
+	Pos   uint32
+}
+
+// OptionsDecoder turns one kind of builtin options table into the value
+// its kernels read from Node.Options (a pointer to the operator's options
+// struct). It returns an error for values TFLite's own parser rejects (a
+// new_shape of more than 8 dimensions, say), naming the field.
+type OptionsDecoder func(OptionsTable) (any, error)
 
 // Activation is a fused activation function, numbered as TFLite's
 // ActivationFunctionType.
@@ -40,102 +61,6 @@ func (a Activation) String() string {
 	return "ACTIVATION(" + strconv.Itoa(int(a)) + ")"
 }
 
-// FullyConnectedOptions is TFLite's FullyConnectedOptions.
-type FullyConnectedOptions struct {
-	Activation Activation
-	// WeightsFormat is 0 (DEFAULT) or 1 (SHUFFLED4x16INT8).
-	WeightsFormat int8
-	// KeepNumDims keeps the input's leading dimensions in the output
-	// instead of flattening them into one batch dimension.
-	KeepNumDims bool
-	// AsymmetricQuantizeInputs selects asymmetric input quantisation in
-	// the hybrid (float input, int8 weights) path.
-	AsymmetricQuantizeInputs bool
-	// QuantizedBiasType is the bias type of a quantised FC (Float32 = 0
-	// means "the default for the input type").
-	QuantizedBiasType DataType
-}
-
-// SoftmaxOptions is TFLite's SoftmaxOptions.
-type SoftmaxOptions struct {
-	Beta float32
-}
-
-// AddOptions is TFLite's AddOptions.
-type AddOptions struct {
-	Activation Activation
-	// PotScaleInt16 selects the power-of-two-scale int16 path (schema
-	// default true).
-	PotScaleInt16 bool
-}
-
-// SubOptions is TFLite's SubOptions.
-type SubOptions struct {
-	Activation    Activation
-	PotScaleInt16 bool
-}
-
-// MulOptions is TFLite's MulOptions.
-type MulOptions struct {
-	Activation Activation
-}
-
-// ReshapeOptions is TFLite's ReshapeOptions. NewShape is nil when the
-// model does not give the field.
-type ReshapeOptions struct {
-	NewShape []int
-}
-
-// LSTMKernelType is TFLite's LSTMKernelType.
-type LSTMKernelType int8
-
-// LSTM kernel types.
-const (
-	LSTMFull  LSTMKernelType = 0
-	LSTMBasic LSTMKernelType = 1
-)
-
-// LSTMOptions is TFLite's LSTMOptions (operator LSTM).
-type LSTMOptions struct {
-	Activation               Activation
-	CellClip                 float32
-	ProjClip                 float32
-	KernelType               LSTMKernelType
-	AsymmetricQuantizeInputs bool
-}
-
-// UnidirectionalSequenceLSTMOptions is TFLite's
-// UnidirectionalSequenceLSTMOptions.
-type UnidirectionalSequenceLSTMOptions struct {
-	Activation Activation
-	CellClip   float32
-	ProjClip   float32
-	// TimeMajor: input is [time, batch, input] when true, [batch, time,
-	// input] when false.
-	TimeMajor                bool
-	AsymmetricQuantizeInputs bool
-	// DiagonalRecurrentTensors: recurrent weights are diagonal vectors
-	// [n_cell] instead of matrices (version 4).
-	DiagonalRecurrentTensors bool
-}
-
-// BidirectionalSequenceLSTMOptions is TFLite's
-// BidirectionalSequenceLSTMOptions. A model that omits the table gets
-// TFLite's zero parameters (TimeMajor false, MergeOutputs false); a table
-// that omits time_major gets the schema default, true.
-type BidirectionalSequenceLSTMOptions struct {
-	Activation Activation
-	CellClip   float32
-	ProjClip   float32
-	// MergeOutputs concatenates the forward and backward outputs into
-	// output 0 (the node then has one output).
-	MergeOutputs bool
-	// TimeMajor: input is [time, batch, input] when true, [batch, time,
-	// input] when false.
-	TimeMajor                bool
-	AsymmetricQuantizeInputs bool
-}
-
 // Padding is a convolution or pooling padding scheme, numbered as TFLite's
 // schema Padding enum.
 type Padding int8
@@ -157,177 +82,4 @@ func (p Padding) String() string {
 		return "VALID"
 	}
 	return "PADDING(" + strconv.Itoa(int(p)) + ")"
-}
-
-// Conv2DOptions is TFLite's Conv2DOptions. Dilation factors default to 1.
-type Conv2DOptions struct {
-	Padding                          Padding
-	StrideW, StrideH                 int
-	DilationWFactor, DilationHFactor int
-	Activation                       Activation
-	// QuantizedBiasType is the bias type of an int16 convolution (Float32
-	// = 0 means "the default for the input type").
-	QuantizedBiasType DataType
-}
-
-// DepthwiseConv2DOptions is TFLite's DepthwiseConv2DOptions. TFLite
-// derives the depth multiplier from the tensor shapes for float, uint8 and
-// int8 inputs; DepthMultiplier is kept for reference.
-type DepthwiseConv2DOptions struct {
-	Padding                          Padding
-	StrideW, StrideH                 int
-	DepthMultiplier                  int
-	DilationWFactor, DilationHFactor int
-	Activation                       Activation
-}
-
-// Pool2DOptions is TFLite's Pool2DOptions (MAX_POOL_2D, AVERAGE_POOL_2D,
-// L2_POOL_2D).
-type Pool2DOptions struct {
-	Padding                   Padding
-	StrideW, StrideH          int
-	FilterWidth, FilterHeight int
-	Activation                Activation
-}
-
-// GatherOptions is TFLite's GatherOptions. The field name Axis is read by
-// reflection in package bench; keep it.
-type GatherOptions struct {
-	Axis      int
-	BatchDims int
-}
-
-// StridedSliceOptions is TFLite's StridedSliceOptions: bit i of a mask
-// refers to dimension i of the begin/end/strides vectors.
-type StridedSliceOptions struct {
-	BeginMask, EndMask, EllipsisMask, NewAxisMask, ShrinkAxisMask int32
-	// Offset: end is relative to begin (end = begin + end) when true.
-	Offset bool
-}
-
-// ReducerOptions is TFLite's ReducerOptions (MEAN, SUM, REDUCE_MAX, …).
-type ReducerOptions struct {
-	KeepDims bool
-}
-
-// ConcatenationOptions is TFLite's ConcatenationOptions.
-type ConcatenationOptions struct {
-	Axis       int
-	Activation Activation
-}
-
-// PackOptions is TFLite's PackOptions.
-type PackOptions struct {
-	ValuesCount int
-	Axis        int
-}
-
-// UnpackOptions is TFLite's UnpackOptions.
-type UnpackOptions struct {
-	Num  int
-	Axis int
-}
-
-// SqueezeOptions is TFLite's SqueezeOptions; SqueezeDims empty means
-// "every dimension of size 1".
-type SqueezeOptions struct {
-	SqueezeDims []int
-}
-
-// SplitOptions is TFLite's SplitOptions (also used for SPLIT_V's
-// SplitVOptions, which has the same single field).
-type SplitOptions struct {
-	NumSplits int
-}
-
-// CastOptions is TFLite's CastOptions. TFLite's kernel reads the types
-// from the tensors; the options are informational.
-type CastOptions struct {
-	InDataType, OutDataType DataType
-}
-
-// DivOptions is TFLite's DivOptions (operator DIV).
-type DivOptions struct {
-	Activation Activation
-}
-
-// ResizeOptions is TFLite's ResizeBilinearOptions and
-// ResizeNearestNeighborOptions (operators RESIZE_BILINEAR and
-// RESIZE_NEAREST_NEIGHBOR), which have the same fields.
-type ResizeOptions struct {
-	// AlignCorners maps the corner pixels of input and output onto each
-	// other (scale (in−1)/(out−1)).
-	AlignCorners bool
-	// HalfPixelCenters samples at pixel centres (x+0.5)·scale − 0.5.
-	HalfPixelCenters bool
-}
-
-// MirrorPadMode is TFLite's MirrorPadMode.
-type MirrorPadMode int8
-
-// Mirror padding modes (TFLite schema numbering).
-const (
-	// MirrorPadReflect mirrors without repeating the edge element.
-	MirrorPadReflect MirrorPadMode = 0
-	// MirrorPadSymmetric mirrors including the edge element.
-	MirrorPadSymmetric MirrorPadMode = 1
-)
-
-// MirrorPadOptions is TFLite's MirrorPadOptions (operator MIRROR_PAD).
-type MirrorPadOptions struct {
-	Mode MirrorPadMode
-}
-
-// LeakyReluOptions is TFLite's LeakyReluOptions (operator LEAKY_RELU).
-type LeakyReluOptions struct {
-	Alpha float32
-}
-
-// ArgMinMaxOptions is TFLite's ArgMaxOptions and ArgMinOptions
-// (operators ARG_MAX and ARG_MIN): the type of the index output.
-type ArgMinMaxOptions struct {
-	OutputType DataType
-}
-
-// ShapeOptions is TFLite's ShapeOptions (operator SHAPE): the type of the
-// output, int32 or int64.
-type ShapeOptions struct {
-	OutType DataType
-}
-
-// RNNOptions is TFLite's RNNOptions (operator RNN).
-type RNNOptions struct {
-	Activation Activation
-	// AsymmetricQuantizeInputs selects per-batch asymmetric quantisation
-	// of the float activations in the hybrid (int8 weights) path.
-	AsymmetricQuantizeInputs bool
-}
-
-// SequenceRNNOptions is TFLite's SequenceRNNOptions (operator
-// UNIDIRECTIONAL_SEQUENCE_RNN).
-type SequenceRNNOptions struct {
-	// TimeMajor: input is [time, batch, input] when true, [batch, time,
-	// input] when false.
-	TimeMajor                bool
-	Activation               Activation
-	AsymmetricQuantizeInputs bool
-}
-
-// BidirectionalSequenceRNNOptions is TFLite's
-// BidirectionalSequenceRNNOptions (operator BIDIRECTIONAL_SEQUENCE_RNN).
-type BidirectionalSequenceRNNOptions struct {
-	TimeMajor  bool
-	Activation Activation
-	// MergeOutputs concatenates the forward and backward outputs into one
-	// output tensor (last dimension fw_units + bw_units).
-	MergeOutputs             bool
-	AsymmetricQuantizeInputs bool
-}
-
-// SVDFOptions is TFLite's SVDFOptions (operator SVDF).
-type SVDFOptions struct {
-	// Rank is the number of filters per output unit.
-	Rank                     int
-	Activation               Activation
-	AsymmetricQuantizeInputs bool
 }

@@ -137,6 +137,7 @@ type Registration struct {
 type Resolver struct {
 	builtins map[BuiltinOperator][]Registration
 	customs  map[string]Registration
+	options  map[uint8]OptionsDecoder
 }
 
 // NewResolver returns an empty resolver.
@@ -144,6 +145,7 @@ func NewResolver() *Resolver {
 	return &Resolver{
 		builtins: map[BuiltinOperator][]Registration{},
 		customs:  map[string]Registration{},
+		options:  map[uint8]OptionsDecoder{},
 	}
 }
 
@@ -158,6 +160,26 @@ func (r *Resolver) AddBuiltin(op BuiltinOperator, minVersion, maxVersion int, ne
 // called name.
 func (r *Resolver) AddCustom(name string, newKernel func() Kernel) {
 	r.customs[name] = Registration{Op: BuiltinCustom, Custom: name, New: newKernel}
+}
+
+// AddOptions registers (or replaces) the decoder of one kind of builtin
+// options table: typ is the table's tag in TFLite's BuiltinOptions union
+// (schema.BuiltinOptions). The package that holds an operator's kernel
+// registers the decoder of the table its kernel reads.
+func (r *Resolver) AddOptions(typ uint8, dec OptionsDecoder) {
+	r.options[typ] = dec
+}
+
+// DecodeOptions decodes t with the decoder registered for its type. It
+// returns nil and no error when none is registered (an operator without a
+// kernel here; the interpreter refuses it at AllocateTensors), and the
+// decoder's error for option values TFLite's own parser rejects.
+func (r *Resolver) DecodeOptions(t OptionsTable) (any, error) {
+	dec := r.options[t.Type]
+	if dec == nil {
+		return nil, nil
+	}
+	return dec(t)
 }
 
 // FindBuiltin returns the registration for version v of op. The error says

@@ -16,14 +16,14 @@ import (
 
 func TestLeakyReluPreluHardSwishElu(t *testing.T) {
 	f := func(v ...float32) *ops.Tensor { return tensorOf(ops.Float32, []int{len(v)}, v) }
-	nearFloats(t, "LeakyRelu", runOut(t, NewLeakyRelu(), &ops.LeakyReluOptions{Alpha: 0.5}, []*ops.Tensor{f(0, 1, 3, 1, -1, -2)}, outTensor(ops.Float32)).Float32s(),
+	nearFloats(t, "LeakyRelu", runOut(t, NewLeakyRelu(), &LeakyReluOptions{Alpha: 0.5}, []*ops.Tensor{f(0, 1, 3, 1, -1, -2)}, outTensor(ops.Float32)).Float32s(),
 		[]float64{0, 1, 3, 1, -0.5, -1}, 0)
-	nearFloats(t, "LeakyRelu alpha > 1", runOut(t, NewLeakyRelu(), &ops.LeakyReluOptions{Alpha: 2}, []*ops.Tensor{f(-3, 4)}, outTensor(ops.Float32)).Float32s(), []float64{-6, 4}, 0)
+	nearFloats(t, "LeakyRelu alpha > 1", runOut(t, NewLeakyRelu(), &LeakyReluOptions{Alpha: 2}, []*ops.Tensor{f(-3, 4)}, outTensor(ops.Float32)).Float32s(), []float64{-6, 4}, 0)
 	// Quantised: within one output step of the float result.
 	for _, typ := range []ops.DataType{ops.Int8, ops.Uint8} {
 		data := []float32{0, -8, -4, 1, 3, -1, 7.5, -7.9}
 		in := quantTensor(typ, []int{8}, data, -8, 8)
-		out := runOut(t, NewLeakyRelu(), &ops.LeakyReluOptions{Alpha: 0.5}, []*ops.Tensor{in}, quantOut(typ, -4, 8))
+		out := runOut(t, NewLeakyRelu(), &LeakyReluOptions{Alpha: 0.5}, []*ops.Tensor{in}, quantOut(typ, -4, 8))
 		step := float64(out.Scale())
 		for i, x := range data {
 			var code int32
@@ -44,7 +44,7 @@ func TestLeakyReluPreluHardSwishElu(t *testing.T) {
 	}
 	// Negative alpha keeps its sign through the integer path.
 	in := q(tensorOf(ops.Int8, []int{2}, []int8{-10, 10}), 0.1, 0)
-	equalInts(t, "LeakyRelu negative alpha", runOut(t, NewLeakyRelu(), &ops.LeakyReluOptions{Alpha: -0.5}, []*ops.Tensor{in}, q(outTensor(ops.Int8), 0.1, 0)).Int8s(), []int{5, 10})
+	equalInts(t, "LeakyRelu negative alpha", runOut(t, NewLeakyRelu(), &LeakyReluOptions{Alpha: -0.5}, []*ops.Tensor{in}, q(outTensor(ops.Int8), 0.1, 0)).Int8s(), []int{5, 10})
 
 	// PRELU: alpha broadcast over the channel dimension.
 	x := tensorOf(ops.Float32, []int{1, 2, 2, 3}, []float32{0, 0, 0, 1, 1, 1, -1, -1, -1, -2, -2, -2})

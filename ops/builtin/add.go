@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Add is the kernel of TFLite's ADD operator: out = act(a + b) elementwise
@@ -32,16 +33,32 @@ type Add struct {
 // NewAdd returns an ADD kernel for one node.
 func NewAdd() ops.Kernel { return &Add{} }
 
+// AddOptions is TFLite's AddOptions.
+type AddOptions struct {
+	Activation ops.Activation
+	// PotScaleInt16 selects the power-of-two-scale int16 path (schema
+	// default true).
+	PotScaleInt16 bool
+}
+
 func init() {
 	// TFLite 1-5; 5 is non-quantised int16.
 	register(ops.OpAdd, NewAdd, [2]int{1, 4})
+	registerOptions(schema.BuiltinOptionsAddOptions, decodeAddOptions)
+}
+
+// decodeAddOptions decodes TFLite's AddOptions table.
+func decodeAddOptions(t ops.OptionsTable) (any, error) {
+	var o schema.AddOptions
+	initTable(&o, t)
+	return &AddOptions{Activation: ops.Activation(o.FusedActivationFunction()), PotScaleInt16: o.PotScaleInt16()}, nil
 }
 
 // Prepare checks types, shapes and quantisation.
 func (k *Add) Prepare(n *ops.Node) error {
 	*k = Add{}
 	act, potScale := ops.ActNone, true
-	if o, ok := n.Options.(*ops.AddOptions); ok && o != nil {
+	if o, ok := n.Options.(*AddOptions); ok && o != nil {
 		act, potScale = o.Activation, o.PotScaleInt16
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *AddOptions", n.Options)

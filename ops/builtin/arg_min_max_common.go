@@ -36,7 +36,7 @@ func (k *ArgMinMax) Prepare(n *ops.Node) error {
 	isMax := k.max
 	*k = ArgMinMax{max: isMax}
 	outType := ops.Int64 // the schema default
-	if o, ok := n.Options.(*ops.ArgMinMaxOptions); ok && o != nil {
+	if o, ok := n.Options.(*ArgMinMaxOptions); ok && o != nil {
 		outType = o.OutputType
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *ArgMinMaxOptions", n.Options)
@@ -159,4 +159,10 @@ func argMinMax[T float32 | uint8 | int8 | int32](k *ArgMinMax, in []T, out *ops.
 			}
 		}
 	}
+}
+
+// ArgMinMaxOptions is TFLite's ArgMaxOptions and ArgMinOptions
+// (operators ARG_MAX and ARG_MIN): the type of the index output.
+type ArgMinMaxOptions struct {
+	OutputType ops.DataType
 }

@@ -9,7 +9,7 @@ import (
 func TestArgMinMax(t *testing.T) {
 	argRun := func(k ops.Kernel, in *ops.Tensor, axis *ops.Tensor, outType ops.DataType) *ops.Tensor {
 		t.Helper()
-		n := node(&ops.ArgMinMaxOptions{OutputType: outType}, []*ops.Tensor{in, constT(axis)}, outTensor(outType))
+		n := node(&ArgMinMaxOptions{OutputType: outType}, []*ops.Tensor{in, constT(axis)}, outTensor(outType))
 		run(t, k, n)
 		noAllocs(t, k, n)
 		return n.Outputs[0]
@@ -34,8 +34,8 @@ func TestArgMinMax(t *testing.T) {
 	equalInts(t, "bool", argRun(NewArgMax(), tensorOf(ops.Bool, []int{4}, []bool{false, false, true, true}), a32(0), ops.Int64).Int64s(), []int{2})
 	// Errors.
 	f := tensorOf(ops.Float32, []int{2, 3}, make([]float32, 6))
-	wantPrepareError(t, NewArgMax(), node(&ops.ArgMinMaxOptions{OutputType: ops.Int32}, []*ops.Tensor{f, constT(a32(2))}, outTensor(ops.Int32)), "axis 2")
-	wantPrepareError(t, NewArgMax(), node(&ops.ArgMinMaxOptions{OutputType: ops.Float32}, []*ops.Tensor{f, constT(a32(0))}, outTensor(ops.Float32)), "int32 or int64")
-	wantPrepareError(t, NewArgMin(), node(&ops.ArgMinMaxOptions{OutputType: ops.Int32}, []*ops.Tensor{tensorOf(ops.Float32, []int{0, 3}, []float32{}), constT(a32(0))}, outTensor(ops.Int32)), "empty")
-	wantPrepareError(t, NewArgMin(), node(&ops.ArgMinMaxOptions{OutputType: ops.Int32}, []*ops.Tensor{tensorOf(ops.Int16, []int{3}, []int16{1, 2, 3}), constT(a32(0))}, outTensor(ops.Int32)), "ARG_MIN")
+	wantPrepareError(t, NewArgMax(), node(&ArgMinMaxOptions{OutputType: ops.Int32}, []*ops.Tensor{f, constT(a32(2))}, outTensor(ops.Int32)), "axis 2")
+	wantPrepareError(t, NewArgMax(), node(&ArgMinMaxOptions{OutputType: ops.Float32}, []*ops.Tensor{f, constT(a32(0))}, outTensor(ops.Float32)), "int32 or int64")
+	wantPrepareError(t, NewArgMin(), node(&ArgMinMaxOptions{OutputType: ops.Int32}, []*ops.Tensor{tensorOf(ops.Float32, []int{0, 3}, []float32{}), constT(a32(0))}, outTensor(ops.Int32)), "empty")
+	wantPrepareError(t, NewArgMin(), node(&ArgMinMaxOptions{OutputType: ops.Int32}, []*ops.Tensor{tensorOf(ops.Int16, []int{3}, []int16{1, 2, 3}), constT(a32(0))}, outTensor(ops.Int32)), "ARG_MIN")
 }

@@ -25,11 +25,11 @@ func TestArithFloat(t *testing.T) {
 		opts any
 		want []float64
 	}{
-		{"add", NewAdd(), &ops.AddOptions{}, []float64{-1.9, 0.4, 1.0, 1.3}},
-		{"add relu1", NewAdd(), &ops.AddOptions{Activation: ops.ActReluN1To1}, []float64{-1.0, 0.4, 1.0, 1.0}},
-		{"sub", NewSub(), &ops.SubOptions{}, []float64{-2.1, 0.0, 0.4, 0.3}},
-		{"mul", NewMul(), &ops.MulOptions{}, []float64{-0.2, 0.04, 0.21, 0.4}},
-		{"mul relu", NewMul(), &ops.MulOptions{Activation: ops.ActRelu}, []float64{0, 0.04, 0.21, 0.4}},
+		{"add", NewAdd(), &AddOptions{}, []float64{-1.9, 0.4, 1.0, 1.3}},
+		{"add relu1", NewAdd(), &AddOptions{Activation: ops.ActReluN1To1}, []float64{-1.0, 0.4, 1.0, 1.0}},
+		{"sub", NewSub(), &SubOptions{}, []float64{-2.1, 0.0, 0.4, 0.3}},
+		{"mul", NewMul(), &MulOptions{}, []float64{-0.2, 0.04, 0.21, 0.4}},
+		{"mul relu", NewMul(), &MulOptions{Activation: ops.ActRelu}, []float64{0, 0.04, 0.21, 0.4}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := binNode(tc.opts, tensorOf(ops.Float32, []int{1, 2, 2, 1}, a), tensorOf(ops.Float32, []int{1, 2, 2, 1}, b), outTensor(ops.Float32))
@@ -48,17 +48,17 @@ func TestArithInt(t *testing.T) {
 		opts any
 		want []int
 	}{
-		{NewAdd(), &ops.AddOptions{}, []int{-19, 4, 10, 13}},
-		{NewSub(), &ops.SubOptions{}, []int{-21, 0, 4, 3}},
-		{NewMul(), &ops.MulOptions{}, []int{-20, 4, 21, 40}},
-		{NewMul(), &ops.MulOptions{Activation: ops.ActRelu6}, []int{0, 4, 6, 6}},
+		{NewAdd(), &AddOptions{}, []int{-19, 4, 10, 13}},
+		{NewSub(), &SubOptions{}, []int{-21, 0, 4, 3}},
+		{NewMul(), &MulOptions{}, []int{-20, 4, 21, 40}},
+		{NewMul(), &MulOptions{Activation: ops.ActRelu6}, []int{0, 4, 6, 6}},
 	} {
 		n := binNode(tc.opts, tensorOf(ops.Int32, []int{4}, a), tensorOf(ops.Int32, []int{4}, b), outTensor(ops.Int32))
 		run(t, tc.k, n)
 		equalInts(t, "int32", n.Outputs[0].Int32s(), tc.want)
 		noAllocs(t, tc.k, n)
 	}
-	n := binNode(&ops.AddOptions{}, tensorOf(ops.Int64, []int{2}, []int64{1 << 40, -3}), tensorOf(ops.Int64, []int{1}, []int64{5}), outTensor(ops.Int64))
+	n := binNode(&AddOptions{}, tensorOf(ops.Int64, []int{2}, []int64{1 << 40, -3}), tensorOf(ops.Int64, []int{1}, []int64{5}), outTensor(ops.Int64))
 	run(t, NewAdd(), n)
 	equalInts(t, "int64", n.Outputs[0].Int64s(), []int64{1<<40 + 5, 2})
 }
@@ -126,9 +126,9 @@ func TestArithBroadcastFloat(t *testing.T) {
 			opts any
 			f    func(x, y float64) float64
 		}{
-			{NewAdd(), &ops.AddOptions{}, func(x, y float64) float64 { return x + y }},
-			{NewSub(), &ops.SubOptions{}, func(x, y float64) float64 { return x - y }},
-			{NewMul(), &ops.MulOptions{}, func(x, y float64) float64 { return x * y }},
+			{NewAdd(), &AddOptions{}, func(x, y float64) float64 { return x + y }},
+			{NewSub(), &SubOptions{}, func(x, y float64) float64 { return x - y }},
+			{NewMul(), &MulOptions{}, func(x, y float64) float64 { return x * y }},
 		} {
 			n := binNode(op.opts, tensorOf(ops.Float32, sa, a), tensorOf(ops.Float32, sb, b), outTensor(ops.Float32))
 			run(t, op.k, n)
@@ -183,17 +183,17 @@ func TestArithQuantized(t *testing.T) {
 	for _, typ := range []ops.DataType{ops.Uint8, ops.Int8} {
 		for i := range in1 {
 			s := []int{1, 2, 2, 1}
-			quantBin(t, NewAdd(), &ops.AddOptions{}, typ, in1[i], in2[i], s, s, nil, addWant[i])
+			quantBin(t, NewAdd(), &AddOptions{}, typ, in1[i], in2[i], s, s, nil, addWant[i])
 			sub := make([]float64, 4)
 			for j := range sub {
 				sub[j] = math.Max(-1, math.Min(1, float64(in1[i][j])-float64(in2[i][j])))
 			}
-			quantBin(t, NewSub(), &ops.SubOptions{}, typ, in1[i], in2[i], s, s, nil, sub)
+			quantBin(t, NewSub(), &SubOptions{}, typ, in1[i], in2[i], s, s, nil, sub)
 		}
 		s := []int{1, 2, 2, 1}
-		quantBin(t, NewMul(), &ops.MulOptions{}, typ, []float32{-0.8, 0.2, 0.9, 0.7}, []float32{0.6, 0.4, 0.9, 0.8}, s, s, nil, []float64{-0.48, 0.08, 0.81, 0.56})
+		quantBin(t, NewMul(), &MulOptions{}, typ, []float32{-0.8, 0.2, 0.9, 0.7}, []float32{0.6, 0.4, 0.9, 0.8}, s, s, nil, []float64{-0.48, 0.08, 0.81, 0.56})
 		// Broadcast: [2, 3] + [3].
-		quantBin(t, NewAdd(), &ops.AddOptions{Activation: ops.ActRelu}, typ, []float32{0.1, -0.5, 0.3, 0.4, 0.2, -0.9}, []float32{0.2, 0.1, -0.5}, []int{2, 3}, []int{3}, nil,
+		quantBin(t, NewAdd(), &AddOptions{Activation: ops.ActRelu}, typ, []float32{0.1, -0.5, 0.3, 0.4, 0.2, -0.9}, []float32{0.2, 0.1, -0.5}, []int{2, 3}, []int{3}, nil,
 			[]float64{0.3, 0, 0, 0.6, 0.3, 0})
 	}
 }
@@ -202,12 +202,12 @@ func TestArithQuantized(t *testing.T) {
 // equal scales s, the inputs are rescaled by 1/2 after a shift of 20, the
 // output by 2^-20·2 = 2^-19, so out = round(a + b) exactly for integer q.
 func TestAddInt8Exact(t *testing.T) {
-	n := binNode(&ops.AddOptions{}, q(tensorOf(ops.Int8, []int{4}, []int8{1, -5, 100, -100}), 0.5, 0),
+	n := binNode(&AddOptions{}, q(tensorOf(ops.Int8, []int{4}, []int8{1, -5, 100, -100}), 0.5, 0),
 		q(tensorOf(ops.Int8, []int{4}, []int8{2, 3, 100, -100}), 0.5, 0), q(outTensor(ops.Int8), 0.5, 0))
 	run(t, NewAdd(), n)
 	equalInts(t, "output", n.Outputs[0].Int8s(), []int{3, -2, 127, -128})
 	// Output scale twice the input: (1+2)/2 = 1.5 → 2, (-5+3)/2 = -1.
-	n = binNode(&ops.AddOptions{}, q(tensorOf(ops.Int8, []int{2}, []int8{1, -5}), 0.5, 0),
+	n = binNode(&AddOptions{}, q(tensorOf(ops.Int8, []int{2}, []int8{1, -5}), 0.5, 0),
 		q(tensorOf(ops.Int8, []int{2}, []int8{2, 3}), 0.5, 0), q(outTensor(ops.Int8), 1, 0))
 	run(t, NewAdd(), n)
 	equalInts(t, "output", n.Outputs[0].Int8s(), []int{2, -1})
@@ -219,20 +219,20 @@ func TestArithInt16(t *testing.T) {
 	// shifted right by one with gemmlowp rounding (-1.5 → -2, 2.5 → 3).
 	a := q(tensorOf(ops.Int16, []int{4}, []int16{100, 32000, -7, 3}), s, 0)
 	b := q(tensorOf(ops.Int16, []int{4}, []int16{5, 2000, -3, -3}), s/2, 0)
-	n := binNode(&ops.AddOptions{PotScaleInt16: true}, a, b, q(outTensor(ops.Int16), s, 0))
+	n := binNode(&AddOptions{PotScaleInt16: true}, a, b, q(outTensor(ops.Int16), s, 0))
 	k := NewAdd()
 	run(t, k, n)
 	equalInts(t, "pot add", n.Outputs[0].Int16s(), []int{103, 32767, -9, 1})
 	noAllocs(t, k, n)
-	n = binNode(&ops.SubOptions{PotScaleInt16: true}, a, b, q(outTensor(ops.Int16), s, 0))
+	n = binNode(&SubOptions{PotScaleInt16: true}, a, b, q(outTensor(ops.Int16), s, 0))
 	run(t, NewSub(), n)
 	equalInts(t, "pot sub", n.Outputs[0].Int16s(), []int{97, 31000, -5, 5})
 	// General path (left shift 15) with equal scales: exact sums.
-	n = binNode(&ops.AddOptions{PotScaleInt16: false}, q(tensorOf(ops.Int16, []int{3}, []int16{100, -200, 30000}), 0.01, 0),
+	n = binNode(&AddOptions{PotScaleInt16: false}, q(tensorOf(ops.Int16, []int{3}, []int16{100, -200, 30000}), 0.01, 0),
 		q(tensorOf(ops.Int16, []int{3}, []int16{1, 50, 30000}), 0.01, 0), q(outTensor(ops.Int16), 0.01, 0))
 	run(t, NewAdd(), n)
 	equalInts(t, "general add", n.Outputs[0].Int16s(), []int{101, -150, 32767})
-	n = binNode(&ops.MulOptions{}, q(tensorOf(ops.Int16, []int{3}, []int16{100, -200, 30000}), 0.01, 0),
+	n = binNode(&MulOptions{}, q(tensorOf(ops.Int16, []int{3}, []int16{100, -200, 30000}), 0.01, 0),
 		q(tensorOf(ops.Int16, []int{3}, []int16{100, 50, 2}), 0.01, 0), q(outTensor(ops.Int16), 0.01, 0))
 	run(t, NewMul(), n)
 	equalInts(t, "mul", n.Outputs[0].Int16s(), []int{100, -100, 600})
@@ -252,6 +252,6 @@ func TestArithErrors(t *testing.T) {
 	wantPrepareError(t, NewMul(), binNode(nil, f(2, 1, 2, 1, 2, 1, 2), f(1, 2, 1, 2, 1, 2, 1), outTensor(ops.Float32)), "more than 6")
 	wantPrepareError(t, NewMul(), binNode(nil, tensorOf(ops.Bool, []int{1}, []bool{true}), tensorOf(ops.Bool, []int{1}, []bool{true}), outTensor(ops.Bool)), "bool")
 	wantPrepareError(t, NewAdd(), binNode(nil, q(tensorOf(ops.Int8, []int{1}, []int8{1}), 1, 0), tensorOf(ops.Int8, []int{1}, []int8{1}), q(outTensor(ops.Int8), 1, 0)), "input 1", "quantization")
-	wantPrepareError(t, NewAdd(), binNode(&ops.AddOptions{PotScaleInt16: true}, q(tensorOf(ops.Int16, []int{2}, []int16{1, 1}), 1, 0), q(tensorOf(ops.Int16, []int{1}, []int16{1}), 1, 0), q(outTensor(ops.Int16), 1, 0)), "does not broadcast")
+	wantPrepareError(t, NewAdd(), binNode(&AddOptions{PotScaleInt16: true}, q(tensorOf(ops.Int16, []int{2}, []int16{1, 1}), 1, 0), q(tensorOf(ops.Int16, []int{1}, []int16{1}), 1, 0), q(outTensor(ops.Int16), 1, 0)), "does not broadcast")
 	wantPrepareError(t, NewMul(), binNode(nil, q(tensorOf(ops.Int16, []int{1}, []int16{1}), 1, 1), q(tensorOf(ops.Int16, []int{1}, []int16{1}), 1, 0), q(outTensor(ops.Int16), 1, 0)), "zero points")
 }

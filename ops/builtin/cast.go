@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Cast is the kernel of TFLite's CAST operator: output 0 holds input 0's
@@ -37,10 +38,24 @@ type Cast struct {
 // NewCast returns a CAST kernel for one node.
 func NewCast() ops.Kernel { return &Cast{} }
 
+// CastOptions is TFLite's CastOptions. TFLite's kernel reads the types
+// from the tensors; the options are informational.
+type CastOptions struct {
+	InDataType, OutDataType ops.DataType
+}
+
 func init() {
 	// The versions TFLite registers; Prepare refuses the types this
 	// kernel lacks.
 	register(ops.OpCast, NewCast, [2]int{1, 7})
+	registerOptions(schema.BuiltinOptionsCastOptions, decodeCastOptions)
+}
+
+// decodeCastOptions decodes TFLite's CastOptions table.
+func decodeCastOptions(t ops.OptionsTable) (any, error) {
+	var o schema.CastOptions
+	initTable(&o, t)
+	return &CastOptions{InDataType: ops.DataType(o.InDataType()), OutDataType: ops.DataType(o.OutDataType())}, nil
 }
 
 var castTypes = []ops.DataType{ops.Bool, ops.Int8, ops.Uint8, ops.Int16, ops.Uint16, ops.Int32, ops.Uint32, ops.Int64, ops.Float16, ops.BFloat16, ops.Float32, ops.Float64, ops.Complex64}
@@ -48,7 +63,7 @@ var castTypes = []ops.DataType{ops.Bool, ops.Int8, ops.Uint8, ops.Int16, ops.Uin
 // Prepare validates the types and gives the output the input's shape.
 func (k *Cast) Prepare(n *ops.Node) error {
 	*k = Cast{}
-	if o, ok := n.Options.(*ops.CastOptions); !ok && n.Options != nil || ok && o == nil {
+	if o, ok := n.Options.(*CastOptions); !ok && n.Options != nil || ok && o == nil {
 		return fmt.Errorf("options: have %T, need *CastOptions", n.Options)
 	}
 	if err := n.CheckIO(1, 1, 1); err != nil {

@@ -15,7 +15,7 @@ import (
 
 func castRun(t *testing.T, in *ops.Tensor, out ops.DataType) *ops.Tensor {
 	t.Helper()
-	n := node(&ops.CastOptions{}, []*ops.Tensor{in}, outTensor(out))
+	n := node(&CastOptions{}, []*ops.Tensor{in}, outTensor(out))
 	k := NewCast()
 	run(t, k, n)
 	noAllocs(t, k, n)
@@ -135,5 +135,5 @@ func TestFloat16Conversion(t *testing.T) {
 
 func TestCastErrors(t *testing.T) {
 	wantPrepareError(t, NewCast(), node(nil, []*ops.Tensor{{Type: ops.String, Shape: []int{1}}}, outTensor(ops.Float32)), "string")
-	wantPrepareError(t, NewCast(), node(&ops.SoftmaxOptions{}, []*ops.Tensor{tensorOf(ops.Float32, []int{1}, []float32{1})}, outTensor(ops.Int32)), "CastOptions")
+	wantPrepareError(t, NewCast(), node(&SoftmaxOptions{}, []*ops.Tensor{tensorOf(ops.Float32, []int{1}, []float32{1})}, outTensor(ops.Int32)), "CastOptions")
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Concatenation is the kernel of TFLite's CONCATENATION operator: its
@@ -39,17 +40,31 @@ type concatRescale struct {
 // NewConcatenation returns a CONCATENATION kernel for one node.
 func NewConcatenation() ops.Kernel { return &Concatenation{} }
 
+// ConcatenationOptions is TFLite's ConcatenationOptions.
+type ConcatenationOptions struct {
+	Axis       int
+	Activation ops.Activation
+}
+
 func init() {
 	// The versions TFLite registers; Prepare refuses the types this
 	// kernel lacks.
 	register(ops.OpConcatenation, NewConcatenation, [2]int{1, 4})
+	registerOptions(schema.BuiltinOptionsConcatenationOptions, decodeConcatenationOptions)
+}
+
+// decodeConcatenationOptions decodes TFLite's ConcatenationOptions table.
+func decodeConcatenationOptions(t ops.OptionsTable) (any, error) {
+	var o schema.ConcatenationOptions
+	initTable(&o, t)
+	return &ConcatenationOptions{Axis: int(o.Axis()), Activation: ops.Activation(o.FusedActivationFunction())}, nil
 }
 
 // Prepare validates the inputs and sets the output shape.
 func (k *Concatenation) Prepare(n *ops.Node) error {
 	*k = Concatenation{}
-	var opts ops.ConcatenationOptions
-	if o, ok := n.Options.(*ops.ConcatenationOptions); ok && o != nil {
+	var opts ConcatenationOptions
+	if o, ok := n.Options.(*ConcatenationOptions); ok && o != nil {
 		opts = *o
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *ConcatenationOptions", n.Options)

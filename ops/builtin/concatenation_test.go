@@ -14,7 +14,7 @@ func TestConcatenation(t *testing.T) {
 	// ThreeDimensionalTwoInputsDifferentShapes.
 	a := tensorOf(ops.Float32, []int{2, 1, 2}, []float32{1, 3, 4, 7})
 	b := tensorOf(ops.Float32, []int{2, 3, 2}, []float32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
-	n := node(&ops.ConcatenationOptions{Axis: 1}, []*ops.Tensor{a, b}, outTensor(ops.Float32))
+	n := node(&ConcatenationOptions{Axis: 1}, []*ops.Tensor{a, b}, outTensor(ops.Float32))
 	k := NewConcatenation()
 	run(t, k, n)
 	wantShape(t, n.Outputs[0].Shape, []int{2, 4, 2})
@@ -42,7 +42,7 @@ func TestConcatenation(t *testing.T) {
 		if trial%2 == 1 {
 			neg = axis - rank
 		}
-		n := node(&ops.ConcatenationOptions{Axis: neg}, ins, outTensor(ops.Float32))
+		n := node(&ConcatenationOptions{Axis: neg}, ins, outTensor(ops.Float32))
 		run(t, NewConcatenation(), n)
 		out := n.Outputs[0]
 		got := out.Float32s()
@@ -69,7 +69,7 @@ func TestConcatenationUint8Rescale(t *testing.T) {
 	for i, rg := range ranges {
 		ins = append(ins, quantTensor(ops.Uint8, []int{2, 1, 2}, vals[i], rg[0], rg[1]))
 	}
-	n := node(&ops.ConcatenationOptions{Axis: 2}, ins, quantOut(ops.Uint8, -12.7, 12.8))
+	n := node(&ConcatenationOptions{Axis: 2}, ins, quantOut(ops.Uint8, -12.7, 12.8))
 	k := NewConcatenation()
 	run(t, k, n)
 	equalInts(t, "output", n.Outputs[0].Uint8s(), []int{137, 157, 138, 158, 139, 159, 140, 160, 167, 197, 168, 198, 169, 199, 170, 200})
@@ -77,7 +77,7 @@ func TestConcatenationUint8Rescale(t *testing.T) {
 	// int8 requires identical quantisation.
 	x := quantTensor(ops.Int8, []int{2}, []float32{1, 2}, -1, 1)
 	y := quantTensor(ops.Int8, []int{2}, []float32{1, 2}, -2, 2)
-	wantPrepareError(t, NewConcatenation(), node(&ops.ConcatenationOptions{}, []*ops.Tensor{x, y}, quantOut(ops.Int8, -1, 1)), "does not rescale int8")
-	wantPrepareError(t, NewConcatenation(), node(&ops.ConcatenationOptions{Activation: ops.ActRelu}, []*ops.Tensor{x}, quantOut(ops.Int8, -1, 1)), "RELU")
-	wantPrepareError(t, NewConcatenation(), node(&ops.ConcatenationOptions{}, []*ops.Tensor{tensorOf(ops.Float32, []int{2, 2}, f32Seq(4)), tensorOf(ops.Float32, []int{3, 3}, f32Seq(9))}, outTensor(ops.Float32)), "dimension 1 is 3")
+	wantPrepareError(t, NewConcatenation(), node(&ConcatenationOptions{}, []*ops.Tensor{x, y}, quantOut(ops.Int8, -1, 1)), "does not rescale int8")
+	wantPrepareError(t, NewConcatenation(), node(&ConcatenationOptions{Activation: ops.ActRelu}, []*ops.Tensor{x}, quantOut(ops.Int8, -1, 1)), "RELU")
+	wantPrepareError(t, NewConcatenation(), node(&ConcatenationOptions{}, []*ops.Tensor{tensorOf(ops.Float32, []int{2, 2}, f32Seq(4)), tensorOf(ops.Float32, []int{3, 3}, f32Seq(9))}, outTensor(ops.Float32)), "dimension 1 is 3")
 }

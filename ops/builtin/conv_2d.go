@@ -8,6 +8,7 @@ import (
 
 	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Conv2D is the kernel of TFLite's CONV_2D operator: a 2-D convolution
@@ -44,7 +45,7 @@ import (
 // Int16 and int4 convolutions and grouped hybrid ones are not supported;
 // Prepare says so.
 type Conv2D struct {
-	opts      ops.Conv2DOptions
+	opts      Conv2DOptions
 	path      convPath
 	batches   int
 	inC, outC int
@@ -107,6 +108,17 @@ const convAccTileBytes = 16 << 10
 // NewConv2D returns a CONV_2D kernel for one node.
 func NewConv2D() ops.Kernel { return &Conv2D{} }
 
+// Conv2DOptions is TFLite's Conv2DOptions. Dilation factors default to 1.
+type Conv2DOptions struct {
+	Padding                          ops.Padding
+	StrideW, StrideH                 int
+	DilationWFactor, DilationHFactor int
+	Activation                       ops.Activation
+	// QuantizedBiasType is the bias type of an int16 convolution (Float32
+	// = 0 means "the default for the input type").
+	QuantizedBiasType ops.DataType
+}
+
 func init() {
 	// TFLite registers 1-8. Every version is taken, and Prepare refuses the
 	// type combinations this kernel lacks (hybrid, int16 and int4 filters),
@@ -115,13 +127,29 @@ func init() {
 	// version) and TFLite runs such models because its kernels, too,
 	// dispatch on the tensor types.
 	register(ops.OpConv2D, NewConv2D, [2]int{1, 8})
+	registerOptions(schema.BuiltinOptionsConv2DOptions, decodeConv2DOptions)
+}
+
+// decodeConv2DOptions decodes TFLite's Conv2DOptions table.
+func decodeConv2DOptions(t ops.OptionsTable) (any, error) {
+	var o schema.Conv2DOptions
+	initTable(&o, t)
+	return &Conv2DOptions{
+		Padding:           ops.Padding(o.Padding()),
+		StrideW:           int(o.StrideW()),
+		StrideH:           int(o.StrideH()),
+		DilationWFactor:   int(o.DilationWFactor()),
+		DilationHFactor:   int(o.DilationHFactor()),
+		Activation:        ops.Activation(o.FusedActivationFunction()),
+		QuantizedBiasType: ops.DataType(o.QuantizedBiasType()),
+	}, nil
 }
 
 // Prepare validates the node, sets the output shape, derives the
 // quantisation parameters and requests scratch.
 func (k *Conv2D) Prepare(n *ops.Node) error {
 	*k = Conv2D{}
-	if o, ok := n.Options.(*ops.Conv2DOptions); ok && o != nil {
+	if o, ok := n.Options.(*Conv2DOptions); ok && o != nil {
 		k.opts = *o
 	} else {
 		return fmt.Errorf("options: have %T, need *Conv2DOptions", n.Options)

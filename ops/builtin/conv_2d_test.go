@@ -21,7 +21,7 @@ var (
 	convFilter3    = []float32{1, 2, 3, 4, -1, 1, -1, 1, -1, -1, 1, 1}
 )
 
-func convNode(opts *ops.Conv2DOptions, in, filter, bias *ops.Tensor, outType ops.DataType) *ops.Node {
+func convNode(opts *Conv2DOptions, in, filter, bias *ops.Tensor, outType ops.DataType) *ops.Node {
 	ins := []*ops.Tensor{in, filter}
 	if bias != nil {
 		ins = append(ins, bias)
@@ -29,8 +29,8 @@ func convNode(opts *ops.Conv2DOptions, in, filter, bias *ops.Tensor, outType ops
 	return node(opts, ins, outTensor(outType))
 }
 
-func convOpts(pad ops.Padding, sw, sh int, act ops.Activation) *ops.Conv2DOptions {
-	return &ops.Conv2DOptions{Padding: pad, StrideW: sw, StrideH: sh, DilationWFactor: 1, DilationHFactor: 1, Activation: act}
+func convOpts(pad ops.Padding, sw, sh int, act ops.Activation) *Conv2DOptions {
+	return &Conv2DOptions{Padding: pad, StrideW: sw, StrideH: sh, DilationWFactor: 1, DilationHFactor: 1, Activation: act}
 }
 
 func TestConv2DFloatTFLiteVectors(t *testing.T) {
@@ -38,7 +38,7 @@ func TestConv2DFloatTFLiteVectors(t *testing.T) {
 		name             string
 		inShape, fShape  []int
 		in, filter, bias []float32
-		opts             *ops.Conv2DOptions
+		opts             *Conv2DOptions
 		wantShape        []int
 		want             []float64
 		constFilter      bool
@@ -87,7 +87,7 @@ func TestConv2DFloatTFLiteVectors(t *testing.T) {
 }
 
 // convRefFloat is a float64 convolution (groups from the channel counts).
-func convRefFloat(in []float32, inShape []int, filter []float32, fShape []int, bias []float32, o *ops.Conv2DOptions) ([]int, []float64) {
+func convRefFloat(in []float32, inShape []int, filter []float32, fShape []int, bias []float32, o *Conv2DOptions) ([]int, []float64) {
 	b, ih, iw, ic := inShape[0], inShape[1], inShape[2], inShape[3]
 	oc, fh, fw, fic := fShape[0], fShape[1], fShape[2], fShape[3]
 	groups := ic / fic
@@ -136,14 +136,14 @@ func randFloats(r *lcg, n int, lo, hi float64) []float32 {
 // path, dilation, SAME/VALID, anisotropic strides and batches.
 var convCases = []struct {
 	inShape, fShape []int
-	opts            ops.Conv2DOptions
+	opts            Conv2DOptions
 }{
-	{[]int{1, 9, 7, 3}, []int{5, 3, 3, 3}, ops.Conv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu}},
-	{[]int{2, 8, 8, 4}, []int{6, 3, 2, 4}, ops.Conv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 3, DilationWFactor: 1, DilationHFactor: 1}},
-	{[]int{1, 10, 9, 2}, []int{3, 3, 3, 2}, ops.Conv2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 2, DilationWFactor: 2, DilationHFactor: 3, Activation: ops.ActRelu6}},
-	{[]int{2, 5, 6, 8}, []int{7, 1, 1, 8}, ops.Conv2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1}},
-	{[]int{1, 40, 40, 3}, []int{8, 3, 3, 3}, ops.Conv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActReluN1To1}},
-	{[]int{1, 6, 6, 4}, []int{4, 2, 2, 2}, ops.Conv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1}},
+	{[]int{1, 9, 7, 3}, []int{5, 3, 3, 3}, Conv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu}},
+	{[]int{2, 8, 8, 4}, []int{6, 3, 2, 4}, Conv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 3, DilationWFactor: 1, DilationHFactor: 1}},
+	{[]int{1, 10, 9, 2}, []int{3, 3, 3, 2}, Conv2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 2, DilationWFactor: 2, DilationHFactor: 3, Activation: ops.ActRelu6}},
+	{[]int{2, 5, 6, 8}, []int{7, 1, 1, 8}, Conv2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1}},
+	{[]int{1, 40, 40, 3}, []int{8, 3, 3, 3}, Conv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActReluN1To1}},
+	{[]int{1, 6, 6, 4}, []int{4, 2, 2, 2}, Conv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1}},
 }
 
 func TestConv2DFloatRandom(t *testing.T) {
@@ -190,7 +190,7 @@ func TestConv2DUint8TFLiteVectors(t *testing.T) {
 		name            string
 		inShape, fShape []int
 		in, f, b        []float32
-		opts            *ops.Conv2DOptions
+		opts            *Conv2DOptions
 		inS, outS       float32
 		inZP, outZP     int32
 		want            []int
@@ -233,7 +233,7 @@ func TestConv2DUint8TFLiteVectors(t *testing.T) {
 // int8ConvNode builds TFLite's per-channel test model: input scale 0.5
 // zero point -1, symmetric filter with the given channel scales, bias at
 // input_scale·filter_scale, output scale 0.5 zero point -1.
-func int8ConvNode(opts *ops.Conv2DOptions, inShape, fShape []int, in, f, b []float32, fScales []float32) *ops.Node {
+func int8ConvNode(opts *Conv2DOptions, inShape, fShape []int, in, f, b []float32, fScales []float32) *ops.Node {
 	oc := fShape[0]
 	per := len(f) / oc
 	fq := make([]int8, len(f))
@@ -280,7 +280,7 @@ func TestConv2DInt8TFLiteVectors(t *testing.T) {
 // convRefQuant is TFLite's reference integer convolution written out
 // naively: Σ (w + wOff)(x + inOff) over in-image taps plus bias, rescaled
 // per channel with MultiplyByQuantizedMultiplier, offset and clamped.
-func convRefQuant(in []int32, inShape []int, filter []int32, fShape []int, bias []int32, o *ops.Conv2DOptions, inOff, wOff, outOff int32, mult []int32, shift []int, lo, hi int32) []int32 {
+func convRefQuant(in []int32, inShape []int, filter []int32, fShape []int, bias []int32, o *Conv2DOptions, inOff, wOff, outOff int32, mult []int32, shift []int, lo, hi int32) []int32 {
 	b, ih, iw, ic := inShape[0], inShape[1], inShape[2], inShape[3]
 	oc, fh, fw, fic := fShape[0], fShape[1], fShape[2], fShape[3]
 	groups := ic / fic

@@ -69,10 +69,10 @@ func benchNode(l benchLayer, typ ops.DataType) (ops.Kernel, *ops.Node) {
 	var opts any
 	if l.depthwise {
 		k = NewDepthwiseConv2D()
-		opts = &ops.DepthwiseConv2DOptions{Padding: pad, StrideW: l.s, StrideH: l.s, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu6}
+		opts = &DepthwiseConv2DOptions{Padding: pad, StrideW: l.s, StrideH: l.s, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu6}
 	} else {
 		k = NewConv2D()
-		opts = &ops.Conv2DOptions{Padding: pad, StrideW: l.s, StrideH: l.s, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu6}
+		opts = &Conv2DOptions{Padding: pad, StrideW: l.s, StrideH: l.s, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu6}
 	}
 	return k, node(opts, []*ops.Tensor{in, f, b}, out)
 }

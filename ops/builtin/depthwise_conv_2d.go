@@ -6,6 +6,7 @@ import (
 
 	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // DepthwiseConv2D is the kernel of TFLite's DEPTHWISE_CONV_2D operator:
@@ -42,7 +43,7 @@ import (
 // filters too large for that take a per-pixel int32 loop. Hybrid (float
 // input, int8 filter) and int16 paths are not supported.
 type DepthwiseConv2D struct {
-	opts      ops.DepthwiseConv2DOptions
+	opts      DepthwiseConv2DOptions
 	path      convPath
 	batches   int
 	inC, outC int
@@ -109,17 +110,44 @@ const maxRectTaps = (1<<24 - 1) / (255 * 255)
 // NewDepthwiseConv2D returns a DEPTHWISE_CONV_2D kernel for one node.
 func NewDepthwiseConv2D() ops.Kernel { return &DepthwiseConv2D{} }
 
+// DepthwiseConv2DOptions is TFLite's DepthwiseConv2DOptions. TFLite
+// derives the depth multiplier from the tensor shapes for float, uint8 and
+// int8 inputs; DepthMultiplier is kept for reference.
+type DepthwiseConv2DOptions struct {
+	Padding                          ops.Padding
+	StrideW, StrideH                 int
+	DepthMultiplier                  int
+	DilationWFactor, DilationHFactor int
+	Activation                       ops.Activation
+}
+
 func init() {
 	// TFLite registers 1-7. Every version is taken (see conv_2d.go); Prepare
 	// refuses hybrid, int16 and int4 filters.
 	register(ops.OpDepthwiseConv2D, NewDepthwiseConv2D, [2]int{1, 7})
+	registerOptions(schema.BuiltinOptionsDepthwiseConv2DOptions, decodeDepthwiseConv2DOptions)
+}
+
+// decodeDepthwiseConv2DOptions decodes TFLite's DepthwiseConv2DOptions table.
+func decodeDepthwiseConv2DOptions(t ops.OptionsTable) (any, error) {
+	var o schema.DepthwiseConv2DOptions
+	initTable(&o, t)
+	return &DepthwiseConv2DOptions{
+		Padding:         ops.Padding(o.Padding()),
+		StrideW:         int(o.StrideW()),
+		StrideH:         int(o.StrideH()),
+		DepthMultiplier: int(o.DepthMultiplier()),
+		DilationWFactor: int(o.DilationWFactor()),
+		DilationHFactor: int(o.DilationHFactor()),
+		Activation:      ops.Activation(o.FusedActivationFunction()),
+	}, nil
 }
 
 // Prepare validates the node, sets the output shape and derives the
 // quantisation parameters.
 func (k *DepthwiseConv2D) Prepare(n *ops.Node) error {
 	*k = DepthwiseConv2D{}
-	if o, ok := n.Options.(*ops.DepthwiseConv2DOptions); ok && o != nil {
+	if o, ok := n.Options.(*DepthwiseConv2DOptions); ok && o != nil {
 		k.opts = *o
 	} else {
 		return fmt.Errorf("options: have %T, need *DepthwiseConv2DOptions", n.Options)

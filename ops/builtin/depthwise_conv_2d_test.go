@@ -19,8 +19,8 @@ var (
 	dwFilter = []float32{1, 2, 3, 4, -9, 10, -11, 12, 5, 6, 7, 8, 13, -14, 15, -16}
 )
 
-func dwOpts(pad ops.Padding, stride, dilation int, act ops.Activation) *ops.DepthwiseConv2DOptions {
-	return &ops.DepthwiseConv2DOptions{Padding: pad, StrideW: stride, StrideH: stride, DilationWFactor: dilation, DilationHFactor: dilation, Activation: act, DepthMultiplier: 1}
+func dwOpts(pad ops.Padding, stride, dilation int, act ops.Activation) *DepthwiseConv2DOptions {
+	return &DepthwiseConv2DOptions{Padding: pad, StrideW: stride, StrideH: stride, DilationWFactor: dilation, DilationHFactor: dilation, Activation: act, DepthMultiplier: 1}
 }
 
 func TestDepthwiseConv2DFloatTFLiteVectors(t *testing.T) {
@@ -35,7 +35,7 @@ func TestDepthwiseConv2DFloatTFLiteVectors(t *testing.T) {
 		name            string
 		inShape, fShape []int
 		in, f, b        []float32
-		opts            *ops.DepthwiseConv2DOptions
+		opts            *DepthwiseConv2DOptions
 		want            []float64
 	}{
 		{"SimpleTest", []int{1, 3, 2, 2}, []int{1, 2, 2, 4}, dwInput, dwFilter, []float32{1, 2, 3, 4}, dwOpts(ops.PaddingValid, 1, 1, ops.ActNone), []float64{71, -34, 99, -20, 91, -26, 127, -4}},
@@ -67,7 +67,7 @@ func TestDepthwiseConv2DFloatTFLiteVectors(t *testing.T) {
 
 // dwRef is a depthwise convolution over int64 or float64 values: taps
 // outside the image are skipped; acc starts from bias.
-func dwRef(in []float64, inShape []int, f []float64, fShape []int, bias []float64, o *ops.DepthwiseConv2DOptions) ([]int, []float64) {
+func dwRef(in []float64, inShape []int, f []float64, fShape []int, bias []float64, o *DepthwiseConv2DOptions) ([]int, []float64) {
 	b, ih, iw, ic := inShape[0], inShape[1], inShape[2], inShape[3]
 	fh, fw, oc := fShape[1], fShape[2], fShape[3]
 	m := oc / ic
@@ -110,22 +110,22 @@ func f64s[T float32 | int32](v []T) []float64 {
 
 var dwCases = []struct {
 	inShape, fShape []int
-	opts            ops.DepthwiseConv2DOptions
+	opts            DepthwiseConv2DOptions
 }{
-	{[]int{1, 9, 7, 3}, []int{1, 3, 3, 3}, ops.DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu}},
-	{[]int{2, 8, 8, 4}, []int{1, 3, 2, 8}, ops.DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 3, DilationWFactor: 1, DilationHFactor: 1}},
-	{[]int{1, 10, 9, 2}, []int{1, 3, 3, 6}, ops.DepthwiseConv2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 2, DilationWFactor: 2, DilationHFactor: 3, Activation: ops.ActRelu6}},
-	{[]int{1, 12, 12, 16}, []int{1, 3, 3, 16}, ops.DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActReluN1To1}},
+	{[]int{1, 9, 7, 3}, []int{1, 3, 3, 3}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu}},
+	{[]int{2, 8, 8, 4}, []int{1, 3, 2, 8}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 3, DilationWFactor: 1, DilationHFactor: 1}},
+	{[]int{1, 10, 9, 2}, []int{1, 3, 3, 6}, DepthwiseConv2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 2, DilationWFactor: 2, DilationHFactor: 3, Activation: ops.ActRelu6}},
+	{[]int{1, 12, 12, 16}, []int{1, 3, 3, 16}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActReluN1To1}},
 	// micro_speech's layer: one input channel, depth multiplier 8.
-	{[]int{1, 49, 40, 1}, []int{1, 10, 8, 8}, ops.DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu}},
-	{[]int{1, 6, 7, 2}, []int{1, 2, 3, 6}, ops.DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1}},
+	{[]int{1, 49, 40, 1}, []int{1, 10, 8, 8}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu}},
+	{[]int{1, 6, 7, 2}, []int{1, 2, 3, 6}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1}},
 	// Pixel packing (width stride 1, 1-8 output channels dividing 16),
 	// with leftover pixels in every band, dilation and multipliers.
-	{[]int{1, 11, 13, 8}, []int{1, 3, 3, 8}, ops.DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu6}},
-	{[]int{2, 7, 21, 4}, []int{1, 3, 3, 4}, ops.DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 2, DilationHFactor: 1}},
-	{[]int{1, 9, 35, 1}, []int{1, 3, 3, 1}, ops.DepthwiseConv2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu}},
-	{[]int{1, 6, 10, 2}, []int{1, 3, 3, 8}, ops.DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1}},
-	{[]int{1, 5, 19, 2}, []int{1, 2, 3, 2}, ops.DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActReluN1To1}},
+	{[]int{1, 11, 13, 8}, []int{1, 3, 3, 8}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu6}},
+	{[]int{2, 7, 21, 4}, []int{1, 3, 3, 4}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 2, DilationHFactor: 1}},
+	{[]int{1, 9, 35, 1}, []int{1, 3, 3, 1}, DepthwiseConv2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu}},
+	{[]int{1, 6, 10, 2}, []int{1, 3, 3, 8}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1}},
+	{[]int{1, 5, 19, 2}, []int{1, 2, 3, 2}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActReluN1To1}},
 }
 
 func TestDepthwiseConv2DFloatRandom(t *testing.T) {
@@ -256,7 +256,7 @@ func TestDepthwiseConv2DErrors(t *testing.T) {
 		n    *ops.Node
 		frag string
 	}{
-		{"options", node(&ops.Conv2DOptions{}, []*ops.Tensor{f32(1, 2, 2, 1), f32(1, 1, 1, 1)}, outTensor(ops.Float32)), "DepthwiseConv2DOptions"},
+		{"options", node(&Conv2DOptions{}, []*ops.Tensor{f32(1, 2, 2, 1), f32(1, 1, 1, 1)}, outTensor(ops.Float32)), "DepthwiseConv2DOptions"},
 		{"filter batch", node(ok, []*ops.Tensor{f32(1, 2, 2, 1), f32(2, 1, 1, 1)}, outTensor(ops.Float32)), "need [1, height, width, channels]"},
 		{"multiplier", node(ok, []*ops.Tensor{f32(1, 2, 2, 2), f32(1, 1, 1, 3)}, outTensor(ops.Float32)), "not a multiple"},
 		{"bias", node(ok, []*ops.Tensor{f32(1, 2, 2, 1), f32(1, 1, 1, 2), f32(3)}, outTensor(ops.Float32)), "input 2 (bias)"},

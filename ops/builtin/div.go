@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Div is the kernel of TFLite's DIV operator: out = act(a / b) element-wise
@@ -27,14 +28,27 @@ type Div struct {
 // NewDiv returns a DIV kernel for one node.
 func NewDiv() ops.Kernel { return &Div{} }
 
+// DivOptions is TFLite's DivOptions (operator DIV).
+type DivOptions struct {
+	Activation ops.Activation
+}
+
 func init() {
 	register(ops.OpDiv, NewDiv, [2]int{1, 2})
+	registerOptions(schema.BuiltinOptionsDivOptions, decodeDivOptions)
+}
+
+// decodeDivOptions decodes TFLite's DivOptions table.
+func decodeDivOptions(t ops.OptionsTable) (any, error) {
+	var o schema.DivOptions
+	initTable(&o, t)
+	return &DivOptions{Activation: ops.Activation(o.FusedActivationFunction())}, nil
 }
 
 // Prepare checks the types and the activation.
 func (k *Div) Prepare(n *ops.Node) error {
 	*k = Div{}
-	if o, ok := n.Options.(*ops.DivOptions); ok && o != nil {
+	if o, ok := n.Options.(*DivOptions); ok && o != nil {
 		k.act = o.Activation
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *DivOptions", n.Options)

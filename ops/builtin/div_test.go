@@ -17,7 +17,7 @@ func TestDiv(t *testing.T) {
 	// div_test.cc FloatDivOpTest NoActivation / ActivationRELU_N1_TO_1.
 	nearFloats(t, "NoActivation", binRun(t, NewDiv(), nil, f(sh, -0.2, 0.2, -1.2, 0.8), f(sh, 0.5, 0.2, -1.5, 0.5), ops.Float32).Float32s(),
 		[]float64{-0.4, 1, 0.8, 1.6}, 1e-6)
-	nearFloats(t, "ActivationRELU_N1_TO_1", binRun(t, NewDiv(), &ops.DivOptions{Activation: ops.ActReluN1To1}, f(sh, -0.2, 0.2, -1.2, 0.8), f(sh, 0.1, 0.2, -1.5, 0.5), ops.Float32).Float32s(),
+	nearFloats(t, "ActivationRELU_N1_TO_1", binRun(t, NewDiv(), &DivOptions{Activation: ops.ActReluN1To1}, f(sh, -0.2, 0.2, -1.2, 0.8), f(sh, 0.1, 0.2, -1.5, 0.5), ops.Float32).Float32s(),
 		[]float64{-1, 1, 0.8, 1}, 1e-6)
 	// WithBroadcast: scalar divisor.
 	for _, s := range [][]int{{8}, {2, 4}, {2, 1, 4}, {1, 2, 2, 2}} {
@@ -32,7 +32,7 @@ func TestDiv(t *testing.T) {
 	// IntegerDivOpTest: truncating division, with RELU_N1_TO_1.
 	i := func(v ...int32) *ops.Tensor { return tensorOf(ops.Int32, sh, v) }
 	equalInts(t, "IntegerDiv", binRun(t, NewDiv(), nil, i(-2, 2, -15, 8), i(5, -2, -3, 5), ops.Int32).Int32s(), []int{0, -1, 5, 1})
-	equalInts(t, "IntegerDiv RELU_N1_TO_1", binRun(t, NewDiv(), &ops.DivOptions{Activation: ops.ActReluN1To1}, i(-2, 2, -12, 8), i(1, 2, -15, 5), ops.Int32).Int32s(), []int{-1, 1, 0, 1})
+	equalInts(t, "IntegerDiv RELU_N1_TO_1", binRun(t, NewDiv(), &DivOptions{Activation: ops.ActReluN1To1}, i(-2, 2, -12, 8), i(1, 2, -15, 5), ops.Int32).Int32s(), []int{-1, 1, 0, 1})
 	equalInts(t, "IntegerDiv overflow wraps", binRun(t, NewDiv(), nil, tensorOf(ops.Int32, []int{1}, []int32{math.MinInt32}), tensorOf(ops.Int32, []int{1}, []int32{-1}), ops.Int32).Int32s(), []int{math.MinInt32})
 	// Integer division by zero fails at Eval.
 	k := NewDiv()

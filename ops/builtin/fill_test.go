@@ -24,11 +24,11 @@ func TestFillShapeZerosLike(t *testing.T) {
 	wantPrepareError(t, NewFill(), node(nil, []*ops.Tensor{c32(2), q(tensorOf(ops.Int8, []int{}, []int8{1}), 0.5, 0)}, q(outTensor(ops.Int8), 0.25, 0)), "quantization")
 
 	in := tensorOf(ops.Float32, []int{1, 3, 1, 2}, make([]float32, 6))
-	out = runOut(t, NewShape(), &ops.ShapeOptions{OutType: ops.Int32}, []*ops.Tensor{in}, outTensor(ops.Int32))
+	out = runOut(t, NewShape(), &ShapeOptions{OutType: ops.Int32}, []*ops.Tensor{in}, outTensor(ops.Int32))
 	wantShape(t, out.Shape, []int{4})
 	equalInts(t, "Shape int32", out.Int32s(), []int{1, 3, 1, 2})
-	equalInts(t, "Shape int64", runOut(t, NewShape(), &ops.ShapeOptions{OutType: ops.Int64}, []*ops.Tensor{in}, outTensor(ops.Int64)).Int64s(), []int{1, 3, 1, 2})
-	wantPrepareError(t, NewShape(), node(&ops.ShapeOptions{OutType: ops.Int32}, []*ops.Tensor{in}, outTensor(ops.Int64)), "options")
+	equalInts(t, "Shape int64", runOut(t, NewShape(), &ShapeOptions{OutType: ops.Int64}, []*ops.Tensor{in}, outTensor(ops.Int64)).Int64s(), []int{1, 3, 1, 2})
+	wantPrepareError(t, NewShape(), node(&ShapeOptions{OutType: ops.Int32}, []*ops.Tensor{in}, outTensor(ops.Int64)), "options")
 
 	zl := runOut(t, NewZerosLike(), nil, []*ops.Tensor{tensorOf(ops.Float32, []int{2, 2}, []float32{-2, 5, 1e9, 3})}, outTensor(ops.Float32))
 	nearFloats(t, "ZerosLike", zl.Float32s(), []float64{0, 0, 0, 0}, 0)

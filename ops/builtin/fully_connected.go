@@ -7,6 +7,7 @@ import (
 
 	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // FullyConnected is the kernel of TFLite's FULLY_CONNECTED operator:
@@ -44,7 +45,7 @@ import (
 // not supported with input type int8"). Shuffled weights, sparse weights
 // and int4/int2 weights are not supported.
 type FullyConnected struct {
-	opts      ops.FullyConnectedOptions
+	opts      FullyConnectedOptions
 	path      fcPath
 	batch     int
 	units     int
@@ -94,17 +95,47 @@ const (
 // NewFullyConnected returns a FULLY_CONNECTED kernel for one node.
 func NewFullyConnected() ops.Kernel { return &FullyConnected{} }
 
+// FullyConnectedOptions is TFLite's FullyConnectedOptions.
+type FullyConnectedOptions struct {
+	Activation ops.Activation
+	// WeightsFormat is 0 (DEFAULT) or 1 (SHUFFLED4x16INT8).
+	WeightsFormat int8
+	// KeepNumDims keeps the input's leading dimensions in the output
+	// instead of flattening them into one batch dimension.
+	KeepNumDims bool
+	// AsymmetricQuantizeInputs selects asymmetric input quantisation in
+	// the hybrid (float input, int8 weights) path.
+	AsymmetricQuantizeInputs bool
+	// QuantizedBiasType is the bias type of a quantised FC (Float32 = 0
+	// means "the default for the input type").
+	QuantizedBiasType ops.DataType
+}
+
 func init() {
 	// TFLite registers 1-14. Missing here: 2 (shuffled weights), 8
 	// (sparse weights), 10 and 13 (int4 weights), 14 (int2 weights).
 	register(ops.OpFullyConnected, NewFullyConnected, [2]int{1, 1}, [2]int{3, 7}, [2]int{9, 9}, [2]int{11, 12})
+	registerOptions(schema.BuiltinOptionsFullyConnectedOptions, decodeFullyConnectedOptions)
+}
+
+// decodeFullyConnectedOptions decodes TFLite's FullyConnectedOptions table.
+func decodeFullyConnectedOptions(t ops.OptionsTable) (any, error) {
+	var o schema.FullyConnectedOptions
+	initTable(&o, t)
+	return &FullyConnectedOptions{
+		Activation:               ops.Activation(o.FusedActivationFunction()),
+		WeightsFormat:            int8(o.WeightsFormat()),
+		KeepNumDims:              o.KeepNumDims(),
+		AsymmetricQuantizeInputs: o.AsymmetricQuantizeInputs(),
+		QuantizedBiasType:        ops.DataType(o.QuantizedBiasType()),
+	}, nil
 }
 
 // Prepare validates the node, sets the output shape and derives the
 // quantised multipliers and activation range.
 func (k *FullyConnected) Prepare(n *ops.Node) error {
 	*k = FullyConnected{}
-	if o, ok := n.Options.(*ops.FullyConnectedOptions); ok && o != nil {
+	if o, ok := n.Options.(*FullyConnectedOptions); ok && o != nil {
 		k.opts = *o
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *FullyConnectedOptions", n.Options)

@@ -35,7 +35,7 @@ func TestFullyConnectedPackedWeights(t *testing.T) {
 				if constant {
 					wt = constT(wt)
 				}
-				n := node(&ops.FullyConnectedOptions{Activation: act},
+				n := node(&FullyConnectedOptions{Activation: act},
 					[]*ops.Tensor{tensorOf(ops.Float32, []int{batch, cols}, x), wt, constT(tensorOf(ops.Float32, []int{units}, bias))},
 					outTensor(ops.Float32))
 				k := NewFullyConnected()

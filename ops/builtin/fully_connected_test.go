@@ -28,7 +28,7 @@ var (
 )
 
 func TestFullyConnectedFloatSimple(t *testing.T) {
-	n := node(&ops.FullyConnectedOptions{}, []*ops.Tensor{
+	n := node(&FullyConnectedOptions{}, []*ops.Tensor{
 		tensorOf(ops.Float32, []int{2, 10}, fcInputReal),
 		constT(tensorOf(ops.Float32, []int{3, 10}, fcWeightsReal)),
 		constT(tensorOf(ops.Float32, []int{3}, fcBiasReal)),
@@ -70,7 +70,7 @@ func TestFullyConnectedFloatRandomKeepDimsRelu6NoBias(t *testing.T) {
 	for i := range w {
 		w[i] = r.float(-0.5, 0.5)
 	}
-	n := node(&ops.FullyConnectedOptions{Activation: ops.ActRelu6, KeepNumDims: true}, []*ops.Tensor{
+	n := node(&FullyConnectedOptions{Activation: ops.ActRelu6, KeepNumDims: true}, []*ops.Tensor{
 		tensorOf(ops.Float32, shape, x), tensorOf(ops.Float32, []int{units, cols}, w),
 	}, outTensor(ops.Float32))
 	k := NewFullyConnected()
@@ -83,7 +83,7 @@ func TestFullyConnectedFloatRandomKeepDimsRelu6NoBias(t *testing.T) {
 func TestFullyConnectedUint8(t *testing.T) {
 	// Input and weights: range [-63.5, 64] → scale 0.5, zero point 127;
 	// output [-127, 128] → scale 1, zero point 127; bias scale 0.25.
-	n := node(&ops.FullyConnectedOptions{}, []*ops.Tensor{
+	n := node(&FullyConnectedOptions{}, []*ops.Tensor{
 		q(tensorOf(ops.Uint8, []int{2, 10}, toUint8(quantizeTo(fcInputReal, 0.5, 127, 0, 255))), 0.5, 127),
 		q(constT(tensorOf(ops.Uint8, []int{3, 10}, toUint8(quantizeTo(fcWeightsReal, 0.5, 127, 0, 255)))), 0.5, 127),
 		q(constT(tensorOf(ops.Int32, []int{3}, quantizeTo(fcBiasReal, 0.25, 0, math.MinInt32, math.MaxInt32))), 0.25, 0),
@@ -94,7 +94,7 @@ func TestFullyConnectedUint8(t *testing.T) {
 	noAllocs(t, k, n)
 }
 
-func int8FCNode(opts *ops.FullyConnectedOptions, inShape []int, in, w []float32, units int, wScales []float32) *ops.Node {
+func int8FCNode(opts *FullyConnectedOptions, inShape []int, in, w []float32, units int, wScales []float32) *ops.Node {
 	cols := len(w) / units
 	var wq []int8
 	wt := &ops.Tensor{}
@@ -134,7 +134,7 @@ func TestFullyConnectedInt8(t *testing.T) {
 		scales []float32
 	}{{"per-tensor", []float32{0.5}}, {"per-channel", []float32{0.2, 0.25, 0.5}}} {
 		t.Run(tc.name, func(t *testing.T) {
-			n := int8FCNode(&ops.FullyConnectedOptions{}, []int{2, 10}, fcInputReal, fcWeightsReal, 3, tc.scales)
+			n := int8FCNode(&FullyConnectedOptions{}, []int{2, 10}, fcInputReal, fcWeightsReal, 3, tc.scales)
 			k := NewFullyConnected()
 			run(t, k, n)
 			equalInts(t, "output", n.Outputs[0].Int8s(), []int{23, 24, 25, 57, 58, 59})
@@ -146,7 +146,7 @@ func TestFullyConnectedInt8(t *testing.T) {
 func TestFullyConnectedInt8PerChannel3DKeepDimsRelu(t *testing.T) {
 	w := []float32{1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 1, 2, 3, 4, 5}
 	in := []float32{1, 2, 3, 4, -5, 1, 2, 3, -4, 5, 1, 2, -3, 4, 5, 1, -2, 3, 4, 5}
-	n := int8FCNode(&ops.FullyConnectedOptions{KeepNumDims: true, Activation: ops.ActRelu}, []int{2, 2, 5}, in, w, 3, []float32{0.2, 0.25, 0.5})
+	n := int8FCNode(&FullyConnectedOptions{KeepNumDims: true, Activation: ops.ActRelu}, []int{2, 2, 5}, in, w, 3, []float32{0.2, 0.25, 0.5})
 	k := NewFullyConnected()
 	run(t, k, n)
 	wantShape(t, n.Outputs[0].Shape, []int{2, 2, 3})
@@ -155,7 +155,7 @@ func TestFullyConnectedInt8PerChannel3DKeepDimsRelu(t *testing.T) {
 
 // int16FCNode: input/output scale 2^-9 with zero point 0, weights scale
 // 0.5 (int8 or int16), bias scale 2^-10 of the given type (nil: no bias).
-func int16FCNode(opts *ops.FullyConnectedOptions, wType, biasType ops.DataType, wScales []float32) *ops.Node {
+func int16FCNode(opts *FullyConnectedOptions, wType, biasType ops.DataType, wScales []float32) *ops.Node {
 	const scale = 128.0 / 65536
 	units, cols := 3, 10
 	var wt *ops.Tensor
@@ -208,21 +208,21 @@ func TestFullyConnectedInt16(t *testing.T) {
 	withBias := []int{12288, 12800, 13312, 29696, 30208, 30720}
 	for _, tc := range []struct {
 		name     string
-		opts     ops.FullyConnectedOptions
+		opts     FullyConnectedOptions
 		wType    ops.DataType
 		biasType ops.DataType
 		scales   []float32
 		path     fcPath
 		want     []int
 	}{
-		{"no bias relu", ops.FullyConnectedOptions{Activation: ops.ActRelu}, ops.Int8, 0, []float32{0.5}, fcInt16Gemm, []int{11776, 11776, 11776, 29184, 29184, 29184}},
-		{"bias32", ops.FullyConnectedOptions{}, ops.Int8, ops.Int32, []float32{0.5}, fcInt16Gemm, withBias},
-		{"bias64", ops.FullyConnectedOptions{}, ops.Int8, ops.Int64, []float32{0.5}, fcInt16Ref, withBias},
-		{"bias32 int16 weights", ops.FullyConnectedOptions{Activation: ops.ActRelu}, ops.Int16, ops.Int32, []float32{0.5}, fcInt16Ref, withBias},
-		{"per-channel bias32", ops.FullyConnectedOptions{}, ops.Int8, ops.Int32, []float32{0.2, 0.25, 0.5}, fcInt16Gemm, withBias},
-		{"per-channel bias64", ops.FullyConnectedOptions{}, ops.Int8, ops.Int64, []float32{0.2, 0.25, 0.5}, fcInt16Ref, withBias},
-		{"no bias, int64 bias type", ops.FullyConnectedOptions{Activation: ops.ActRelu, QuantizedBiasType: ops.Int64}, ops.Int8, 0, []float32{0.5}, fcInt16Ref, []int{11776, 11776, 11776, 29184, 29184, 29184}},
-		{"per-channel int16 weights", ops.FullyConnectedOptions{Activation: ops.ActRelu}, ops.Int16, ops.Int32, []float32{1, 1, 1}, fcInt16Ref, withBias},
+		{"no bias relu", FullyConnectedOptions{Activation: ops.ActRelu}, ops.Int8, 0, []float32{0.5}, fcInt16Gemm, []int{11776, 11776, 11776, 29184, 29184, 29184}},
+		{"bias32", FullyConnectedOptions{}, ops.Int8, ops.Int32, []float32{0.5}, fcInt16Gemm, withBias},
+		{"bias64", FullyConnectedOptions{}, ops.Int8, ops.Int64, []float32{0.5}, fcInt16Ref, withBias},
+		{"bias32 int16 weights", FullyConnectedOptions{Activation: ops.ActRelu}, ops.Int16, ops.Int32, []float32{0.5}, fcInt16Ref, withBias},
+		{"per-channel bias32", FullyConnectedOptions{}, ops.Int8, ops.Int32, []float32{0.2, 0.25, 0.5}, fcInt16Gemm, withBias},
+		{"per-channel bias64", FullyConnectedOptions{}, ops.Int8, ops.Int64, []float32{0.2, 0.25, 0.5}, fcInt16Ref, withBias},
+		{"no bias, int64 bias type", FullyConnectedOptions{Activation: ops.ActRelu, QuantizedBiasType: ops.Int64}, ops.Int8, 0, []float32{0.5}, fcInt16Ref, []int{11776, 11776, 11776, 29184, 29184, 29184}},
+		{"per-channel int16 weights", FullyConnectedOptions{Activation: ops.ActRelu}, ops.Int16, ops.Int32, []float32{1, 1, 1}, fcInt16Ref, withBias},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := tc.opts
@@ -243,7 +243,7 @@ func TestFullyConnectedHybrid(t *testing.T) {
 		for _, scales := range [][]float32{{10.0 / 127}, {10.0 / 127, 10.0 / 127, 10.0 / 127}} {
 			wt := constT(tensorOf(ops.Int8, []int{3, 10}, toInt8(quantizeTo(fcWeightsReal, scales[0], 0, -127, 127))))
 			wt.Quant = &ops.Quantization{Scale: scales, ZeroPoint: make([]int64, len(scales))}
-			n := node(&ops.FullyConnectedOptions{AsymmetricQuantizeInputs: asym}, []*ops.Tensor{
+			n := node(&FullyConnectedOptions{AsymmetricQuantizeInputs: asym}, []*ops.Tensor{
 				tensorOf(ops.Float32, []int{2, 10}, fcInputReal), wt,
 				constT(tensorOf(ops.Float32, []int{3}, fcBiasReal)),
 			}, outTensor(ops.Float32))
@@ -263,7 +263,7 @@ func TestFullyConnectedHybridExact(t *testing.T) {
 	w := []float32{1, 2, 3, 4, -1, -2, -3, -4, 5, 0, 0, 5}
 	for _, asym := range []bool{false, true} {
 		wt := q(constT(tensorOf(ops.Int8, []int{3, 4}, toInt8(quantizeTo(w, 1, 0, -127, 127)))), 1, 0)
-		n := node(&ops.FullyConnectedOptions{AsymmetricQuantizeInputs: asym, Activation: ops.ActRelu}, []*ops.Tensor{
+		n := node(&FullyConnectedOptions{AsymmetricQuantizeInputs: asym, Activation: ops.ActRelu}, []*ops.Tensor{
 			tensorOf(ops.Float32, []int{2, 4}, x), wt,
 		}, outTensor(ops.Float32))
 		run(t, NewFullyConnected(), n)
@@ -279,7 +279,7 @@ func TestFullyConnectedHybridExact(t *testing.T) {
 
 func TestFullyConnectedHybridZeroInputGivesBias(t *testing.T) {
 	wt := q(constT(tensorOf(ops.Int8, []int{3, 10}, make([]int8, 30))), 0.1, 0)
-	n := node(&ops.FullyConnectedOptions{Activation: ops.ActTanh}, []*ops.Tensor{
+	n := node(&FullyConnectedOptions{Activation: ops.ActTanh}, []*ops.Tensor{
 		tensorOf(ops.Float32, []int{1, 10}, make([]float32, 10)), wt,
 		tensorOf(ops.Float32, []int{3}, fcBiasReal),
 	}, outTensor(ops.Float32))
@@ -288,7 +288,7 @@ func TestFullyConnectedHybridZeroInputGivesBias(t *testing.T) {
 }
 
 func TestFullyConnectedZeroInputSize(t *testing.T) {
-	n := node(&ops.FullyConnectedOptions{}, []*ops.Tensor{
+	n := node(&FullyConnectedOptions{}, []*ops.Tensor{
 		tensorOf(ops.Float32, []int{2, 0}, []float32{}),
 		tensorOf(ops.Float32, []int{3, 0}, []float32{}),
 	}, outTensor(ops.Float32))
@@ -331,7 +331,7 @@ func TestFullyConnectedErrors(t *testing.T) {
 			[]string{"input 1 (weights)", "int16", "int8"}},
 		{"bias count", node(nil, []*ops.Tensor{f32(2, 10), f32(3, 10), f32(4)}, outTensor(ops.Float32)),
 			[]string{"input 2 (bias)", "4 elements"}},
-		{"tanh on float", node(&ops.FullyConnectedOptions{Activation: ops.ActTanh}, []*ops.Tensor{f32(2, 10), f32(3, 10)}, outTensor(ops.Float32)),
+		{"tanh on float", node(&FullyConnectedOptions{Activation: ops.ActTanh}, []*ops.Tensor{f32(2, 10), f32(3, 10)}, outTensor(ops.Float32)),
 			[]string{"TANH"}},
 		{"ragged input", node(nil, []*ops.Tensor{f32(3, 7), f32(3, 10)}, outTensor(ops.Float32)),
 			[]string{"input 0 (input)", "input_size 10"}},
@@ -343,7 +343,7 @@ func TestFullyConnectedErrors(t *testing.T) {
 			[]string{"input 0 (input)", "quantization"}},
 		{"zero scale", node(nil, []*ops.Tensor{q(tensorOf(ops.Int8, []int{2, 10}, make([]int8, 20)), 0, 0), i8(3, 10)}, q(outTensor(ops.Int8), 1, 0)),
 			[]string{"input 0 (input)", "scale"}},
-		{"shuffled", node(&ops.FullyConnectedOptions{WeightsFormat: 1}, []*ops.Tensor{f32(2, 10), f32(3, 10)}, outTensor(ops.Float32)),
+		{"shuffled", node(&FullyConnectedOptions{WeightsFormat: 1}, []*ops.Tensor{f32(2, 10), f32(3, 10)}, outTensor(ops.Float32)),
 			[]string{"shuffled"}},
 		{"one input", node(nil, []*ops.Tensor{f32(2, 10)}, outTensor(ops.Float32)), []string{"inputs"}},
 		{"asymmetric hybrid weights", node(nil, []*ops.Tensor{f32(2, 10), q(tensorOf(ops.Int8, []int{3, 10}, make([]int8, 30)), 0.5, 3)}, outTensor(ops.Float32)),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Gather is the kernel of TFLite's GATHER operator: it picks slices of
@@ -32,17 +33,32 @@ type Gather struct {
 // NewGather returns a GATHER kernel for one node.
 func NewGather() ops.Kernel { return &Gather{} }
 
+// GatherOptions is TFLite's GatherOptions. The field name Axis is read by
+// reflection in package bench; keep it.
+type GatherOptions struct {
+	Axis      int
+	BatchDims int
+}
+
 func init() {
 	// Data movement and selection kernels: the version ranges TFLite
 	// registers; Prepare refuses the types (int4, strings) they lack.
 	register(ops.OpGather, NewGather, [2]int{1, 7})
+	registerOptions(schema.BuiltinOptionsGatherOptions, decodeGatherOptions)
+}
+
+// decodeGatherOptions decodes TFLite's GatherOptions table.
+func decodeGatherOptions(t ops.OptionsTable) (any, error) {
+	var o schema.GatherOptions
+	initTable(&o, t)
+	return &GatherOptions{Axis: int(o.Axis()), BatchDims: int(o.BatchDims())}, nil
 }
 
 // Prepare validates the node and sets the output shape.
 func (k *Gather) Prepare(n *ops.Node) error {
 	*k = Gather{}
-	var opts ops.GatherOptions
-	if o, ok := n.Options.(*ops.GatherOptions); ok && o != nil {
+	var opts GatherOptions
+	if o, ok := n.Options.(*GatherOptions); ok && o != nil {
 		opts = *o
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *GatherOptions", n.Options)

@@ -39,7 +39,7 @@ func TestGatherTFLiteVectors(t *testing.T) {
 		{"LastAxis0DIndex", []int{1, 2, 3}, []int{}, []float32{1, 2, 3, 4, 5, 6}, []int32{2}, -1, 0, []int{1, 2}, []float64{3, 6}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			n := node(&ops.GatherOptions{Axis: tc.axis, BatchDims: tc.batchDims}, []*ops.Tensor{tensorOf(ops.Float32, tc.shape, tc.data), tensorOf(ops.Int32, tc.idxShape, tc.idx)}, outTensor(ops.Float32))
+			n := node(&GatherOptions{Axis: tc.axis, BatchDims: tc.batchDims}, []*ops.Tensor{tensorOf(ops.Float32, tc.shape, tc.data), tensorOf(ops.Int32, tc.idxShape, tc.idx)}, outTensor(ops.Float32))
 			k := NewGather()
 			run(t, k, n)
 			wantShape(t, n.Outputs[0].Shape, tc.wantShape)
@@ -73,7 +73,7 @@ func TestGatherBatchDims(t *testing.T) {
 		{"BatchDimsEqualIndexDims", []int{2, 2, 2, 5}, 3, 3, []int{2, 2, 2}, []int{1, 5, 10, 16, 21, 25, 30, 36}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			n := node(&ops.GatherOptions{Axis: tc.axis, BatchDims: tc.batchDims}, []*ops.Tensor{tensorOf(ops.Int8, tc.shape, data[:prod(tc.shape)]), tensorOf(ops.Int32, []int{2, 2, 2}, idx)}, outTensor(ops.Int8))
+			n := node(&GatherOptions{Axis: tc.axis, BatchDims: tc.batchDims}, []*ops.Tensor{tensorOf(ops.Int8, tc.shape, data[:prod(tc.shape)]), tensorOf(ops.Int32, []int{2, 2, 2}, idx)}, outTensor(ops.Int8))
 			k := NewGather()
 			run(t, k, n)
 			wantShape(t, n.Outputs[0].Shape, tc.wantShape)
@@ -99,7 +99,7 @@ func TestGatherTypes(t *testing.T) {
 			default:
 				idx = tensorOf(ops.Int16, []int{2}, []int16{1, 0})
 			}
-			n := node(&ops.GatherOptions{}, []*ops.Tensor{in, idx}, outTensor(typ))
+			n := node(&GatherOptions{}, []*ops.Tensor{in, idx}, outTensor(typ))
 			run(t, NewGather(), n)
 			for e, want := range []byte{12, 13, 10, 11} {
 				if got := n.Outputs[0].Data[e*typ.Size()]; got != want {
@@ -113,7 +113,7 @@ func TestGatherTypes(t *testing.T) {
 func TestGatherErrors(t *testing.T) {
 	f := tensorOf(ops.Float32, []int{2, 2}, []float32{-2, 0.2, 0.7, 0.8})
 	for _, idx := range [][]int32{{3, 1}, {-1, 0}} {
-		n := node(&ops.GatherOptions{}, []*ops.Tensor{f, tensorOf(ops.Int32, []int{2}, idx)}, outTensor(ops.Float32))
+		n := node(&GatherOptions{}, []*ops.Tensor{f, tensorOf(ops.Int32, []int{2}, idx)}, outTensor(ops.Float32))
 		k := NewGather()
 		if err := prepare(k, n); err != nil {
 			t.Fatal(err)
@@ -128,11 +128,11 @@ func TestGatherErrors(t *testing.T) {
 		n    *ops.Node
 		frag string
 	}{
-		{"axis", node(&ops.GatherOptions{Axis: 2}, []*ops.Tensor{f, i2}, outTensor(ops.Float32)), "axis 2"},
-		{"batch dims", node(&ops.GatherOptions{Axis: 0, BatchDims: 1}, []*ops.Tensor{f, i2}, outTensor(ops.Float32)), "batch_dims"},
-		{"index type", node(&ops.GatherOptions{}, []*ops.Tensor{f, tensorOf(ops.Float32, []int{1}, []float32{0})}, outTensor(ops.Float32)), "input 1 (indices)"},
-		{"out type", node(&ops.GatherOptions{}, []*ops.Tensor{f, i2}, outTensor(ops.Int32)), "output 0: type int32"},
-		{"string", node(&ops.GatherOptions{}, []*ops.Tensor{{Type: ops.String, Shape: []int{2}}, i2}, outTensor(ops.String)), "not supported"},
+		{"axis", node(&GatherOptions{Axis: 2}, []*ops.Tensor{f, i2}, outTensor(ops.Float32)), "axis 2"},
+		{"batch dims", node(&GatherOptions{Axis: 0, BatchDims: 1}, []*ops.Tensor{f, i2}, outTensor(ops.Float32)), "batch_dims"},
+		{"index type", node(&GatherOptions{}, []*ops.Tensor{f, tensorOf(ops.Float32, []int{1}, []float32{0})}, outTensor(ops.Float32)), "input 1 (indices)"},
+		{"out type", node(&GatherOptions{}, []*ops.Tensor{f, i2}, outTensor(ops.Int32)), "output 0: type int32"},
+		{"string", node(&GatherOptions{}, []*ops.Tensor{{Type: ops.String, Shape: []int{2}}, i2}, outTensor(ops.String)), "not supported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { wantPrepareError(t, NewGather(), tc.n, tc.frag) })
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // LeakyRelu is the kernel of TFLite's LEAKY_RELU operator: y = x for x > 0,
@@ -31,14 +32,27 @@ type LeakyRelu struct {
 // NewLeakyRelu returns a LEAKY_RELU kernel for one node.
 func NewLeakyRelu() ops.Kernel { return &LeakyRelu{} }
 
+// LeakyReluOptions is TFLite's LeakyReluOptions (operator LEAKY_RELU).
+type LeakyReluOptions struct {
+	Alpha float32
+}
+
 func init() {
 	register(ops.OpLeakyRelu, NewLeakyRelu, [2]int{1, 2})
+	registerOptions(schema.BuiltinOptionsLeakyReluOptions, decodeLeakyReluOptions)
+}
+
+// decodeLeakyReluOptions decodes TFLite's LeakyReluOptions table.
+func decodeLeakyReluOptions(t ops.OptionsTable) (any, error) {
+	var o schema.LeakyReluOptions
+	initTable(&o, t)
+	return &LeakyReluOptions{Alpha: o.Alpha()}, nil
 }
 
 // Prepare checks the types and derives the requantisation.
 func (k *LeakyRelu) Prepare(n *ops.Node) error {
 	*k = LeakyRelu{}
-	if o, ok := n.Options.(*ops.LeakyReluOptions); ok && o != nil {
+	if o, ok := n.Options.(*LeakyReluOptions); ok && o != nil {
 		k.alpha = o.Alpha
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *LeakyReluOptions", n.Options)

@@ -54,7 +54,7 @@ func TestMaxPoolFloatMatchesScalar(t *testing.T) {
 		r := lcg(91)
 		for trial := 0; trial < 200; trial++ {
 			shape := []int{r.intn(1, 2), r.intn(1, 9), r.intn(1, 11), []int{1, 3, 4, 8, 16, 17, 33}[r.intn(0, 6)]}
-			opts := &ops.Pool2DOptions{
+			opts := &Pool2DOptions{
 				Padding: []ops.Padding{ops.PaddingSame, ops.PaddingValid}[r.intn(0, 1)],
 				StrideH: r.intn(1, 3), StrideW: r.intn(1, 3),
 				FilterHeight: r.intn(1, 4), FilterWidth: r.intn(1, 4),

@@ -53,8 +53,8 @@ func init() {
 // Prepare validates the node, resolves the axes and sets the output shape.
 func (k *Mean) Prepare(n *ops.Node) error {
 	*k = Mean{}
-	var opts ops.ReducerOptions
-	if o, ok := n.Options.(*ops.ReducerOptions); ok && o != nil {
+	var opts ReducerOptions
+	if o, ok := n.Options.(*ReducerOptions); ok && o != nil {
 		opts = *o
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *ReducerOptions", n.Options)
@@ -79,7 +79,7 @@ func (k *Mean) Prepare(n *ops.Node) error {
 	return nil
 }
 
-func (k *Mean) prepareQuant(n *ops.Node, in, out *ops.Tensor, opts ops.ReducerOptions, resolved []int) error {
+func (k *Mean) prepareQuant(n *ops.Node, in, out *ops.Tensor, opts ReducerOptions, resolved []int) error {
 	inScale, inZP, err := perTensorQuant(in, "input 0")
 	if err != nil {
 		return err

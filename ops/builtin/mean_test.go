@@ -14,7 +14,7 @@ import (
 // data.
 
 func meanNode(in *ops.Tensor, axes []int32, keep bool, out *ops.Tensor) *ops.Node {
-	return node(&ops.ReducerOptions{KeepDims: keep}, []*ops.Tensor{in, constT(tensorOf(ops.Int32, []int{len(axes)}, axes))}, out)
+	return node(&ReducerOptions{KeepDims: keep}, []*ops.Tensor{in, constT(tensorOf(ops.Int32, []int{len(axes)}, axes))}, out)
 }
 
 func TestMeanFloatTFLiteVectors(t *testing.T) {

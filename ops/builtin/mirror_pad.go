@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // MirrorPad is the kernel of TFLite's MIRROR_PAD operator: input 0 padded
@@ -29,23 +30,47 @@ type MirrorPad struct {
 // NewMirrorPad returns a MIRROR_PAD kernel for one node.
 func NewMirrorPad() ops.Kernel { return &MirrorPad{} }
 
+// MirrorPadMode is TFLite's MirrorPadMode.
+type MirrorPadMode int8
+
+// Mirror padding modes (TFLite schema numbering).
+const (
+	// MirrorPadReflect mirrors without repeating the edge element.
+	MirrorPadReflect MirrorPadMode = 0
+	// MirrorPadSymmetric mirrors including the edge element.
+	MirrorPadSymmetric MirrorPadMode = 1
+)
+
+// MirrorPadOptions is TFLite's MirrorPadOptions (operator MIRROR_PAD).
+type MirrorPadOptions struct {
+	Mode MirrorPadMode
+}
+
 func init() {
 	register(ops.OpMirrorPad, NewMirrorPad, [2]int{1, 3})
+	registerOptions(schema.BuiltinOptionsMirrorPadOptions, decodeMirrorPadOptions)
+}
+
+// decodeMirrorPadOptions decodes TFLite's MirrorPadOptions table.
+func decodeMirrorPadOptions(t ops.OptionsTable) (any, error) {
+	var o schema.MirrorPadOptions
+	initTable(&o, t)
+	return &MirrorPadOptions{Mode: MirrorPadMode(o.Mode())}, nil
 }
 
 // Prepare validates the node and sets the output shape.
 func (k *MirrorPad) Prepare(n *ops.Node) error {
 	*k = MirrorPad{}
-	mode := ops.MirrorPadReflect
-	if o, ok := n.Options.(*ops.MirrorPadOptions); ok && o != nil {
+	mode := MirrorPadReflect
+	if o, ok := n.Options.(*MirrorPadOptions); ok && o != nil {
 		mode = o.Mode
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *MirrorPadOptions", n.Options)
 	}
 	switch mode {
-	case ops.MirrorPadReflect:
+	case MirrorPadReflect:
 		k.offset = 1
-	case ops.MirrorPadSymmetric:
+	case MirrorPadSymmetric:
 	default:
 		return fmt.Errorf("options: mode %d is neither REFLECT (0) nor SYMMETRIC (1)", mode)
 	}

@@ -27,10 +27,10 @@ func mirrorIndex(i, dim int, symmetric bool) int {
 func TestMirrorPad(t *testing.T) {
 	in := tensorOf(ops.Int32, []int{2, 3}, []int32{1, 2, 3, 4, 5, 6})
 	pads := constT(tensorOf(ops.Int32, []int{2, 2}, []int32{1, 1, 1, 1}))
-	out := runOut(t, NewMirrorPad(), &ops.MirrorPadOptions{Mode: ops.MirrorPadReflect}, []*ops.Tensor{in, pads}, outTensor(ops.Int32))
+	out := runOut(t, NewMirrorPad(), &MirrorPadOptions{Mode: MirrorPadReflect}, []*ops.Tensor{in, pads}, outTensor(ops.Int32))
 	wantShape(t, out.Shape, []int{4, 5})
 	equalInts(t, "PadBothSides_Reflect", out.Int32s(), []int{5, 4, 5, 6, 5, 2, 1, 2, 3, 2, 5, 4, 5, 6, 5, 2, 1, 2, 3, 2})
-	out = runOut(t, NewMirrorPad(), &ops.MirrorPadOptions{Mode: ops.MirrorPadSymmetric}, []*ops.Tensor{in, pads}, outTensor(ops.Int32))
+	out = runOut(t, NewMirrorPad(), &MirrorPadOptions{Mode: MirrorPadSymmetric}, []*ops.Tensor{in, pads}, outTensor(ops.Int32))
 	equalInts(t, "PadBothSides_Symmetric", out.Int32s(), []int{1, 1, 2, 3, 3, 1, 1, 2, 3, 3, 4, 4, 5, 6, 6, 4, 4, 5, 6, 6})
 	// Random shapes against the np.pad index arithmetic.
 	r := lcg(9)
@@ -53,11 +53,11 @@ func TestMirrorPad(t *testing.T) {
 			n *= shape[d]
 		}
 		data := f32Seq(n)
-		mode := ops.MirrorPadReflect
+		mode := MirrorPadReflect
 		if sym {
-			mode = ops.MirrorPadSymmetric
+			mode = MirrorPadSymmetric
 		}
-		got := runOut(t, NewMirrorPad(), &ops.MirrorPadOptions{Mode: mode}, []*ops.Tensor{tensorOf(ops.Float32, shape, data), constT(tensorOf(ops.Int64, []int{rank, 2}, pv))}, outTensor(ops.Float32))
+		got := runOut(t, NewMirrorPad(), &MirrorPadOptions{Mode: mode}, []*ops.Tensor{tensorOf(ops.Float32, shape, data), constT(tensorOf(ops.Int64, []int{rank, 2}, pv))}, outTensor(ops.Float32))
 		wantShape(t, got.Shape, outShape)
 		var want []float64
 		forEach(outShape, func(idx []int) {
@@ -69,7 +69,7 @@ func TestMirrorPad(t *testing.T) {
 		})
 		nearFloats(t, "mirror pad reference", got.Float32s(), want, 0)
 	}
-	wantPrepareError(t, NewMirrorPad(), node(&ops.MirrorPadOptions{Mode: ops.MirrorPadReflect}, []*ops.Tensor{in, constT(tensorOf(ops.Int32, []int{2, 2}, []int32{2, 0, 0, 0}))}, outTensor(ops.Int32)), "REFLECT")
-	wantPrepareError(t, NewMirrorPad(), node(&ops.MirrorPadOptions{Mode: ops.MirrorPadSymmetric}, []*ops.Tensor{in, constT(tensorOf(ops.Int32, []int{2, 2}, []int32{0, 0, 0, 4}))}, outTensor(ops.Int32)), "SYMMETRIC")
+	wantPrepareError(t, NewMirrorPad(), node(&MirrorPadOptions{Mode: MirrorPadReflect}, []*ops.Tensor{in, constT(tensorOf(ops.Int32, []int{2, 2}, []int32{2, 0, 0, 0}))}, outTensor(ops.Int32)), "REFLECT")
+	wantPrepareError(t, NewMirrorPad(), node(&MirrorPadOptions{Mode: MirrorPadSymmetric}, []*ops.Tensor{in, constT(tensorOf(ops.Int32, []int{2, 2}, []int32{0, 0, 0, 4}))}, outTensor(ops.Int32)), "SYMMETRIC")
 	wantPrepareError(t, NewMirrorPad(), node(nil, []*ops.Tensor{in, constT(tensorOf(ops.Int32, []int{1, 2}, []int32{0, 0}))}, outTensor(ops.Int32)), "shape")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Mul is the kernel of TFLite's MUL operator: out = act(a · b)
@@ -30,16 +31,29 @@ type Mul struct {
 // NewMul returns a MUL kernel for one node.
 func NewMul() ops.Kernel { return &Mul{} }
 
+// MulOptions is TFLite's MulOptions.
+type MulOptions struct {
+	Activation ops.Activation
+}
+
 func init() {
 	// TFLite 1-7; 6 is complex64, 7 non-quantised int16 and uint32.
 	register(ops.OpMul, NewMul, [2]int{1, 5})
+	registerOptions(schema.BuiltinOptionsMulOptions, decodeMulOptions)
+}
+
+// decodeMulOptions decodes TFLite's MulOptions table.
+func decodeMulOptions(t ops.OptionsTable) (any, error) {
+	var o schema.MulOptions
+	initTable(&o, t)
+	return &MulOptions{Activation: ops.Activation(o.FusedActivationFunction())}, nil
 }
 
 // Prepare checks types, shapes and quantisation.
 func (k *Mul) Prepare(n *ops.Node) error {
 	*k = Mul{}
 	act := ops.ActNone
-	if o, ok := n.Options.(*ops.MulOptions); ok && o != nil {
+	if o, ok := n.Options.(*MulOptions); ok && o != nil {
 		act = o.Activation
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *MulOptions", n.Options)

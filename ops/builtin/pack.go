@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Pack is the kernel of TFLite's PACK operator: its N inputs, all of one
@@ -22,17 +23,31 @@ type Pack struct {
 // NewPack returns a PACK kernel for one node.
 func NewPack() ops.Kernel { return &Pack{} }
 
+// PackOptions is TFLite's PackOptions.
+type PackOptions struct {
+	ValuesCount int
+	Axis        int
+}
+
 func init() {
 	// The versions TFLite registers; Prepare refuses the types this
 	// kernel lacks.
 	register(ops.OpPack, NewPack, [2]int{1, 4})
+	registerOptions(schema.BuiltinOptionsPackOptions, decodePackOptions)
+}
+
+// decodePackOptions decodes TFLite's PackOptions table.
+func decodePackOptions(t ops.OptionsTable) (any, error) {
+	var o schema.PackOptions
+	initTable(&o, t)
+	return &PackOptions{ValuesCount: int(o.ValuesCount()), Axis: int(o.Axis())}, nil
 }
 
 // Prepare validates the inputs and sets the output shape.
 func (k *Pack) Prepare(n *ops.Node) error {
 	*k = Pack{}
-	var opts ops.PackOptions
-	if o, ok := n.Options.(*ops.PackOptions); ok && o != nil {
+	var opts PackOptions
+	if o, ok := n.Options.(*PackOptions); ok && o != nil {
 		opts = *o
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *PackOptions", n.Options)

@@ -26,14 +26,14 @@ func TestPackUnpack(t *testing.T) {
 		for _, v := range in {
 			ts = append(ts, tensorOf(ops.Float32, []int{2}, v))
 		}
-		n := node(&ops.PackOptions{ValuesCount: 3, Axis: tc.axis}, ts, outTensor(ops.Float32))
+		n := node(&PackOptions{ValuesCount: 3, Axis: tc.axis}, ts, outTensor(ops.Float32))
 		k := NewPack()
 		run(t, k, n)
 		wantShape(t, n.Outputs[0].Shape, tc.wantShape)
 		nearFloats(t, "pack", n.Outputs[0].Float32s(), tc.want, 0)
 		noAllocs(t, k, n)
 		// UNPACK inverts PACK along the same axis.
-		u := node(&ops.UnpackOptions{Num: 3, Axis: tc.axis}, []*ops.Tensor{n.Outputs[0]}, outTensor(ops.Float32), outTensor(ops.Float32), outTensor(ops.Float32))
+		u := node(&UnpackOptions{Num: 3, Axis: tc.axis}, []*ops.Tensor{n.Outputs[0]}, outTensor(ops.Float32), outTensor(ops.Float32), outTensor(ops.Float32))
 		uk := NewUnpack()
 		run(t, uk, u)
 		for i, o := range u.Outputs {
@@ -43,12 +43,12 @@ func TestPackUnpack(t *testing.T) {
 		noAllocs(t, uk, u)
 	}
 	// UnpackOpTest.ThreeOutputsAxisOne: [3, 2] split along axis 1 into two [3].
-	u := node(&ops.UnpackOptions{Num: 2, Axis: 1}, []*ops.Tensor{tensorOf(ops.Float32, []int{3, 2}, []float32{1, 2, 3, 4, 5, 6})}, outTensor(ops.Float32), outTensor(ops.Float32))
+	u := node(&UnpackOptions{Num: 2, Axis: 1}, []*ops.Tensor{tensorOf(ops.Float32, []int{3, 2}, []float32{1, 2, 3, 4, 5, 6})}, outTensor(ops.Float32), outTensor(ops.Float32))
 	run(t, NewUnpack(), u)
 	nearFloats(t, "unpack axis 1 #0", u.Outputs[0].Float32s(), []float64{1, 3, 5}, 0)
 	nearFloats(t, "unpack axis 1 #1", u.Outputs[1].Float32s(), []float64{2, 4, 6}, 0)
-	wantPrepareError(t, NewPack(), node(&ops.PackOptions{ValuesCount: 2}, []*ops.Tensor{tensorOf(ops.Float32, []int{2}, in[0])}, outTensor(ops.Float32)), "values_count 2")
-	wantPrepareError(t, NewPack(), node(&ops.PackOptions{ValuesCount: 2}, []*ops.Tensor{tensorOf(ops.Float32, []int{2}, in[0]), tensorOf(ops.Float32, []int{1}, in[0][:1])}, outTensor(ops.Float32)), "differs")
-	wantPrepareError(t, NewUnpack(), node(&ops.UnpackOptions{Num: 3}, []*ops.Tensor{tensorOf(ops.Float32, []int{2, 2}, f32Seq(4))}, outTensor(ops.Float32), outTensor(ops.Float32)), "num 3")
-	wantPrepareError(t, NewUnpack(), node(&ops.UnpackOptions{Axis: 2}, []*ops.Tensor{tensorOf(ops.Float32, []int{2, 2}, f32Seq(4))}, outTensor(ops.Float32), outTensor(ops.Float32)), "axis 2")
+	wantPrepareError(t, NewPack(), node(&PackOptions{ValuesCount: 2}, []*ops.Tensor{tensorOf(ops.Float32, []int{2}, in[0])}, outTensor(ops.Float32)), "values_count 2")
+	wantPrepareError(t, NewPack(), node(&PackOptions{ValuesCount: 2}, []*ops.Tensor{tensorOf(ops.Float32, []int{2}, in[0]), tensorOf(ops.Float32, []int{1}, in[0][:1])}, outTensor(ops.Float32)), "differs")
+	wantPrepareError(t, NewUnpack(), node(&UnpackOptions{Num: 3}, []*ops.Tensor{tensorOf(ops.Float32, []int{2, 2}, f32Seq(4))}, outTensor(ops.Float32), outTensor(ops.Float32)), "num 3")
+	wantPrepareError(t, NewUnpack(), node(&UnpackOptions{Axis: 2}, []*ops.Tensor{tensorOf(ops.Float32, []int{2, 2}, f32Seq(4))}, outTensor(ops.Float32), outTensor(ops.Float32)), "axis 2")
 }

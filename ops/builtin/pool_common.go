@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // pool2D is the Prepare shared by MAX_POOL_2D and AVERAGE_POOL_2D
@@ -15,7 +16,7 @@ import (
 // point; like TFLite's release build, the kernel does not check it and
 // pools the raw values.
 type pool2D struct {
-	opts           ops.Pool2DOptions
+	opts           Pool2DOptions
 	typ            ops.DataType
 	batches, depth int
 	h, w           window
@@ -26,7 +27,7 @@ type pool2D struct {
 // prepare validates the node for the given operator name and types.
 func (p *pool2D) prepare(n *ops.Node, types ...ops.DataType) error {
 	*p = pool2D{}
-	if o, ok := n.Options.(*ops.Pool2DOptions); ok && o != nil {
+	if o, ok := n.Options.(*Pool2DOptions); ok && o != nil {
 		p.opts = *o
 	} else {
 		return fmt.Errorf("options: have %T, need *Pool2DOptions", n.Options)
@@ -108,4 +109,31 @@ func (p *pool2D) each(f func(outOff, imgOff, yLo, yHi, xLo, xHi int) error) erro
 		}
 	}
 	return nil
+}
+
+// Pool2DOptions is TFLite's Pool2DOptions (MAX_POOL_2D, AVERAGE_POOL_2D,
+// L2_POOL_2D).
+type Pool2DOptions struct {
+	Padding                   ops.Padding
+	StrideW, StrideH          int
+	FilterWidth, FilterHeight int
+	Activation                ops.Activation
+}
+
+func init() {
+	registerOptions(schema.BuiltinOptionsPool2DOptions, decodePool2DOptions)
+}
+
+// decodePool2DOptions decodes TFLite's Pool2DOptions table.
+func decodePool2DOptions(t ops.OptionsTable) (any, error) {
+	var o schema.Pool2DOptions
+	initTable(&o, t)
+	return &Pool2DOptions{
+		Padding:      ops.Padding(o.Padding()),
+		StrideW:      int(o.StrideW()),
+		StrideH:      int(o.StrideH()),
+		FilterWidth:  int(o.FilterWidth()),
+		FilterHeight: int(o.FilterHeight()),
+		Activation:   ops.Activation(o.FusedActivationFunction()),
+	}, nil
 }

@@ -15,8 +15,8 @@ import (
 
 var poolIn = []float32{0, 6, 2, 4, 3, 2, 10, 7}
 
-func poolOpts(pad ops.Padding, stride int, act ops.Activation) *ops.Pool2DOptions {
-	return &ops.Pool2DOptions{Padding: pad, StrideW: stride, StrideH: stride, FilterWidth: 2, FilterHeight: 2, Activation: act}
+func poolOpts(pad ops.Padding, stride int, act ops.Activation) *Pool2DOptions {
+	return &Pool2DOptions{Padding: pad, StrideW: stride, StrideH: stride, FilterWidth: 2, FilterHeight: 2, Activation: act}
 }
 
 func TestPoolFloatTFLiteVectors(t *testing.T) {
@@ -24,7 +24,7 @@ func TestPoolFloatTFLiteVectors(t *testing.T) {
 		name string
 		k    func() ops.Kernel
 		in   []float32
-		opts *ops.Pool2DOptions
+		opts *Pool2DOptions
 		want []float64
 	}{
 		{"AveragePool", NewAveragePool2D, poolIn, poolOpts(ops.PaddingValid, 2, ops.ActNone), []float64{2.75, 5.75}},
@@ -57,7 +57,7 @@ func TestPoolQuantizedTFLiteVectors(t *testing.T) {
 		typ    ops.DataType
 		lo, hi float64
 		in     []float32
-		opts   *ops.Pool2DOptions
+		opts   *Pool2DOptions
 		want   []int
 	}{
 		{"AveragePool", NewAveragePool2D, ops.Uint8, 0, 15.9375, poolIn, poolOpts(ops.PaddingValid, 2, ops.ActNone), []int{44, 92}},
@@ -97,7 +97,7 @@ func TestPoolQuantizedTFLiteVectors(t *testing.T) {
 func TestAveragePoolIntRounding(t *testing.T) {
 	r := lcg(77)
 	shape := []int{2, 7, 5, 3}
-	opts := &ops.Pool2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 2, FilterWidth: 3, FilterHeight: 3}
+	opts := &Pool2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 2, FilterWidth: 3, FilterHeight: 3}
 	for _, typ := range []ops.DataType{ops.Int8, ops.Uint8} {
 		lo, hi, _ := ops.TypeRange(typ)
 		v := randInts(&r, prod(shape), int(lo), int(hi))
@@ -154,7 +154,7 @@ func TestPoolErrors(t *testing.T) {
 		{"stride", NewAveragePool2D, node(poolOpts(ops.PaddingValid, 0, ops.ActNone), []*ops.Tensor{in(1, 2, 2, 1)}, outTensor(ops.Float32)), "stride 0"},
 		{"type", NewMaxPool2D, node(poolOpts(ops.PaddingValid, 1, ops.ActNone), []*ops.Tensor{tensorOf(ops.Int32, []int{1, 2, 2, 1}, make([]int32, 4))}, outTensor(ops.Int32)), "int32 not supported"},
 		{"out type", NewMaxPool2D, node(poolOpts(ops.PaddingValid, 1, ops.ActNone), []*ops.Tensor{in(1, 2, 2, 1)}, outTensor(ops.Int8)), "output 0: type int8"},
-		{"filter", NewMaxPool2D, node(&ops.Pool2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 1}, []*ops.Tensor{in(1, 2, 2, 1)}, outTensor(ops.Float32)), "filter size 0"},
+		{"filter", NewMaxPool2D, node(&Pool2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 1}, []*ops.Tensor{in(1, 2, 2, 1)}, outTensor(ops.Float32)), "filter size 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { wantPrepareError(t, tc.k(), tc.n, tc.frag) })
 	}

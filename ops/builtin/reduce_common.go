@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // reduction is the geometry shared by the reducing kernels (MEAN, SUM,
@@ -255,8 +256,8 @@ type reduceOp struct {
 func (k *Reduce) Prepare(n *ops.Node) error {
 	op := k.op
 	*k = Reduce{op: op}
-	var opts ops.ReducerOptions
-	if o, ok := n.Options.(*ops.ReducerOptions); ok && o != nil {
+	var opts ReducerOptions
+	if o, ok := n.Options.(*ReducerOptions); ok && o != nil {
 		opts = *o
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *ReducerOptions", n.Options)
@@ -334,4 +335,20 @@ func (k *Reduce) Eval(n *ops.Node) error {
 		op.b(&k.r, in.Bools(), out.Bools()[:oc])
 	}
 	return nil
+}
+
+// ReducerOptions is TFLite's ReducerOptions (MEAN, SUM, REDUCE_MAX, …).
+type ReducerOptions struct {
+	KeepDims bool
+}
+
+func init() {
+	registerOptions(schema.BuiltinOptionsReducerOptions, decodeReducerOptions)
+}
+
+// decodeReducerOptions decodes TFLite's ReducerOptions table.
+func decodeReducerOptions(t ops.OptionsTable) (any, error) {
+	var o schema.ReducerOptions
+	initTable(&o, t)
+	return &ReducerOptions{KeepDims: o.KeepDims()}, nil
 }

@@ -15,7 +15,7 @@ import (
 func reduceRun(t *testing.T, k ops.Kernel, in *ops.Tensor, axes []int32, keep bool, out *ops.Tensor) *ops.Tensor {
 	t.Helper()
 	ax := constT(tensorOf(ops.Int32, []int{len(axes)}, axes))
-	n := node(&ops.ReducerOptions{KeepDims: keep}, []*ops.Tensor{in, ax}, out)
+	n := node(&ReducerOptions{KeepDims: keep}, []*ops.Tensor{in, ax}, out)
 	run(t, k, n)
 	noAllocs(t, k, n)
 	return n.Outputs[0]

@@ -1,6 +1,11 @@
 package builtin
 
-import "github.com/tflrun/tflrun/ops"
+import (
+	flatbuffers "github.com/google/flatbuffers/go"
+
+	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
+)
 
 // operator is one entry of the package's table of kernels: a builtin
 // operator code, the versions its kernel implements and the kernel's
@@ -26,14 +31,50 @@ func register(op ops.BuiltinOperator, newK func() ops.Kernel, versions ...[2]int
 	operators = append(operators, operator{op: op, versions: versions, newK: newK})
 }
 
+// optionsDecoders holds the decoder of every builtin options table this
+// package's kernels read, by table type. Each operator's file adds the
+// decoder of its own table from init (registerOptions); a table several
+// operators share (ReducerOptions, Pool2DOptions) is registered by the
+// family's common file.
+var optionsDecoders = map[schema.BuiltinOptions]ops.OptionsDecoder{}
+
+// registerOptions adds the decoder of the options table typ to the
+// package's table.
+func registerOptions(typ schema.BuiltinOptions, dec ops.OptionsDecoder) {
+	optionsDecoders[typ] = dec
+}
+
+// flatTable is what the generated accessors of every schema table have.
+type flatTable interface {
+	Init(buf []byte, i flatbuffers.UOffsetT)
+}
+
+// initTable points the generated accessors o at the options table t.
+func initTable(o flatTable, t ops.OptionsTable) {
+	o.Init(t.Bytes, flatbuffers.UOffsetT(t.Pos))
+}
+
+// intList copies a flatbuffer vector of n int32 values.
+func intList(n int, get func(int) int32) []int {
+	l := make([]int, n)
+	for i := range l {
+		l[i] = int(get(i))
+	}
+	return l
+}
+
 // RegisterBuiltins adds every kernel of this package to r for the operator
 // versions it implements (each operator's file registers its own versions
-// from its init function). Registering again replaces earlier
-// registrations of the same versions.
+// from its init function), and the decoders of the builtin options tables
+// those kernels read. Registering again replaces earlier registrations of
+// the same versions.
 func RegisterBuiltins(r *ops.Resolver) {
 	for _, o := range operators {
 		for _, v := range o.versions {
 			r.AddBuiltin(o.op, v[0], v[1], o.newK)
 		}
+	}
+	for typ, dec := range optionsDecoders {
+		r.AddOptions(uint8(typ), dec)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Reshape is the kernel of TFLite's RESHAPE operator: the output holds the
@@ -32,8 +33,34 @@ type Reshape struct {
 // NewReshape returns a RESHAPE kernel for one node.
 func NewReshape() ops.Kernel { return &Reshape{} }
 
+// ReshapeOptions is TFLite's ReshapeOptions. NewShape is nil when the
+// model does not give the field.
+type ReshapeOptions struct {
+	NewShape []int
+}
+
 func init() {
 	register(ops.OpReshape, NewReshape, [2]int{1, 1})
+	registerOptions(schema.BuiltinOptionsReshapeOptions, decodeReshapeOptions)
+}
+
+// maxReshapeDims is the most dimensions ReshapeOptions.new_shape may have
+// (TFLite's TFLITE_RESHAPE_PARAMS_MAX_DIMENSION_COUNT).
+const maxReshapeDims = 8
+
+// decodeReshapeOptions decodes TFLite's ReshapeOptions table.
+func decodeReshapeOptions(t ops.OptionsTable) (any, error) {
+	var o schema.ReshapeOptions
+	initTable(&o, t)
+	r := &ReshapeOptions{}
+	if n := o.NewShapeLength(); n > maxReshapeDims {
+		// TFLite's parser copies new_shape into a fixed array of 8.
+		return nil, fmt.Errorf("new_shape has %d dimensions, at most %d are allowed", n, maxReshapeDims)
+	}
+	if o.NewShapeLength() > 0 {
+		r.NewShape = intList(o.NewShapeLength(), o.NewShape)
+	}
+	return r, nil
 }
 
 var errReshapeCount = errors.New("output 0: element count of the new shape differs from the input's")
@@ -87,7 +114,7 @@ func (k *Reshape) Prepare(n *ops.Node) error {
 		return nil
 	}
 	var newShape []int
-	if o, ok := n.Options.(*ops.ReshapeOptions); ok && o != nil {
+	if o, ok := n.Options.(*ReshapeOptions); ok && o != nil {
 		newShape = copyShape(o.NewShape)
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *ReshapeOptions", n.Options)

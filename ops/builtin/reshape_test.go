@@ -21,10 +21,10 @@ func TestReshapeSimpleAndStretch(t *testing.T) {
 		want []int
 	}{
 		{"tensor", node(nil, []*ops.Tensor{tensorOf(ops.Float32, []int{1, 2, 4, 1}, data), int32Vec(2, 2, 2)}, outTensor(ops.Float32)), []int{2, 2, 2}},
-		{"options", node(&ops.ReshapeOptions{NewShape: []int{2, 2, 2}}, []*ops.Tensor{tensorOf(ops.Float32, []int{1, 2, 4, 1}, data)}, outTensor(ops.Float32)), []int{2, 2, 2}},
+		{"options", node(&ReshapeOptions{NewShape: []int{2, 2, 2}}, []*ops.Tensor{tensorOf(ops.Float32, []int{1, 2, 4, 1}, data)}, outTensor(ops.Float32)), []int{2, 2, 2}},
 		{"stretch", node(nil, []*ops.Tensor{tensorOf(ops.Float32, []int{1, 2, 4, 1}, data), int32Vec(2, 1, -1)}, outTensor(ops.Float32)), []int{2, 1, 4}},
-		{"tensor wins over options", node(&ops.ReshapeOptions{NewShape: []int{8}}, []*ops.Tensor{tensorOf(ops.Float32, []int{1, 2, 4, 1}, data), int32Vec(4, 2)}, outTensor(ops.Float32)), []int{4, 2}},
-		{"scalar shape tensor falls back to options", node(&ops.ReshapeOptions{NewShape: []int{8}}, []*ops.Tensor{tensorOf(ops.Float32, []int{1, 2, 4, 1}, data), constT(tensorOf(ops.Int32, nil, []int32{8}))}, outTensor(ops.Float32)), []int{8}},
+		{"tensor wins over options", node(&ReshapeOptions{NewShape: []int{8}}, []*ops.Tensor{tensorOf(ops.Float32, []int{1, 2, 4, 1}, data), int32Vec(4, 2)}, outTensor(ops.Float32)), []int{4, 2}},
+		{"scalar shape tensor falls back to options", node(&ReshapeOptions{NewShape: []int{8}}, []*ops.Tensor{tensorOf(ops.Float32, []int{1, 2, 4, 1}, data), constT(tensorOf(ops.Int32, nil, []int32{8}))}, outTensor(ops.Float32)), []int{8}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k := NewReshape()
@@ -38,8 +38,8 @@ func TestReshapeSimpleAndStretch(t *testing.T) {
 
 func TestReshapeScalar(t *testing.T) {
 	for _, n := range []*ops.Node{
-		node(&ops.ReshapeOptions{NewShape: []int{0}}, []*ops.Tensor{tensorOf(ops.Int8, []int{1, 1}, []int8{-3})}, outTensor(ops.Int8)),
-		node(&ops.ReshapeOptions{NewShape: []int{}}, []*ops.Tensor{tensorOf(ops.Int8, []int{1}, []int8{-3})}, outTensor(ops.Int8)),
+		node(&ReshapeOptions{NewShape: []int{0}}, []*ops.Tensor{tensorOf(ops.Int8, []int{1, 1}, []int8{-3})}, outTensor(ops.Int8)),
+		node(&ReshapeOptions{NewShape: []int{}}, []*ops.Tensor{tensorOf(ops.Int8, []int{1}, []int8{-3})}, outTensor(ops.Int8)),
 		node(nil, []*ops.Tensor{tensorOf(ops.Int8, []int{1}, []int8{-3}), constT(tensorOf(ops.Int32, []int{0}, []int32{}))}, outTensor(ops.Int8)),
 	} {
 		run(t, NewReshape(), n)
@@ -87,7 +87,7 @@ func TestReshapeErrors(t *testing.T) {
 	}{
 		{"mismatched", node(nil, []*ops.Tensor{in(), int32Vec(2, 1)}, outTensor(ops.Float32)), []string{"input 1 (shape)", "2 elements, input has 4"}},
 		{"two stretch", node(nil, []*ops.Tensor{tensorOf(ops.Float32, []int{1, 2, 4, 1}, make([]float32, 8)), int32Vec(-1, -1, 2, 4)}, outTensor(ops.Float32)), []string{"more than one dimension is -1"}},
-		{"negative", node(&ops.ReshapeOptions{NewShape: []int{-2, -2}}, []*ops.Tensor{in()}, outTensor(ops.Float32)), []string{"options", "-2"}},
+		{"negative", node(&ReshapeOptions{NewShape: []int{-2, -2}}, []*ops.Tensor{in()}, outTensor(ops.Float32)), []string{"options", "-2"}},
 		{"type change", node(nil, []*ops.Tensor{in(), int32Vec(4)}, outTensor(ops.Int32)), []string{"output 0", "int32"}},
 		{"three inputs", node(nil, []*ops.Tensor{in(), int32Vec(4), int32Vec(4)}, outTensor(ops.Float32)), []string{"inputs"}},
 	} {

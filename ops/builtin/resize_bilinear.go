@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // ResizeBilinear is the kernel of TFLite's RESIZE_BILINEAR operator for
@@ -33,6 +34,14 @@ func NewResizeBilinear() ops.Kernel { return &ResizeBilinear{} }
 
 func init() {
 	register(ops.OpResizeBilinear, NewResizeBilinear, [2]int{1, 4})
+	registerOptions(schema.BuiltinOptionsResizeBilinearOptions, decodeResizeBilinearOptions)
+}
+
+// decodeResizeBilinearOptions decodes TFLite's ResizeBilinearOptions table.
+func decodeResizeBilinearOptions(t ops.OptionsTable) (any, error) {
+	var o schema.ResizeBilinearOptions
+	initTable(&o, t)
+	return &ResizeOptions{AlignCorners: o.AlignCorners(), HalfPixelCenters: o.HalfPixelCenters()}, nil
 }
 
 // Prepare validates the node, sets the output shape and precomputes the

@@ -19,11 +19,11 @@ func TestResizeBilinear(t *testing.T) {
 	nearFloats(t, "ThreeDimensionalResize (depth 2)", resizeRun(t, NewResizeBilinear(), nil,
 		f([]int{1, 2, 2, 2}, 3, 4, 6, 10, 9, 10, 12, 16), 3, 3).Float32s(),
 		[]float64{3, 4, 5, 8, 6, 10, 7, 8, 9, 12, 10, 14, 9, 10, 11, 14, 12, 16}, 1e-5)
-	nearFloats(t, "AlignCorners", resizeRun(t, NewResizeBilinear(), &ops.ResizeOptions{AlignCorners: true}, f([]int{1, 2, 2, 1}, 3, 6, 9, 12), 3, 3).Float32s(),
+	nearFloats(t, "AlignCorners", resizeRun(t, NewResizeBilinear(), &ResizeOptions{AlignCorners: true}, f([]int{1, 2, 2, 1}, 3, 6, 9, 12), 3, 3).Float32s(),
 		[]float64{3, 4.5, 6, 6, 7.5, 9, 9, 10.5, 12}, 1e-6)
-	nearFloats(t, "HalfPixelCenters", resizeRun(t, NewResizeBilinear(), &ops.ResizeOptions{HalfPixelCenters: true}, f([]int{1, 2, 2, 1}, 1, 2, 3, 4), 3, 3).Float32s(),
+	nearFloats(t, "HalfPixelCenters", resizeRun(t, NewResizeBilinear(), &ResizeOptions{HalfPixelCenters: true}, f([]int{1, 2, 2, 1}, 1, 2, 3, 4), 3, 3).Float32s(),
 		[]float64{1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4}, 1e-6)
-	wantPrepareError(t, NewResizeBilinear(), node(&ops.ResizeOptions{AlignCorners: true, HalfPixelCenters: true}, []*ops.Tensor{f([]int{1, 2, 2, 1}, 1, 2, 3, 4), c32(3, 3)}, outTensor(ops.Float32)), "half_pixel")
+	wantPrepareError(t, NewResizeBilinear(), node(&ResizeOptions{AlignCorners: true, HalfPixelCenters: true}, []*ops.Tensor{f([]int{1, 2, 2, 1}, 1, 2, 3, 4), c32(3, 3)}, outTensor(ops.Float32)), "half_pixel")
 	wantPrepareError(t, NewResizeBilinear(), node(nil, []*ops.Tensor{quantTensor(ops.Uint8, []int{1, 1, 2, 1}, []float32{0, 1}, 0, 1), c32(1, 3)}, quantOut(ops.Uint8, 0, 1)), "quantised")
 	wantPrepareError(t, NewResizeBilinear(), node(nil, []*ops.Tensor{f([]int{2, 2, 1}, 1, 2, 3, 4), c32(3, 3)}, outTensor(ops.Float32)), "rank 3")
 	wantPrepareError(t, NewResizeBilinear(), node(nil, []*ops.Tensor{f([]int{1, 2, 2, 1}, 1, 2, 3, 4), c32(0, 3)}, outTensor(ops.Float32)), "size")

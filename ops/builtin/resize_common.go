@@ -14,12 +14,12 @@ import (
 type resizeGeometry struct {
 	batch, inH, inW, depth int
 	outH, outW             int
-	opts                   ops.ResizeOptions
+	opts                   ResizeOptions
 }
 
 func (g *resizeGeometry) prepare(n *ops.Node) (in, out *ops.Tensor, err error) {
 	*g = resizeGeometry{}
-	if o, ok := n.Options.(*ops.ResizeOptions); ok {
+	if o, ok := n.Options.(*ResizeOptions); ok {
 		if o != nil {
 			g.opts = *o
 		}
@@ -71,4 +71,15 @@ func (g *resizeGeometry) scale(in, out int) float32 {
 		return float32(in-1) / float32(out-1)
 	}
 	return float32(in) / float32(out)
+}
+
+// ResizeOptions is TFLite's ResizeBilinearOptions and
+// ResizeNearestNeighborOptions (operators RESIZE_BILINEAR and
+// RESIZE_NEAREST_NEIGHBOR), which have the same fields.
+type ResizeOptions struct {
+	// AlignCorners maps the corner pixels of input and output onto each
+	// other (scale (in−1)/(out−1)).
+	AlignCorners bool
+	// HalfPixelCenters samples at pixel centres (x+0.5)·scale − 0.5.
+	HalfPixelCenters bool
 }

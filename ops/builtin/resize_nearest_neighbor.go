@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // ResizeNearestNeighbor is the kernel of TFLite's RESIZE_NEAREST_NEIGHBOR
@@ -28,6 +29,14 @@ func NewResizeNearestNeighbor() ops.Kernel { return &ResizeNearestNeighbor{} }
 
 func init() {
 	register(ops.OpResizeNearestNeighbor, NewResizeNearestNeighbor, [2]int{1, 4})
+	registerOptions(schema.BuiltinOptionsResizeNearestNeighborOptions, decodeResizeNearestNeighborOptions)
+}
+
+// decodeResizeNearestNeighborOptions decodes TFLite's ResizeNearestNeighborOptions table.
+func decodeResizeNearestNeighborOptions(t ops.OptionsTable) (any, error) {
+	var o schema.ResizeNearestNeighborOptions
+	initTable(&o, t)
+	return &ResizeOptions{AlignCorners: o.AlignCorners(), HalfPixelCenters: o.HalfPixelCenters()}, nil
 }
 
 // Prepare validates the node, sets the output shape and precomputes the

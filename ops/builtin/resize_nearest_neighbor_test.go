@@ -12,8 +12,8 @@ func TestResizeNearestNeighbor(t *testing.T) {
 	nearFloats(t, "VerticalResize", resizeRun(t, NewResizeNearestNeighbor(), nil, f([]int{1, 2, 1, 1}, 3, 9), 3, 1).Float32s(), []float64{3, 3, 9}, 0)
 	sq := func() *ops.Tensor { return f([]int{1, 2, 2, 1}, 3, 6, 9, 12) }
 	nearFloats(t, "TwoDimensionalResize", resizeRun(t, NewResizeNearestNeighbor(), nil, sq(), 3, 3).Float32s(), []float64{3, 3, 6, 3, 3, 6, 9, 9, 12}, 0)
-	nearFloats(t, "AlignCorners", resizeRun(t, NewResizeNearestNeighbor(), &ops.ResizeOptions{AlignCorners: true}, sq(), 3, 3).Float32s(), []float64{3, 6, 6, 9, 12, 12, 9, 12, 12}, 0)
-	nearFloats(t, "HalfPixelCenters", resizeRun(t, NewResizeNearestNeighbor(), &ops.ResizeOptions{HalfPixelCenters: true}, sq(), 3, 3).Float32s(), []float64{3, 6, 6, 9, 12, 12, 9, 12, 12}, 0)
+	nearFloats(t, "AlignCorners", resizeRun(t, NewResizeNearestNeighbor(), &ResizeOptions{AlignCorners: true}, sq(), 3, 3).Float32s(), []float64{3, 6, 6, 9, 12, 12, 9, 12, 12}, 0)
+	nearFloats(t, "HalfPixelCenters", resizeRun(t, NewResizeNearestNeighbor(), &ResizeOptions{HalfPixelCenters: true}, sq(), 3, 3).Float32s(), []float64{3, 6, 6, 9, 12, 12, 9, 12, 12}, 0)
 	u8 := tensorOf(ops.Uint8, []int{1, 2, 2, 1}, []uint8{3, 6, 9, 12})
 	equalInts(t, "TwoDimensionalResize uint8", resizeRun(t, NewResizeNearestNeighbor(), nil, u8, 3, 3).Data, []int{3, 3, 6, 3, 3, 6, 9, 9, 12})
 	i8 := tensorOf(ops.Int8, []int{1, 2, 2, 2}, []int8{1, -1, 2, -2, 3, -3, 4, -4})

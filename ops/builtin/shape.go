@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Shape is the kernel of TFLite's SHAPE operator: the dimensions of input
@@ -16,15 +17,29 @@ type Shape struct {
 // NewShape returns a SHAPE kernel for one node.
 func NewShape() ops.Kernel { return &Shape{} }
 
+// ShapeOptions is TFLite's ShapeOptions (operator SHAPE): the type of the
+// output, int32 or int64.
+type ShapeOptions struct {
+	OutType ops.DataType
+}
+
 func init() {
 	register(ops.OpShape, NewShape, [2]int{1, 1})
+	registerOptions(schema.BuiltinOptionsShapeOptions, decodeShapeOptions)
+}
+
+// decodeShapeOptions decodes TFLite's ShapeOptions table.
+func decodeShapeOptions(t ops.OptionsTable) (any, error) {
+	var o schema.ShapeOptions
+	initTable(&o, t)
+	return &ShapeOptions{OutType: ops.DataType(o.OutType())}, nil
 }
 
 // Prepare checks the output type and sets its shape [rank].
 func (k *Shape) Prepare(n *ops.Node) error {
 	*k = Shape{}
 	outType := ops.Int32
-	if o, ok := n.Options.(*ops.ShapeOptions); ok && o != nil {
+	if o, ok := n.Options.(*ShapeOptions); ok && o != nil {
 		outType = o.OutType
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *ShapeOptions", n.Options)

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Softmax is the kernel of TFLite's SOFTMAX operator: along the last
@@ -36,15 +37,28 @@ type Softmax struct {
 // NewSoftmax returns a SOFTMAX kernel for one node.
 func NewSoftmax() ops.Kernel { return &Softmax{} }
 
+// SoftmaxOptions is TFLite's SoftmaxOptions.
+type SoftmaxOptions struct {
+	Beta float32
+}
+
 func init() {
 	// TFLite 1-3; 3 is int16.
 	register(ops.OpSoftmax, NewSoftmax, [2]int{1, 2})
+	registerOptions(schema.BuiltinOptionsSoftmaxOptions, decodeSoftmaxOptions)
+}
+
+// decodeSoftmaxOptions decodes TFLite's SoftmaxOptions table.
+func decodeSoftmaxOptions(t ops.OptionsTable) (any, error) {
+	var o schema.SoftmaxOptions
+	initTable(&o, t)
+	return &SoftmaxOptions{Beta: o.Beta()}, nil
 }
 
 // Prepare checks types and quantisation and builds the exp table.
 func (k *Softmax) Prepare(n *ops.Node) error {
 	*k = Softmax{}
-	if o, ok := n.Options.(*ops.SoftmaxOptions); ok && o != nil {
+	if o, ok := n.Options.(*SoftmaxOptions); ok && o != nil {
 		k.beta = o.Beta
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *SoftmaxOptions", n.Options)

@@ -34,7 +34,7 @@ func softmaxRef(x []float32, depth int, beta float64) []float64 {
 }
 
 func TestSoftmaxFloat(t *testing.T) {
-	n := node(&ops.SoftmaxOptions{Beta: 0.1}, []*ops.Tensor{tensorOf(ops.Float32, []int{1, 2, 1, 4}, softmaxIn)}, outTensor(ops.Float32))
+	n := node(&SoftmaxOptions{Beta: 0.1}, []*ops.Tensor{tensorOf(ops.Float32, []int{1, 2, 1, 4}, softmaxIn)}, outTensor(ops.Float32))
 	k := NewSoftmax()
 	run(t, k, n)
 	nearFloats(t, "output", n.Outputs[0].Float32s(), []float64{.23463, .12877, .28658, .35003, .22528, .13664, .45365, .18443}, 1e-5)
@@ -68,7 +68,7 @@ func TestSoftmaxQuantized(t *testing.T) {
 			} else {
 				inT = tensorOf(ops.Uint8, []int{3, 17}, toUint8(xq))
 			}
-			n := node(&ops.SoftmaxOptions{Beta: 1.3}, []*ops.Tensor{q(inT, inScale, tc.inZP)}, q(outTensor(tc.out), tc.outScale, tc.outZP))
+			n := node(&SoftmaxOptions{Beta: 1.3}, []*ops.Tensor{q(inT, inScale, tc.inZP)}, q(outTensor(tc.out), tc.outScale, tc.outZP))
 			k := NewSoftmax()
 			run(t, k, n)
 			// Reference on the dequantised input.
@@ -110,11 +110,11 @@ func TestSoftmaxQuantized(t *testing.T) {
 // Hand-computed from the table algorithm: a row {0, 0} of int8 input gives
 // table entries e^0 = 1 twice, sum 2, p = 1/(2/256) = 128 → 128−128 = 0.
 func TestSoftmaxInt8Uniform(t *testing.T) {
-	n := node(&ops.SoftmaxOptions{Beta: 1}, []*ops.Tensor{q(tensorOf(ops.Int8, []int{1, 2}, []int8{5, 5}), 0.1, 0)}, q(outTensor(ops.Int8), 1.0/256, -128))
+	n := node(&SoftmaxOptions{Beta: 1}, []*ops.Tensor{q(tensorOf(ops.Int8, []int{1, 2}, []int8{5, 5}), 0.1, 0)}, q(outTensor(ops.Int8), 1.0/256, -128))
 	run(t, NewSoftmax(), n)
 	equalInts(t, "output", n.Outputs[0].Int8s(), []int{0, 0})
 	// uint8: p = 128 exactly → 128.
-	n = node(&ops.SoftmaxOptions{Beta: 1}, []*ops.Tensor{q(tensorOf(ops.Uint8, []int{1, 2}, []uint8{9, 9}), 0.1, 0)}, q(outTensor(ops.Uint8), 1.0/256, 0))
+	n = node(&SoftmaxOptions{Beta: 1}, []*ops.Tensor{q(tensorOf(ops.Uint8, []int{1, 2}, []uint8{9, 9}), 0.1, 0)}, q(outTensor(ops.Uint8), 1.0/256, 0))
 	run(t, NewSoftmax(), n)
 	equalInts(t, "output", n.Outputs[0].Uint8s(), []int{128, 128})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Split is the kernel of TFLite's SPLIT operator: input 1 cut along the
@@ -21,13 +22,21 @@ func init() {
 	// The versions TFLite registers; Prepare refuses the types this
 	// kernel lacks.
 	register(ops.OpSplit, NewSplit, [2]int{1, 4})
+	registerOptions(schema.BuiltinOptionsSplitOptions, decodeSplitOptions)
+}
+
+// decodeSplitOptions decodes TFLite's SplitOptions table.
+func decodeSplitOptions(t ops.OptionsTable) (any, error) {
+	var o schema.SplitOptions
+	initTable(&o, t)
+	return &SplitOptions{NumSplits: int(o.NumSplits())}, nil
 }
 
 // Prepare validates the node and sets the output shapes.
 func (k *Split) Prepare(n *ops.Node) error {
 	k.splitter = splitter{}
-	var opts ops.SplitOptions
-	if o, ok := n.Options.(*ops.SplitOptions); ok && o != nil {
+	var opts SplitOptions
+	if o, ok := n.Options.(*SplitOptions); ok && o != nil {
 		opts = *o
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *SplitOptions", n.Options)

@@ -91,3 +91,9 @@ func (s *splitter) eval(n *ops.Node, in *ops.Tensor) error {
 	}
 	return nil
 }
+
+// SplitOptions is TFLite's SplitOptions (also used for SPLIT_V's
+// SplitVOptions, which has the same single field).
+type SplitOptions struct {
+	NumSplits int
+}

@@ -22,7 +22,7 @@ func TestSplitAndSplitV(t *testing.T) {
 		{3, [][]float64{{0, 2, 4, 6, 8, 10, 12, 14}, {1, 3, 5, 7, 9, 11, 13, 15}}},
 		{-4, [][]float64{{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}}},
 	} {
-		n := node(&ops.SplitOptions{NumSplits: 2}, []*ops.Tensor{constT(tensorOf(ops.Int32, []int{}, []int32{tc.axis})), in}, outTensor(ops.Float32), outTensor(ops.Float32))
+		n := node(&SplitOptions{NumSplits: 2}, []*ops.Tensor{constT(tensorOf(ops.Int32, []int{}, []int32{tc.axis})), in}, outTensor(ops.Float32), outTensor(ops.Float32))
 		k := NewSplit()
 		run(t, k, n)
 		for i, o := range n.Outputs {
@@ -30,7 +30,7 @@ func TestSplitAndSplitV(t *testing.T) {
 		}
 		noAllocs(t, k, n)
 		// SPLIT_V with sizes {1, -1} along the same axis matches.
-		v := node(&ops.SplitOptions{NumSplits: 2}, []*ops.Tensor{in, constT(tensorOf(ops.Int32, []int{2}, []int32{1, -1})), constT(tensorOf(ops.Int32, []int{1}, []int32{tc.axis}))}, outTensor(ops.Float32), outTensor(ops.Float32))
+		v := node(&SplitOptions{NumSplits: 2}, []*ops.Tensor{in, constT(tensorOf(ops.Int32, []int{2}, []int32{1, -1})), constT(tensorOf(ops.Int32, []int{1}, []int32{tc.axis}))}, outTensor(ops.Float32), outTensor(ops.Float32))
 		vk := NewSplitV()
 		run(t, vk, v)
 		for i, o := range v.Outputs {
@@ -40,12 +40,12 @@ func TestSplitAndSplitV(t *testing.T) {
 	}
 	// SplitVOpTest: [4, 2] rows split {1, 0, 3} along axis 0 (a size 0 part).
 	x := tensorOf(ops.Float32, []int{4, 2}, f32Seq(8))
-	v := node(&ops.SplitOptions{NumSplits: 3}, []*ops.Tensor{x, constT(tensorOf(ops.Int64, []int{3}, []int64{1, 0, 3})), constT(tensorOf(ops.Int32, []int{1}, []int32{0}))}, outTensor(ops.Float32), outTensor(ops.Float32), outTensor(ops.Float32))
+	v := node(&SplitOptions{NumSplits: 3}, []*ops.Tensor{x, constT(tensorOf(ops.Int64, []int{3}, []int64{1, 0, 3})), constT(tensorOf(ops.Int32, []int{1}, []int32{0}))}, outTensor(ops.Float32), outTensor(ops.Float32), outTensor(ops.Float32))
 	run(t, NewSplitV(), v)
 	wantShape(t, v.Outputs[1].Shape, []int{0, 2})
 	nearFloats(t, "split_v #2", v.Outputs[2].Float32s(), []float64{2, 3, 4, 5, 6, 7}, 0)
-	wantPrepareError(t, NewSplit(), node(&ops.SplitOptions{NumSplits: 3}, []*ops.Tensor{constT(tensorOf(ops.Int32, []int{}, []int32{0})), in}, outTensor(ops.Float32), outTensor(ops.Float32), outTensor(ops.Float32)), "not divisible")
-	wantPrepareError(t, NewSplitV(), node(&ops.SplitOptions{NumSplits: 2}, []*ops.Tensor{x, constT(tensorOf(ops.Int32, []int{2}, []int32{-1, -1})), constT(tensorOf(ops.Int32, []int{1}, []int32{0}))}, outTensor(ops.Float32), outTensor(ops.Float32)), "more than one")
-	wantPrepareError(t, NewSplitV(), node(&ops.SplitOptions{NumSplits: 2}, []*ops.Tensor{x, constT(tensorOf(ops.Int32, []int{2}, []int32{1, 2})), constT(tensorOf(ops.Int32, []int{1}, []int32{0}))}, outTensor(ops.Float32), outTensor(ops.Float32)), "add up to 3")
-	wantPrepareError(t, NewSplit(), node(&ops.SplitOptions{NumSplits: 2}, []*ops.Tensor{tensorOf(ops.Int32, []int{}, []int32{0}), in}, outTensor(ops.Float32), outTensor(ops.Float32)), "constant")
+	wantPrepareError(t, NewSplit(), node(&SplitOptions{NumSplits: 3}, []*ops.Tensor{constT(tensorOf(ops.Int32, []int{}, []int32{0})), in}, outTensor(ops.Float32), outTensor(ops.Float32), outTensor(ops.Float32)), "not divisible")
+	wantPrepareError(t, NewSplitV(), node(&SplitOptions{NumSplits: 2}, []*ops.Tensor{x, constT(tensorOf(ops.Int32, []int{2}, []int32{-1, -1})), constT(tensorOf(ops.Int32, []int{1}, []int32{0}))}, outTensor(ops.Float32), outTensor(ops.Float32)), "more than one")
+	wantPrepareError(t, NewSplitV(), node(&SplitOptions{NumSplits: 2}, []*ops.Tensor{x, constT(tensorOf(ops.Int32, []int{2}, []int32{1, 2})), constT(tensorOf(ops.Int32, []int{1}, []int32{0}))}, outTensor(ops.Float32), outTensor(ops.Float32)), "add up to 3")
+	wantPrepareError(t, NewSplit(), node(&SplitOptions{NumSplits: 2}, []*ops.Tensor{tensorOf(ops.Int32, []int{}, []int32{0}), in}, outTensor(ops.Float32), outTensor(ops.Float32)), "constant")
 }

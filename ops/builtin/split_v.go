@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // SplitV is the kernel of TFLite's SPLIT_V operator: input 0 cut along the
@@ -23,13 +24,21 @@ func init() {
 	// The versions TFLite registers; Prepare refuses the types this
 	// kernel lacks.
 	register(ops.OpSplitV, NewSplitV, [2]int{1, 2})
+	registerOptions(schema.BuiltinOptionsSplitVOptions, decodeSplitVOptions)
+}
+
+// decodeSplitVOptions decodes TFLite's SplitVOptions table.
+func decodeSplitVOptions(t ops.OptionsTable) (any, error) {
+	var o schema.SplitVOptions
+	initTable(&o, t)
+	return &SplitOptions{NumSplits: int(o.NumSplits())}, nil
 }
 
 // Prepare validates the sizes and sets the output shapes.
 func (k *SplitV) Prepare(n *ops.Node) error {
 	k.splitter = splitter{}
-	var opts ops.SplitOptions
-	if o, ok := n.Options.(*ops.SplitOptions); ok && o != nil {
+	var opts SplitOptions
+	if o, ok := n.Options.(*SplitOptions); ok && o != nil {
 		opts = *o
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *SplitOptions", n.Options)

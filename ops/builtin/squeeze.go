@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Squeeze is the kernel of TFLite's SQUEEZE operator: input 0's data under
@@ -16,17 +17,39 @@ type Squeeze struct{ bytes int }
 // NewSqueeze returns a SQUEEZE kernel for one node.
 func NewSqueeze() ops.Kernel { return &Squeeze{} }
 
+// SqueezeOptions is TFLite's SqueezeOptions; SqueezeDims empty means
+// "every dimension of size 1".
+type SqueezeOptions struct {
+	SqueezeDims []int
+}
+
 func init() {
 	// The versions TFLite registers; Prepare refuses the types this
 	// kernel lacks.
 	register(ops.OpSqueeze, NewSqueeze, [2]int{1, 2})
+	registerOptions(schema.BuiltinOptionsSqueezeOptions, decodeSqueezeOptions)
+}
+
+// maxSqueezeDims is the most entries SqueezeOptions.squeeze_dims may have
+// (the size of TfLiteSqueezeParams.squeeze_dims).
+const maxSqueezeDims = 8
+
+// decodeSqueezeOptions decodes TFLite's SqueezeOptions table.
+func decodeSqueezeOptions(t ops.OptionsTable) (any, error) {
+	var o schema.SqueezeOptions
+	initTable(&o, t)
+	if n := o.SqueezeDimsLength(); n > maxSqueezeDims {
+		// TFLite's parser copies squeeze_dims into a fixed array of 8.
+		return nil, fmt.Errorf("squeeze_dims has %d entries, at most %d are allowed", n, maxSqueezeDims)
+	}
+	return &SqueezeOptions{SqueezeDims: intList(o.SqueezeDimsLength(), o.SqueezeDims)}, nil
 }
 
 // Prepare validates the node and sets the output shape.
 func (k *Squeeze) Prepare(n *ops.Node) error {
 	*k = Squeeze{}
-	var opts ops.SqueezeOptions
-	if o, ok := n.Options.(*ops.SqueezeOptions); ok && o != nil {
+	var opts SqueezeOptions
+	if o, ok := n.Options.(*SqueezeOptions); ok && o != nil {
 		opts = *o
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *SqueezeOptions", n.Options)

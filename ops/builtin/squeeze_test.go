@@ -15,14 +15,14 @@ func TestSqueezeExpandDims(t *testing.T) {
 		dims []int
 		want []int
 	}{{nil, []int{24}}, {[]int{-1, 0}, []int{24}}, {[]int{2}, []int{1, 24}}} {
-		n := node(&ops.SqueezeOptions{SqueezeDims: tc.dims}, []*ops.Tensor{in}, outTensor(ops.Float32))
+		n := node(&SqueezeOptions{SqueezeDims: tc.dims}, []*ops.Tensor{in}, outTensor(ops.Float32))
 		k := NewSqueeze()
 		run(t, k, n)
 		wantShape(t, n.Outputs[0].Shape, tc.want)
 		nearFloats(t, "squeeze", n.Outputs[0].Float32s()[:3], []float64{0, 1, 2}, 0)
 		noAllocs(t, k, n)
 	}
-	wantPrepareError(t, NewSqueeze(), node(&ops.SqueezeOptions{SqueezeDims: []int{1}}, []*ops.Tensor{in}, outTensor(ops.Float32)), "size 24")
+	wantPrepareError(t, NewSqueeze(), node(&SqueezeOptions{SqueezeDims: []int{1}}, []*ops.Tensor{in}, outTensor(ops.Float32)), "size 24")
 	// ExpandDimsOpTest.PositiveAxis / NegativeAxis on a [2, 2] input, int32
 	// and int64 axis tensors.
 	x := tensorOf(ops.Float32, []int{2, 2}, []float32{-1, 1, -2, 2})

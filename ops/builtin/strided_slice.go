@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // StridedSlice is the kernel of TFLite's STRIDED_SLICE operator: it takes
@@ -30,7 +31,7 @@ import (
 // sizes outputs at Prepare); a zero stride, a shrink index outside the
 // dimension and overflowing sizes are Prepare errors.
 type StridedSlice struct {
-	opts ops.StridedSliceOptions
+	opts StridedSliceOptions
 	elem int
 	// Effective dimensions (after ellipsis expansion and new axes).
 	dims     int
@@ -54,10 +55,33 @@ type StridedSlice struct {
 // NewStridedSlice returns a STRIDED_SLICE kernel for one node.
 func NewStridedSlice() ops.Kernel { return &StridedSlice{} }
 
+// StridedSliceOptions is TFLite's StridedSliceOptions: bit i of a mask
+// refers to dimension i of the begin/end/strides vectors.
+type StridedSliceOptions struct {
+	BeginMask, EndMask, EllipsisMask, NewAxisMask, ShrinkAxisMask int32
+	// Offset: end is relative to begin (end = begin + end) when true.
+	Offset bool
+}
+
 func init() {
 	// The versions TFLite registers; Prepare refuses the types this
 	// kernel lacks.
 	register(ops.OpStridedSlice, NewStridedSlice, [2]int{1, 8})
+	registerOptions(schema.BuiltinOptionsStridedSliceOptions, decodeStridedSliceOptions)
+}
+
+// decodeStridedSliceOptions decodes TFLite's StridedSliceOptions table.
+func decodeStridedSliceOptions(t ops.OptionsTable) (any, error) {
+	var o schema.StridedSliceOptions
+	initTable(&o, t)
+	return &StridedSliceOptions{
+		BeginMask:      o.BeginMask(),
+		EndMask:        o.EndMask(),
+		EllipsisMask:   o.EllipsisMask(),
+		NewAxisMask:    o.NewAxisMask(),
+		ShrinkAxisMask: o.ShrinkAxisMask(),
+		Offset:         o.Offset(),
+	}, nil
 }
 
 var errSliceShape = errors.New("STRIDED_SLICE: begin values at Eval select a different number of elements than the output was sized for")
@@ -65,7 +89,7 @@ var errSliceShape = errors.New("STRIDED_SLICE: begin values at Eval select a dif
 // Prepare validates the node, resolves the masks and sets the output shape.
 func (k *StridedSlice) Prepare(n *ops.Node) error {
 	*k = StridedSlice{}
-	if o, ok := n.Options.(*ops.StridedSliceOptions); ok && o != nil {
+	if o, ok := n.Options.(*StridedSliceOptions); ok && o != nil {
 		k.opts = *o
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *StridedSliceOptions", n.Options)

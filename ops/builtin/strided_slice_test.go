@@ -93,7 +93,7 @@ func sliceNode(tc sliceCase, typ ops.DataType, constBegin bool) *ops.Node {
 	if constBegin {
 		constT(b)
 	}
-	opts := &ops.StridedSliceOptions{BeginMask: tc.bm, EndMask: tc.em, EllipsisMask: tc.elm, NewAxisMask: tc.nam, ShrinkAxisMask: tc.sm, Offset: tc.offset}
+	opts := &StridedSliceOptions{BeginMask: tc.bm, EndMask: tc.em, EllipsisMask: tc.elm, NewAxisMask: tc.nam, ShrinkAxisMask: tc.sm, Offset: tc.offset}
 	return node(opts, []*ops.Tensor{in, b, constT(tensorOf(ops.Int32, []int{n}, tc.end)), constT(tensorOf(ops.Int32, []int{n}, tc.strides))}, outTensor(typ))
 }
 
@@ -132,15 +132,15 @@ func TestStridedSliceErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		ins  []*ops.Tensor
-		opts *ops.StridedSliceOptions
+		opts *StridedSliceOptions
 		frag string
 	}{
-		{"zero stride", []*ops.Tensor{in, i32(0, 0), i32(1, 1), i32(1, 0)}, &ops.StridedSliceOptions{}, "entry 1 is 0"},
-		{"lengths", []*ops.Tensor{in, i32(0, 0), i32(1), i32(1, 1)}, &ops.StridedSliceOptions{}, "entries"},
-		{"type", []*ops.Tensor{in, i32(0, 0), i32(1, 1), constT(tensorOf(ops.Int64, []int{2}, []int64{1, 1}))}, &ops.StridedSliceOptions{}, "need int32"},
-		{"dynamic begin", []*ops.Tensor{in, tensorOf(ops.Int32, []int{2}, []int32{0, 0}), i32(1, 1), i32(1, 1)}, &ops.StridedSliceOptions{}, "constant"},
-		{"shrink out of range", []*ops.Tensor{in, i32(5, 0), i32(6, 1), i32(1, 1)}, &ops.StridedSliceOptions{ShrinkAxisMask: 1}, "shrink index 5"},
-		{"inputs", []*ops.Tensor{in, i32(0, 0), i32(1, 1)}, &ops.StridedSliceOptions{}, "inputs"},
+		{"zero stride", []*ops.Tensor{in, i32(0, 0), i32(1, 1), i32(1, 0)}, &StridedSliceOptions{}, "entry 1 is 0"},
+		{"lengths", []*ops.Tensor{in, i32(0, 0), i32(1), i32(1, 1)}, &StridedSliceOptions{}, "entries"},
+		{"type", []*ops.Tensor{in, i32(0, 0), i32(1, 1), constT(tensorOf(ops.Int64, []int{2}, []int64{1, 1}))}, &StridedSliceOptions{}, "need int32"},
+		{"dynamic begin", []*ops.Tensor{in, tensorOf(ops.Int32, []int{2}, []int32{0, 0}), i32(1, 1), i32(1, 1)}, &StridedSliceOptions{}, "constant"},
+		{"shrink out of range", []*ops.Tensor{in, i32(5, 0), i32(6, 1), i32(1, 1)}, &StridedSliceOptions{ShrinkAxisMask: 1}, "shrink index 5"},
+		{"inputs", []*ops.Tensor{in, i32(0, 0), i32(1, 1)}, &StridedSliceOptions{}, "inputs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wantPrepareError(t, NewStridedSlice(), node(tc.opts, tc.ins, outTensor(ops.Float32)), tc.frag)
@@ -148,7 +148,7 @@ func TestStridedSliceErrors(t *testing.T) {
 	}
 	// A dynamic begin (offset mode) that selects fewer elements than the
 	// output was sized for is an Eval error, not unwritten output.
-	n := node(&ops.StridedSliceOptions{Offset: true}, []*ops.Tensor{tensorOf(ops.Float32, []int{4}, seq(4)), tensorOf(ops.Int32, []int{1}, []int32{3}), i32(3), i32(1)}, outTensor(ops.Float32))
+	n := node(&StridedSliceOptions{Offset: true}, []*ops.Tensor{tensorOf(ops.Float32, []int{4}, seq(4)), tensorOf(ops.Int32, []int{1}, []int32{3}), i32(3), i32(1)}, outTensor(ops.Float32))
 	k := NewStridedSlice()
 	if err := prepare(k, n); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Sub is the kernel of TFLite's SUB operator: out = act(a − b)
@@ -33,15 +34,29 @@ type Sub struct {
 // NewSub returns a SUB kernel for one node.
 func NewSub() ops.Kernel { return &Sub{} }
 
+// SubOptions is TFLite's SubOptions.
+type SubOptions struct {
+	Activation    ops.Activation
+	PotScaleInt16 bool
+}
+
 func init() {
 	register(ops.OpSub, NewSub, [2]int{1, 5})
+	registerOptions(schema.BuiltinOptionsSubOptions, decodeSubOptions)
+}
+
+// decodeSubOptions decodes TFLite's SubOptions table.
+func decodeSubOptions(t ops.OptionsTable) (any, error) {
+	var o schema.SubOptions
+	initTable(&o, t)
+	return &SubOptions{Activation: ops.Activation(o.FusedActivationFunction()), PotScaleInt16: o.PotScaleInt16()}, nil
 }
 
 // Prepare checks types, shapes and quantisation.
 func (k *Sub) Prepare(n *ops.Node) error {
 	*k = Sub{}
 	act, potScale := ops.ActNone, true
-	if o, ok := n.Options.(*ops.SubOptions); ok && o != nil {
+	if o, ok := n.Options.(*SubOptions); ok && o != nil {
 		act, potScale = o.Activation, o.PotScaleInt16
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *SubOptions", n.Options)

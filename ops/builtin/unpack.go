@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Unpack is the kernel of TFLite's UNPACK operator: it splits input 0
@@ -22,17 +23,31 @@ type Unpack struct {
 // NewUnpack returns an UNPACK kernel for one node.
 func NewUnpack() ops.Kernel { return &Unpack{} }
 
+// UnpackOptions is TFLite's UnpackOptions.
+type UnpackOptions struct {
+	Num  int
+	Axis int
+}
+
 func init() {
 	// The versions TFLite registers; Prepare refuses the types this
 	// kernel lacks.
 	register(ops.OpUnpack, NewUnpack, [2]int{1, 4})
+	registerOptions(schema.BuiltinOptionsUnpackOptions, decodeUnpackOptions)
+}
+
+// decodeUnpackOptions decodes TFLite's UnpackOptions table.
+func decodeUnpackOptions(t ops.OptionsTable) (any, error) {
+	var o schema.UnpackOptions
+	initTable(&o, t)
+	return &UnpackOptions{Num: int(o.Num()), Axis: int(o.Axis())}, nil
 }
 
 // Prepare validates the node and sets the output shapes.
 func (k *Unpack) Prepare(n *ops.Node) error {
 	*k = Unpack{}
-	var opts ops.UnpackOptions
-	if o, ok := n.Options.(*ops.UnpackOptions); ok && o != nil {
+	var opts UnpackOptions
+	if o, ok := n.Options.(*UnpackOptions); ok && o != nil {
 		opts = *o
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *UnpackOptions", n.Options)
