@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"unsafe"
+
+	"github.com/tflrun/tflrun/ops"
 )
 
 // arenaAlign is the alignment (bytes) of every buffer placed in the arena:
@@ -89,4 +92,147 @@ func planGreedy(bufs []planBuffer) (int, error) {
 		placed = append(placed, i)
 	}
 	return total, nil
+}
+
+// plan computes tensor lifetimes, places arena tensors and scratch with
+// planGreedy, allocates the arena and the persistent storage (variable
+// tensors, then precomputed tensors, never shared), and binds every
+// tensor's Data.
+func (it *Interpreter) plan() error {
+	sg := it.sg
+	nOps := len(sg.nodes)
+	const unused = -2
+	first := make([]int, len(sg.tensors))
+	last := make([]int, len(sg.tensors))
+	for i := range first {
+		first[i], last[i] = unused, unused
+	}
+	use := func(t *ops.Tensor, at int) {
+		if t == nil || t.Kind != ops.ArenaTensor {
+			return
+		}
+		if first[t.Index] == unused || at < first[t.Index] {
+			first[t.Index] = at
+		}
+		if at > last[t.Index] {
+			last[t.Index] = at
+		}
+	}
+	// Graph inputs live for the whole invoke so users may re-run or read
+	// them back; graph outputs until the end.
+	for _, i := range sg.inputs {
+		use(&sg.tensors[i], -1)
+		use(&sg.tensors[i], nOps)
+	}
+	for k := range sg.nodes {
+		nd := &sg.nodes[k]
+		for _, t := range nd.Inputs {
+			use(t, k)
+		}
+		for _, t := range nd.Outputs {
+			use(t, k)
+		}
+		for _, t := range nd.Intermediates {
+			use(t, k)
+		}
+	}
+	for _, i := range sg.outputs {
+		use(&sg.tensors[i], nOps)
+	}
+
+	var bufs []planBuffer
+	var owners []int // tensor index, or -(1+scratch slot) for scratch
+	type scratchRef struct{ node, id int }
+	var scratch []scratchRef
+	for i := range sg.tensors {
+		t := &sg.tensors[i]
+		if t.Kind != ops.ArenaTensor || first[i] == unused {
+			continue
+		}
+		bufs = append(bufs, planBuffer{size: t.Bytes(), first: first[i], last: last[i]})
+		owners = append(owners, i)
+	}
+	for k := range sg.nodes {
+		for id, size := range sg.nodes[k].ScratchSizes() {
+			bufs = append(bufs, planBuffer{size: size, first: k, last: k})
+			owners = append(owners, -1-len(scratch))
+			scratch = append(scratch, scratchRef{k, id})
+		}
+	}
+	total, err := planGreedy(bufs)
+	if err != nil {
+		return fmt.Errorf("planning the arena: %w", err)
+	}
+	if it.maxBytes >= 0 && int64(total)+int64(it.preBytes) > it.maxBytes {
+		return fmt.Errorf("the arena needs %d bytes besides the precomputed tensors (%d bytes), above the limit of %d (Options.MaxArenaBytes)", total, it.preBytes, it.maxBytes)
+	}
+	if cap(it.arena) < total {
+		it.arena = alignedBytes(total)
+	}
+	it.arena = it.arena[:total]
+	clear(it.arena)
+	it.arenaBytes = total
+	for k := range sg.nodes {
+		nd := &sg.nodes[k]
+		nd.Scratch = make([][]byte, len(nd.ScratchSizes()))
+	}
+	for j, b := range bufs {
+		var data []byte
+		if b.size > 0 {
+			data = it.arena[b.offset : b.offset+b.size : b.offset+b.size]
+		}
+		if o := owners[j]; o >= 0 {
+			sg.tensors[o].Data = data
+		} else {
+			ref := scratch[-1-o]
+			sg.nodes[ref.node].Scratch[ref.id] = data
+		}
+	}
+
+	// Variable tensors: one persistent block, never shared (precomputed
+	// tensors got their storage at their operator's Prepare).
+	var persTotal int
+	offsets := make([]int, len(sg.tensors))
+	for i := range sg.tensors {
+		t := &sg.tensors[i]
+		if t.Kind != ops.VariableTensor {
+			continue
+		}
+		if _, err := ops.ShapeElements(t.Shape, t.Type.Size()); err != nil {
+			return fmt.Errorf("variable %s: %w", t, err)
+		}
+		size, ok := alignUp(t.Bytes())
+		if !ok || persTotal > math.MaxInt-arenaAlign-size {
+			return fmt.Errorf("variable %s is too large", t)
+		}
+		offsets[i] = persTotal
+		persTotal += size
+	}
+	if it.maxBytes >= 0 && int64(total)+int64(persTotal)+int64(it.preBytes) > it.maxBytes {
+		return fmt.Errorf("variable tensors (%d bytes) and precomputed tensors (%d bytes) need %d bytes besides the %d-byte arena, above the limit of %d (Options.MaxArenaBytes)", persTotal, it.preBytes, persTotal+it.preBytes, total, it.maxBytes)
+	}
+	if cap(it.persistent) < persTotal {
+		it.persistent = alignedBytes(persTotal)
+	}
+	it.persistent = it.persistent[:persTotal]
+	it.varBytes = persTotal
+	for i := range sg.tensors {
+		t := &sg.tensors[i]
+		if t.Kind == ops.VariableTensor {
+			n := t.Bytes()
+			t.Data = it.persistent[offsets[i] : offsets[i]+n : offsets[i]+n]
+		}
+	}
+	return nil
+}
+
+// alignedBytes returns a zeroed byte slice of length n whose first byte is
+// arenaAlign-aligned.
+func alignedBytes(n int) []byte {
+	if n == 0 {
+		return nil
+	}
+	raw := make([]byte, n+arenaAlign)
+	pad := int((arenaAlign - uintptr(unsafe.Pointer(unsafe.SliceData(raw)))%arenaAlign) % arenaAlign)
+	return raw[pad : pad+n : pad+n]
 }

@@ -1,0 +1,55 @@
+// Package interpreter runs TensorFlow Lite models: it loads and verifies a
+// .tflite file, resolves a kernel for every operator, plans the tensors'
+// memory and runs the operators in order, as TensorFlow Lite's interpreter
+// does.
+//
+// # The life of a model
+//
+// Load (or LoadBytes) verifies the flatbuffer structurally and
+// semantically (indices in range, shapes sane, constant buffers of the
+// size their tensors need, every operator input defined before use) and
+// decodes each operator's builtin options with the decoders of the
+// packages that hold the kernels (model.go, parse.go). The Model is
+// immutable and may back any number of interpreters; its constant tensors
+// are views of the file's bytes (a read-only memory map on Linux and
+// macOS), so Close it only after its interpreters are done.
+//
+// New makes an Interpreter for subgraph 0 (interpreter.go): its own
+// tensors, with the shapes the model declares, and one node per operator
+// (subgraph.go). Nothing is resolved or allocated yet.
+//
+// AllocateTensors looks up each operator's kernel in the resolver
+// (Options.Resolver, DefaultResolver when nil) and runs the kernels'
+// Prepare in execution order, which validates the node, sets the output
+// shapes and requests scratch; an unsupported operator, version or type
+// combination is reported here, naming the operator. A DEQUANTIZE of a
+// constant is computed once, here, instead of at every Invoke. Then the
+// planner (plan.go) gives every activation and scratch buffer an offset in
+// one arena, sharing memory between buffers whose lifetimes do not
+// overlap, gives the variable tensors storage of their own, and resets
+// them. Call it again after ResizeInputTensor.
+//
+// Invoke (invoke.go) runs every operator's Eval once, in order, on the
+// inputs written into Input(i) (its Data, or CopyFrom), leaving the
+// results in Output(i). After the first call it allocates nothing on the
+// heap. An Interpreter is not safe for concurrent use: make one per
+// goroutine; they may share the Model.
+//
+// # State of recurrent models
+//
+// The fused recurrent kernels (UNIDIRECTIONAL_SEQUENCE_LSTM, LSTM,
+// BIDIRECTIONAL_SEQUENCE_LSTM, the RNN family, SVDF and
+// UNIDIRECTIONAL_SEQUENCE_GRU) keep their state in the model's variable
+// tensors, which persist across Invoke calls as in TensorFlow Lite: each
+// Invoke starts from the state the previous one left, so a model that
+// takes one time step per Invoke (a streaming model such as DTLN) carries
+// its state from call to call (for the unidirectional kernels, T invokes
+// of one step equal one invoke of T steps), and a model that takes a whole
+// sequence per Invoke starts the next sequence from the last one's final
+// state. To run independent sequences, call ResetVariableTensors
+// between them (AllocateTensors also resets the state). The one departure
+// from TensorFlow Lite is UNIDIRECTIONAL_SEQUENCE_GRU, whose experimental
+// TensorFlow Lite kernel never writes its state back; tflrun's carries it
+// over like the others, and one Invoke from a fresh state gives TensorFlow
+// Lite's outputs.
+package interpreter

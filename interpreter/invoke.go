@@ -1,0 +1,102 @@
+package interpreter
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// Invoke runs every operator of subgraph 0 once, in order, except those
+// whose output is precomputed (a DEQUANTIZE of a constant, computed at
+// AllocateTensors). After the first call it allocates nothing on the heap.
+// The error names the operator that failed.
+func (it *Interpreter) Invoke() error {
+	if !it.allocated {
+		return ErrNotAllocated
+	}
+	nodes := it.sg.nodes
+	if it.profiling {
+		for k := range nodes {
+			if nodes[k].once {
+				// Listed with no time, as TFLite's profiler lists the
+				// dequantize Eval that returns at once.
+				it.opCounts[k]++
+				continue
+			}
+			start := time.Now()
+			if err := nodes[k].kernel.Eval(&nodes[k].Node); err != nil {
+				return fmt.Errorf("%s: %w", nodes[k].Node.String(), err)
+			}
+			it.opNanos[k] += int64(time.Since(start))
+			it.opCounts[k]++
+		}
+		return nil
+	}
+	for k := range nodes {
+		if nodes[k].once {
+			continue
+		}
+		if err := nodes[k].kernel.Eval(&nodes[k].Node); err != nil {
+			return fmt.Errorf("%s: %w", nodes[k].Node.String(), err)
+		}
+	}
+	return nil
+}
+
+// ResetVariableTensors sets every variable tensor to its initial state:
+// zero bytes, except int8 tensors, which are set to their zero point —
+// exactly what TFLite's ResetVariableTensors does (so a uint8 state with
+// zero point 128 starts at real value -128·scale, as in TFLite).
+func (it *Interpreter) ResetVariableTensors() {
+	for i := range it.sg.tensors {
+		t := &it.sg.tensors[i]
+		if t.Kind != ops.VariableTensor {
+			continue
+		}
+		var fill byte
+		if t.Type == ops.Int8 {
+			fill = byte(int8(t.ZeroPoint()))
+		}
+		for j := range t.Data {
+			t.Data[j] = fill
+		}
+	}
+}
+
+// OpProfile is the time spent in one operator over the invokes run while
+// profiling was on.
+type OpProfile struct {
+	Index   int
+	Name    string
+	Version int
+	// Count is the number of invokes; Total the summed time.
+	Count int64
+	Total time.Duration
+	// Precomputed is set for an operator whose output is an
+	// ops.PrecomputedTensor (a DEQUANTIZE of a constant): it ran once at
+	// AllocateTensors, which profiling does not time, and Invoke skips
+	// it. Count still counts the invokes and Total stays 0, the way
+	// TFLite's profiler lists its dequantize kernel's Eval that returns
+	// at once (times called 1 per run, about no time).
+	Precomputed bool
+}
+
+// SetProfiling turns per-operator timing on or off. Timing adds two clock
+// reads per operator per Invoke; it allocates nothing.
+func (it *Interpreter) SetProfiling(on bool) { it.profiling = on }
+
+// Profile returns the per-operator times accumulated since
+// AllocateTensors, in execution order.
+func (it *Interpreter) Profile() []OpProfile {
+	p := make([]OpProfile, len(it.sg.nodes))
+	for k := range it.sg.nodes {
+		n := &it.sg.nodes[k].Node
+		p[k] = OpProfile{Index: k, Name: n.OpName, Version: n.Version, Precomputed: it.sg.nodes[k].once}
+		if k < len(it.opNanos) {
+			p[k].Count = it.opCounts[k]
+			p[k].Total = time.Duration(it.opNanos[k])
+		}
+	}
+	return p
+}

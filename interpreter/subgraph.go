@@ -1,0 +1,213 @@
+package interpreter
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// subgraph is the runtime form of one subgraph: tensors with their current
+// shapes and data, and one node + kernel per operator.
+type subgraph struct {
+	index   int
+	info    *SubgraphInfo
+	tensors []ops.Tensor
+	nodes   []node
+	inputs  []int
+	outputs []int
+}
+
+type node struct {
+	ops.Node
+	kernel ops.Kernel
+	reg    ops.Registration
+	// once marks a node whose output is a PrecomputedTensor: Eval ran at
+	// AllocateTensors and Invoke skips it.
+	once bool
+}
+
+func newSubgraph(index int, info *SubgraphInfo) *subgraph {
+	sg := &subgraph{index: index, info: info, inputs: info.Inputs, outputs: info.Outputs}
+	sg.tensors = make([]ops.Tensor, len(info.Tensors))
+	for i := range info.Tensors {
+		ti := &info.Tensors[i]
+		t := &sg.tensors[i]
+		t.Index = i
+		t.Name = ti.Name
+		t.Type = ti.Type
+		t.Shape = append([]int(nil), ti.Shape...)
+		t.Signature = ti.Signature
+		t.Quant = ti.Quant
+		switch {
+		case ti.data != nil:
+			t.Kind = ops.ConstTensor
+			t.Data = ti.data
+		case ti.IsVariable:
+			t.Kind = ops.VariableTensor
+		default:
+			t.Kind = ops.ArenaTensor
+		}
+	}
+	sg.nodes = make([]node, len(info.Operators))
+	for i := range info.Operators {
+		oi := &info.Operators[i]
+		n := &sg.nodes[i].Node
+		n.Subgraph, n.Index = index, i
+		n.OpName, n.Op, n.Version = oi.Name, oi.Op, oi.Version
+		n.Options, n.CustomOptions = oi.Options, oi.CustomOptions
+		n.Inputs = sg.tensorList(oi.Inputs)
+		n.Outputs = sg.tensorList(oi.Outputs)
+		n.Intermediates = sg.tensorList(oi.Intermediates)
+	}
+	return sg
+}
+
+func (sg *subgraph) tensorList(idx []int) []*ops.Tensor {
+	l := make([]*ops.Tensor, len(idx))
+	for i, x := range idx {
+		if x >= 0 {
+			l[i] = &sg.tensors[x]
+		}
+	}
+	return l
+}
+
+// AllocateTensors resolves a kernel for every operator, runs the kernels'
+// Prepare in execution order (propagating shapes), plans the arena and
+// binds every tensor to its memory. Variable tensors are (re)allocated and
+// reset (see ResetVariableTensors). A DEQUANTIZE whose input is a constant
+// gets its output as an ops.PrecomputedTensor (see precomputable): the
+// output is placed outside the arena and the operator's Eval runs here,
+// once, right after its Prepare (so the operators that read it see a
+// constant at their own Prepare), instead of at every Invoke; its errors
+// are reported here too.
+// It must be called before the first
+// Invoke and after ResizeInputTensor. Errors name the operator (its
+// TFLite name, version, index and subgraph): an operator tflrun lacks, an
+// unsupported version or type combination, or a shape mismatch.
+func (it *Interpreter) AllocateTensors() error {
+	it.allocated = false
+	sg := it.sg
+	// Arena tensors get their shapes from Prepare; drop stale data.
+	// Precomputed tensors start as arena tensors again and are decided
+	// anew below.
+	for i := range sg.tensors {
+		t := &sg.tensors[i]
+		if t.Kind == ops.PrecomputedTensor {
+			t.Kind = ops.ArenaTensor
+		}
+		if t.Kind != ops.ConstTensor {
+			t.Data = nil
+		}
+	}
+	isInput := make([]bool, len(sg.tensors))
+	for _, i := range sg.inputs {
+		isInput[i] = true
+	}
+	it.preBytes = 0
+	writers := make([]int, len(sg.tensors))
+	for i := range sg.nodes {
+		for _, out := range sg.nodes[i].Outputs {
+			if out != nil {
+				writers[out.Index]++
+			}
+		}
+	}
+	for i := range sg.nodes {
+		nd := &sg.nodes[i]
+		nd.once = false
+		reg, err := it.lookup(&nd.Node)
+		if err != nil {
+			return fmt.Errorf("%s: %w", nd.Node.String(), err)
+		}
+		nd.reg = reg
+		nd.kernel = reg.New()
+		nd.ResetScratch()
+		for _, out := range nd.Outputs {
+			if out != nil && out.Kind == ops.ArenaTensor && !isInput[out.Index] {
+				out.Shape = nil
+			}
+		}
+		if err := nd.kernel.Prepare(&nd.Node); err != nil {
+			return fmt.Errorf("%s: %w", nd.Node.String(), err)
+		}
+		for k, out := range nd.Outputs {
+			if out == nil {
+				continue
+			}
+			if out.Shape == nil && out.Kind == ops.ArenaTensor {
+				return fmt.Errorf("%s: kernel did not set the shape of output %d (%s)", nd.Node.String(), k, out)
+			}
+			if _, err := ops.ShapeElements(out.Shape, out.Type.Size()); err != nil {
+				return fmt.Errorf("%s: output %d (tensor %d): %w", nd.Node.String(), k, out.Index, err)
+			}
+			// A kernel never changes an output's rank from what the model
+			// declares (TFLite Micro relies on that too); a mismatch means
+			// the model contradicts itself.
+			if decl := sg.info.Tensors[out.Index].Shape; len(decl) > 0 && len(decl) != len(out.Shape) {
+				return fmt.Errorf("%s: output %d (tensor %d %q) produces shape %v but the model declares %v", nd.Node.String(), k, out.Index, out.Name, out.Shape, decl)
+			}
+		}
+		if precomputable(&nd.Node, isInput, writers) {
+			if err := it.precompute(nd); err != nil {
+				return fmt.Errorf("%s: %w", nd.Node.String(), err)
+			}
+		}
+	}
+	if err := it.plan(); err != nil {
+		return err
+	}
+	it.opNanos = make([]int64, len(sg.nodes))
+	it.opCounts = make([]int64, len(sg.nodes))
+	it.allocated = true
+	it.ResetVariableTensors()
+	return nil
+}
+
+// precomputable reports whether node n's output can be computed once at
+// AllocateTensors and kept (an ops.PrecomputedTensor): n is a DEQUANTIZE
+// with one constant input and one output that is an arena tensor, not a
+// subgraph input, and written by no other operator. This is the case
+// TFLite's dequantize kernel (tensorflow/lite/kernels/dequantize.cc)
+// handles: IsConstantOrPersistentTensor(input) → the output becomes
+// kTfLiteArenaRwPersistent and is filled once
+// (float_dequantized_weights_initialized). The extra conditions keep
+// hostile graphs (an output that another operator overwrites, or that the
+// user writes as an input) computing what they computed per Invoke.
+func precomputable(n *ops.Node, isInput []bool, writers []int) bool {
+	if n.Op != ops.OpDequantize || len(n.Inputs) != 1 || len(n.Outputs) != 1 || len(n.ScratchSizes()) > 0 {
+		return false
+	}
+	in, out := n.Inputs[0], n.Outputs[0]
+	return in != nil && in.Kind == ops.ConstTensor &&
+		out != nil && out.Kind == ops.ArenaTensor && !isInput[out.Index] && writers[out.Index] == 1
+}
+
+// precompute gives the output of the precomputable node nd storage of its
+// own outside the arena, counted in PrecomputedBytes against the
+// MaxArenaBytes limit, and runs nd's Eval once to fill it (as TFLite's
+// dequantize kernel does at its first Eval), before later operators are
+// prepared. Invoke then skips nd.
+func (it *Interpreter) precompute(nd *node) error {
+	out := nd.Outputs[0]
+	size, ok := alignUp(out.Bytes())
+	if !ok || it.preBytes > math.MaxInt-size {
+		return fmt.Errorf("precomputed tensor %s is too large", out)
+	}
+	if it.maxBytes >= 0 && int64(it.preBytes)+int64(size) > it.maxBytes {
+		return fmt.Errorf("precomputed tensors (%d bytes with %s) exceed the limit of %d (Options.MaxArenaBytes)", it.preBytes+size, out, it.maxBytes)
+	}
+	out.Kind = ops.PrecomputedTensor
+	out.Data = alignedBytes(size)[:out.Bytes():out.Bytes()]
+	it.preBytes += size
+	nd.once = true
+	return nd.kernel.Eval(&nd.Node)
+}
+
+func (it *Interpreter) lookup(n *ops.Node) (ops.Registration, error) {
+	if n.Op == ops.BuiltinCustom {
+		return it.resolver.FindCustom(n.OpName)
+	}
+	return it.resolver.FindBuiltin(n.Op, n.Version)
+}
