@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 )
 
@@ -12,8 +13,13 @@ import (
 // of rank 0 to 6 (every dimension either shared, 1 on one side or absent),
 // values that include ±0, ±Inf, NaN, subnormals and large magnitudes, and
 // with and without a clamp: every output must have the same bits (NaN
-// compared as NaN).
+// compared as NaN). Shapes of more than 1<<14 output elements are drawn
+// again (TFLRUN_EXHAUSTIVE=1 keeps them: the sweep then takes seconds).
 func TestBroadcastFloat32MatchesPerElement(t *testing.T) {
+	maxElems := 1 << 14
+	if os.Getenv("TFLRUN_EXHAUSTIVE") != "" {
+		maxElems = math.MaxInt
+	}
 	rng := rand.New(rand.NewPCG(7, 11))
 	specials := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
 		float32(math.NaN()), 1e-40, -1e-40, 3e38, -3e38, 1, -1}
@@ -28,29 +34,35 @@ func TestBroadcastFloat32MatchesPerElement(t *testing.T) {
 		on     bool
 	}{{0, 0, false}, {0, float32(math.MaxFloat32), true}, {0, 6, true}, {-1, 1, true}}
 	for trial := 0; trial < 400; trial++ {
-		rank := rng.IntN(7)
 		var sa, sb []int
-		for i := 0; i < rank; i++ {
-			d := 1 + rng.IntN(5)
-			if rng.IntN(4) == 0 {
-				d = 17 + rng.IntN(20) // longer than arch's short-vector cutoff
-			}
-			da, db := d, d
-			switch rng.IntN(4) {
-			case 0:
-				da = 1
-			case 1:
-				db = 1
-			}
-			sa, sb = append(sa, da), append(sb, db)
-		}
-		// Drop leading dimensions of one side now and then (implicit 1s).
-		if rank > 0 && rng.IntN(3) == 0 {
-			sb = sb[rng.IntN(rank+1):]
-		}
 		var bc broadcast
-		if err := bc.prepare(sa, sb); err != nil {
-			t.Fatalf("%v %v: %v", sa, sb, err)
+		for {
+			rank := rng.IntN(7)
+			sa, sb = nil, nil
+			for i := 0; i < rank; i++ {
+				d := 1 + rng.IntN(5)
+				if rng.IntN(4) == 0 {
+					d = 17 + rng.IntN(20) // longer than arch's short-vector cutoff
+				}
+				da, db := d, d
+				switch rng.IntN(4) {
+				case 0:
+					da = 1
+				case 1:
+					db = 1
+				}
+				sa, sb = append(sa, da), append(sb, db)
+			}
+			// Drop leading dimensions of one side now and then (implicit 1s).
+			if rank > 0 && rng.IntN(3) == 0 {
+				sb = sb[rng.IntN(rank+1):]
+			}
+			if err := bc.prepare(sa, sb); err != nil {
+				t.Fatalf("%v %v: %v", sa, sb, err)
+			}
+			if bc.count <= maxElems {
+				break
+			}
 		}
 		count := func(s []int) int {
 			n := 1
@@ -67,17 +79,21 @@ func TestBroadcastFloat32MatchesPerElement(t *testing.T) {
 			b[i] = value()
 		}
 		for _, op := range []floatBinaryOp{floatAdd, floatSub, floatMul} {
+			// The per-element result, computed once and clamped per case.
+			plain := make([]float32, bc.count)
+			broadcastApply(&bc, a, b, plain, func(x, y float32) float32 { return floatOp(op, x, y) })
+			want := make([]float32, bc.count)
+			got := make([]float32, bc.count+2)
 			for _, c := range clamps {
-				want := make([]float32, bc.count)
-				broadcastApply(&bc, a, b, want, func(x, y float32) float32 {
-					v := floatOp(op, x, y)
+				for i, v := range plain {
 					if c.on {
 						v = clampF32(v, c.lo, c.hi)
 					}
-					return v
-				})
-				got := make([]float32, bc.count+2)
-				got[bc.count], got[bc.count+1] = 12345, 12345 // guard band
+					want[i] = v
+				}
+				for i := range got {
+					got[i] = 12345 // unwritten outputs and the guard band
+				}
 				lo, hi := c.lo, c.hi
 				if !c.on { // no clamp: the whole float range, infinities included
 					lo, hi = float32(math.Inf(-1)), float32(math.Inf(1))
