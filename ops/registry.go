@@ -18,6 +18,7 @@ const (
 	OpConcatenation              BuiltinOperator = 2
 	OpConv2D                     BuiltinOperator = 3
 	OpDepthwiseConv2D            BuiltinOperator = 4
+	OpDepthToSpace               BuiltinOperator = 5
 	OpDequantize                 BuiltinOperator = 6
 	OpEmbeddingLookup            BuiltinOperator = 7
 	OpFullyConnected             BuiltinOperator = 9
