@@ -7,12 +7,10 @@ import (
 	"io"
 	"time"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-
 	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/bench"
 	"github.com/tflrun/tflrun/cmd/tflrun/internal/benchmodel"
+	"github.com/tflrun/tflrun/cmd/tflrun/internal/cli"
 )
 
 // embeddedModel is benchmarked when `tflrun bench` gets no model: the
@@ -26,13 +24,16 @@ var embeddedModel []byte
 
 const embeddedName = benchmodel.Name
 
-func newBenchCmd(stdout, stderr io.Writer) *cobra.Command {
+func newBenchCmd(stdout, stderr io.Writer) *cli.Command {
 	opts := bench.DefaultOptions()
 	var graph string
 	var intervalMs int
 	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "bench [MODEL] [flags]",
+	f := cli.NewFlagSet()
+	cmd := &cli.Command{
+		Name:  "bench",
+		Usage: "bench [MODEL] [flags]",
+		Flags: f,
 		Short: "Benchmark a model like TensorFlow Lite's benchmark_model",
 		Long: `Bench measures MODEL the way TensorFlow Lite's benchmark_model does and prints
 its log lines in the same format: init time, first inference, warm-up and timed
@@ -46,7 +47,7 @@ With no MODEL it benchmarks a model embedded in the binary, seeded_lstm.tflite:
 a float32 LSTM(20) over a [1, 28, 28] input, then FULLY_CONNECTED(10) and
 SOFTMAX, the shape of TensorFlow Lite Micro's mnist_lstm example with seeded
 random weights, written by tflrun itself.`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		Args: func(args []string) error {
 			if len(args) > 1 {
 				return usageErrorf("bench takes at most one MODEL, got %d arguments", len(args))
 			}
@@ -55,12 +56,12 @@ random weights, written by tflrun itself.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Run: func(args []string) error {
 			if len(args) == 1 {
 				graph = args[0]
 			}
 			opts.MemoryCheckInterval = time.Duration(intervalMs) * time.Millisecond
-			cmd.Flags().Visit(func(f *pflag.Flag) { opts.Changed = append(opts.Changed, f.Name) })
+			f.Visit(func(name string) { opts.Changed = append(opts.Changed, name) })
 			src := bench.Source{Path: graph}
 			if graph == "" {
 				src = bench.Source{Bytes: embeddedModel, Name: "embedded:" + embeddedName}
@@ -87,7 +88,6 @@ random weights, written by tflrun itself.`,
 			return nil
 		},
 	}
-	f := cmd.Flags()
 	f.StringVar(&graph, "graph", "", "model file (as benchmark_model's --graph; or give it as the argument)")
 	f.IntVar(&opts.NumRuns, "num_runs", opts.NumRuns, "minimum number of timed runs (see --min_secs, --max_secs)")
 	f.Float64Var(&opts.MinSecs, "min_secs", opts.MinSecs, "minimum duration of the timed runs in seconds")

@@ -7,22 +7,24 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/spf13/cobra"
-
+	"github.com/tflrun/tflrun/cmd/tflrun/internal/cli"
 	"github.com/tflrun/tflrun/convert"
 	"github.com/tflrun/tflrun/convert/quantize"
 	"github.com/tflrun/tflrun/convert/tfmodel"
 )
 
-func newConvertCmd(stdout io.Writer) *cobra.Command {
+func newConvertCmd(stdout, stderr io.Writer) *cli.Command {
 	var (
 		out, signature, inputShapes, reportPath string
 		inputArrays, outputArrays, printIRAfter []string
 		noFuse, printPasses                     bool
 		quantizeMode                            string
 	)
-	cmd := &cobra.Command{
-		Use:   "convert SAVED_MODEL_DIR|GRAPH.pb|GRAPH.pbtxt -o OUT.tflite",
+	f := cli.NewFlagSet()
+	cmd := &cli.Command{
+		Name:  "convert",
+		Usage: "convert SAVED_MODEL_DIR|GRAPH.pb|GRAPH.pbtxt -o OUT.tflite",
+		Flags: f,
 		Short: "Convert a TensorFlow SavedModel or GraphDef to a .tflite model",
 		Long: `Convert reads a TensorFlow SavedModel directory, a frozen GraphDef (.pb) or a
 text GraphDef (.pbtxt) and writes a TensorFlow Lite model that tflrun runs.
@@ -51,13 +53,13 @@ the hybrid kernels (FULLY_CONNECTED, CONV_2D, the LSTM/RNN/SVDF family);
 per node) to standard error after each named pass, --print-ir-after=all after
 every pass, as MLIR's -mlir-print-ir-after does; redirect it with 2>FILE. The
 steps of the inline loop print each round they apply.`,
-		Args: func(cmd *cobra.Command, args []string) error {
+		Args: func(args []string) error {
 			if printPasses && len(args) == 0 {
 				return nil
 			}
-			return exactArgs(1, "exactly one MODEL")(cmd, args)
+			return exactArgs("tflrun convert", 1, "exactly one MODEL")(args)
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Run: func(args []string) error {
 			if printPasses {
 				writePassList(stdout, convert.Passes(), "")
 				return nil
@@ -79,7 +81,7 @@ steps of the inline loop print each round they apply.`,
 			opts := convert.Options{
 				Signature: signature, InputArrays: inputArrays, OutputArrays: outputArrays,
 				InputShapes: shapes, NoFuse: noFuse, Description: versionString() + " convert",
-				Quantize: quantize.Options{Mode: qmode}, PrintIRAfter: printIRAfter, PrintIRTo: cmd.ErrOrStderr(),
+				Quantize: quantize.Options{Mode: qmode}, PrintIRAfter: printIRAfter, PrintIRTo: stderr,
 			}
 			res, convErr := convert.Convert(args[0], opts)
 			if res != nil && res.Report != nil && reportPath != "" {
@@ -110,7 +112,6 @@ steps of the inline loop print each round they apply.`,
 			return nil
 		},
 	}
-	f := cmd.Flags()
 	f.StringVarP(&out, "output", "o", "", "the .tflite file to write")
 	f.StringVar(&signature, "signature", "", "SavedModel signature key (default serving_default)")
 	f.StringSliceVar(&inputArrays, "input_arrays", nil, "comma-separated input tensors (node or node:index)")

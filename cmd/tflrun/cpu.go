@@ -6,16 +6,16 @@ import (
 	"io"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/tflrun/tflrun/arch"
+	"github.com/tflrun/tflrun/cmd/tflrun/internal/cli"
 )
 
-func newCPUCmd(stdout, stderr io.Writer) *cobra.Command {
+func newCPUCmd(stdout, stderr io.Writer) *cli.Command {
 	var asJSON, levelsOnly bool
 	var isa string
-	cmd := &cobra.Command{
-		Use:   "cpu [flags]",
+	cmd := &cli.Command{
+		Name:  "cpu",
+		Usage: "cpu [flags]",
 		Short: "Show the CPU features tflrun detected and the kernels it chose",
 		Long: `Cpu prints what tflrun found out about this CPU (model, the SIMD features its
 kernels can use, cache sizes), the instruction-set levels it can run at, the
@@ -26,8 +26,9 @@ The level is the best one the CPU offers unless the environment variable
 TFLRUN_ISA (generic, avx2, avx512, neon, neon-dotprod) forces a lower one;
 --isa shows the choice another level would make. --levels prints only the
 usable level names, one per line (for scripts).`,
-		Args: exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args:  exactArgs("tflrun cpu", 0, "no arguments"),
+		Flags: cli.NewFlagSet(),
+		Run: func(args []string) error {
 			if isa != "" {
 				if err := arch.UseName(isa); err != nil {
 					return usageErrorf("--isa: %v", err)
@@ -49,7 +50,7 @@ usable level names, one per line (for scripts).`,
 			return nil
 		},
 	}
-	f := cmd.Flags()
+	f := cmd.Flags
 	f.BoolVar(&asJSON, "json", false, "print the description as JSON")
 	f.BoolVar(&levelsOnly, "levels", false, "print only the usable ISA levels, one per line")
 	f.StringVar(&isa, "isa", "", "show the implementations chosen at this level instead of the current one")

@@ -6,16 +6,16 @@ import (
 	"io"
 	"strings"
 
-	"github.com/spf13/cobra"
-
+	"github.com/tflrun/tflrun/cmd/tflrun/internal/cli"
 	"github.com/tflrun/tflrun/interpreter"
 	"github.com/tflrun/tflrun/ops"
 )
 
-func newInspectCmd(stdout io.Writer) *cobra.Command {
+func newInspectCmd(stdout io.Writer) *cli.Command {
 	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "inspect MODEL [--json]",
+	cmd := &cli.Command{
+		Name:  "inspect",
+		Usage: "inspect MODEL [--json]",
 		Short: "Describe a model: tensors, operators, signatures, metadata, support",
 		Long: `Inspect prints a model's schema version, description and size; each subgraph's
 inputs and outputs (name, type, shape, shape_signature, quantisation) and
@@ -23,8 +23,9 @@ operators (index, name, version, options, input and output tensors); its
 signature defs and metadata; the total size of its constant buffers; and which
 operators tflrun has no kernel for (looked up in the default resolver, with the
 reason), and whether tensor allocation succeeds.`,
-		Args: exactArgs(1, "exactly one MODEL"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args:  exactArgs("tflrun inspect", 1, "exactly one MODEL"),
+		Flags: cli.NewFlagSet(),
+		Run: func(args []string) error {
 			m, err := interpreter.Load(args[0])
 			if err != nil {
 				return err
@@ -40,7 +41,7 @@ reason), and whether tensor allocation succeeds.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON document instead of text")
+	cmd.Flags.BoolVar(&asJSON, "json", false, "print a JSON document instead of text")
 	return cmd
 }
 

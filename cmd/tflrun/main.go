@@ -18,7 +18,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/spf13/cobra"
+	"github.com/tflrun/tflrun/cmd/tflrun/internal/cli"
 )
 
 func main() {
@@ -26,13 +26,10 @@ func main() {
 }
 
 // usageError marks an error in how tflrun was called (exit code 2).
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+type usageError = cli.UsageError
 
 func usageErrorf(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
+	return cli.UsageErrorf(format, args...)
 }
 
 // execute runs tflrun with args, writing to stdout and stderr, and
@@ -40,8 +37,7 @@ func usageErrorf(format string, args ...any) error {
 func execute(args []string, stdout, stderr io.Writer) int {
 	warnISA(stderr) // a bad TFLRUN_ISA falls back to the best level
 	root := newRootCmd(stdout, stderr)
-	root.SetArgs(args)
-	err := root.Execute()
+	err := root.Execute(args, stdout)
 	if err == nil {
 		return 0
 	}
@@ -54,43 +50,36 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	return 1
 }
 
-func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	root := &cobra.Command{
-		Use:   "tflrun",
+func newRootCmd(stdout, stderr io.Writer) *cli.Command {
+	root := &cli.Command{
+		Name:  "tflrun",
+		Usage: "tflrun [command]",
 		Short: "Run, benchmark and inspect TensorFlow Lite models in pure Go",
 		Long: `tflrun runs TensorFlow Lite (.tflite) models with a pure-Go interpreter
 whose fused recurrent kernels (LSTM, RNN, GRU, SVDF) follow TensorFlow Lite's
 semantics exactly.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usageErrorf("unknown command %q", args[0])
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cmd.SetOut(stderr)
-			_ = cmd.Help()
-			return usageErrorf("no command given")
-		},
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageError{err}
-	})
-	root.AddCommand(newRunCmd(stdout, stderr), newBenchCmd(stdout, stderr), newInspectCmd(stdout), newVersionCmd(stdout), newCPUCmd(stdout, stderr))
-	root.AddCommand(newConvertCmd(stdout))
+	root.Args = func(args []string) error {
+		if len(args) > 0 {
+			return usageErrorf("unknown command %q", args[0])
+		}
+		return nil
+	}
+	root.Run = func(args []string) error {
+		root.WriteHelp(stderr)
+		return usageErrorf("no command given")
+	}
+	root.Add(newRunCmd(stdout, stderr), newBenchCmd(stdout, stderr), newInspectCmd(stdout), newVersionCmd(stdout), newCPUCmd(stdout, stderr))
+	root.Add(newConvertCmd(stdout, stderr))
 	return root
 }
 
-// exactArgs is cobra.ExactArgs with a usage error.
-func exactArgs(n int, what string) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
+// exactArgs checks for exactly n positional arguments, with a usage error
+// naming the command path and what it takes.
+func exactArgs(path string, n int, what string) func([]string) error {
+	return func(args []string) error {
 		if len(args) != n {
-			return usageErrorf("%s takes %s, got %d argument(s)", cmd.CommandPath(), what, len(args))
+			return usageErrorf("%s takes %s, got %d argument(s)", path, what, len(args))
 		}
 		return nil
 	}

@@ -10,9 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/tflrun/tflrun/bench"
+	"github.com/tflrun/tflrun/cmd/tflrun/internal/cli"
 	"github.com/tflrun/tflrun/internal/imageinput"
 	"github.com/tflrun/tflrun/internal/npy"
 	"github.com/tflrun/tflrun/interpreter"
@@ -22,12 +21,13 @@ import (
 // maxPrinted is how many values of an output the text report shows.
 const maxPrinted = 64
 
-func newRunCmd(stdout, stderr io.Writer) *cobra.Command {
+func newRunCmd(stdout, stderr io.Writer) *cli.Command {
 	var inputs []string
 	var outDir string
 	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "run MODEL [--input NAME|INDEX=FILE]... [--output-dir DIR] [--json]",
+	cmd := &cli.Command{
+		Name:  "run",
+		Usage: "run MODEL [--input NAME|INDEX=FILE]... [--output-dir DIR] [--json]",
 		Short: "Run a model once on given inputs and print or save its outputs",
 		Long: `Run loads MODEL, fills its inputs, invokes it once and prints every output's
 name, type, shape and values (and, for a [N] or [1,N] output, the top 5
@@ -48,14 +48,15 @@ on stderr says so.
 
 --output-dir DIR writes DIR/output_<i>.npy for every output i, with the
 tensor's exact dtype and shape.`,
-		Args: exactArgs(1, "exactly one MODEL"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args:  exactArgs("tflrun run", 1, "exactly one MODEL"),
+		Flags: cli.NewFlagSet(),
+		Run: func(args []string) error {
 			return runModel(args[0], inputs, outDir, asJSON, stdout, stderr)
 		},
 	}
-	cmd.Flags().StringArrayVar(&inputs, "input", nil, "set an input: NAME=FILE or INDEX=FILE (repeatable)")
-	cmd.Flags().StringVar(&outDir, "output-dir", "", "write output_<i>.npy files to this directory")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON document instead of text")
+	cmd.Flags.StringArrayVar(&inputs, "input", nil, "set an input: NAME=FILE or INDEX=FILE (repeatable)")
+	cmd.Flags.StringVar(&outDir, "output-dir", "", "write output_<i>.npy files to this directory")
+	cmd.Flags.BoolVar(&asJSON, "json", false, "print a JSON document instead of text")
 	return cmd
 }
 

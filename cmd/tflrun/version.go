@@ -6,15 +6,16 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/spf13/cobra"
+	"github.com/tflrun/tflrun/cmd/tflrun/internal/cli"
 )
 
-func newVersionCmd(stdout io.Writer) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
+func newVersionCmd(stdout io.Writer) *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "version",
 		Short: "Print tflrun's version, the Go version and the target platform",
-		Args:  exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Args:  exactArgs("tflrun version", 0, "no arguments"),
+		Run: func(args []string) error {
 			fmt.Fprintln(stdout, versionString())
 			return nil
 		},
