@@ -12,8 +12,8 @@ import (
 
 	"github.com/tflrun/tflrun/bench"
 	"github.com/tflrun/tflrun/cmd/tflrun/internal/cli"
-	"github.com/tflrun/tflrun/internal/imageinput"
-	"github.com/tflrun/tflrun/internal/npy"
+	"github.com/tflrun/tflrun/imageinput"
+	"github.com/tflrun/tflrun/npy"
 	"github.com/tflrun/tflrun/interpreter"
 	"github.com/tflrun/tflrun/ops"
 )

@@ -221,11 +221,11 @@ func TestWriteErrors(t *testing.T) {
 	}
 }
 
-// TestGolden reads every .npy file NumPy wrote under /work/shared/golden
+// TestGolden reads every .npy file NumPy wrote under ../shared/golden
 // and checks that writing the array back reproduces the file byte for
 // byte (NumPy writes format 1.0 with exactly our header layout).
 func TestGolden(t *testing.T) {
-	root := filepath.Join("..", "..", "..", "shared", "golden")
+	root := filepath.Join("..", "..", "shared", "golden")
 	if _, err := os.Stat(root); err != nil {
 		t.Skipf("golden data not present: %s", root)
 	}

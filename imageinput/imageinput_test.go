@@ -13,11 +13,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tflrun/tflrun/internal/npy"
+	"github.com/tflrun/tflrun/npy"
 	"github.com/tflrun/tflrun/ops"
 )
 
-const shared = "../../../shared"
+const shared = "../../shared"
 
 // The mnist models' input quantisation, as recorded in
 // shared/golden/README.md: int8 scale 1/255 (as float32) zero point -128;
