@@ -108,6 +108,19 @@ func TestNormalization(t *testing.T) {
 			t.Errorf("%+v: error %v, want %q", c.norm, err, c.want)
 		}
 	}
+	// Raw pixels ignore a uint8 input's quantisation (MobileNet's: scale
+	// 1/128, zero point 128) and apply to nothing else.
+	mq := &ops.Quantization{Scale: []float32{1.0 / 128}, ZeroPoint: []int64{128}}
+	got, err = Convert(img, ops.Uint8, []int{2, 3, 3}, mq, Options{RawPixels: true})
+	if err != nil || got[3] != 10 || got[4] != 100 || got[5] != 255 {
+		t.Errorf("raw pixels: %v %v", got[:6], err)
+	}
+	if _, err := Convert(img, ops.Int8, []int{2, 3, 3}, q, Options{RawPixels: true}); err == nil {
+		t.Error("raw pixels accepted for an int8 input")
+	}
+	if _, err := Convert(img, ops.Uint8, []int{2, 3, 3}, mq, Options{RawPixels: true, Normalization: norm}); err == nil {
+		t.Error("raw pixels accepted with normalisation")
+	}
 }
 
 // TestResize compares with TensorFlow's half-pixel resizes worked by

@@ -23,7 +23,7 @@
 //     uint8 model) this yields the raw pixels; a uint8 input without
 //     quantisation also takes the raw pixels.
 //
-// Convert's Options change three steps:
+// Convert's Options change four steps:
 //
 //   - Channels: an image has 1 channel (gray) or 3 (colour; alpha is not
 //     counted). Without Options.ConvertChannels an image whose count
@@ -41,6 +41,9 @@
 //     Library's arithmetic; a quantised input gets that value (in float64)
 //     quantised as above. A uint8 input without quantisation cannot be
 //     normalised.
+//   - Raw pixels: Options.RawPixels feeds a uint8 input the pixel values
+//     whatever its quantisation, as the Task Library does for uint8 image
+//     models (their metadata normalisation and input quantisation cancel).
 //
 // Decoding is bounded: Decode and DecodeLimit read the image's header with
 // image.DecodeConfig first and refuse, before decoding a single pixel, an
@@ -297,6 +300,12 @@ type Options struct {
 	ConvertChannels bool
 	// Normalization, when not nil, replaces the default pixel / 255.
 	Normalization *Normalization
+	// RawPixels stores the 8-bit pixel values themselves in a uint8
+	// input, whatever its quantisation says: the TensorFlow Lite Task
+	// Library's rule for uint8 image inputs, whose metadata normalisation
+	// and quantisation cancel out. It applies to uint8 inputs only and
+	// excludes Normalization.
+	RawPixels bool
 }
 
 // ToTensor is Convert with ConvertChannels on and nothing else: the exact
@@ -338,7 +347,14 @@ func Convert(img image.Image, typ ops.DataType, shape []int, quant *ops.Quantiza
 	if ic := Channels(img); ic != lay.Channels && !opts.ConvertChannels {
 		return nil, &ChannelError{Image: ic, Input: lay.Channels, Shape: shape}
 	}
-	put, err := encoder(typ, quant, opts.Normalization, lay.Channels)
+	if opts.RawPixels && (typ != ops.Uint8 || opts.Normalization != nil) {
+		return nil, fmt.Errorf("raw pixels apply to a uint8 input without normalisation, not to a %s input%s", typ, map[bool]string{true: " with normalisation"}[opts.Normalization != nil])
+	}
+	q := quant
+	if opts.RawPixels {
+		q = nil
+	}
+	put, err := encoder(typ, q, opts.Normalization, lay.Channels)
 	if err != nil {
 		return nil, err
 	}

@@ -4,15 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/tflrun/tflrun/cmd/tflrun/internal/cli"
 	"github.com/tflrun/tflrun/interpreter"
+	"github.com/tflrun/tflrun/metadata"
 	"github.com/tflrun/tflrun/ops"
 )
 
 func newInspectCmd(stdout io.Writer) *cli.Command {
 	var asJSON bool
+	var mem memoryFlag
 	cmd := &cli.Command{
 		Name:  "inspect",
 		Usage: "inspect MODEL [--json]",
@@ -20,9 +23,12 @@ func newInspectCmd(stdout io.Writer) *cli.Command {
 		Long: `Inspect prints a model's schema version, description and size; each subgraph's
 inputs and outputs (name, type, shape, shape_signature, quantisation) and
 operators (index, name, version, options, input and output tensors); its
-signature defs and metadata; the total size of its constant buffers; and which
-operators tflrun has no kernel for (looked up in the default resolver, with the
-reason), and whether tensor allocation succeeds.`,
+signature defs and metadata buffers; its TensorFlow Lite Metadata (name,
+version, author, licence, what each input and output is, normalisation,
+associated files such as labels, and the files zipped onto the model); the
+total size of its constant buffers; which operators tflrun has no kernel for
+(looked up in the default resolver, with the reason); and whether tensor
+allocation succeeds within the memory bound (--max-memory).`,
 		Args:  exactArgs("tflrun inspect", 1, "exactly one MODEL"),
 		Flags: cli.NewFlagSet(),
 		Run: func(args []string) error {
@@ -31,7 +37,7 @@ reason), and whether tensor allocation succeeds.`,
 				return err
 			}
 			defer m.Close()
-			rep := describeModel(args[0], m)
+			rep := describeModel(args[0], m, &mem)
 			if asJSON {
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
@@ -42,22 +48,29 @@ reason), and whether tensor allocation succeeds.`,
 		},
 	}
 	cmd.Flags.BoolVar(&asJSON, "json", false, "print a JSON document instead of text")
+	cmd.Flags.Var(&mem, "max-memory", memoryFlagUsage)
 	return cmd
 }
 
 type inspectReport struct {
-	Model         string            `json:"model"`
-	Size          int               `json:"size"`
-	Version       uint32            `json:"schema_version"`
-	Description   string            `json:"description"`
-	Subgraphs     []inspectSubgraph `json:"subgraphs"`
-	Signatures    []inspectSig      `json:"signatures"`
-	Metadata      []inspectMeta     `json:"metadata"`
-	BufferBytes   int64             `json:"buffer_bytes"`
-	Unsupported   []inspectUnsup    `json:"unsupported_operators"`
-	Allocation    string            `json:"allocation"`
-	ArenaBytes    int               `json:"arena_bytes"`
-	VariableBytes int               `json:"variable_bytes"`
+	Model       string            `json:"model"`
+	Size        int               `json:"size"`
+	Version     uint32            `json:"schema_version"`
+	Description string            `json:"description"`
+	Subgraphs   []inspectSubgraph `json:"subgraphs"`
+	Signatures  []inspectSig      `json:"signatures"`
+	Metadata    []inspectMeta     `json:"metadata"`
+	// TFLiteMetadata is the decoded TFLITE_METADATA buffer, and
+	// AssociatedFiles the files zipped onto the model;
+	// TFLiteMetadataError says why they could not be read.
+	TFLiteMetadata      *metadata.ModelMetadata `json:"tflite_metadata,omitempty"`
+	AssociatedFiles     []inspectFile           `json:"associated_files,omitempty"`
+	TFLiteMetadataError string                  `json:"tflite_metadata_error,omitempty"`
+	BufferBytes         int64                   `json:"buffer_bytes"`
+	Unsupported         []inspectUnsup          `json:"unsupported_operators"`
+	Allocation          string                  `json:"allocation"`
+	ArenaBytes          int                     `json:"arena_bytes"`
+	VariableBytes       int                     `json:"variable_bytes"`
 	// PrecomputedBytes is what the outputs of DEQUANTIZE operators with
 	// constant inputs occupy, computed once at allocation (bytes).
 	PrecomputedBytes int `json:"precomputed_bytes"`
@@ -113,6 +126,11 @@ type inspectMeta struct {
 	Bytes int    `json:"bytes"`
 }
 
+type inspectFile struct {
+	Name  string `json:"name"`
+	Bytes int64  `json:"bytes"`
+}
+
 type inspectUnsup struct {
 	Subgraph int    `json:"subgraph"`
 	Index    int    `json:"index"`
@@ -121,7 +139,7 @@ type inspectUnsup struct {
 	Reason   string `json:"reason"`
 }
 
-func describeModel(path string, m *interpreter.Model) *inspectReport {
+func describeModel(path string, m *interpreter.Model, mem *memoryFlag) *inspectReport {
 	rep := &inspectReport{
 		Model: path, Size: m.Size, Version: m.Version, Description: m.Description,
 		BufferBytes: m.BufferBytes,
@@ -171,10 +189,22 @@ func describeModel(path string, m *interpreter.Model) *inspectReport {
 	}
 	for _, md := range m.Metadata {
 		rep.Metadata = append(rep.Metadata, inspectMeta{md.Name, len(md.Data)})
+		if md.Name == metadata.BufferName {
+			p, err := metadata.Parse(md.Data)
+			if err != nil {
+				rep.TFLiteMetadataError = err.Error()
+			}
+			rep.TFLiteMetadata = p
+		}
+	}
+	if rep.TFLiteMetadata != nil {
+		if err := rep.readArchive(path); err != nil && rep.TFLiteMetadataError == "" {
+			rep.TFLiteMetadataError = err.Error()
+		}
 	}
 	// Allocation runs every kernel's Prepare: it finds type and shape
 	// combinations the kernels refuse, beyond missing kernels.
-	it, err := interpreter.New(m, nil)
+	it, err := interpreter.New(m, mem.options())
 	if err == nil {
 		err = it.AllocateTensors()
 	}
@@ -186,6 +216,28 @@ func describeModel(path string, m *interpreter.Model) *inspectReport {
 		rep.PrecomputedBytes = it.PrecomputedBytes()
 	}
 	return rep
+}
+
+// readArchive lists the associated files zipped onto the model file.
+func (r *inspectReport) readArchive(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	a, err := metadata.OpenArchive(f, st.Size())
+	if err != nil {
+		return err
+	}
+	for _, name := range a.Names() {
+		n, _ := a.Size(name)
+		r.AssociatedFiles = append(r.AssociatedFiles, inspectFile{name, n})
+	}
+	return nil
 }
 
 func describeTensor(sg *interpreter.SubgraphInfo, i int) inspectTensor {
@@ -257,6 +309,9 @@ func (r *inspectReport) writeText(w io.Writer) {
 		for _, m := range r.Metadata {
 			fmt.Fprintf(w, "  %s (%d bytes)\n", m.Name, m.Bytes)
 		}
+	}
+	if r.TFLiteMetadata != nil || r.TFLiteMetadataError != "" {
+		writeTFLiteMetadata(w, r.TFLiteMetadata, r.AssociatedFiles, r.TFLiteMetadataError)
 	}
 	fmt.Fprintf(w, "\nconstant buffers: %d bytes\n", r.BufferBytes)
 	if len(r.Unsupported) == 0 {

@@ -259,7 +259,7 @@ func TestRunErrors(t *testing.T) {
 		{"unknown input name", []string{"run", floatModel, "--input", "nope=" + okBin}, `no input named "nope"`},
 		{"input index out of range", []string{"run", floatModel, "--input", "5=" + okBin}, "no input 5 (the model has 1)"},
 		{"missing input file", []string{"run", floatModel, "--input", "0=" + filepath.Join(dir, "none.bin")}, "no such file"},
-		{"txt input", []string{"run", floatModel, "--input", "0=" + txt}, "--input 0=" + txt + `: unknown input file kind ".txt": want .npy (NumPy array), .png/.jpg/.jpeg (image) or .bin/.raw (raw little-endian element bytes)`},
+		{"txt input", []string{"run", floatModel, "--input", "0=" + txt}, "--input 0=" + txt + `: unknown input file kind ".txt": want .npy (NumPy array), .png/.jpg/.jpeg (image), .wav (audio) or .bin/.raw (raw little-endian element bytes)`},
 		{"missing txt input", []string{"run", floatModel, "--input", "0=" + filepath.Join(dir, "none.txt")}, `unknown input file kind ".txt"`},
 		{"input without extension", []string{"run", floatModel, "--input", "0=" + noExt}, "--input 0=" + noExt + ": the file name has no extension to tell its kind: want .npy"},
 		{"missing model", []string{"run", filepath.Join(dir, "missing.tflite")}, "no such file"},

@@ -86,35 +86,82 @@ func halfToFloat(h uint16) float32 {
 type classScore struct {
 	Class int     `json:"class"`
 	Value float64 `json:"value"`
+	// Label is the class's name from the model's label file, if any.
+	Label string `json:"label,omitempty"`
 }
 
-// topK returns the k largest elements of a numeric tensor, dequantised
-// with its per-tensor scale and zero point when it is quantised; ties go
-// to the lower class index.
+// better orders top-k entries: the larger value first, NaN last, ties to
+// the lower class index.
+func better(a, b classScore) bool {
+	an, bn := math.IsNaN(a.Value), math.IsNaN(b.Value)
+	switch {
+	case an != bn:
+		return bn
+	case !an && a.Value != b.Value:
+		return a.Value > b.Value
+	}
+	return a.Class < b.Class
+}
+
+// topK returns the k largest elements of a numeric tensor in order,
+// dequantised with its per-tensor scale and zero point when it is
+// quantised. It reads the elements in place and keeps only a k-entry
+// heap (the worst entry at the root), so its memory is O(k) and its time
+// O(n log k) whatever the tensor's size.
 func topK(t *ops.Tensor, k int) []classScore {
 	n := t.NumElements()
-	scores := make([]classScore, 0, n)
+	if k <= 0 || !isNumeric(t.Type) {
+		return nil
+	}
+	k = min(k, n)
+	h := make([]classScore, 0, k)
 	scale, zp := float64(t.Scale()), float64(t.ZeroPoint())
-	for i := 0; i < n; i++ {
-		v, ok := element(t.Type, t.Data, i)
-		if !ok {
-			return nil
+	down := func(i int) {
+		for {
+			w, l, r := i, 2*i+1, 2*i+2
+			if l < len(h) && better(h[w], h[l]) {
+				w = l
+			}
+			if r < len(h) && better(h[w], h[r]) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
 		}
+	}
+	for i := 0; i < n; i++ {
+		v, _ := element(t.Type, t.Data, i)
 		if scale != 0 {
 			v = (v - zp) * scale
 		}
-		scores = append(scores, classScore{i, v})
-	}
-	slices.SortStableFunc(scores, func(a, b classScore) int {
-		switch {
-		case a.Value > b.Value:
-			return -1
-		case a.Value < b.Value:
-			return 1
+		c := classScore{Class: i, Value: v}
+		if len(h) < k {
+			h = append(h, c)
+			for j := len(h) - 1; j > 0; {
+				p := (j - 1) / 2
+				if !better(h[p], h[j]) {
+					break
+				}
+				h[p], h[j] = h[j], h[p]
+				j = p
+			}
+			continue
 		}
-		return 0
+		if better(c, h[0]) {
+			h[0] = c
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(a, b classScore) int {
+		if better(a, b) {
+			return -1
+		}
+		return 1
 	})
-	return scores[:min(k, len(scores))]
+	return h
 }
 
 // isNumeric reports whether element can read typ (bool excluded).
@@ -127,19 +174,61 @@ func isNumeric(typ ops.DataType) bool {
 	return false
 }
 
-// isClassVector reports whether a tensor looks like per-class scores:
-// shape [N] or [1, N] with N > 2 and a numeric type.
-func isClassVector(t *ops.Tensor) bool {
-	if !isNumeric(t.Type) {
+// isScoreVector reports whether a tensor looks like per-class scores, the
+// outputs whose top classes run prints: a float type, or an 8- or 16-bit
+// integer type with a per-tensor quantisation (integer ids and counts,
+// int32 and int64 outputs, unquantised integers, are not scores), and one
+// vector of at least two values: the last dimension > 1 and every other
+// dimension 1 ([N], [1, N], [1, 1, N]; [1, 2] included).
+func isScoreVector(t *ops.Tensor) bool {
+	switch t.Type {
+	case ops.Float32, ops.Float16, ops.Float64:
+	case ops.Int8, ops.Uint8, ops.Int16:
+		if t.Quant == nil || len(t.Quant.Scale) != 1 {
+			return false
+		}
+	default:
 		return false
 	}
-	switch len(t.Shape) {
-	case 1:
-		return t.Shape[0] > 2
-	case 2:
-		return t.Shape[0] == 1 && t.Shape[1] > 2
+	if len(t.Shape) == 0 || t.Shape[len(t.Shape)-1] < 2 {
+		return false
 	}
-	return false
+	for _, d := range t.Shape[:len(t.Shape)-1] {
+		if d != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// appendJSONElement appends element i as a JSON value: numbers, with
+// non-finite floats as the strings "NaN", "+Inf", "-Inf" (JSON has no
+// such numbers), 64-bit integers exactly, float32 and float16 with the
+// shortest representation that round-trips at float32, bools as
+// booleans, null for a type with no numeric reading.
+func appendJSONElement(b []byte, typ ops.DataType, data []byte, i int) []byte {
+	switch typ {
+	case ops.Int64, ops.Uint64:
+		return append(b, formatElement(typ, data, i)...)
+	case ops.Bool:
+		return strconv.AppendBool(b, data[i] != 0)
+	}
+	v, ok := element(typ, data, i)
+	switch {
+	case !ok:
+		return append(b, "null"...)
+	case math.IsNaN(v):
+		return append(b, `"NaN"`...)
+	case math.IsInf(v, 1):
+		return append(b, `"+Inf"`...)
+	case math.IsInf(v, -1):
+		return append(b, `"-Inf"`...)
+	case typ == ops.Float32 || typ == ops.Float16:
+		return strconv.AppendFloat(b, v, 'g', -1, 32)
+	case typ == ops.Float64:
+		return strconv.AppendFloat(b, v, 'g', -1, 64)
+	}
+	return strconv.AppendInt(b, int64(v), 10) // exact: every other type is an integer of at most 32 bits
 }
 
 // quantString describes a quantisation briefly: "scale=0.0039 zero_point=-128",
