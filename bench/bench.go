@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/tflrun/tflrun/arch"
+	"github.com/tflrun/tflrun/internal/buildinfo"
 	"github.com/tflrun/tflrun/interpreter"
 )
 
@@ -38,6 +41,33 @@ type Options struct {
 	MemoryCheckInterval time.Duration `json:"memory_footprint_check_interval_ns"`
 	// Seed seeds the input fill (see FillInput); 0 means DefaultSeed.
 	Seed uint64 `json:"seed"`
+	// MaxArenaBytes is the interpreter's memory bound
+	// (interpreter.Options.MaxArenaBytes): 0 for its default, negative for
+	// none.
+	MaxArenaBytes int64 `json:"max_arena_bytes,omitempty"`
+	// InputLayer, InputLayerShape, InputLayerValueRange and
+	// InputLayerValueFiles are benchmark_model's input flags, as given
+	// (see ParseInputLayers): every input's name and shape (the inputs
+	// are resized to the shapes), integer value ranges of random inputs,
+	// and files holding inputs' bytes.
+	InputLayer           string `json:"input_layer,omitempty"`
+	InputLayerShape      string `json:"input_layer_shape,omitempty"`
+	InputLayerValueRange string `json:"input_layer_value_range,omitempty"`
+	InputLayerValueFiles string `json:"input_layer_value_files,omitempty"`
+	// DryRun loads the model, allocates and fills the inputs, but runs
+	// nothing (benchmark_model's --dry_run: no warm-up and no timed runs).
+	DryRun bool `json:"dry_run"`
+	// Verbose logs every parameter, not only those set (--verbose).
+	Verbose bool `json:"verbose"`
+	// PrintPostInvokeState records the interpreter's state after the
+	// runs (--print_postinvoke_state) in Result.PostInvokeState.
+	PrintPostInvokeState bool `json:"print_postinvoke_state"`
+	// ProfilingCSVFile, with EnableOpProfiling, receives the operator
+	// profile in benchmark_model's CSV format (--profiling_output_csv_file).
+	ProfilingCSVFile string `json:"profiling_output_csv_file,omitempty"`
+	// Notes are lines WriteText logs after the parameters: what the
+	// caller accepted but tflrun does not do (delegate flags).
+	Notes []string `json:"notes,omitempty"`
 	// Changed lists the parameters set explicitly (by their
 	// benchmark_model flag names); WriteText logs them as benchmark_model
 	// logs the flags it was given.
@@ -79,6 +109,9 @@ func (s Source) name() string {
 
 // Result is everything one benchmark measured. Times are in microseconds.
 type Result struct {
+	// Tool says what ran the benchmark: tflrun's build, the platform, the
+	// CPU and the kernels' instruction-set level.
+	Tool Tool `json:"tflrun"`
 	// Model is the model path (or name, for an in-memory model) and
 	// ModelBytes its size.
 	Model      string  `json:"model"`
@@ -104,6 +137,29 @@ type Result struct {
 	Memory Memory `json:"memory"`
 	// Profile is the per-operator profile (EnableOpProfiling only).
 	Profile *Profile `json:"op_profile,omitempty"`
+	// Warnings are benchmark_model's warnings (an --input_layer name that
+	// is not the input's).
+	Warnings []string `json:"warnings,omitempty"`
+	// PostInvokeState is the interpreter's state after the runs, when
+	// PrintPostInvokeState asks for it.
+	PostInvokeState string `json:"post_invoke_state,omitempty"`
+}
+
+// Tool identifies the benchmarking binary and machine.
+type Tool struct {
+	buildinfo.Info
+	// CPU is the processor's model name ("" when unknown); ISA the
+	// instruction-set level and kernels in use (arch.Summary).
+	CPU string `json:"cpu"`
+	ISA string `json:"isa"`
+	// Threads is the number of threads tflrun's kernels run on (1); the
+	// requested count is Options.NumThreads.
+	Threads int `json:"threads"`
+}
+
+// currentTool describes this binary and machine.
+func currentTool() Tool {
+	return Tool{Info: buildinfo.Read(), CPU: arch.Describe().Brand, ISA: arch.Summary(), Threads: 1}
 }
 
 // Run loads the model, fills its inputs, and runs the warm-up and timed
@@ -120,7 +176,18 @@ func Run(src Source, opts Options) (*Result, error) {
 	if opts.MemoryCheckInterval <= 0 {
 		opts.MemoryCheckInterval = 50 * time.Millisecond
 	}
-	res := &Result{Model: src.name(), Options: opts}
+	layers, err := ParseInputLayers(opts.InputLayer, opts.InputLayerShape, opts.InputLayerValueRange, opts.InputLayerValueFiles)
+	if err != nil {
+		return nil, err
+	}
+	if opts.ProfilingCSVFile != "" && !opts.EnableOpProfiling {
+		return nil, errors.New("profiling_output_csv_file needs enable_op_profiling")
+	}
+	if opts.DryRun {
+		// benchmark_model's --dry_run: no runs at all.
+		opts.WarmupRuns, opts.WarmupMinSecs, opts.NumRuns, opts.MinSecs = 0, -1, 0, -1
+	}
+	res := &Result{Tool: currentTool(), Model: src.name(), Options: opts}
 	if src.Path != "" {
 		if st, err := os.Stat(src.Path); err == nil {
 			res.ModelBytes = int(st.Size())
@@ -139,7 +206,6 @@ func Run(src Source, opts Options) (*Result, error) {
 	// applies here (load, build, allocate).
 	t0 := time.Now()
 	var m *interpreter.Model
-	var err error
 	if src.Path != "" {
 		m, err = interpreter.Load(src.Path)
 	} else {
@@ -150,7 +216,7 @@ func Run(src Source, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer m.Close()
-	it, err := interpreter.New(m, nil)
+	it, err := interpreter.New(m, &interpreter.Options{MaxArenaBytes: opts.MaxArenaBytes})
 	if err != nil {
 		monitor.stop()
 		return nil, err
@@ -158,6 +224,12 @@ func Run(src Source, opts Options) (*Result, error) {
 	if err := it.AllocateTensors(); err != nil {
 		monitor.stop()
 		return nil, err
+	}
+	if layers != nil {
+		if res.Warnings, err = applyInputLayers(it, layers); err != nil {
+			monitor.stop()
+			return nil, err
+		}
 	}
 	res.InitMicros = time.Since(t0).Microseconds()
 	initMem := footprintKB()
@@ -172,7 +244,16 @@ func Run(src Source, opts Options) (*Result, error) {
 	if seed == 0 {
 		seed = DefaultSeed
 	}
-	res.Inputs, err = FillInputs(it, seed)
+	if layers == nil {
+		res.Inputs, err = FillInputs(it, seed)
+	} else {
+		res.Inputs = make([]InputFill, len(layers))
+		for i, l := range layers {
+			if res.Inputs[i], err = fillLayer(it, i, l, seed); err != nil {
+				break
+			}
+		}
+	}
 	if err != nil {
 		monitor.stop()
 		return nil, err
@@ -198,6 +279,17 @@ func Run(src Source, opts Options) (*Result, error) {
 	}
 	if prof != nil {
 		res.Profile = prof.summary()
+		if opts.ProfilingCSVFile != "" {
+			if err := res.Profile.writeCSVFile(opts.ProfilingCSVFile, res.Inference); err != nil {
+				monitor.stop()
+				return nil, err
+			}
+		}
+	}
+	if opts.PrintPostInvokeState {
+		var b strings.Builder
+		writeInterpreterState(&b, it)
+		res.PostInvokeState = b.String()
 	}
 
 	endMem := footprintKB()

@@ -1,9 +1,11 @@
 package bench
 
 import (
+	"bufio"
 	"cmp"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -34,6 +36,10 @@ type OpTime struct {
 	// Name identifies the node as TFLite's profiler does: its output
 	// tensor names in brackets, a colon, and the operator index.
 	Name string `json:"name"`
+	// StartMs is when the operator starts within a run, on average: the
+	// summed mean times of the operators before it (TFLite measures it;
+	// tflrun's profile has per-operator totals only).
+	StartMs float64 `json:"start_ms"`
 	// FirstMs is the time in the first profiled run, AvgMs the mean.
 	FirstMs float64 `json:"first_ms"`
 	AvgMs   float64 `json:"avg_ms"`
@@ -94,6 +100,7 @@ func (p *profiler) summary() *Profile {
 	}
 	prof.TotalMs = ms(total) / float64(prof.Runs)
 	var cdf time.Duration
+	var start float64
 	for k, op := range ops {
 		cdf += op.Total
 		o := OpTime{
@@ -103,7 +110,9 @@ func (p *profiler) summary() *Profile {
 			Percent:     pct(op.Total),
 			CDF:         pct(cdf),
 			TimesCalled: op.Count / prof.Runs,
+			StartMs:     start,
 		}
+		start += o.AvgMs
 		if k < len(p.first) {
 			o.FirstMs = ms(p.first[k])
 		}
@@ -165,18 +174,7 @@ func nodeName(m *interpreter.Model, op int) string {
 func (p *Profile) writeText(w io.Writer) {
 	fmt.Fprintln(w, "Operator-wise Profiling Info for Regular Benchmark Runs:")
 	p.writeTable(w, "Run Order", p.Ops)
-	top := slices.Clone(p.Ops)
-	slices.SortStableFunc(top, func(a, b OpTime) int { return cmp.Compare(b.AvgMs, a.AvgMs) })
-	if len(top) > 10 {
-		top = top[:10]
-	}
-	// The cdf column of this table accumulates in its own order.
-	var c float64
-	for i := range top {
-		c += top[i].Percent
-		top[i].CDF = c
-	}
-	p.writeTable(w, "Top by Computation Time", top)
+	p.writeTable(w, "Top by Computation Time", p.topByTime())
 
 	fmt.Fprintf(w, "Number of nodes executed: %d\n", len(p.Ops))
 	fmt.Fprintln(w, "============================== Summary by node type ==============================")
@@ -194,4 +192,70 @@ func (p *Profile) writeTable(w io.Writer, title string, ops []OpTime) {
 		fmt.Fprintf(w, "\t%24s\t%9.3f\t%9.3f\t%7.3f%%\t%7.3f%%\t%10.3f\t%9d\t%s\n", o.Type, o.FirstMs, o.AvgMs, o.Percent, o.CDF, 0.0, o.TimesCalled, o.Name)
 	}
 	fmt.Fprintln(w)
+}
+
+// writeCSVFile writes the profile to path as benchmark_model's
+// --profiling_output_csv_file does (ProfileSummaryCSVFormatter over
+// TensorFlow's StatsCalculator with format_as_csv): the title line, the
+// "Run Order" and "Top by Computation Time" tables and the summary by
+// node type as comma-separated lines with C++'s default number format,
+// then the short summary (the timed runs' statistics). Memory is not
+// measured per operator, so "mem KB" is 0.
+func (p *Profile) writeCSVFile(path string, runs Stats) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("profiling_output_csv_file: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	p.writeCSV(w, runs)
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("profiling_output_csv_file: %w", err)
+	}
+	return f.Close()
+}
+
+func (p *Profile) writeCSV(w io.Writer, runs Stats) {
+	fmt.Fprintln(w, "Operator-wise Profiling Info for Regular Benchmark Runs:")
+	table := func(title string, ops []OpTime) {
+		fmt.Fprintf(w, "============================== %s ==============================\n", title)
+		fmt.Fprintln(w, "node type, start, first, avg_ms, %, cdf%, mem KB, times called, name")
+		for _, o := range ops {
+			fmt.Fprintf(w, "%s, %s, %s, %s, %s%%, %s%%, 0, %d, %s\n", o.Type, cppFloat(o.StartMs), cppFloat(o.FirstMs), cppFloat(o.AvgMs),
+				cppFloat(o.Percent), cppFloat(o.CDF), o.TimesCalled, o.Name)
+		}
+		fmt.Fprintln(w)
+	}
+	table("Run Order", p.Ops)
+	table("Top by Computation Time", p.topByTime())
+	fmt.Fprintf(w, "Number of nodes executed: %d\n", len(p.Ops))
+	fmt.Fprintln(w, "============================== Summary by node type ==============================")
+	fmt.Fprintln(w, "node type, count, avg_ms, avg %, cdf %, mem KB, times called")
+	for _, t := range p.ByType {
+		fmt.Fprintf(w, "%s, %d, %s, %s%%, %s%%, 0, %d\n", t.Type, t.Count, cppFloat(float64(float32(t.AvgMs))), cppFloat(float64(float32(t.Percent))), cppFloat(float64(float32(t.CDF))), t.TimesCalled)
+	}
+	fmt.Fprintln(w)
+	line := runs.tfliteLine()
+	if i := strings.Index(line, " p5="); i >= 0 {
+		line = line[:i] // a Stat, not a StatWithPercentiles
+	}
+	fmt.Fprintf(w, "Timings (microseconds): %s\n", line)
+	fmt.Fprintln(w, "Memory (bytes): count=0")
+	fmt.Fprintf(w, "%d nodes observed\n\n", len(p.Ops))
+}
+
+// topByTime is the ten most expensive operators, with the cdf column
+// accumulated in that order (as TFLite's table does).
+func (p *Profile) topByTime() []OpTime {
+	top := slices.Clone(p.Ops)
+	slices.SortStableFunc(top, func(a, b OpTime) int { return cmp.Compare(b.AvgMs, a.AvgMs) })
+	if len(top) > 10 {
+		top = top[:10]
+	}
+	var c float64
+	for i := range top {
+		c += top[i].Percent
+		top[i].CDF = c
+	}
+	return top
 }

@@ -20,6 +20,13 @@ var paramLabels = []struct{ flag, label string }{
 	{"report_peak_memory_footprint", "Report the peak memory footprint"},
 	{"memory_footprint_check_interval_ms", "Memory footprint check interval (ms)"},
 	{"enable_op_profiling", "Enable op profiling"},
+	{"dry_run", "Run w/o invoking kernels"},
+	{"input_layer", "Input layers"},
+	{"input_layer_shape", "Input shapes"},
+	{"input_layer_value_range", "Input value ranges"},
+	{"input_layer_value_files", "Input value files"},
+	{"profiling_output_csv_file", "CSV File to export profiling data to"},
+	{"print_postinvoke_state", "Print post-invoke interpreter state"},
 }
 
 func (o Options) paramValue(flag string) string {
@@ -50,6 +57,20 @@ func (o Options) paramValue(flag string) string {
 		return fmt.Sprint(o.MemoryCheckInterval / time.Millisecond)
 	case "enable_op_profiling":
 		return b(o.EnableOpProfiling)
+	case "dry_run":
+		return b(o.DryRun)
+	case "input_layer":
+		return o.InputLayer
+	case "input_layer_shape":
+		return o.InputLayerShape
+	case "input_layer_value_range":
+		return o.InputLayerValueRange
+	case "input_layer_value_files":
+		return o.InputLayerValueFiles
+	case "profiling_output_csv_file":
+		return o.ProfilingCSVFile
+	case "print_postinvoke_state":
+		return b(o.PrintPostInvokeState)
 	}
 	return ""
 }
@@ -63,13 +84,24 @@ func (r *Result) WriteText(w io.Writer) {
 	o := r.Options
 	info := func(format string, args ...any) { fmt.Fprintf(w, "INFO: "+format+"\n", args...) }
 	info("STARTING!")
-	info("Log parameter values verbosely: [0]")
+	verbose := "0"
+	if o.Verbose {
+		verbose = "1"
+	}
+	info("Log parameter values verbosely: [%s]", verbose)
 	for _, p := range paramLabels {
-		if slices.Contains(o.Changed, p.flag) {
+		if o.Verbose || slices.Contains(o.Changed, p.flag) {
 			info("%s: [%s]", p.label, o.paramValue(p.flag))
 		}
 	}
 	info("Graph: [%s]", r.Model)
+	info("tflrun: %s; CPU: %s; ISA: %s", r.Tool.Info.String(), orUnknown(r.Tool.CPU), r.Tool.ISA)
+	for _, n := range o.Notes {
+		info("%s", n)
+	}
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(w, "WARNING: %s\n", wn)
+	}
 	if o.NumThreads != 1 {
 		info("tflrun runs its kernels on 1 thread: num_threads=%d is recorded but does not change execution.", o.NumThreads)
 	}
@@ -111,6 +143,22 @@ func (r *Result) WriteText(w io.Writer) {
 	}
 	if r.Profile != nil {
 		fmt.Fprintln(w)
-		r.Profile.writeText(w)
+		if o.ProfilingCSVFile != "" {
+			info("Wrote the operator profile to %s (CSV).", o.ProfilingCSVFile)
+		} else {
+			r.Profile.writeText(w)
+		}
 	}
+	if r.PostInvokeState != "" {
+		info("\n====Printing out TfLite interpreter post-invoke state begins====")
+		fmt.Fprint(w, r.PostInvokeState)
+		info("====Printing out TfLite interpreter post-invoke state ends====\n")
+	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }

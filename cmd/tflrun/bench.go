@@ -29,6 +29,8 @@ func newBenchCmd(stdout, stderr io.Writer) *cli.Command {
 	var graph string
 	var intervalMs int
 	var asJSON bool
+	var mem memoryFlag
+	delegates := &delegateFlags{}
 	f := cli.NewFlagSet()
 	cmd := &cli.Command{
 		Name:  "bench",
@@ -41,7 +43,21 @@ runs (count, first, curr, min, max, avg, std, p5, median, p95), model size and
 memory footprint, plus tflrun's median/p90/p99, arena and variable bytes and
 peak RSS. Runs continue until both --num_runs and --min_secs are reached, and
 none starts after --max_secs. Inputs are filled with deterministic
-pseudo-random data (see package bench).
+pseudo-random data (see package bench), or as benchmark_model's input flags
+say: --input_layer=a,b with --input_layer_shape=1,224,224,3:1,10 (every input
+in order, resized to the shapes), --input_layer_value_range=a,0,254 (integer
+bounds of random values) and --input_layer_value_files=a:a.bin (the input's
+raw bytes; "::" escapes a ':' in a name).
+
+--enable_op_profiling prints per-operator times; with
+--profiling_output_csv_file=FILE they go to FILE in benchmark_model's CSV
+format instead. --dry_run loads, allocates and fills but runs nothing;
+--verbose logs every parameter; --print_postinvoke_state prints the tensors
+and nodes after the runs. benchmark_model's delegate flags (--use_xnnpack,
+--use_gpu, --use_nnapi, --use_hexagon, --use_coreml and their options) are
+accepted and ignored with a note: tflrun has no delegates, every operator runs
+on its own CPU kernels. The JSON report starts with tflrun's version, GOOS and
+GOARCH, the CPU, the ISA level and the thread count.
 
 With no MODEL it benchmarks a model embedded in the binary, seeded_lstm.tflite:
 a float32 LSTM(20) over a [1, 28, 28] input, then FULLY_CONNECTED(10) and
@@ -61,7 +77,14 @@ random weights, written by tflrun itself.`,
 				graph = args[0]
 			}
 			opts.MemoryCheckInterval = time.Duration(intervalMs) * time.Millisecond
+			opts.MaxArenaBytes = mem.bytes
+			opts.Notes = delegates.notes()
 			f.Visit(func(name string) { opts.Changed = append(opts.Changed, name) })
+			for _, n := range opts.Notes {
+				if asJSON {
+					fmt.Fprintln(stderr, "tflrun bench: "+n)
+				}
+			}
 			src := bench.Source{Path: graph}
 			if graph == "" {
 				src = bench.Source{Bytes: embeddedModel, Name: "embedded:" + embeddedName}
@@ -101,5 +124,15 @@ random weights, written by tflrun itself.`,
 	f.IntVar(&intervalMs, "memory_footprint_check_interval_ms", 50, "interval between memory footprint samples in milliseconds")
 	f.Uint64Var(&opts.Seed, "seed", bench.DefaultSeed, "seed of the deterministic input fill")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	f.Var(&mem, "max-memory", memoryFlagUsage)
+	f.StringVar(&opts.InputLayer, "input_layer", "", "comma-separated names of all inputs, in order (names need not match the model's)")
+	f.StringVar(&opts.InputLayerShape, "input_layer_shape", "", "colon-separated shapes of all inputs, e.g. 1,224,224,3:1,10")
+	f.StringVar(&opts.InputLayerValueRange, "input_layer_value_range", "", "integer ranges of random inputs, e.g. input1,0,254:input2,1,2")
+	f.StringVar(&opts.InputLayerValueFiles, "input_layer_value_files", "", "files of inputs' raw bytes, e.g. input1:a.bin,input2:b.bin ('::' for ':' in a name)")
+	f.StringVar(&opts.ProfilingCSVFile, "profiling_output_csv_file", "", "write the --enable_op_profiling profile to this file as CSV")
+	f.BoolVar(&opts.Verbose, "verbose", false, "log every parameter, not only those set")
+	f.BoolVar(&opts.DryRun, "dry_run", false, "load, allocate and fill the inputs, but run nothing")
+	f.BoolVar(&opts.PrintPostInvokeState, "print_postinvoke_state", false, "print the interpreter's tensors and nodes after the runs")
+	delegates.define(f)
 	return cmd
 }
