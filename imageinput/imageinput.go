@@ -248,6 +248,7 @@ type ChannelError struct {
 	Shape        []int
 }
 
+// Error names both channel counts and the conversion that would apply.
 func (e *ChannelError) Error() string {
 	kind := map[int]string{1: "gray", 3: "colour"}
 	return fmt.Sprintf("the image has %d channel(s) (%s), the input %v takes %d: convert the image first, or ask for the conversion (%s)",

@@ -16,6 +16,7 @@ type FormatError struct {
 	Reason string
 }
 
+// Error returns "metadata: path (byte offset): reason".
 func (e *FormatError) Error() string {
 	if e.Offset < 0 {
 		return "metadata: " + e.Path + ": " + e.Reason

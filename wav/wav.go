@@ -49,6 +49,7 @@ const (
 	Float Format = 3
 )
 
+// String returns "PCM", "float" or "Format(n)".
 func (f Format) String() string {
 	switch f {
 	case PCM:

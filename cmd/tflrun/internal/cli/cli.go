@@ -31,7 +31,9 @@ import (
 // Programs exit with status 2 for it (1 for other failures).
 type UsageError struct{ Err error }
 
+// Error returns the underlying error's message.
 func (e UsageError) Error() string { return e.Err.Error() }
+// Unwrap returns the underlying error.
 func (e UsageError) Unwrap() error { return e.Err }
 
 // UsageErrorf formats a UsageError.
