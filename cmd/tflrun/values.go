@@ -132,11 +132,7 @@ func topK(t *ops.Tensor, k int) []classScore {
 			i = w
 		}
 	}
-	for i := 0; i < n; i++ {
-		v, _ := element(t.Type, t.Data, i)
-		if scale != 0 {
-			v = (v - zp) * scale
-		}
+	offer := func(i int, v float64) {
 		c := classScore{Class: i, Value: v}
 		if len(h) < k {
 			h = append(h, c)
@@ -148,11 +144,43 @@ func topK(t *ops.Tensor, k int) []classScore {
 				h[p], h[j] = h[j], h[p]
 				j = p
 			}
-			continue
+			return
 		}
 		if better(c, h[0]) {
 			h[0] = c
 			down(0)
+		}
+	}
+	// Once the heap is full, an element can only enter by beating the
+	// root's value (ties go to the lower index, which came first), so
+	// most elements cost one load and one comparison against floor. open
+	// lets everything through to better while the heap fills, or while
+	// its root is NaN (anything beats NaN). The loop keeps both in locals
+	// so that it stays a load and a compare.
+	floor, open := 0.0, true
+	admit := func(i int, v float64) (float64, bool) {
+		offer(i, v)
+		if len(h) == k && !math.IsNaN(h[0].Value) {
+			return h[0].Value, false
+		}
+		return 0, true
+	}
+	if t.Type == ops.Float32 && scale == 0 {
+		d := t.Data[:4*n]
+		for i := 0; i < n; i++ {
+			if v := float64(math.Float32frombits(binary.LittleEndian.Uint32(d[4*i:]))); open || v > floor {
+				floor, open = admit(i, v)
+			}
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			v, _ := element(t.Type, t.Data, i)
+			if scale != 0 {
+				v = (v - zp) * scale
+			}
+			if open || v > floor {
+				floor, open = admit(i, v)
+			}
 		}
 	}
 	slices.SortFunc(h, func(a, b classScore) int {
