@@ -1,15 +1,18 @@
 // Command tflrun runs, benchmarks and inspects TensorFlow Lite models with
 // tflrun's pure-Go interpreter.
 //
-//	tflrun run MODEL [--input NAME|INDEX=FILE]... [--output-dir DIR] [--json]
-//	tflrun bench [MODEL] [--num_runs N] [--warmup_runs N] [--min_secs S] ...
-//	tflrun inspect MODEL [--json]
+//	tflrun run MODEL [--input NAME|INDEX=FILE]... [--output-dir DIR] [--json] [--max-memory SIZE] ...
+//	tflrun bench [MODEL] [--num_runs N] [--warmup_runs N] [--min_secs S] ... (benchmark_model's flags)
+//	tflrun inspect MODEL [--json] [--max-memory SIZE]
+//	tflrun convert SAVED_MODEL_DIR|GRAPH.pb|GRAPH.pbtxt -o OUT.tflite ...
 //	tflrun cpu [--json] [--levels] [--isa LEVEL]
 //	tflrun version
 //
 // Errors are printed to stderr as "tflrun: <message>"; the exit code is 1
 // for a failure and 2 for a usage error (unknown command or flag, wrong
-// number of arguments, malformed flag value).
+// number of arguments, malformed flag value). Flags follow the standard
+// flag package's syntax (--name=value, --name value, -name), anywhere on
+// the line; `tflrun COMMAND --help` lists a command's flags.
 package main
 
 import (
