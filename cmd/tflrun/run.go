@@ -40,6 +40,7 @@ type runOptions struct {
 	resize          string
 	convertChannels bool
 	noMetadata      bool
+	threads         int
 }
 
 func newRunCmd(stdout, stderr io.Writer) *cli.Command {
@@ -106,6 +107,7 @@ left of the bound).`,
 	f.StringVar(&o.resize, "resize", "none", "resize images of another size: none, bilinear or nearest (as tf.image.resize, half-pixel centres)")
 	f.BoolVar(&o.convertChannels, "convert-channels", false, "convert a colour image to gray (luma) for a 1-channel input, or gray to colour for a 3-channel one")
 	f.BoolVar(&o.noMetadata, "no-metadata", false, "ignore the model's metadata (labels and normalisation)")
+	f.IntVar(&o.threads, "num_threads", 1, "number of threads, as bench takes it (tflrun's kernels run on 1 thread; other values are noted, not used)")
 	return cmd
 }
 
@@ -187,6 +189,9 @@ func runModel(modelPath string, o *runOptions, stdout, stderr io.Writer) error {
 		return usageErrorf("--resize: %v", err)
 	}
 	s.opts.ConvertChannels = o.convertChannels
+	if o.threads != 1 {
+		fmt.Fprintf(stderr, "note: tflrun's kernels run on 1 thread; --num_threads=%d is not used\n", o.threads)
+	}
 	if o.maxValues < -1 {
 		return usageErrorf("--max-values %d: want a count, or -1 for all", o.maxValues)
 	}
