@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tflrun/tflrun/internal/npy"
+	"github.com/tflrun/tflrun/npy"
 	"github.com/tflrun/tflrun/ops"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/tflrun/tflrun/internal/imageinput"
+	"github.com/tflrun/tflrun/imageinput"
 )
 
 // TestMNISTSamplesClassify runs the ten handwritten sample digits through
