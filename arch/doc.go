@@ -36,7 +36,8 @@
 // scalar fixed-point functions SaturatingRoundingDoublingHighMul,
 // RoundingDivideByPOT and MultiplyByQuantizedMultiplier (requant_generic.go)
 // are the reference every requantising primitive is tested against; package
-// ops's integer kernels call them too.
+// ops wraps them (ops.MultiplyByQuantizedMultiplier, …) for the integer
+// kernels of ops/builtin and fused.
 //
 // # Levels
 //
