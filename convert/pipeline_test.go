@@ -94,7 +94,7 @@ func serving_default(%x: float32[1 3]) -> (out:0) {
 	for _, m := range regexp.MustCompile(`(?m)^// -----// IR after (.*) //----- //$`).FindAllStringSubmatch(first, -1) {
 		headers = append(headers, m[1])
 	}
-	wantHeaders := []string{"functionalize-tf1-loops", "mark-state: nothing to do, unchanged",
+	wantHeaders := []string{"functionalize-tf1-loops: nothing to do, unchanged", "mark-state: nothing to do, unchanged",
 		"simplify (inline round 1)", "inline-call (inline round 1)", "simplify (inline round 2)", "inline",
 		"check-deep-cut: nothing to do, unchanged", "lower-state: nothing to do, unchanged",
 		"check-state-writes: nothing to do, unchanged", "legalize", "optimize",

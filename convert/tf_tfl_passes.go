@@ -34,7 +34,10 @@ var tfPasses = []Pass{
 	// cycle of Enter/Merge/Switch/NextIteration/Exit nodes until it is
 	// functionalised.
 	{Name: "functionalize-tf1-loops", Doc: "TF1 while-loop frames become While nodes over new functions (package controlflow)",
-		run: func(s *state) (bool, error) { return true, controlflow.FunctionalizeV1(s.f, s.m) }},
+		run: func(s *state) (bool, error) {
+			had := controlflow.HasV1Loops(s.f)
+			return had, controlflow.FunctionalizeV1(s.f, s.m)
+		}},
 	// Also before simplification: an updated variable's reads must not
 	// fold to its checkpoint value.
 	{Name: "mark-state", Doc: "variables the model updates are marked as state, so their reads stay reads (package stateful)",

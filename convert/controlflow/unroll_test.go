@@ -48,9 +48,16 @@ func TestWhileTensorListUnrolled(t *testing.T) {
 // TestTF1LoopFunctionalised converts the same recurrence written as a TF1
 // while-loop frame over TensorArrayV3.
 func TestTF1LoopFunctionalised(t *testing.T) {
-	res, err := convert.Convert("testdata/tf1_rnn.pbtxt", convert.Options{OutputArrays: []string{"gather", "last"}})
+	var printed strings.Builder
+	res, err := convert.Convert("testdata/tf1_rnn.pbtxt", convert.Options{OutputArrays: []string{"gather", "last"},
+		PrintIRAfter: []string{"functionalize-tf1-loops"}, PrintIRTo: &printed})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The pass reports that it rewrote the frame, and the IR it prints
+	// has a While where the Enter nodes were.
+	if p := printed.String(); strings.Contains(p, "nothing to do") || !strings.Contains(p, "While") || strings.Contains(p, "Enter") {
+		t.Errorf("IR after functionalize-tf1-loops:\n%s", p)
 	}
 	got := ops(res)
 	if n := strings.Count(strings.Join(got, " "), "TANH"); n != 3 {

@@ -30,6 +30,7 @@ var v1Ops = map[string]bool{"Enter": true, "Exit": true, "Merge": true, "Switch"
 //
 // It must run before f is sorted or simplified (a TF1 loop is a cycle).
 // Errors name the frame and the node that does not fit the structure.
+// HasV1Loops says beforehand whether there is anything to rewrite.
 func FunctionalizeV1(f *ir.Function, m *ir.Module) error {
 	for round := 0; ; round++ {
 		if m == nil {
@@ -407,4 +408,15 @@ func uniqueFunctionName(m *ir.Module, base string) string {
 		name = fmt.Sprintf("%s_%d", base, i)
 	}
 	return name
+}
+
+// HasV1Loops reports whether f holds a TF1 loop frame (an Enter node not
+// yet legalised), that is, whether FunctionalizeV1 has anything to rewrite.
+func HasV1Loops(f *ir.Function) bool {
+	for _, n := range f.Nodes {
+		if n.TFL == nil && n.Op == "Enter" {
+			return true
+		}
+	}
+	return false
 }
