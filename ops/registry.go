@@ -118,6 +118,20 @@ const (
 	OpSign                  BuiltinOperator = 158
 )
 
+// Builtin operator codes of the convolution, matrix-product and
+// normalisation kernels added for the breadth of TFLite's resolver
+// (TFLite schema numbering).
+const (
+	OpL2Normalization            BuiltinOperator = 11
+	OpL2Pool2D                   BuiltinOperator = 12
+	OpLocalResponseNormalization BuiltinOperator = 13
+	OpTransposeConv              BuiltinOperator = 67
+	OpBatchMatMul                BuiltinOperator = 126
+	OpConv3D                     BuiltinOperator = 132
+	OpConv3DTranspose            BuiltinOperator = 141
+	OpGelu                       BuiltinOperator = 150
+)
+
 // Registration binds an operator to its kernel: a builtin code with the
 // range of versions the kernel implements, or a custom operator name.
 type Registration struct {

@@ -81,8 +81,8 @@ func (q *convQuant) prepare(in, filter, bias, out *ops.Tensor, act ops.Activatio
 	}
 	perChannel := len(fq.Scale) > 1
 	if perChannel {
-		if in.Type != ops.Int8 {
-			return fmt.Errorf("input 1 (filter): per-channel quantization needs int8 input, have %s", in.Type)
+		if in.Type != ops.Int8 && in.Type != ops.Int16 {
+			return fmt.Errorf("input 1 (filter): per-channel quantization needs int8 or int16 input, have %s", in.Type)
 		}
 		// TFLite only checks that the quantized dimension has one entry per
 		// output channel; the scales are then read per output channel.
