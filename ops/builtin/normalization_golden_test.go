@@ -36,8 +36,12 @@ func l2NormGoldVariants() []goldVariant {
 	f32, u8, i8 := schema.TensorTypeFLOAT32, schema.TensorTypeUINT8, schema.TensorTypeINT8
 	s := func(d ...int32) []int32 { return d }
 	return []goldVariant{
-		{name: "float_rank4", model: func() []byte { return unaryGold(schema.BuiltinOperatorL2_NORMALIZATION, 1, f32, s(2, 3, 2, 37), s(2, 3, 2, 37), nil, nil, opts) }, gen: wideFloats},
-		{name: "float_rank2", model: func() []byte { return unaryGold(schema.BuiltinOperatorL2_NORMALIZATION, 1, f32, s(5, 128), s(5, 128), nil, nil, opts) }},
+		{name: "float_rank4", model: func() []byte {
+			return unaryGold(schema.BuiltinOperatorL2_NORMALIZATION, 1, f32, s(2, 3, 2, 37), s(2, 3, 2, 37), nil, nil, opts)
+		}, gen: wideFloats},
+		{name: "float_rank2", model: func() []byte {
+			return unaryGold(schema.BuiltinOperatorL2_NORMALIZATION, 1, f32, s(5, 128), s(5, 128), nil, nil, opts)
+		}},
 		{name: "uint8", model: func() []byte {
 			return unaryGold(schema.BuiltinOperatorL2_NORMALIZATION, 1, u8, s(3, 4, 29), s(3, 4, 29), optest.PerTensor(0.05, 121), optest.PerTensor(1.0/128, 128), opts)
 		}, tol: exact},
@@ -93,7 +97,9 @@ func geluGoldVariants() []goldVariant {
 	exact := optest.Case{Exact: true}
 	s := func(d ...int32) []int32 { return d }
 	m := func(version int32, typ schema.TensorType, shape []int32, inQ, outQ *optest.Quant, approx bool) func() []byte {
-		return func() []byte { return unaryGold(schema.BuiltinOperatorGELU, version, typ, shape, shape, inQ, outQ, g(approx)) }
+		return func() []byte {
+			return unaryGold(schema.BuiltinOperatorGELU, version, typ, shape, shape, inQ, outQ, g(approx))
+		}
 	}
 	f32, i8, u8, i16 := schema.TensorTypeFLOAT32, schema.TensorTypeINT8, schema.TensorTypeUINT8, schema.TensorTypeINT16
 	return []goldVariant{
