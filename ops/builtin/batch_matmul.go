@@ -32,6 +32,11 @@ import (
 //     TFLite's kernel ignores them);
 //   - int16 × int16 and int16 × int8 → int16 (zero points 0): int64 sums
 //     requantised with the 64-bit MultiplyByQuantizedMultiplier;
+//   - on the requantising paths, input 1 with several (per-channel)
+//     scales is read, as TFLite reads it, through its legacy per-tensor
+//     parameters, scale 0 and zero point 0: the multiplier is 0 and every
+//     output is the output zero point (TFLite's result for LiteRT's own
+//     static_w8_a16 einsum test model);
 //   - hybrid float32 × int8 → float32: every row of x (B values) is
 //     quantised to int8 (symmetrically, or asymmetrically when
 //     asymmetric_quantize_inputs is set) and the int32 sums scaled back by
@@ -372,12 +377,16 @@ func (k *BatchMatMul) prepareQuant(x, y, out *ops.Tensor) error {
 	if err != nil {
 		return err
 	}
-	if isPerChannel(y) {
-		return errors.New("input 1: per-channel quantization is not supported by BATCH_MATMUL (TFLite reads its per-tensor scale, 0)")
-	}
 	ys, yzp, err := perTensorQuant(y, "input 1")
 	if err != nil {
 		return err
+	}
+	if isPerChannel(y) {
+		// TFLite's kernel reads the tensor's legacy per-tensor
+		// parameters, which a quantisation with several scales leaves at
+		// scale 0 and zero point 0 (GetLegacyQuantization): the
+		// multiplier is 0 and every output is the output zero point.
+		ys, yzp = 0, 0
 	}
 	os, ozp, err := perTensorQuant(out, "output 0")
 	if err != nil {

@@ -88,6 +88,10 @@ func (g bmmGold) model(seed uint64) []byte {
 		xq = optest.PerTensor(1.0/8192, 0)
 		if g.yType == schema.TensorTypeINT8 {
 			yq = optest.PerTensor(0.01, 0)
+			if g.perColumn {
+				// Read by TFLite as scale 0: every output is 0.
+				yq = goldPerChannel(goldScales(r, cols, 0.003, 0.02), colDim)
+			}
 			oq = optest.PerTensor(float32(goldStd(depth, 4, 1.28)/3000), 0)
 			yData = optest.I8(goldI8(r, ny, -128, 127)...)
 		} else {
@@ -135,6 +139,7 @@ func bmmGoldVariants() []goldVariant {
 		v("int16_int16_adjy", bmmGold{xs: s(1, 1, 6, 40), ys: s(1, 1, 11, 40), adjY: true, version: 3, xType: i16, yType: i16, outType: i16}, 9),
 		v("int16_int16_broadcast", bmmGold{xs: s(2, 5, 23), ys: s(23, 7), version: 3, xType: i16, yType: i16, outType: i16}, 10),
 		v("int16_int8_const", bmmGold{xs: s(3, 4, 32), ys: s(32, 12), constY: true, version: 3, xType: i16, yType: i8, outType: i16}, 11),
+		v("int16_int8_per_channel_rhs", bmmGold{xs: s(2, 5, 16), ys: s(16, 8), constY: true, version: 1, xType: i16, yType: i8, outType: i16, perColumn: true}, 16),
 		v("hybrid_symmetric", bmmGold{xs: s(2, 3, 20), ys: s(20, 9), constY: true, version: 1, xType: f32, yType: i8, outType: f32}, 12),
 		v("hybrid_asymmetric_per_column", bmmGold{xs: s(4, 24), ys: s(11, 24), adjY: true, constY: true, asym: true, version: 4, xType: f32, yType: i8, outType: f32, perColumn: true}, 13),
 		v("hybrid_two_batch_dims", bmmGold{xs: s(2, 3, 4, 10), ys: s(2, 3, 10, 6), constY: true, asym: true, version: 4, xType: f32, yType: i8, outType: f32}, 14),
