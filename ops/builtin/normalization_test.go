@@ -325,3 +325,93 @@ func TestNormalizationOptionsDecoders(t *testing.T) {
 		}
 	}
 }
+
+// TestL2Pool2DErrors is L2_POOL_2D's hostile-node table: each node is
+// refused at Prepare with an error naming the input or option.
+func TestL2Pool2DErrors(t *testing.T) {
+	f := func(shape ...int) *ops.Tensor { return tensorOf(ops.Float32, shape, make([]float32, prod(shape))) }
+	opts := func(edit func(o *Pool2DOptions)) *Pool2DOptions {
+		o := &Pool2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 1, FilterWidth: 2, FilterHeight: 2}
+		if edit != nil {
+			edit(o)
+		}
+		return o
+	}
+	cases := []struct {
+		name  string
+		n     *ops.Node
+		wants []string
+	}{
+		{"no options", node(nil, []*ops.Tensor{f(1, 2, 2, 1)}, outTensor(ops.Float32)), []string{"need *Pool2DOptions"}},
+		{"wrong options", node(&GeluOptions{}, []*ops.Tensor{f(1, 2, 2, 1)}, outTensor(ops.Float32)), []string{"need *Pool2DOptions"}},
+		{"two inputs", node(opts(nil), []*ops.Tensor{f(1, 2, 2, 1), f(1, 2, 2, 1)}, outTensor(ops.Float32)), []string{"input"}},
+		{"missing input", node(opts(nil), []*ops.Tensor{nil}, outTensor(ops.Float32)), []string{"input 0"}},
+		{"no output", node(opts(nil), []*ops.Tensor{f(1, 2, 2, 1)}), []string{"output"}},
+		{"rank 3", node(opts(nil), []*ops.Tensor{f(2, 2, 1)}, outTensor(ops.Float32)), []string{"input 0", "rank 3"}},
+		{"int8", node(opts(nil), []*ops.Tensor{q(tensorOf(ops.Int8, []int{1, 2, 2, 1}, make([]int8, 4)), 1, 0)}, q(outTensor(ops.Int8), 1, 0)), []string{"input 0", "int8"}},
+		{"output type", node(opts(nil), []*ops.Tensor{f(1, 2, 2, 1)}, outTensor(ops.Int32)), []string{"output 0", "int32"}},
+		{"stride 0", node(opts(func(o *Pool2DOptions) { o.StrideH = 0 }), []*ops.Tensor{f(1, 2, 2, 1)}, outTensor(ops.Float32)), []string{"height stride 0"}},
+		{"negative stride", node(opts(func(o *Pool2DOptions) { o.StrideW = -2 }), []*ops.Tensor{f(1, 2, 2, 1)}, outTensor(ops.Float32)), []string{"width stride -2"}},
+		{"filter 0", node(opts(func(o *Pool2DOptions) { o.FilterWidth = 0 }), []*ops.Tensor{f(1, 2, 2, 1)}, outTensor(ops.Float32)), []string{"width filter size 0"}},
+		{"filter too big", node(opts(func(o *Pool2DOptions) { o.FilterHeight = 5 }), []*ops.Tensor{f(1, 2, 2, 1)}, outTensor(ops.Float32)), []string{"height", "exceeds"}},
+		{"bad padding", node(opts(func(o *Pool2DOptions) { o.Padding = ops.Padding(7) }), []*ops.Tensor{f(1, 2, 2, 1)}, outTensor(ops.Float32)), []string{"padding"}},
+		{"activation 9", node(opts(func(o *Pool2DOptions) { o.Activation = ops.Activation(9) }), []*ops.Tensor{f(1, 2, 2, 1)}, outTensor(ops.Float32)), []string{"fused activation"}},
+		{"overflowing shape", node(opts(nil), []*ops.Tensor{{Type: ops.Float32, Shape: []int{1 << 20, 1 << 20, 1 << 20, 1 << 20}}}, outTensor(ops.Float32)), []string{"input 0"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { wantPrepareError(t, NewL2Pool2D(), c.n, c.wants...) })
+	}
+}
+
+// TestLocalResponseNormalizationErrors is LOCAL_RESPONSE_NORMALIZATION's
+// hostile-node table.
+func TestLocalResponseNormalizationErrors(t *testing.T) {
+	f := func(shape ...int) *ops.Tensor { return tensorOf(ops.Float32, shape, make([]float32, prod(shape))) }
+	o := &LocalResponseNormalizationOptions{Radius: 2, Bias: 1, Alpha: 1, Beta: 0.5}
+	cases := []struct {
+		name  string
+		n     *ops.Node
+		wants []string
+	}{
+		{"wrong options", node(&GeluOptions{}, []*ops.Tensor{f(1, 1, 1, 2)}, outTensor(ops.Float32)), []string{"need *LocalResponseNormalizationOptions"}},
+		{"negative radius", node(&LocalResponseNormalizationOptions{Radius: -1}, []*ops.Tensor{f(1, 1, 1, 2)}, outTensor(ops.Float32)), []string{"radius -1"}},
+		{"two inputs", node(o, []*ops.Tensor{f(1, 1, 1, 2), f(1, 1, 1, 2)}, outTensor(ops.Float32)), []string{"input"}},
+		{"missing input", node(o, []*ops.Tensor{nil}, outTensor(ops.Float32)), []string{"input 0"}},
+		{"no output", node(o, []*ops.Tensor{f(1, 1, 1, 2)}), []string{"output"}},
+		{"rank 2", node(o, []*ops.Tensor{f(1, 2)}, outTensor(ops.Float32)), []string{"input 0", "rank 2"}},
+		{"rank 5", node(o, []*ops.Tensor{f(1, 1, 1, 1, 2)}, outTensor(ops.Float32)), []string{"input 0", "rank 5"}},
+		{"int8", node(o, []*ops.Tensor{q(tensorOf(ops.Int8, []int{1, 1, 1, 2}, make([]int8, 2)), 1, 0)}, q(outTensor(ops.Int8), 1, 0)), []string{"input 0", "int8"}},
+		{"uint8", node(o, []*ops.Tensor{q(tensorOf(ops.Uint8, []int{1, 1, 1, 2}, make([]uint8, 2)), 1, 0)}, q(outTensor(ops.Uint8), 1, 0)), []string{"input 0", "uint8"}},
+		{"output type", node(o, []*ops.Tensor{f(1, 1, 1, 2)}, outTensor(ops.Int16)), []string{"output 0", "int16"}},
+		{"overflowing shape", node(o, []*ops.Tensor{{Type: ops.Float32, Shape: []int{1 << 20, 1 << 20, 1 << 20, 1 << 20}}}, outTensor(ops.Float32)), []string{"input 0"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { wantPrepareError(t, NewLocalResponseNormalization(), c.n, c.wants...) })
+	}
+}
+
+// TestGeluErrors is GELU's hostile-node table.
+func TestGeluErrors(t *testing.T) {
+	f := tensorOf(ops.Float32, []int{2}, []float32{1, 2})
+	i8 := func() *ops.Tensor { return q(tensorOf(ops.Int8, []int{2}, []int8{1, 2}), 0.1, 0) }
+	cases := []struct {
+		name  string
+		n     *ops.Node
+		wants []string
+	}{
+		{"wrong options", node(&L2NormOptions{}, []*ops.Tensor{f}, outTensor(ops.Float32)), []string{"need *GeluOptions"}},
+		{"two inputs", node(nil, []*ops.Tensor{f, f}, outTensor(ops.Float32)), []string{"input"}},
+		{"missing input", node(nil, []*ops.Tensor{nil}, outTensor(ops.Float32)), []string{"input 0"}},
+		{"no output", node(nil, []*ops.Tensor{f}), []string{"output"}},
+		{"int32", node(nil, []*ops.Tensor{tensorOf(ops.Int32, []int{2}, []int32{1, 2})}, outTensor(ops.Int32)), []string{"input 0", "int32"}},
+		{"float16", node(nil, []*ops.Tensor{tensorOf(ops.Float16, []int{2}, []uint16{0, 0})}, outTensor(ops.Float16)), []string{"input 0", "float16"}},
+		{"output type", node(nil, []*ops.Tensor{i8()}, q(outTensor(ops.Uint8), 0.1, 0)), []string{"output 0", "uint8"}},
+		{"input not quantised", node(nil, []*ops.Tensor{tensorOf(ops.Int8, []int{2}, []int8{1, 2})}, q(outTensor(ops.Int8), 0.1, 0)), []string{"input 0", "quantization"}},
+		{"output not quantised", node(nil, []*ops.Tensor{i8()}, outTensor(ops.Int8)), []string{"output 0", "quantization"}},
+		{"int16 not quantised", node(nil, []*ops.Tensor{tensorOf(ops.Int16, []int{2}, []int16{1, 2})}, q(outTensor(ops.Int16), 0.1, 0)), []string{"input 0", "quantization"}},
+		{"overflowing shape", node(nil, []*ops.Tensor{{Type: ops.Float32, Shape: []int{1 << 20, 1 << 20, 1 << 20, 1 << 20}}}, outTensor(ops.Float32)), []string{"input 0"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { wantPrepareError(t, NewGelu(), c.n, c.wants...) })
+	}
+}
