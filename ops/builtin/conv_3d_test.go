@@ -132,7 +132,6 @@ func TestConv3DAgainstDefinition(t *testing.T) {
 			noAllocs(t, k, n)
 		}
 	}
-	deconvForceMatVec = false
 }
 
 // conv3DTransposeRef is TFLite's reference Conv3DTranspose: x is the
@@ -177,10 +176,15 @@ func conv3DTransposeRef(c conv3DCase, outS [3]int, x, w, bias []float32) []float
 }
 
 func TestConv3DTransposeAgainstDefinition(t *testing.T) {
+	trials := 60
+	if testing.Short() {
+		trials = 15 // the slowest test of the package under qemu
+	}
+	defer func() { deconvForceMatVec = false }()
 	for _, mv := range []bool{false, true} {
 		deconvForceMatVec = mv
 		r := lcg(103)
-		for trial := 0; trial < 60; trial++ {
+		for trial := 0; trial < trials; trial++ {
 			c := randomConv3D(&r)
 			// An output size whose forward convolution gives c.in.
 			var outS [3]int
@@ -215,7 +219,6 @@ func TestConv3DTransposeAgainstDefinition(t *testing.T) {
 			noAllocs(t, k, n)
 		}
 	}
-	deconvForceMatVec = false
 }
 
 func TestConv3DOptionsDecoder(t *testing.T) {
