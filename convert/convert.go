@@ -74,9 +74,36 @@ type Options struct {
 	Registry *fusion.Registry
 	// Description is written into the model (default: "tflrun convert").
 	Description string
-	// MaxNodes bounds the size of the inlined graph (default 250,000),
-	// so that a hostile model cannot make inlining explode.
+	// MaxNodes bounds the nodes of the entry function: the graph cut to
+	// its inputs and outputs, and what inlining and unrolling grow it to
+	// (default 250,000), so that a hostile model cannot make the
+	// conversion explode. The Max fields below are the conversion's other
+	// limits (ir.Limits; zero takes the default, ir.DefaultLimits); each
+	// conversion has its own, so conversions running at once in one
+	// process do not interfere. An error a limit causes names it.
 	MaxNodes int
+	// MaxTensorBytes bounds one constant tensor: decoded from the graph,
+	// read from the checkpoint or made by the converter (default 1 GiB).
+	MaxTensorBytes int64
+	// MaxConstantBytes bounds the bytes of all constant tensors alive at
+	// once during the conversion (default 2 GiB): decoded, read, folded
+	// or made by legalisation, counted as they are made; constants the
+	// conversion dropped are not counted (ir.Budget).
+	MaxConstantBytes int64
+	// MaxFoldedBytes bounds the bytes constant folding creates over the
+	// whole conversion, dropped ones included (default 1 GiB), which
+	// bounds folding's time; past it ops stay unfolded and are lowered
+	// as operators.
+	MaxFoldedBytes int64
+	// MaxFoldElements bounds the elements of one tensor constant folding
+	// produces (default 16M); a larger result leaves the op unfolded.
+	MaxFoldElements int
+	// MaxLoopIterations bounds the trip count of one unrolled loop
+	// (default 4096).
+	MaxLoopIterations int
+	// MaxListLength bounds the items of one TensorList or TensorArray
+	// (default 65536).
+	MaxListLength int
 	// Quantize selects post-training weight quantisation (package
 	// quantize): none (the zero value), dynamic range (int8 weights,
 	// hybrid kernels) or float16.
@@ -93,6 +120,32 @@ type Options struct {
 
 	// cut is a pending cut at tensors inside functions (deepcut.go).
 	cut *deepCut
+}
+
+// Limits returns the limits opts asks for, defaults filled in.
+func (opts Options) Limits() ir.Limits {
+	return ir.Limits{MaxNodes: opts.MaxNodes, MaxTensorBytes: opts.MaxTensorBytes, MaxConstantBytes: opts.MaxConstantBytes,
+		MaxFoldedBytes: opts.MaxFoldedBytes, MaxFoldElements: opts.MaxFoldElements, MaxLoopIterations: opts.MaxLoopIterations,
+		MaxListLength: opts.MaxListLength}.WithDefaults()
+}
+
+// limitNames names each limit's option and tflrun convert flag, for the
+// errors a limit causes.
+var limitNames = map[string]string{
+	"MaxNodes":          "Options.MaxNodes, --max-nodes",
+	"MaxTensorBytes":    "Options.MaxTensorBytes, --max-tensor-bytes",
+	"MaxConstantBytes":  "Options.MaxConstantBytes, --max-constant-bytes",
+	"MaxFoldedBytes":    "Options.MaxFoldedBytes, --max-folded-bytes",
+	"MaxFoldElements":   "Options.MaxFoldElements, --max-fold-elements",
+	"MaxLoopIterations": "Options.MaxLoopIterations, --max-loop-iterations",
+	"MaxListLength":     "Options.MaxListLength, --max-list-length",
+}
+
+// newBudget is the budget of one conversion under opts.
+func (opts Options) newBudget() *ir.Budget {
+	b := ir.NewBudget(opts.Limits())
+	b.Names = limitNames
+	return b
 }
 
 // Result is a converted model.
@@ -134,13 +187,14 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 	if err := CheckPassNames(opts.PrintIRAfter); err != nil {
 		return nil, fmt.Errorf("Options.PrintIRAfter: %w", err)
 	}
+	budget := opts.newBudget()
 	eopts := tfmodel.EntryOptions{Signature: opts.Signature, InputArrays: opts.InputArrays,
-		OutputArrays: opts.OutputArrays, InputShapes: opts.InputShapes}
+		OutputArrays: opts.OutputArrays, InputShapes: opts.InputShapes, Budget: budget}
 	if needsDeepCut(m, opts) {
 		// The arrays live inside functions: start from the signature and
 		// cut once inlining has brought them into the entry function.
 		opts.cut = &deepCut{inputs: opts.InputArrays, outputs: opts.OutputArrays, shapes: opts.InputShapes}
-		eopts = tfmodel.EntryOptions{Signature: opts.Signature}
+		eopts = tfmodel.EntryOptions{Signature: opts.Signature, Budget: budget}
 		if len(opts.InputArrays) == 0 {
 			// Only the outputs are cut: the shapes are the signature
 			// inputs', checked and pinned at the entry as without a cut.

@@ -21,7 +21,6 @@ import (
 //
 //	go test ./convert -run='^$' -fuzz=FuzzOpGraphs -fuzztime=5m
 func FuzzOpGraphs(f *testing.F) {
-	boundFuzz(f)
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add([]byte("conv2d and friends 0123456789abcdef"))
 	f.Add([]byte{200, 13, 7, 7, 1, 2, 3, 250, 9, 9, 33, 64, 128, 5})
@@ -44,8 +43,8 @@ func FuzzOpGraphs(f *testing.F) {
 			return
 		}
 		last := g.Node[len(g.Node)-1].Name
-		ConvertModel(m, Options{OutputArrays: []string{last}, MaxNodes: fuzzOpts.MaxNodes})
-		ConvertModel(m, Options{OutputArrays: []string{last + ":1"}, InputArrays: []string{"x"}, MaxNodes: fuzzOpts.MaxNodes})
+		ConvertModel(m, fuzzLimits(Options{OutputArrays: []string{last}}))
+		ConvertModel(m, fuzzLimits(Options{OutputArrays: []string{last + ":1"}, InputArrays: []string{"x"}}))
 	})
 }
 

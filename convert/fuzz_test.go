@@ -6,7 +6,6 @@ import (
 
 	"github.com/tflrun/tflrun/convert/ir"
 	"github.com/tflrun/tflrun/convert/tfmodel"
-	"github.com/tflrun/tflrun/convert/tfops"
 	"github.com/tflrun/tflrun/convert/tfpb"
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
@@ -19,15 +18,12 @@ import (
 //	go test ./convert -run='^$' -fuzz=FuzzSavedModel -fuzztime=5m
 //	go test ./convert -run='^$' -fuzz=FuzzGraphDef -fuzztime=5m
 
-// boundFuzz lowers the converter's size limits for the duration of a
-// fuzz run.
-func boundFuzz(f *testing.F) {
-	oldT, oldF := ir.MaxTensorBytes, tfops.MaxFoldElements
-	ir.MaxTensorBytes, tfops.MaxFoldElements = 1<<20, 1<<16
-	f.Cleanup(func() { ir.MaxTensorBytes, tfops.MaxFoldElements = oldT, oldF })
+// fuzzLimits lowers the converter's limits for fuzzing, so that a
+// mutated size does not spend the run allocating.
+func fuzzLimits(o Options) Options {
+	o.MaxNodes, o.MaxTensorBytes, o.MaxConstantBytes, o.MaxFoldElements = 20000, 1<<20, 64<<20, 1<<16
+	return o
 }
-
-var fuzzOpts = Options{MaxNodes: 20000}
 
 // savedModelSeed wraps testdata/double_relu.pbtxt in a SavedModel with a
 // serving_default signature.
@@ -56,7 +52,6 @@ func savedModelSeed(f *testing.F) []byte {
 }
 
 func FuzzSavedModel(f *testing.F) {
-	boundFuzz(f)
 	f.Add(savedModelSeed(f))
 	if b, err := os.ReadFile(kwsDir + "/saved_model.pb"); err == nil {
 		f.Add(b)
@@ -72,7 +67,7 @@ func FuzzSavedModel(f *testing.F) {
 			return
 		}
 		for _, sig := range m.Signatures() {
-			if _, err := ConvertModel(m, Options{Signature: sig, MaxNodes: fuzzOpts.MaxNodes}); err != nil {
+			if _, err := ConvertModel(m, fuzzLimits(Options{Signature: sig})); err != nil {
 				continue
 			}
 		}
@@ -80,7 +75,6 @@ func FuzzSavedModel(f *testing.F) {
 }
 
 func FuzzGraphDef(f *testing.F) {
-	boundFuzz(f)
 	for _, name := range []string{"testdata/double_relu.pbtxt", "testdata/cycle.pbtxt",
 		"controlflow/testdata/while_rnn.pbtxt", "controlflow/testdata/tf1_rnn.pbtxt"} {
 		text, err := os.ReadFile(name)
@@ -106,7 +100,7 @@ func FuzzGraphDef(f *testing.F) {
 			if i >= 8 {
 				break
 			}
-			ConvertModel(m, Options{OutputArrays: []string{n.Name}, MaxNodes: fuzzOpts.MaxNodes})
+			ConvertModel(m, fuzzLimits(Options{OutputArrays: []string{n.Name}}))
 		}
 	})
 }

@@ -51,8 +51,8 @@ func inlineCall(s *state) (bool, error) {
 			return true, nil
 		}
 	}
-	if len(f.Nodes)+len(spec.Nodes) > s.budget {
-		return false, fmt.Errorf("%s: inlining %s would grow the graph past %d nodes", f.Where(), name, s.budget)
+	if err := s.budget.CheckNodes(f, len(spec.Nodes), "inlining "+name); err != nil {
+		return false, err
 	}
 	if err := f.Inline(call, spec); err != nil {
 		return false, err

@@ -43,7 +43,7 @@ type state struct {
 	m      *ir.Module
 	opts   Options
 	reg    *fusion.Registry
-	budget int
+	budget *ir.Budget
 	report *fusion.Report
 	// offeredLoops are the While nodes already offered to the fusion loop
 	// rules (each is offered once).
@@ -58,13 +58,13 @@ type state struct {
 
 // newState prepares a conversion of f, checking Options.PrintIRAfter.
 func newState(f *ir.Function, m *ir.Module, opts Options, report *fusion.Report) (*state, error) {
-	s := &state{f: f, m: m, opts: opts, reg: opts.Registry, budget: opts.MaxNodes, report: report,
+	if f.Budget == nil {
+		f.Budget = opts.newBudget()
+	}
+	s := &state{f: f, m: m, opts: opts, reg: opts.Registry, budget: f.Budget, report: report,
 		offeredLoops: map[*ir.Node]bool{}}
 	if s.reg == nil {
 		s.reg = fusion.Default
-	}
-	if s.budget <= 0 {
-		s.budget = 250_000
 	}
 	if len(opts.PrintIRAfter) > 0 {
 		if err := CheckPassNames(opts.PrintIRAfter); err != nil {
@@ -102,6 +102,11 @@ func (s *state) runPass(p Pass, where string) (bool, error) {
 		return true, s.printer.after(p.Name, where, true, s.f)
 	}
 	applied, err := p.run(s)
+	if err == nil {
+		// A constant made where no error could be returned
+		// (ir.Function.NewConst) may have passed MaxConstantBytes.
+		err = s.budget.Err()
+	}
 	if err != nil {
 		return false, err
 	}

@@ -67,7 +67,7 @@ var tfPasses = []Pass{
 					return fusion.OfferLoops(s.f, s.m, s.reg, s.report, s.offeredLoops)
 				}},
 			{Name: "lower-control-flow", Doc: "the next loop unrolled over its static trip count, conditional or TensorList/TensorArray lowered (package controlflow)",
-				run: func(s *state) (bool, error) { return controlflow.Step(s.f, s.m, s.budget) }},
+				run: func(s *state) (bool, error) { return controlflow.Step(s.f, s.m, s.budget.Get().MaxNodes) }},
 		},
 	}},
 	// inline-call cuts the graph as soon as a deep cut's tensors are all

@@ -5,10 +5,7 @@ import (
 	"testing"
 
 	"github.com/tflrun/tflrun/convert"
-	"github.com/tflrun/tflrun/convert/controlflow"
-	"github.com/tflrun/tflrun/convert/ir"
 	"github.com/tflrun/tflrun/convert/tfmodel"
-	"github.com/tflrun/tflrun/convert/tfops"
 )
 
 // FuzzControlFlow mutates the TF2 While/TensorList and TF1 frame/
@@ -20,11 +17,6 @@ import (
 //
 //	go test ./convert/controlflow -run='^$' -fuzz=FuzzControlFlow -fuzztime=5m
 func FuzzControlFlow(f *testing.F) {
-	oldT, oldF, oldI, oldL := ir.MaxTensorBytes, tfops.MaxFoldElements, controlflow.MaxIterations, controlflow.MaxListLength
-	ir.MaxTensorBytes, tfops.MaxFoldElements, controlflow.MaxIterations, controlflow.MaxListLength = 1<<20, 1<<16, 64, 1024
-	f.Cleanup(func() {
-		ir.MaxTensorBytes, tfops.MaxFoldElements, controlflow.MaxIterations, controlflow.MaxListLength = oldT, oldF, oldI, oldL
-	})
 	for _, name := range []string{"testdata/while_rnn.pbtxt", "testdata/tf1_rnn.pbtxt"} {
 		b, err := os.ReadFile(name)
 		if err != nil {
@@ -38,7 +30,8 @@ func FuzzControlFlow(f *testing.F) {
 			return
 		}
 		for _, out := range []string{"stack", "last", "gather", "loop:2"} {
-			convert.ConvertModel(m, convert.Options{OutputArrays: []string{out}, MaxNodes: 5000})
+			convert.ConvertModel(m, convert.Options{OutputArrays: []string{out}, MaxNodes: 5000, MaxTensorBytes: 1 << 20,
+				MaxConstantBytes: 64 << 20, MaxFoldElements: 1 << 16, MaxLoopIterations: 64, MaxListLength: 1024})
 		}
 	})
 }

@@ -7,10 +7,6 @@ import (
 	"github.com/tflrun/tflrun/convert/tfpb"
 )
 
-// MaxListLength bounds the number of items of a TensorList or
-// TensorArray tracked at conversion time.
-var MaxListLength = 1 << 16
-
 // tlist is a TensorList (or one version of a TensorArray) known at
 // conversion time: its element type, element shape as far as known, and
 // one value per item (nil: never written).
@@ -153,8 +149,8 @@ func (c *lctx) constIndices(i int, what string) ([]int, error) {
 	if v.Const == nil || !v.Const.DType.IsInteger() || v.Const.Shape.Rank() > 1 {
 		return nil, fmt.Errorf("%s (input %d, %q) is not a constant integer vector at conversion time", what, i, v.Name)
 	}
-	if v.Const.NumElements() > MaxListLength {
-		return nil, fmt.Errorf("%s has %d entries, more than %d", what, v.Const.NumElements(), MaxListLength)
+	if v.Const.NumElements() > c.maxLength() {
+		return nil, fmt.Errorf("%s has %d entries, more than %d (%s)", what, v.Const.NumElements(), c.maxLength(), c.f.Budget.Name("MaxListLength"))
 	}
 	return v.Const.Ints(), nil
 }
@@ -215,21 +211,29 @@ func (c *lctx) item(l *tlist, i int, shapeHint ir.Shape) (*ir.Value, error) {
 	if !s.Static() || l.dtype == ir.Invalid || l.dtype.Size() == 0 {
 		return nil, fmt.Errorf("item %d is read before it is written and the element type/shape (%s%s) is not static, so its zero value is unknown", i, l.dtype, s)
 	}
-	t, err := zeros(l.dtype, s)
+	t, err := c.zeros(l.dtype, s)
 	if err != nil {
 		return nil, err
 	}
 	return c.f.NewConst(fmt.Sprintf("%s/zeros_%d", c.n.Name, i), t), nil
 }
 
-// zeros is an all-zero tensor.
-func zeros(dt ir.DType, s ir.Shape) (*ir.Tensor, error) {
+// zeros is an all-zero tensor, within the conversion's budget.
+func (c *lctx) zeros(dt ir.DType, s ir.Shape) (*ir.Tensor, error) {
+	b := c.f.Budget
 	k, ok := s.NumElements()
-	if !ok || k*dt.Size() > ir.MaxTensorBytes {
-		return nil, fmt.Errorf("a zero tensor of shape %s is too large", s)
+	if !ok || int64(k) > b.Get().MaxTensorBytes/int64(dt.Size()) {
+		return nil, fmt.Errorf("a zero tensor of shape %s is too large (%s)", s, b.Name("MaxTensorBytes"))
 	}
-	return ir.NewTensor(dt, s, make([]byte, k*dt.Size()))
+	size := k * dt.Size()
+	if err := b.Reserve(int64(size), func() string { return fmt.Sprintf("a zero item %s%s", dt, s) }); err != nil {
+		return nil, err
+	}
+	return ir.NewTensor(dt, s, make([]byte, size))
 }
+
+// maxLength is the MaxListLength limit of the conversion.
+func (c *lctx) maxLength() int { return c.f.Budget.Get().MaxListLength }
 
 // unpack splits v along axis 0 into its items with an Unpack node.
 func (c *lctx) unpack(v *ir.Value, dt ir.DType) ([]*ir.Value, error) {
@@ -237,8 +241,8 @@ func (c *lctx) unpack(v *ir.Value, dt ir.DType) ([]*ir.Value, error) {
 		return nil, fmt.Errorf("tensor %q has shape %s: its first dimension must be static to make a list of it", v.Name, v.Shape)
 	}
 	k := v.Shape[0]
-	if k > MaxListLength {
-		return nil, fmt.Errorf("tensor %q would make a list of %d items, more than %d", v.Name, k, MaxListLength)
+	if k > c.maxLength() {
+		return nil, fmt.Errorf("tensor %q would make a list of %d items, more than %d (%s)", v.Name, k, c.maxLength(), c.f.Budget.Name("MaxListLength"))
 	}
 	if dt == ir.Invalid {
 		dt = v.DType
@@ -268,7 +272,7 @@ func (c *lctx) pack(l *tlist, idx []int, shapeHint ir.Shape) (*ir.Value, error) 
 		if !l.elem.Static() || l.dtype.Size() == 0 {
 			return nil, fmt.Errorf("stacks an empty list whose element shape %s is not static", l.elem)
 		}
-		t, err := zeros(l.dtype, s)
+		t, err := c.zeros(l.dtype, s)
 		if err != nil {
 			return nil, err
 		}
@@ -305,8 +309,8 @@ func (c *lctx) pack(l *tlist, idx []int, shapeHint ir.Shape) (*ir.Value, error) 
 
 // newList records output i as a list with k unwritten items.
 func (c *lctx) newList(out int, dt ir.DType, elem ir.Shape, k int) error {
-	if k < 0 || k > MaxListLength {
-		return fmt.Errorf("list size %d is negative or more than %d", k, MaxListLength)
+	if k < 0 || k > c.maxLength() {
+		return fmt.Errorf("list size %d is negative or more than %d (%s)", k, c.maxLength(), c.f.Budget.Name("MaxListLength"))
 	}
 	o, err := c.out(out)
 	if err != nil {
@@ -331,8 +335,8 @@ func (c *lctx) write(l *tlist, i int, v *ir.Value, grow bool) (*tlist, error) {
 	if i < 0 || (i >= len(l.items) && !grow) {
 		return nil, fmt.Errorf("writes item %d of a list of %d items", i, len(l.items))
 	}
-	if i >= MaxListLength {
-		return nil, fmt.Errorf("writes item %d, past the limit of %d items", i, MaxListLength)
+	if i >= c.maxLength() {
+		return nil, fmt.Errorf("writes item %d, past the limit of %d items (%s)", i, c.maxLength(), c.f.Budget.Name("MaxListLength"))
 	}
 	nl := l.clone()
 	for len(nl.items) <= i {

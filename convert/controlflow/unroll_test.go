@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/tflrun/tflrun/convert"
-	"github.com/tflrun/tflrun/convert/controlflow"
 	"github.com/tflrun/tflrun/convert/ir"
 	"github.com/tflrun/tflrun/convert/tfmodel"
 )
@@ -151,11 +150,8 @@ func TestLoopErrors(t *testing.T) {
 
 // TestMaxIterations checks the unrolling bound.
 func TestMaxIterations(t *testing.T) {
-	old := controlflow.MaxIterations
-	controlflow.MaxIterations = 2
-	defer func() { controlflow.MaxIterations = old }()
-	_, err := convert.Convert("testdata/while_rnn.pbtxt", convert.Options{OutputArrays: []string{"last"}})
-	if err == nil || !strings.Contains(err.Error(), "more than 2 iterations") || !strings.Contains(err.Error(), `"loop"`) {
+	_, err := convert.Convert("testdata/while_rnn.pbtxt", convert.Options{OutputArrays: []string{"last"}, MaxLoopIterations: 2})
+	if err == nil || !strings.Contains(err.Error(), "more than 2 iterations (Options.MaxLoopIterations, --max-loop-iterations)") || !strings.Contains(err.Error(), `"loop"`) {
 		t.Fatalf("err = %v, want the iteration bound naming the loop", err)
 	}
 }
@@ -163,7 +159,7 @@ func TestMaxIterations(t *testing.T) {
 // TestNodeBudget checks that unrolling respects Options.MaxNodes.
 func TestNodeBudget(t *testing.T) {
 	_, err := convert.Convert("testdata/while_rnn.pbtxt", convert.Options{OutputArrays: []string{"last"}, MaxNodes: 20})
-	if err == nil || !strings.Contains(err.Error(), "past 20 nodes") {
+	if err == nil || !strings.Contains(err.Error(), "past the node budget of 20 (Options.MaxNodes, --max-nodes)") {
 		t.Fatalf("err = %v, want the node budget", err)
 	}
 }

@@ -7,11 +7,6 @@ import (
 	"github.com/tflrun/tflrun/convert/passes"
 )
 
-// MaxIterations bounds the trip count of one loop: a loop still running
-// after this many iterations is an error rather than an unbounded
-// unrolling (a hostile or mis-pinned model).
-var MaxIterations = 4096
-
 // loopOps are the functional control-flow ops Step lowers.
 var loopOps = map[string]bool{"While": true, "StatelessWhile": true, "If": true, "StatelessIf": true}
 
@@ -24,8 +19,8 @@ var loopOps = map[string]bool{"While": true, "StatelessWhile": true, "If": true,
 // to lower. maxNodes bounds the size of f while unrolling (0: no bound).
 //
 // Errors name the loop node and function: a condition that does not fold
-// to a constant (the trip count is not static), more than MaxIterations
-// iterations, a body whose signature does not match the loop, a list
+// to a constant (the trip count is not static), more than MaxLoopIterations
+// iterations (the Limits of f's Budget), a body whose signature does not match the loop, a list
 // index that is not constant or out of range, a graph grown past
 // maxNodes.
 func Step(f *ir.Function, m *ir.Module, maxNodes int) (bool, error) {
@@ -95,8 +90,8 @@ func unrollWhile(f *ir.Function, m *ir.Module, w *ir.Node, maxNodes int) error {
 		if !more {
 			break
 		}
-		if iter >= MaxIterations {
-			return w.Errorf("loop runs more than %d iterations (controlflow.MaxIterations); tflrun unrolls loops and stops there", MaxIterations)
+		if limit := f.Budget.Get().MaxLoopIterations; iter >= limit {
+			return w.Errorf("loop runs more than %d iterations (%s); tflrun unrolls loops and stops there", limit, f.Budget.Name("MaxLoopIterations"))
 		}
 		call := f.NewNode(fmt.Sprintf("%s/iteration_%d", w.Name, iter), bodyName, vals, k)
 		call.InlinedFrom = w.InlinedFrom
@@ -106,7 +101,7 @@ func unrollWhile(f *ir.Function, m *ir.Module, w *ir.Node, maxNodes int) error {
 		}
 		vals = next
 		if maxNodes > 0 && len(f.Nodes) > maxNodes {
-			return w.Errorf("unrolling the loop grows the graph past %d nodes (iteration %d)", maxNodes, iter)
+			return w.Errorf("unrolling the loop makes %d nodes at iteration %d, past the node budget of %d (%s)", len(f.Nodes), iter, maxNodes, f.Budget.Name("MaxNodes"))
 		}
 	}
 	for i, o := range w.Outputs {

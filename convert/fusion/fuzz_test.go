@@ -62,7 +62,8 @@ func FuzzFusionGraphs(f *testing.F) {
 		if r.next()%2 == 0 {
 			outs = append(outs, "call:1")
 		}
-		convert.ConvertModel(m, convert.Options{OutputArrays: outs, MaxNodes: 20000})
+		convert.ConvertModel(m, convert.Options{OutputArrays: outs, MaxNodes: 20000, MaxTensorBytes: 1 << 20,
+			MaxConstantBytes: 64 << 20, MaxFoldElements: 1 << 16})
 	})
 }
 

@@ -220,7 +220,10 @@ func (n *Node) AttrShapes(name string) ([]Shape, error) {
 	return out, nil
 }
 
-// AttrTensor returns a required tensor attribute, decoded.
+// AttrTensor returns a required tensor attribute, decoded within the
+// Budget of n's function (DecodeTensor): a tensor above MaxTensorBytes, or
+// one taking the conversion's constants past MaxConstantBytes, is an
+// error naming the node and the limit.
 func (n *Node) AttrTensor(name string) (*Tensor, error) {
 	a, ok := n.Attrs[name]
 	if !ok {
@@ -230,7 +233,11 @@ func (n *Node) AttrTensor(name string) (*Tensor, error) {
 	if !ok {
 		return nil, n.wrongKind(name, "tensor", a)
 	}
-	t, err := FromProto(v.Tensor)
+	var b *Budget
+	if n.Func != nil {
+		b = n.Func.Budget
+	}
+	t, err := DecodeTensor(v.Tensor, b, nil)
 	if err != nil {
 		return nil, n.Wrap(fmt.Errorf("attribute %q: %w", name, err))
 	}

@@ -148,10 +148,12 @@ type Function struct {
 	// ArgAttrs[i] are the attributes of parameter i (may be nil).
 	ArgAttrs []map[string]*tfpb.AttrValue
 	Module   *Module
-	// FoldedBytes counts the constant bytes constant folding created in
-	// this function (see passes.MaxFoldedBytes).
-	FoldedBytes int
-	names       map[string]int
+	// Budget holds the limits and the constant accounting of the
+	// conversion the function belongs to (shared by every function of
+	// it: Clone and passes.Specialize pass it on); nil applies
+	// DefaultLimits and counts nothing.
+	Budget *Budget
+	names  map[string]int
 }
 
 // NewFunction returns an empty function of module m (m may be nil).
@@ -240,8 +242,13 @@ func (f *Function) NewTFL(name string, op *TFLOp, inputs []*Value, outs ...TypeS
 	return n
 }
 
-// NewConst appends a Const node holding t and returns its output.
+// NewConst appends a Const node holding t and returns its output. t is
+// counted against f's Budget; past MaxConstantBytes the Budget keeps the
+// error (Budget.Err), which the converter checks after every pass.
 func (f *Function) NewConst(name string, t *Tensor) *Value {
+	if f.Budget != nil {
+		f.Budget.Add(t, func() string { return fmt.Sprintf("%s: constant %q %s%s", f.Where(), name, t.DType, t.Shape) })
+	}
 	n := f.NewNode(name, "Const", nil, 1)
 	n.Attrs["dtype"] = &tfpb.AttrValue{Value: &tfpb.AttrValue_Type{Type: t.DType.TF()}}
 	v := n.Outputs[0]

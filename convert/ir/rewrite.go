@@ -140,7 +140,7 @@ func (f *Function) RemoveUnused() int {
 // same names, types, shapes and attributes. Constant tensors and attribute
 // values are shared (both are treated as immutable).
 func (f *Function) Clone() *Function {
-	g := &Function{Name: f.Name, Graph: f.Graph, Module: f.Module, Attrs: maps.Clone(f.Attrs), ResultNames: append([]string(nil), f.ResultNames...)}
+	g := &Function{Name: f.Name, Graph: f.Graph, Module: f.Module, Budget: f.Budget, Attrs: maps.Clone(f.Attrs), ResultNames: append([]string(nil), f.ResultNames...)}
 	vm := map[*Value]*Value{}
 	cp := func(v *Value) *Value {
 		if v == nil {
@@ -214,7 +214,6 @@ func (f *Function) Inline(call *Node, callee *Function) error {
 		return v
 	}
 	chain := append(append([]string(nil), call.InlinedFrom...), callee.Name)
-	f.FoldedBytes = max(f.FoldedBytes, callee.FoldedBytes)
 	for _, n := range callee.Nodes {
 		n.Name = f.UniqueName(call.Name + "/" + n.Name)
 		for i, o := range n.Outputs {

@@ -6,11 +6,6 @@ import (
 	"math"
 )
 
-// MaxTensorBytes bounds the size of any constant tensor the converter
-// materialises (from a TensorProto, a checkpoint entry or constant
-// folding), so a few hostile bytes cannot make it allocate gigabytes.
-var MaxTensorBytes = 1 << 30
-
 // Tensor is a constant value: element type, static shape and data.
 // Numeric data is stored little-endian in Data (len = elements × size);
 // String tensors keep one byte string per element in Strings and no Data.

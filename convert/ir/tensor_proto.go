@@ -13,8 +13,40 @@ import (
 // holds means the last value repeats (no values means zeros). Errors name
 // the problem: unknown or unsupported type, non-static shape, a content
 // length that does not match the shape, too many values, or a tensor above
-// MaxTensorBytes.
+// DefaultLimits.MaxTensorBytes. DecodeTensor decodes within a conversion's
+// Budget.
 func FromProto(p *tfpb.TensorProto) (*Tensor, error) {
+	return DecodeTensor(p, nil, nil)
+}
+
+// DecodeTensor is FromProto within budget b: the tensor must fit in
+// b's MaxTensorBytes, and its bytes are reserved against
+// MaxConstantBytes before they are allocated and counted once the
+// tensor is made (Budget.Reserve, Budget.Add); what names the tensor in
+// a budget error. A nil b applies DefaultLimits to the tensor alone.
+func DecodeTensor(p *tfpb.TensorProto, b *Budget, what func() string) (*Tensor, error) {
+	t, err := decodeTensor(p, b, what)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Add(t, func() string { return describeTensor(what, t.DType, t.Shape) }); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// describeTensor names a tensor being made for a budget error: what it
+// is (when what is set) and its type and shape.
+func describeTensor(what func() string, dt DType, shape Shape) string {
+	s := fmt.Sprintf("constant %s%s", dt, shape)
+	if what != nil {
+		s = what() + ": " + s
+	}
+	return s
+}
+
+func decodeTensor(p *tfpb.TensorProto, b *Budget, what func() string) (*Tensor, error) {
+	maxBytes := b.limits().MaxTensorBytes
 	if p == nil {
 		return nil, &FormatError{What: "tensor", Detail: "missing"}
 	}
@@ -34,14 +66,17 @@ func FromProto(p *tfpb.TensorProto) (*Tensor, error) {
 		return nil, &FormatError{What: "tensor", Detail: fmt.Sprintf("shape %s is not static or too large", shape)}
 	}
 	if dt == String {
-		return stringsFromProto(p, shape, n)
+		return stringsFromProto(p, shape, n, maxBytes, b)
 	}
 	sz := dt.Size()
 	if sz == 0 {
 		return nil, &FormatError{What: "tensor", Detail: fmt.Sprintf("constant of type %s is not supported", dt)}
 	}
-	if n > MaxTensorBytes/sz {
-		return nil, &FormatError{What: "tensor", Detail: fmt.Sprintf("%s%s needs more than the %d-byte limit", dt, shape, MaxTensorBytes)}
+	if int64(n) > maxBytes/int64(sz) {
+		return nil, &FormatError{What: "tensor", Detail: fmt.Sprintf("%s%s needs more than the %d-byte limit on one tensor (%s)", dt, shape, maxBytes, b.Name("MaxTensorBytes"))}
+	}
+	if err := b.Reserve(int64(n*sz), func() string { return describeTensor(what, dt, shape) }); err != nil {
+		return nil, err
 	}
 	if len(p.TensorContent) > 0 {
 		if len(p.TensorContent) != n*sz {
@@ -97,18 +132,26 @@ func FromProto(p *tfpb.TensorProto) (*Tensor, error) {
 		return nil, &FormatError{What: "tensor", Detail: fmt.Sprintf("%s%s holds %d elements, proto has %d values", dt, shape, n, count)}
 	}
 	if count > 0 {
-		for i := 0; i < n; i++ {
-			j := i
-			if j >= count {
-				j = count - 1
+		for i := 0; i < count; i++ {
+			put(i, i)
+		}
+		// The last value repeats: copy it in doubling runs rather than
+		// element by element (a one-value splat may fill a gigabyte).
+		if done := count * sz; done < len(data) {
+			last := data[done-sz : done]
+			for filled := done; filled < len(data); {
+				k := copy(data[filled:], last)
+				filled += k
+				if len(last) < 1<<20 {
+					last = data[done-sz : filled]
+				}
 			}
-			put(i, j)
 		}
 	}
 	return &Tensor{DType: dt, Shape: shape, Data: data}, nil
 }
 
-func stringsFromProto(p *tfpb.TensorProto, shape Shape, n int) (*Tensor, error) {
+func stringsFromProto(p *tfpb.TensorProto, shape Shape, n int, maxBytes int64, b *Budget) (*Tensor, error) {
 	if len(p.StringVal) > n {
 		return nil, &FormatError{What: "tensor", Detail: fmt.Sprintf("string%s holds %d elements, proto has %d values", shape, n, len(p.StringVal))}
 	}
@@ -116,8 +159,8 @@ func stringsFromProto(p *tfpb.TensorProto, shape Shape, n int) (*Tensor, error) 
 	for _, s := range p.StringVal {
 		total += len(s)
 	}
-	if n > MaxTensorBytes/16 || total > MaxTensorBytes {
-		return nil, &FormatError{What: "tensor", Detail: "string tensor above the size limit"}
+	if int64(n) > maxBytes/16 || int64(total) > maxBytes {
+		return nil, &FormatError{What: "tensor", Detail: fmt.Sprintf("string%s is above the %d-byte limit on one tensor (%s)", shape, maxBytes, b.Name("MaxTensorBytes"))}
 	}
 	out := make([][]byte, n)
 	for i := range out {

@@ -65,9 +65,7 @@ func TestFromProtoContent(t *testing.T) {
 }
 
 func TestFromProtoErrors(t *testing.T) {
-	old := MaxTensorBytes
-	MaxTensorBytes = 1 << 20
-	defer func() { MaxTensorBytes = old }()
+	b := NewBudget(Limits{MaxTensorBytes: 1 << 20})
 	cases := []struct {
 		p    *tfpb.TensorProto
 		want string
@@ -82,7 +80,7 @@ func TestFromProtoErrors(t *testing.T) {
 		{&tfpb.TensorProto{Dtype: tfpb.DataType_DT_COMPLEX64, TensorShape: shapeProto(1), ScomplexVal: []float32{1}}, "pairs"},
 	}
 	for _, c := range cases {
-		_, err := FromProto(c.p)
+		_, err := DecodeTensor(c.p, b, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: got error %v, want one containing %q", c.p, err, c.want)
 		}
@@ -155,5 +153,42 @@ func TestCastHelpers(t *testing.T) {
 	f16, _ := FromFloat64s(Float16, Shape{1}, []float64{1.5})
 	if f16.Float32s()[0] != 1.5 {
 		t.Error("float16 round trip")
+	}
+}
+
+// TestFromProtoRepeat checks that the last value fills the rest of a
+// tensor with fewer values than elements, for every element size.
+func TestFromProtoRepeat(t *testing.T) {
+	for _, k := range []int{1, 2, 3, 5, 17, 1000, 1 << 19} {
+		p := &tfpb.TensorProto{Dtype: tfpb.DataType_DT_FLOAT, TensorShape: shapeProto(int64(k)), FloatVal: []float32{7, 9}}
+		if k == 1 {
+			p.FloatVal = p.FloatVal[:1]
+		}
+		tt, err := FromProto(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := tt.Float32s()
+		for i, x := range v {
+			want := float32(9)
+			if i == 0 {
+				want = 7
+			}
+			if x != want {
+				t.Fatalf("k=%d: element %d = %v, want %v", k, i, x, want)
+			}
+		}
+	}
+	for _, dt := range []tfpb.DataType{tfpb.DataType_DT_INT8, tfpb.DataType_DT_INT64, tfpb.DataType_DT_BOOL} {
+		p := &tfpb.TensorProto{Dtype: dt, TensorShape: shapeProto(9), IntVal: []int32{0, 1}, Int64Val: []int64{0, 1}, BoolVal: []bool{false, true}}
+		tt, err := FromProto(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, x := range tt.Int64s() {
+			if want := int64(min(i, 1)); x != want {
+				t.Fatalf("%v: element %d = %d, want %d", dt, i, x, want)
+			}
+		}
 	}
 }

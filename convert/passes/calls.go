@@ -38,7 +38,7 @@ func Specialize(callee *ir.Function, call *ir.Node) (*ir.Function, error) {
 	}
 	g := callee.Clone()
 	if call.Func != nil {
-		g.FoldedBytes = call.Func.FoldedBytes // one folding budget per conversion
+		g.Budget = call.Func.Budget // one budget per conversion
 	}
 	for i, p := range g.Params {
 		in := call.Inputs[i]

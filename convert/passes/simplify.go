@@ -18,12 +18,6 @@ var identityOps = map[string]bool{
 	"PlaceholderWithDefault": true,
 }
 
-// MaxFoldedBytes bounds the bytes of constants that folding may create in
-// one function over the whole conversion (Function.FoldedBytes counts
-// them), so that a small hostile graph of Fill or Tile nodes cannot make
-// the converter allocate without bound. Past it, ops stay unfolded.
-var MaxFoldedBytes = 1 << 30
-
 // maxRounds bounds the fixpoint iteration of Simplify.
 const maxRounds = 64
 
@@ -104,8 +98,11 @@ func simplifyOnce(f *ir.Function) (bool, error) {
 					est += k * max(o.DType.Size(), 1)
 				}
 			}
-			if f.FoldedBytes+est > MaxFoldedBytes {
-				continue // over budget: the op stays and is lowered instead
+			if !f.Budget.Fold(int64(est)) {
+				continue // past MaxFoldedBytes: the op stays and is lowered instead
+			}
+			if err := f.Budget.Reserve(int64(est), func() string { return "folding its outputs" }); err != nil {
+				return false, n.Wrap(err)
 			}
 			folded, err := tfops.Fold(n)
 			if err != nil {
@@ -125,8 +122,11 @@ func simplifyOnce(f *ir.Function) (bool, error) {
 					return false, n.Errorf("folded output %d has shape %s, inference said %s", i, vals[i].Shape, o.Shape)
 				}
 			}
-			f.FoldedBytes += len(vals[i].Data) + 16*len(vals[i].Strings)
+			f.Budget.Folded(int64(len(vals[i].Data) + 16*len(vals[i].Strings)))
 			c := f.NewConst(o.Name, vals[i])
+			if err := f.Budget.Err(); err != nil {
+				return false, err
+			}
 			f.ReplaceAllUses(o, c)
 			changed = true
 		}

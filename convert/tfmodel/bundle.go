@@ -153,8 +153,16 @@ func (b *Bundle) Keys() []string {
 func (b *Bundle) Entry(key string) *tfpb.BundleEntryProto { return b.entries[key] }
 
 // Read returns the tensor stored under key, after checking its CRC32C.
-// Errors name the key and the shard.
-func (b *Bundle) Read(key string) (*ir.Tensor, error) {
+// Errors name the key and the shard. The tensor is bounded by
+// ir.DefaultLimits.MaxTensorBytes; ReadWithin reads within a
+// conversion's budget.
+func (b *Bundle) Read(key string) (*ir.Tensor, error) { return b.ReadWithin(key, nil) }
+
+// ReadWithin is Read within budget lim: the tensor must fit in its
+// MaxTensorBytes, and its bytes are reserved against MaxConstantBytes
+// before the shard is read and counted once the tensor is made
+// (ir.Budget). A nil lim applies ir.DefaultLimits to the tensor alone.
+func (b *Bundle) ReadWithin(key string, lim *ir.Budget) (*ir.Tensor, error) {
 	e, ok := b.entries[key]
 	if !ok {
 		return nil, fmt.Errorf("checkpoint %s has no tensor %q", b.Prefix, key)
@@ -162,8 +170,12 @@ func (b *Bundle) Read(key string) (*ir.Tensor, error) {
 	if len(e.Slices) > 0 {
 		return nil, fmt.Errorf("checkpoint %s: tensor %q is partitioned into slices, which tflrun does not read", b.Prefix, key)
 	}
-	if e.Size > int64(ir.MaxTensorBytes) {
-		return nil, fmt.Errorf("checkpoint %s: tensor %q has %d bytes, above the limit", b.Prefix, key, e.Size)
+	if max := lim.Get().MaxTensorBytes; e.Size > max {
+		return nil, fmt.Errorf("checkpoint %s: tensor %q has %d bytes, above the %d-byte limit on one tensor (%s)", b.Prefix, key, e.Size, max, lim.Name("MaxTensorBytes"))
+	}
+	what := func() string { return fmt.Sprintf("checkpoint %s: reading tensor %q", b.Prefix, key) }
+	if err := lim.Reserve(e.Size, what); err != nil {
+		return nil, err
 	}
 	shard := b.shards[e.ShardId]
 	f, err := os.Open(shard)
@@ -184,6 +196,9 @@ func (b *Bundle) Read(key string) (*ir.Tensor, error) {
 	t, err := decodeEntry(e, raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: tensor %q: %v", shard, key, err)
+	}
+	if err := lim.Add(t, what); err != nil {
+		return nil, err
 	}
 	return t, nil
 }

@@ -28,6 +28,10 @@ type EntryOptions struct {
 	// same size in every dimension the declared shape fixes (see
 	// CheckInputShape); a -1 in a given shape keeps the declared size.
 	InputShapes []ir.Shape
+	// Budget bounds the entry function (its nodes after the cut, the
+	// checkpoint values it reads) and becomes its Function.Budget; nil
+	// applies ir.DefaultLimits.
+	Budget *ir.Budget
 }
 
 // Entry is the IR of one entry point: Func's parameters are the inputs
@@ -190,6 +194,10 @@ func (m *Model) Entry(opts EntryOptions) (*Entry, error) {
 			}
 			p.Shape = shape
 		}
+	}
+	f.Budget = opts.Budget
+	if err := opts.Budget.CheckNodes(f, 0, "cutting the graph to its inputs and outputs"); err != nil {
+		return nil, err
 	}
 	if err := m.ResolveVariables(f); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Path, err)

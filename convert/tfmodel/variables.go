@@ -392,7 +392,7 @@ func (m *Model) ResolveVariables(f *ir.Function) error {
 		if m.Bundle == nil {
 			return n.Errorf("variable needs checkpoint key %q but the SavedModel has no variables/variables.index", key)
 		}
-		t, err := m.Bundle.Read(key)
+		t, err := m.Bundle.ReadWithin(key, f.Budget)
 		if err != nil {
 			return n.Wrap(err)
 		}

@@ -145,7 +145,7 @@ func foldBinary(op binaryOp, n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error) 
 		return nil, err
 	}
 	count, ok := out.NumElements()
-	if !ok || count > MaxFoldElements {
+	if !ok || count > maxFoldElements(n) {
 		return nil, nil
 	}
 	ia, ib := broadcastIndex(a.Shape, out), broadcastIndex(b.Shape, out)

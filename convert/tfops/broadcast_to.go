@@ -29,7 +29,7 @@ func inferBroadcastTo(n *ir.Node) error {
 func foldBroadcastTo(n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error) {
 	out := n.Outputs[0].Shape
 	k, ok := out.NumElements()
-	if !ok || k > MaxFoldElements {
+	if !ok || k > maxFoldElements(n) {
 		return nil, nil
 	}
 	idx := broadcastIndex(in[0].Shape, out)

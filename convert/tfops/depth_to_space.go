@@ -96,7 +96,7 @@ func foldDepthToSpace(n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error) {
 		return nil, err
 	}
 	count, _ := out.NumElements()
-	if count > MaxFoldElements {
+	if count > maxFoldElements(n) {
 		return nil, nil
 	}
 	s := t.Shape

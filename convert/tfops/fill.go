@@ -33,7 +33,7 @@ func inferFill(n *ir.Node) error {
 		}
 	}
 	out := ir.Shape(dims)
-	if err := checkElements(out); err != nil {
+	if err := checkElements(n, out); err != nil {
 		return err
 	}
 	setOut(n, 0, n.Inputs[1].DType, out)
@@ -47,7 +47,7 @@ func foldFill(n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error) {
 	}
 	out := n.Outputs[0].Shape
 	k, ok := out.NumElements()
-	if !ok || k > MaxFoldElements {
+	if !ok || k > maxFoldElements(n) {
 		return nil, nil
 	}
 	return []*ir.Tensor{gather(v, out, k, func(int) int { return 0 })}, nil

@@ -91,7 +91,7 @@ func foldGather(n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error) {
 	}
 	out := n.Outputs[0].Shape
 	count, ok := out.NumElements()
-	if !ok || count > MaxFoldElements {
+	if !ok || count > maxFoldElements(n) {
 		return nil, nil
 	}
 	inner := 1

@@ -96,7 +96,7 @@ func foldMatMul(n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error) {
 	if b.Shape[0] != k {
 		return nil, fmt.Errorf("MatMul inner dimensions differ: %s × %s", a.Shape, b.Shape)
 	}
-	if m*p > MaxFoldElements || m*k*p > 1<<28 {
+	if m*p > maxFoldElements(n) || m*k*p > 1<<28 {
 		return nil, nil
 	}
 	av, bv := a.Float32s(), b.Float32s()

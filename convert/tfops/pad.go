@@ -60,7 +60,7 @@ func inferPad(n *ir.Node) error {
 			out[i] = s[i] + pads[i][0] + pads[i][1]
 		}
 	}
-	if err := checkElements(out); err != nil {
+	if err := checkElements(n, out); err != nil {
 		return err
 	}
 	setOut(n, 0, n.Inputs[0].DType, out)
@@ -78,7 +78,7 @@ func foldPad(n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error) {
 	t := in[0]
 	out := n.Outputs[0].Shape
 	count, ok := out.NumElements()
-	if !ok || count > MaxFoldElements || t.DType == ir.String {
+	if !ok || count > maxFoldElements(n) || t.DType == ir.String {
 		return nil, nil
 	}
 	var fill *ir.Tensor

@@ -41,7 +41,7 @@ func foldRange(n *ir.Node, _ []*ir.Tensor) ([]*ir.Tensor, error) {
 	count := 0
 	if (delta > 0 && limit > start) || (delta < 0 && limit < start) {
 		c := (limit - start) / delta
-		if c > float64(MaxFoldElements) {
+		if c > float64(maxFoldElements(n)) {
 			return nil, nil
 		}
 		count = int(c)

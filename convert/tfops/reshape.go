@@ -96,7 +96,7 @@ func inferReshape(n *ir.Node) error {
 	if err != nil {
 		return err
 	}
-	if err := checkElements(out); err != nil {
+	if err := checkElements(n, out); err != nil {
 		return err
 	}
 	setOut(n, 0, n.Inputs[0].DType, out)

@@ -65,7 +65,7 @@ func foldSelect(n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error) {
 		return nil, err
 	}
 	count, ok := out.NumElements()
-	if !ok || count > MaxFoldElements || x.DType != y.DType {
+	if !ok || count > maxFoldElements(n) || x.DType != y.DType {
 		return nil, nil
 	}
 	cv := c.Int64s()

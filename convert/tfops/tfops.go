@@ -25,9 +25,6 @@ import (
 	"github.com/tflrun/tflrun/convert/ir"
 )
 
-// MaxFoldElements bounds the size of a tensor constant folding produces.
-var MaxFoldElements = 1 << 24
-
 // Known reports whether tfops has shape inference for op.
 func Known(op string) bool {
 	r, ok := ir.LookupOp(op)
@@ -79,7 +76,7 @@ func CanFold(n *ir.Node) bool {
 
 // Fold computes n's outputs when every input is constant and the op is
 // foldable; it returns nil (and no error) otherwise, or when a result
-// would exceed MaxFoldElements.
+// would exceed the MaxFoldElements limit of n's function's Budget.
 func Fold(n *ir.Node) ([]*ir.Tensor, error) {
 	r, ok := ir.LookupOp(n.Op)
 	if !ok || r.Fold == nil || needInputs(n, r.MinInputs) != nil {
@@ -93,7 +90,7 @@ func Fold(n *ir.Node) ([]*ir.Tensor, error) {
 		in[i] = v.Const
 	}
 	for _, o := range n.Outputs {
-		if k, ok := o.Shape.NumElements(); ok && k > MaxFoldElements {
+		if k, ok := o.Shape.NumElements(); ok && k > maxFoldElements(n) {
 			return nil, nil
 		}
 	}
@@ -156,9 +153,22 @@ func normAxis(axis, rank int) (int, error) {
 	return axis, nil
 }
 
-func checkElements(s ir.Shape) error {
-	if n, ok := s.NumElements(); ok && n > MaxFoldElements*4 {
-		return fmt.Errorf("shape %s has too many elements", s)
+// budgetOf is the Budget of n's conversion (nil: the defaults).
+func budgetOf(n *ir.Node) *ir.Budget {
+	if n.Func == nil {
+		return nil
+	}
+	return n.Func.Budget
+}
+
+// maxFoldElements is the MaxFoldElements limit of n's conversion.
+func maxFoldElements(n *ir.Node) int { return budgetOf(n).Get().MaxFoldElements }
+
+// checkElements refuses an inferred shape of more than four times
+// MaxFoldElements elements.
+func checkElements(n *ir.Node, s ir.Shape) error {
+	if k, ok := s.NumElements(); ok && k > maxFoldElements(n)*4 {
+		return fmt.Errorf("shape %s has too many elements (more than 4 × %s)", s, budgetOf(n).Name("MaxFoldElements"))
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ func inferTile(n *ir.Node) error {
 			out[i] = s[i] * m[i]
 		}
 	}
-	if err := checkElements(out); err != nil {
+	if err := checkElements(n, out); err != nil {
 		return err
 	}
 	setOut(n, 0, n.Inputs[0].DType, out)
@@ -44,7 +44,7 @@ func inferTile(n *ir.Node) error {
 func foldTile(n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error) {
 	out := n.Outputs[0].Shape
 	count, ok := out.NumElements()
-	if !ok || count > MaxFoldElements {
+	if !ok || count > maxFoldElements(n) {
 		return nil, nil
 	}
 	t := in[0]

@@ -136,7 +136,7 @@ func inferLike(n *ir.Node) error {
 	}
 	in := n.Inputs[0]
 	k, ok := in.Shape.NumElements()
-	if !ok || k > MaxFoldElements || in.DType == ir.String || in.DType.Size() == 0 {
+	if !ok || k > maxFoldElements(n) || in.DType == ir.String || in.DType.Size() == 0 {
 		return nil
 	}
 	v := make([]float64, k)
