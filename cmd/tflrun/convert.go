@@ -5,10 +5,12 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tflrun/tflrun/cmd/tflrun/internal/cli"
 	"github.com/tflrun/tflrun/convert"
+	"github.com/tflrun/tflrun/convert/ir"
 	"github.com/tflrun/tflrun/convert/quantize"
 	"github.com/tflrun/tflrun/convert/tfmodel"
 )
@@ -19,6 +21,7 @@ func newConvertCmd(stdout, stderr io.Writer) *cli.Command {
 		inputArrays, outputArrays, printIRAfter []string
 		noFuse, printPasses                     bool
 		quantizeMode                            string
+		limits                                  = ir.DefaultLimits
 	)
 	f := cli.NewFlagSet()
 	cmd := &cli.Command{
@@ -47,6 +50,15 @@ operator's variable tensors.
 --quantize=dynamic stores weights of at least 1024 elements as int8 and runs
 the hybrid kernels (FULLY_CONNECTED, CONV_2D, the LSTM/RNN/SVDF family);
 --quantize=float16 stores float weights as float16 behind DEQUANTIZE.
+
+The conversion works within limits, so that a hostile model cannot make it
+use unbounded memory or time; each error a limit causes names its flag:
+--max-nodes bounds the graph's nodes (after cutting, inlining and unrolling),
+--max-tensor-bytes one constant, --max-constant-bytes all constants alive at
+once, --max-folded-bytes what constant folding creates in total (past it ops
+stay as operators), --max-fold-elements one folded tensor, and
+--max-loop-iterations and --max-list-length an unrolled loop and a
+TensorList.
 
 --print-passes lists the conversion passes in order and exits.
 --print-ir-after=PASS[,PASS...] writes the IR (the converter's graph, one line
@@ -82,6 +94,12 @@ steps of the inline loop print each round they apply.`,
 				Signature: signature, InputArrays: inputArrays, OutputArrays: outputArrays,
 				InputShapes: shapes, NoFuse: noFuse, Description: versionString() + " convert",
 				Quantize: quantize.Options{Mode: qmode}, PrintIRAfter: printIRAfter, PrintIRTo: stderr,
+				MaxNodes: limits.MaxNodes, MaxTensorBytes: limits.MaxTensorBytes, MaxConstantBytes: limits.MaxConstantBytes,
+				MaxFoldedBytes: limits.MaxFoldedBytes, MaxFoldElements: limits.MaxFoldElements,
+				MaxLoopIterations: limits.MaxLoopIterations, MaxListLength: limits.MaxListLength,
+			}
+			if err := checkLimits(opts); err != nil {
+				return err
 			}
 			res, convErr := convert.Convert(args[0], opts)
 			if res != nil && res.Report != nil && reportPath != "" {
@@ -122,7 +140,50 @@ steps of the inline loop print each round they apply.`,
 	f.StringVar(&quantizeMode, "quantize", "none", "post-training weight quantization: none, dynamic (int8 weights, hybrid kernels) or float16")
 	f.BoolVar(&printPasses, "print-passes", false, "list the conversion passes in order and exit")
 	f.StringSliceVar(&printIRAfter, "print-ir-after", nil, "write the IR to stderr after the named passes (comma-separated, or all)")
+	f.IntVar(&limits.MaxNodes, "max-nodes", limits.MaxNodes, "most nodes the graph may have after cutting, inlining and unrolling")
+	f.Var(int64Flag{&limits.MaxTensorBytes}, "max-tensor-bytes", "most bytes of one constant tensor")
+	f.Var(int64Flag{&limits.MaxConstantBytes}, "max-constant-bytes", "most bytes of all constant tensors alive at once")
+	f.Var(int64Flag{&limits.MaxFoldedBytes}, "max-folded-bytes", "most bytes constant folding creates in total (past it ops are not folded)")
+	f.IntVar(&limits.MaxFoldElements, "max-fold-elements", limits.MaxFoldElements, "most elements of one folded tensor (a larger one is not folded)")
+	f.IntVar(&limits.MaxLoopIterations, "max-loop-iterations", limits.MaxLoopIterations, "most iterations of one unrolled loop")
+	f.IntVar(&limits.MaxListLength, "max-list-length", limits.MaxListLength, "most items of one TensorList or TensorArray")
 	return cmd
+}
+
+// int64Flag is an int64 flag (a byte count past 2 GiB does not fit an
+// int on 32-bit platforms).
+type int64Flag struct{ p *int64 }
+
+func (v int64Flag) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.FormatInt(*v.p, 10)
+}
+
+func (v int64Flag) Set(s string) error {
+	x, err := strconv.ParseInt(s, 0, 64)
+	if err != nil {
+		return err
+	}
+	*v.p = x
+	return nil
+}
+
+// checkLimits refuses a limit flag that is not positive (a zero would
+// silently mean the default).
+func checkLimits(o convert.Options) error {
+	for _, l := range []struct {
+		flag string
+		v    int64
+	}{{"max-nodes", int64(o.MaxNodes)}, {"max-tensor-bytes", o.MaxTensorBytes}, {"max-constant-bytes", o.MaxConstantBytes},
+		{"max-folded-bytes", o.MaxFoldedBytes}, {"max-fold-elements", int64(o.MaxFoldElements)},
+		{"max-loop-iterations", int64(o.MaxLoopIterations)}, {"max-list-length", int64(o.MaxListLength)}} {
+		if l.v <= 0 {
+			return usageErrorf("--%s must be positive, is %d", l.flag, l.v)
+		}
+	}
+	return nil
 }
 
 // writePassList prints the pipeline, one pass a line with its

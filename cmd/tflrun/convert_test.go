@@ -114,3 +114,29 @@ node { name: "y" op: "FrobnicateV7" input: "x" }
 		t.Errorf("cycle: %d %s", code, stderr)
 	}
 }
+
+// TestConvertLimitFlags checks that the limit flags reach the conversion
+// and that a conversion stopped by one names the flag.
+func TestConvertLimitFlags(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "m.tflite")
+	code, _, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--max-nodes", "10")
+	if code != 1 || !strings.Contains(stderr, "past the node budget of 10 (Options.MaxNodes, --max-nodes)") {
+		t.Errorf("--max-nodes: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = tflrun(t, "convert", kwsSavedModel, "-o", out, "--max-constant-bytes", "20000")
+	if code != 1 || !strings.Contains(stderr, "past the budget of 20000 (Options.MaxConstantBytes, --max-constant-bytes)") {
+		t.Errorf("--max-constant-bytes: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = tflrun(t, "convert", kwsSavedModel, "-o", out, "--max-tensor-bytes", "1000")
+	if code != 1 || !strings.Contains(stderr, "(Options.MaxTensorBytes, --max-tensor-bytes)") {
+		t.Errorf("--max-tensor-bytes: exit %d: %s", code, stderr)
+	}
+	for _, flag := range []string{"--max-nodes", "--max-constant-bytes", "--max-loop-iterations"} {
+		if code, _, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, flag, "0"); code != 2 || !strings.Contains(stderr, flag+" must be positive") {
+			t.Errorf("%s 0: exit %d: %s", flag, code, stderr)
+		}
+	}
+	if code, _, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--max-nodes", "1000", "--max-constant-bytes", "100000000"); code != 0 {
+		t.Errorf("generous limits: exit %d: %s", code, stderr)
+	}
+}
