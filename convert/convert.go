@@ -74,9 +74,10 @@ type Options struct {
 	Registry *fusion.Registry
 	// Description is written into the model (default: "tflrun convert").
 	Description string
-	// MaxNodes bounds the nodes of the entry function: the graph cut to
-	// its inputs and outputs, and what inlining and unrolling grow it to
-	// (default 250,000), so that a hostile model cannot make the
+	// MaxNodes bounds the nodes of the entry function: the main graph as
+	// read and cut to its inputs and outputs, and what inlining and
+	// unrolling grow it to (default 250,000), so that a hostile model
+	// cannot make the
 	// conversion explode. The Max fields below are the conversion's other
 	// limits (ir.Limits; zero takes the default, ir.DefaultLimits); each
 	// conversion has its own, so conversions running at once in one

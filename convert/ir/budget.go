@@ -11,8 +11,9 @@ import (
 // A zero (or negative) field takes its default (DefaultLimits). Every
 // error a limit causes names it (Budget.Name).
 type Limits struct {
-	// MaxNodes bounds the nodes of the entry function: the graph cut to
-	// its inputs and outputs, and what inlining and unrolling grow it to.
+	// MaxNodes bounds the nodes of the entry function: the main graph as
+	// read and cut to its inputs and outputs, and what inlining and
+	// unrolling grow it to.
 	MaxNodes int
 	// MaxTensorBytes bounds one constant tensor: decoded from a
 	// TensorProto, read from a checkpoint or made by the converter.

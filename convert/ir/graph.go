@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tflrun/tflrun/convert/tfpb"
 	"github.com/tflrun/tflrun/schema"
@@ -35,6 +36,12 @@ type Value struct {
 	// IsVariableTensor marks a TFLite variable tensor (recurrent state
 	// that persists across invocations; written with is_variable).
 	IsVariableTensor bool
+
+	// The use index of the function while a pass tracks uses (see
+	// useIndex): valid when useEpoch is the index's epoch.
+	useEpoch uint64
+	users    []*Node
+	results  int32
 }
 
 // Variable is a resource variable with its value from the checkpoint.
@@ -91,7 +98,21 @@ type Node struct {
 	// InlinedFrom lists the functions the node was inlined through,
 	// outermost call first (for messages and cycle detection).
 	InlinedFrom []string
+
+	// mark is scratch state of the traversal running over the node's
+	// function (see newMarks); removed is the epoch of the use index
+	// that saw the node removed (see useIndex).
+	mark, removed uint64
 }
+
+// markEpoch numbers traversals of functions (TopoSort, RemoveUnused):
+// each takes fresh mark values, so that a node's mark from an earlier
+// traversal means nothing to a later one and no traversal needs a map of
+// every node.
+var markEpoch atomic.Uint64
+
+// newMarks returns the first of k fresh mark values.
+func newMarks(k uint64) uint64 { return markEpoch.Add(k) - k + 1 }
 
 // TFLOp describes a TFLite operator: a builtin code or a custom name,
 // its operator version and its options.
@@ -154,6 +175,9 @@ type Function struct {
 	// DefaultLimits and counts nothing.
 	Budget *Budget
 	names  map[string]int
+	// uses indexes the uses of values while a pass tracks them
+	// (TrackUses); nil otherwise.
+	uses *useIndex
 }
 
 // NewFunction returns an empty function of module m (m may be nil).
@@ -208,6 +232,7 @@ func (f *Function) NewNode(name, op string, inputs []*Value, nOut int) *Node {
 	n := &Node{Name: f.UniqueName(name), Op: op, Inputs: inputs, Func: f, Attrs: map[string]*tfpb.AttrValue{}}
 	n.SetNumOutputs(nOut)
 	f.Nodes = append(f.Nodes, n)
+	f.uses.add(n)
 	return n
 }
 
@@ -256,72 +281,6 @@ func (f *Function) NewConst(name string, t *Tensor) *Value {
 	return v
 }
 
-// Uses maps every value to the nodes using it as an input (a node using
-// a value twice appears twice). Function results are not included; see
-// IsResult.
-func (f *Function) Uses() map[*Value][]*Node {
-	u := map[*Value][]*Node{}
-	for _, n := range f.Nodes {
-		for _, in := range n.Inputs {
-			if in != nil {
-				u[in] = append(u[in], n)
-			}
-		}
-		if n.TFL != nil {
-			for _, in := range n.TFL.Intermediates {
-				u[in] = append(u[in], n)
-			}
-		}
-	}
-	return u
-}
-
-// IsResult reports whether v is one of f's results.
-func (f *Function) IsResult(v *Value) bool {
-	for _, r := range f.Results {
-		if r == v {
-			return true
-		}
-	}
-	return false
-}
-
-// ReplaceAllUses makes every user of old (nodes and results) use new.
-func (f *Function) ReplaceAllUses(old, new *Value) {
-	if old == new {
-		return
-	}
-	for _, n := range f.Nodes {
-		for i, in := range n.Inputs {
-			if in == old {
-				n.Inputs[i] = new
-			}
-		}
-	}
-	for i, r := range f.Results {
-		if r == old {
-			f.Results[i] = new
-		}
-	}
-}
-
-// RemoveNodes deletes the given nodes (their outputs must be unused).
-func (f *Function) RemoveNodes(dead map[*Node]bool) {
-	if len(dead) == 0 {
-		return
-	}
-	kept := f.Nodes[:0]
-	for _, n := range f.Nodes {
-		if !dead[n] {
-			kept = append(kept, n)
-		}
-	}
-	for i := len(kept); i < len(f.Nodes); i++ {
-		f.Nodes[i] = nil
-	}
-	f.Nodes = kept
-}
-
 // Node returns the node of that name, or nil.
 func (f *Function) Node(name string) *Node {
 	for _, n := range f.Nodes {
@@ -336,28 +295,36 @@ func (f *Function) Node(name string) *Node {
 // inputs. A cycle (TF1 loops, or a malformed graph) gives an error naming
 // the nodes on it.
 func (f *Function) TopoSort() error {
-	state := make(map[*Node]uint8, len(f.Nodes)) // 0 new, 1 on stack, 2 done
+	// Marks: fresh (in f, not visited), on the stack, done; a producer
+	// with an older mark is not in f.
+	fresh := newMarks(3)
+	onStack, done := fresh+1, fresh+2
 	order := make([]*Node, 0, len(f.Nodes))
-	inFunc := make(map[*Node]bool, len(f.Nodes))
 	for _, n := range f.Nodes {
-		inFunc[n] = true
+		n.mark = fresh
 	}
 	type frame struct {
-		n *Node
-		i int
+		n   *Node
+		i   int
+		ins []*Value // the node's inputs, then its TFLite intermediates
 	}
+	push := func(stack []frame, n *Node) []frame {
+		ins := n.Inputs
+		if n.TFL != nil && len(n.TFL.Intermediates) > 0 {
+			ins = append(append([]*Value(nil), ins...), n.TFL.Intermediates...)
+		}
+		return append(stack, frame{n, 0, ins})
+	}
+	var stack []frame
 	for _, root := range f.Nodes {
-		if state[root] != 0 {
+		if root.mark != fresh {
 			continue
 		}
-		stack := []frame{{root, 0}}
-		state[root] = 1
+		stack = push(stack[:0], root)
+		root.mark = onStack
 		for len(stack) > 0 {
 			top := &stack[len(stack)-1]
-			ins := top.n.Inputs
-			if top.n.TFL != nil {
-				ins = append(append([]*Value(nil), ins...), top.n.TFL.Intermediates...)
-			}
+			ins := top.ins
 			if top.i < len(ins) {
 				v := ins[top.i]
 				top.i++
@@ -365,14 +332,14 @@ func (f *Function) TopoSort() error {
 					continue
 				}
 				p := v.Producer
-				if !inFunc[p] {
+				if p.mark < fresh || p.mark > done {
 					return top.n.Errorf("input %q comes from a node that is not in the function", v.Name)
 				}
-				switch state[p] {
-				case 0:
-					state[p] = 1
-					stack = append(stack, frame{p, 0})
-				case 1:
+				switch p.mark {
+				case fresh:
+					p.mark = onStack
+					stack = push(stack, p)
+				case onStack:
 					var cyc []string
 					for j := len(stack) - 1; j >= 0; j-- {
 						cyc = append(cyc, stack[j].n.Name)
@@ -391,7 +358,7 @@ func (f *Function) TopoSort() error {
 				}
 				continue
 			}
-			state[top.n] = 2
+			top.n.mark = done
 			order = append(order, top.n)
 			stack = stack[:len(stack)-1]
 		}

@@ -33,6 +33,21 @@ func countOutputs(where string, nodes []*Node) error {
 	return nil
 }
 
+// outputCounter checks the outputs declared so far as nodes are
+// imported, without rescanning the nodes before.
+type outputCounter struct {
+	where string
+	total int
+}
+
+func (c *outputCounter) add(n *Node) error {
+	c.total += len(n.Outputs)
+	if c.total > maxGraphOutputs {
+		return fmt.Errorf("%s declares more than %d node outputs", c.where, maxGraphOutputs)
+	}
+	return nil
+}
+
 // argSpan is one declared output argument and the flat output indices it
 // occupies.
 type argSpan struct {
@@ -216,6 +231,7 @@ func ImportFunction(m *Module, fd *tfpb.FunctionDef) (*Function, error) {
 		spans []argSpan
 	}
 	byName := map[string]entry{}
+	counted := &outputCounter{where: "function " + f.Name}
 	for i, nd := range fd.NodeDef {
 		if nd.Name == "" {
 			return nil, fail("node %d has no name", i)
@@ -235,14 +251,9 @@ func ImportFunction(m *Module, fd *tfpb.FunctionDef) (*Function, error) {
 		applyShapeHints(n)
 		byName[nd.Name] = entry{n, spans}
 		f.Nodes = append(f.Nodes, n)
-		if i%1024 == 0 {
-			if err := countOutputs("function "+f.Name, f.Nodes); err != nil {
-				return nil, err
-			}
+		if err := counted.add(n); err != nil {
+			return nil, err
 		}
-	}
-	if err := countOutputs("function "+f.Name, f.Nodes); err != nil {
-		return nil, err
 	}
 	resolve := func(ref string) (*Value, error) {
 		parts := strings.Split(ref, ":")
@@ -344,6 +355,7 @@ func ParseTensorRef(s string) (ref TensorRef, control bool, err error) {
 func ImportGraph(m *Module, g *tfpb.GraphDef, name string) (*Function, error) {
 	f := NewFunction(name, m)
 	byName := map[string]*Node{}
+	counted := &outputCounter{where: "graph"}
 	for i, nd := range g.GetNode() {
 		if nd.Name == "" {
 			return nil, fmt.Errorf("graph node %d has no name", i)
@@ -359,10 +371,8 @@ func ImportGraph(m *Module, g *tfpb.GraphDef, name string) (*Function, error) {
 		}
 		byName[nd.Name] = n
 		f.Nodes = append(f.Nodes, n)
-		if i%1024 == 0 {
-			if err := countOutputs("graph", f.Nodes); err != nil {
-				return nil, err
-			}
+		if err := counted.add(n); err != nil {
+			return nil, err
 		}
 	}
 	// Size outputs of ops without a definition from the references.

@@ -28,16 +28,7 @@ type OutputSpec struct {
 // every node the outputs do not depend on is removed. Errors name a tensor
 // that does not exist.
 func (f *Function) Cut(inputs []InputSpec, outputs []OutputSpec) error {
-	lookup := func(r TensorRef) (*Value, error) {
-		n := f.Node(r.Node)
-		if n == nil {
-			return nil, fmt.Errorf("graph has no node %q", r.Node)
-		}
-		if r.Index >= len(n.Outputs) {
-			return nil, fmt.Errorf("node %q (%s) has %d outputs, not %d", n.Name, n.Op, len(n.Outputs), r.Index+1)
-		}
-		return n.Outputs[r.Index], nil
-	}
+	lookup := f.tensorLookup()
 	type bound struct{ old, param *Value }
 	var binds []bound
 	for _, in := range inputs {
@@ -73,12 +64,35 @@ func (f *Function) Cut(inputs []InputSpec, outputs []OutputSpec) error {
 		f.Results = append(f.Results, v)
 		f.ResultNames = append(f.ResultNames, out.Name)
 	}
+	stop := f.TrackUses()
 	for _, b := range binds {
 		f.ReplaceAllUses(b.old, b.param)
 	}
+	stop()
 	f.names = nil
 	f.RemoveUnused()
 	return nil
+}
+
+// tensorLookup returns a function finding a tensor of f by reference
+// (errors name a missing node or output).
+func (f *Function) tensorLookup() func(TensorRef) (*Value, error) {
+	byName := make(map[string]*Node, len(f.Nodes))
+	for _, n := range f.Nodes {
+		if _, dup := byName[n.Name]; !dup {
+			byName[n.Name] = n // the first, as Node finds it
+		}
+	}
+	return func(r TensorRef) (*Value, error) {
+		n := byName[r.Node]
+		if n == nil {
+			return nil, fmt.Errorf("graph has no node %q", r.Node)
+		}
+		if r.Index >= len(n.Outputs) {
+			return nil, fmt.Errorf("node %q (%s) has %d outputs, not %d", n.Name, n.Op, len(n.Outputs), r.Index+1)
+		}
+		return n.Outputs[r.Index], nil
+	}
 }
 
 // IsStateUpdate reports whether n writes a variable marked State
@@ -95,22 +109,46 @@ func IsStateUpdate(n *Node) bool {
 // updates of state variables (IsStateUpdate) and what they depend on. It returns
 // the number of nodes removed.
 func (f *Function) RemoveUnused() int {
-	live := map[*Node]bool{}
+	live := f.markLive(f.Results)
+	removed := 0
+	kept := f.Nodes[:0]
+	for _, n := range f.Nodes {
+		if n.mark == live {
+			kept = append(kept, n)
+			continue
+		}
+		removed++
+		if u := f.uses; u != nil {
+			u.remove(n)
+		}
+	}
+	for i := len(kept); i < len(f.Nodes); i++ {
+		f.Nodes[i] = nil
+	}
+	f.Nodes = kept
+	return removed
+}
+
+// markLive marks with a fresh mark, which it returns, every node that
+// results depend on, and the updates of state variables (IsStateUpdate)
+// with what they depend on.
+func (f *Function) markLive(results []*Value) uint64 {
+	live := newMarks(1)
 	var stack []*Node
 	mark := func(v *Value) {
-		if v != nil && v.Producer != nil && !live[v.Producer] {
-			live[v.Producer] = true
+		if v != nil && v.Producer != nil && v.Producer.mark != live {
+			v.Producer.mark = live
 			stack = append(stack, v.Producer)
 		}
 	}
-	for _, r := range f.Results {
+	for _, r := range results {
 		mark(r)
 	}
 	for _, n := range f.Nodes {
 		// Updates of state variables have no outputs but must stay until
 		// package stateful maps them (see Variable.State).
-		if IsStateUpdate(n) && !live[n] {
-			live[n] = true
+		if IsStateUpdate(n) && n.mark != live {
+			n.mark = live
 			stack = append(stack, n)
 		}
 	}
@@ -126,14 +164,31 @@ func (f *Function) RemoveUnused() int {
 			}
 		}
 	}
-	dead := map[*Node]bool{}
+	return live
+}
+
+// Needed returns the nodes of f that the outputs depend on (with the
+// updates of state variables), in f's order: the nodes Cut(nil, outputs)
+// would keep, without changing f. Errors name an output that does not
+// exist.
+func (f *Function) Needed(outputs []OutputSpec) ([]*Node, error) {
+	lookup := f.tensorLookup()
+	var results []*Value
+	for _, out := range outputs {
+		v, err := lookup(out.Tensor)
+		if err != nil {
+			return nil, fmt.Errorf("output %q: %v", out.Name, err)
+		}
+		results = append(results, v)
+	}
+	live := f.markLive(results)
+	var out []*Node
 	for _, n := range f.Nodes {
-		if !live[n] {
-			dead[n] = true
+		if n.mark == live {
+			out = append(out, n)
 		}
 	}
-	f.RemoveNodes(dead)
-	return len(dead)
+	return out, nil
 }
 
 // Clone returns a deep copy of f's graph: new nodes and values with the
@@ -151,6 +206,7 @@ func (f *Function) Clone() *Function {
 		}
 		w := *v
 		w.Shape = v.Shape.Clone()
+		w.useEpoch, w.users, w.results = 0, nil, 0
 		vm[v] = &w
 		return &w
 	}
@@ -233,6 +289,7 @@ func (f *Function) Inline(call *Node, callee *Function) error {
 			}
 		}
 		f.Nodes = append(f.Nodes, n)
+		f.uses.add(n)
 	}
 	for i, o := range call.Outputs {
 		r := sub(callee.Results[i])

@@ -28,9 +28,9 @@ type EntryOptions struct {
 	// same size in every dimension the declared shape fixes (see
 	// CheckInputShape); a -1 in a given shape keeps the declared size.
 	InputShapes []ir.Shape
-	// Budget bounds the entry function (its nodes after the cut, the
-	// checkpoint values it reads) and becomes its Function.Budget; nil
-	// applies ir.DefaultLimits.
+	// Budget bounds the entry function (the nodes of the graph as read
+	// and after the cut, the checkpoint values it reads) and becomes its
+	// Function.Budget; nil applies ir.DefaultLimits.
 	Budget *ir.Budget
 }
 
@@ -149,6 +149,11 @@ func (m *Model) Entry(opts EntryOptions) (*Entry, error) {
 			e.InputNames = append(e.InputNames, ref.Node)
 		}
 	}
+	if k, max := len(m.Graph.GetNode()), opts.Budget.Get().MaxNodes; k > max {
+		// Refused before importing, which would cost a few kilobytes a
+		// node.
+		return nil, fmt.Errorf("%s: the graph has %d nodes, past the node budget of %d (%s)", m.Path, k, max, opts.Budget.Name("MaxNodes"))
+	}
 	f, err := ir.ImportGraph(m.Module, m.Graph, e.SignatureKey)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Path, err)
@@ -164,11 +169,11 @@ func (m *Model) Entry(opts EntryOptions) (*Entry, error) {
 	if len(opts.InputArrays) == 0 && m.MetaGraph == nil {
 		// A GraphDef without input arrays: every Placeholder the outputs
 		// depend on is an input.
-		probe := f.Clone()
-		if err := probe.Cut(nil, outs); err != nil {
+		needed, err := f.Needed(outs)
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Path, err)
 		}
-		for _, n := range probe.Nodes {
+		for _, n := range needed {
 			if n.Op == "Placeholder" {
 				ins = append(ins, ir.InputSpec{Name: n.Name, Tensor: ir.TensorRef{Node: n.Name}, DType: ir.Invalid})
 				e.InputNames = append(e.InputNames, n.Name)
@@ -196,9 +201,6 @@ func (m *Model) Entry(opts EntryOptions) (*Entry, error) {
 		}
 	}
 	f.Budget = opts.Budget
-	if err := opts.Budget.CheckNodes(f, 0, "cutting the graph to its inputs and outputs"); err != nil {
-		return nil, err
-	}
 	if err := m.ResolveVariables(f); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Path, err)
 	}
