@@ -75,6 +75,7 @@ func resolveLists(f *ir.Function, strict bool) (bool, error) {
 	if err := f.TopoSort(); err != nil {
 		return false, err
 	}
+	defer f.TrackUses()()
 	c := &lctx{f: f, lists: map[*ir.Value]*tlist{}}
 	for _, n := range append([]*ir.Node(nil), f.Nodes...) {
 		h := listHandlers[n.Op]

@@ -82,6 +82,9 @@ func unrollWhile(f *ir.Function, m *ir.Module, w *ir.Node, maxNodes int) error {
 		}
 	}
 	vals := append([]*ir.Value(nil), w.Inputs...)
+	// Each iteration inlines a copy of the body and replaces the call's
+	// outputs: with uses tracked that costs the copy, not the graph.
+	defer f.TrackUses()()
 	for iter := 0; ; iter++ {
 		more, err := evalCond(f, w, cond, vals, iter)
 		if err != nil {
@@ -217,6 +220,7 @@ func lowerIf(f *ir.Function, m *ir.Module, n *ir.Node) error {
 			return n.Errorf("an input of the conditional is missing")
 		}
 	}
+	defer f.TrackUses()()
 	call := f.NewNode(n.Name+"/"+attr, name, append([]*ir.Value(nil), args...), len(n.Outputs))
 	call.InlinedFrom = n.InlinedFrom
 	outs, err := inlineCall(f, call, branch)

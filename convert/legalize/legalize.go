@@ -32,6 +32,7 @@ func Func(f *ir.Function) error {
 	if err := f.TopoSort(); err != nil {
 		return err
 	}
+	defer f.TrackUses()()
 	for _, n := range append([]*ir.Node(nil), f.Nodes...) {
 		if n.TFL != nil || n.Op == "Const" {
 			continue

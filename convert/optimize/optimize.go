@@ -24,36 +24,81 @@ import (
 //
 // The arithmetic is float32, as TensorFlow's converter folds.
 func Func(f *ir.Function) error {
-	for round := 0; round < 64; round++ {
-		if err := f.TopoSort(); err != nil {
-			return err
-		}
-		changed := false
-		uses := f.Uses()
-		for _, n := range f.Nodes {
-			if n.TFL == nil || len(n.Outputs) != 1 {
-				continue
-			}
-			users := uses[n.Outputs[0]]
-			if len(users) != 1 || f.IsResult(n.Outputs[0]) {
-				continue
-			}
-			next := users[0]
-			if next.TFL == nil {
-				continue
-			}
-			if foldAffine(f, n, next) || fuseActivation(f, n, next) {
-				changed = true
-				break // uses changed; rescan
-			}
-		}
-		if !changed {
-			f.RemoveUnused()
-			return nil
-		}
-		f.RemoveUnused()
+	if err := f.TopoSort(); err != nil {
+		return err
 	}
+	defer f.TrackUses()()
+	// The rewrites are found in topological order, each (n, next) pair
+	// where next is n's only user; a rewrite at n may enable another at n
+	// (FULLY_CONNECTED, ADD, RELU), never one at a node before it, so one
+	// pass over the order finds them all. At most maxRewrites are made,
+	// as the converter always has (lifting the bound changes models).
+	dead := map[*ir.Node]bool{}
+	rewrites := 0
+	for _, n := range append([]*ir.Node(nil), f.Nodes...) {
+		if dead[n] {
+			continue
+		}
+		for {
+			next := soleUser(f, n, dead)
+			if next == nil {
+				break
+			}
+			if rewrites == maxRewrites-1 {
+				// The last rewrite is made on the graph sorted again, and
+				// the constants it makes stay at the end, as they did when
+				// each rewrite was followed by a fresh sort.
+				f.RemoveNodes(dead)
+				if err := f.TopoSort(); err != nil {
+					return err
+				}
+				if !rewrite(f, n, next) {
+					break
+				}
+				f.RemoveUnused()
+				return nil
+			}
+			if !rewrite(f, n, next) {
+				break
+			}
+			dead[next] = true
+			rewrites++
+		}
+	}
+	f.RemoveNodes(dead)
+	if err := f.TopoSort(); err != nil {
+		return err
+	}
+	f.RemoveUnused()
 	return nil
+}
+
+// maxRewrites bounds the rewrites of one Func.
+const maxRewrites = 64
+
+// soleUser returns the TFLite operator that is the only user of n's one
+// output (which is not a result), or nil.
+func soleUser(f *ir.Function, n *ir.Node, dead map[*ir.Node]bool) *ir.Node {
+	if n.TFL == nil || len(n.Outputs) != 1 || f.IsResult(n.Outputs[0]) {
+		return nil
+	}
+	var next *ir.Node
+	count := 0
+	for _, u := range f.Users(n.Outputs[0]) {
+		if !dead[u] {
+			next = u
+			count++
+		}
+	}
+	if count != 1 || next.TFL == nil {
+		return nil
+	}
+	return next
+}
+
+// rewrite folds next into n (see Func), reporting whether it did.
+func rewrite(f *ir.Function, n, next *ir.Node) bool {
+	return foldAffine(f, n, next) || fuseActivation(f, n, next)
 }
 
 // channelAxis is the output-channel axis of an operator's weights, or -1
@@ -229,7 +274,7 @@ func foldAffine(f *ir.Function, n, next *ir.Node) bool {
 		for i := range bias {
 			bias[i] *= vals[i]
 		}
-		n.Inputs[1] = f.NewConst(w.Name, ir.FromFloat32s(ws, wv))
+		f.SetInput(n, 1, f.NewConst(w.Name, ir.FromFloat32s(ws, wv)))
 	case schema.BuiltinOperatorADD:
 		for i := range bias {
 			bias[i] += vals[i]
@@ -245,7 +290,7 @@ func foldAffine(f *ir.Function, n, next *ir.Node) bool {
 	if b != nil {
 		name = b.Name
 	}
-	n.Inputs[2] = f.NewConst(name, ir.FromFloat32s(ir.Shape{k}, bias))
+	f.SetInput(n, 2, f.NewConst(name, ir.FromFloat32s(ir.Shape{k}, bias)))
 	o := next.Outputs[0]
 	n.Outputs[0].Name = o.Name
 	f.ReplaceAllUses(o, n.Outputs[0])

@@ -15,6 +15,7 @@ import (
 // pass makes the written model hold them once. It returns the number of
 // values merged.
 func ShareConstants(f *ir.Function) int {
+	defer f.TrackUses()()
 	seed := maphash.MakeSeed()
 	byHash := map[uint64][]*ir.Value{}
 	dead := map[*ir.Node]bool{}

@@ -36,6 +36,7 @@ const maxRounds = 64
 // Errors name the node, op and function (a cycle, inconsistent shapes, a
 // malformed attribute).
 func Simplify(f *ir.Function) error {
+	defer f.TrackUses()()
 	for round := 0; round < maxRounds; round++ {
 		changed, err := simplifyOnce(f)
 		if err != nil {
@@ -57,9 +58,6 @@ func simplifyOnce(f *ir.Function) (bool, error) {
 	}
 	changed := false
 	nodes := append([]*ir.Node(nil), f.Nodes...)
-	// Users as of the start of the round: an output that gains users
-	// later in the round is folded in the next one.
-	uses := f.Uses()
 	for _, n := range nodes {
 		if n.TFL != nil {
 			continue
@@ -114,7 +112,10 @@ func simplifyOnce(f *ir.Function) (bool, error) {
 			vals = folded
 		}
 		for i, o := range n.Outputs {
-			if vals[i] == nil || (len(uses[o]) == 0 && !f.IsResult(o)) {
+			// Whether o has users is the same now as at the start of the
+			// round: only the processing of n replaces o, and a value
+			// replaced by o earlier in the round was an identity of o.
+			if vals[i] == nil || (!f.HasUses(o) && !f.IsResult(o)) {
 				continue
 			}
 			if o.Shape != nil && !o.Shape.Equal(vals[i].Shape) {

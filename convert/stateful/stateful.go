@@ -228,6 +228,7 @@ type State struct {
 // updated twice, an update whose value is missing, a read of a variable
 // whose type the model contradicts.
 func Lower(f *ir.Function) ([]State, error) {
+	defer f.TrackUses()()
 	reads := map[*ir.Variable][]*ir.Node{}
 	updates := map[*ir.Variable][]*ir.Node{}
 	var vars []*ir.Variable
@@ -313,7 +314,7 @@ func Lower(f *ir.Function) ([]State, error) {
 				newVal = a.Outputs[0]
 			}
 			st.Output = len(f.Results)
-			f.Results = append(f.Results, newVal)
+			f.SetResults(append(f.Results, newVal))
 			f.ResultNames = append(f.ResultNames, v.Name)
 		}
 		for _, r := range reads[v] {

@@ -384,6 +384,7 @@ func (m *Model) ResolveVariables(f *ir.Function) error {
 	if err != nil {
 		return err
 	}
+	defer f.TrackUses()()
 	for _, n := range vars {
 		key, ok := keys[n.Name]
 		if !ok {

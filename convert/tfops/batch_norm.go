@@ -101,7 +101,7 @@ func legalizeBatchNorm(c *ctx) error {
 	a.Outputs[0].Name = y.Name
 	c.f.ReplaceAllUses(y, a.Outputs[0])
 	for i, o := range c.n.Outputs[1:] {
-		if len(c.f.Uses()[o]) > 0 || c.f.IsResult(o) {
+		if c.f.HasUses(o) || c.f.IsResult(o) {
 			return fmt.Errorf("output %d (batch statistics) is used; only y is available at inference", i+1)
 		}
 	}
