@@ -107,6 +107,7 @@ type Budget struct {
 	tracked    map[weak.Pointer[Tensor]]int64
 	folded     int64
 	err        error
+	work       int64
 }
 
 // NewBudget returns the budget of one conversion under l (zero fields
@@ -284,6 +285,27 @@ func (b *Budget) CheckNodes(f *Function, extra int, doing string) error {
 		return fmt.Errorf("%s: %s would make %d nodes, past the node budget of %d (%s)", f.Where(), doing, len(f.Nodes)+extra, max, b.Name("MaxNodes"))
 	}
 	return nil
+}
+
+// AddWork counts k node visits of a pass (see Work). Nil-safe.
+func (b *Budget) AddWork(k int) {
+	if b != nil {
+		b.work += int64(k)
+	}
+}
+
+// Work counts the node visits of the conversion so far: each
+// whole-function traversal or scan (sorting, dead-node removal, a
+// replacement or use query without the use index, a search for calls or
+// loops, importing, cloning) counts the nodes it goes over, and
+// incremental simplification the nodes it visits. It measures the
+// conversion's time without a clock, so that tests can check it grows
+// with the graph and not with its square.
+func (b *Budget) Work() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.work
 }
 
 // Bytes is the memory the tensor's data takes: len(Data), or for

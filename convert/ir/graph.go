@@ -40,7 +40,7 @@ type Value struct {
 	// The use index of the function while a pass tracks uses (see
 	// useIndex): valid when useEpoch is the index's epoch.
 	useEpoch uint64
-	users    []*Node
+	users    []UseRef
 	results  int32
 }
 
@@ -283,6 +283,7 @@ func (f *Function) NewConst(name string, t *Tensor) *Value {
 
 // Node returns the node of that name, or nil.
 func (f *Function) Node(name string) *Node {
+	f.Budget.AddWork(len(f.Nodes))
 	for _, n := range f.Nodes {
 		if n.Name == name {
 			return n
@@ -297,6 +298,7 @@ func (f *Function) Node(name string) *Node {
 func (f *Function) TopoSort() error {
 	// Marks: fresh (in f, not visited), on the stack, done; a producer
 	// with an older mark is not in f.
+	f.Budget.AddWork(len(f.Nodes))
 	fresh := newMarks(3)
 	onStack, done := fresh+1, fresh+2
 	order := make([]*Node, 0, len(f.Nodes))

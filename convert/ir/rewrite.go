@@ -133,6 +133,7 @@ func (f *Function) RemoveUnused() int {
 // results depend on, and the updates of state variables (IsStateUpdate)
 // with what they depend on.
 func (f *Function) markLive(results []*Value) uint64 {
+	f.Budget.AddWork(len(f.Nodes))
 	live := newMarks(1)
 	var stack []*Node
 	mark := func(v *Value) {
@@ -196,6 +197,7 @@ func (f *Function) Needed(outputs []OutputSpec) ([]*Node, error) {
 // values are shared (both are treated as immutable).
 func (f *Function) Clone() *Function {
 	g := &Function{Name: f.Name, Graph: f.Graph, Module: f.Module, Budget: f.Budget, Attrs: maps.Clone(f.Attrs), ResultNames: append([]string(nil), f.ResultNames...)}
+	f.Budget.AddWork(len(f.Nodes))
 	vm := map[*Value]*Value{}
 	cp := func(v *Value) *Value {
 		if v == nil {
@@ -253,11 +255,23 @@ func (f *Function) Clone() *Function {
 // results, and the callee's nodes are renamed "<call>/<node>" and recorded
 // as inlined from callee. The number of inputs and outputs must match.
 func (f *Function) Inline(call *Node, callee *Function) error {
+	if _, _, err := f.InlineKeep(call, callee); err != nil {
+		return err
+	}
+	f.RemoveNodes(map[*Node]bool{call: true})
+	return nil
+}
+
+// InlineKeep is Inline except that the call node, left without users,
+// stays in f for the caller to remove; it returns the values that now
+// stand for the call's outputs and, when uses are tracked, the input
+// slots that used each output (see ReplaceUses).
+func (f *Function) InlineKeep(call *Node, callee *Function) ([]*Value, [][]UseRef, error) {
 	if len(call.Inputs) != len(callee.Params) {
-		return call.Errorf("calls %s with %d inputs, the function takes %d", callee.Name, len(call.Inputs), len(callee.Params))
+		return nil, nil, call.Errorf("calls %s with %d inputs, the function takes %d", callee.Name, len(call.Inputs), len(callee.Params))
 	}
 	if len(call.Outputs) != len(callee.Results) {
-		return call.Errorf("expects %d outputs from %s, the function returns %d", len(call.Outputs), callee.Name, len(callee.Results))
+		return nil, nil, call.Errorf("expects %d outputs from %s, the function returns %d", len(call.Outputs), callee.Name, len(callee.Results))
 	}
 	bind := map[*Value]*Value{}
 	for i, p := range callee.Params {
@@ -269,6 +283,7 @@ func (f *Function) Inline(call *Node, callee *Function) error {
 		}
 		return v
 	}
+	f.Budget.AddWork(len(callee.Nodes))
 	chain := append(append([]string(nil), call.InlinedFrom...), callee.Name)
 	for _, n := range callee.Nodes {
 		n.Name = f.UniqueName(call.Name + "/" + n.Name)
@@ -291,13 +306,15 @@ func (f *Function) Inline(call *Node, callee *Function) error {
 		f.Nodes = append(f.Nodes, n)
 		f.uses.add(n)
 	}
+	outs := make([]*Value, len(call.Outputs))
+	uses := make([][]UseRef, len(call.Outputs))
 	for i, o := range call.Outputs {
 		r := sub(callee.Results[i])
 		if r.Shape == nil && o.Shape != nil {
 			r.Shape = o.Shape.Clone()
 		}
-		f.ReplaceAllUses(o, r)
+		uses[i] = f.ReplaceUses(o, r)
+		outs[i] = r
 	}
-	f.RemoveNodes(map[*Node]bool{call: true})
-	return nil
+	return outs, uses, nil
 }

@@ -18,18 +18,34 @@ package ir
 // useIndex is the index of one tracking: it stamps values and nodes
 // with its epoch (a fresh mark, see newMarks), so that what an earlier
 // tracking left on them means nothing. A value stamped with the epoch
-// lists the nodes that may use it (Value.users: a superset of its users,
-// in which a node may appear more than once and removed nodes may linger;
-// each lookup checks the node's inputs again) and counts the result
-// slots holding it; a node stamped removed (Node.removed) is no longer in
-// the function.
+// lists the input slots that may hold it (Value.users: a superset, in
+// which a slot may appear more than once and slots of removed nodes, or
+// since rewired, may linger; each lookup checks the slot again, in
+// constant time) and counts the result slots holding it; a node stamped
+// removed (Node.removed) is no longer in the function.
 type useIndex struct {
 	epoch uint64
 	depth int
 }
 
-// usersOf returns the candidate users of v.
-func (u *useIndex) usersOf(v *Value) []*Node {
+// UseRef is one use of a value: input Slot of node Node, or for a TFLite
+// intermediate slot -1-j for intermediate j.
+type UseRef struct {
+	Node *Node
+	Slot int
+}
+
+// holds reports whether the slot holds v.
+func (r UseRef) holds(v *Value) bool {
+	if r.Slot >= 0 {
+		return r.Slot < len(r.Node.Inputs) && r.Node.Inputs[r.Slot] == v
+	}
+	j := -1 - r.Slot
+	return r.Node.TFL != nil && j < len(r.Node.TFL.Intermediates) && r.Node.TFL.Intermediates[j] == v
+}
+
+// usersOf returns the candidate uses of v.
+func (u *useIndex) usersOf(v *Value) []UseRef {
 	if v.useEpoch != u.epoch {
 		return nil
 	}
@@ -43,10 +59,13 @@ func (u *useIndex) stamp(v *Value) {
 	}
 }
 
-func (u *useIndex) addUser(v *Value, n *Node) {
+func (u *useIndex) addUse(v *Value, n *Node, slot int) {
 	u.stamp(v)
-	v.users = append(v.users, n)
+	v.users = append(v.users, UseRef{n, slot})
 }
+
+// live reports whether r is a use of v in the function.
+func (u *useIndex) live(r UseRef, v *Value) bool { return r.Node.removed != u.epoch && r.holds(v) }
 
 func (u *useIndex) resultsOf(v *Value) int {
 	if v.useEpoch != u.epoch {
@@ -64,6 +83,7 @@ func (u *useIndex) remove(n *Node) { n.removed = u.epoch }
 // index, dropped when the outermost ends).
 func (f *Function) TrackUses() (stop func()) {
 	if f.uses == nil {
+		f.Budget.AddWork(len(f.Nodes))
 		u := &useIndex{epoch: newMarks(1)}
 		for _, n := range f.Nodes {
 			u.addInputs(n)
@@ -100,15 +120,15 @@ func (u *useIndex) add(n *Node) {
 }
 
 func (u *useIndex) addInputs(n *Node) {
-	for _, in := range n.Inputs {
+	for i, in := range n.Inputs {
 		if in != nil {
-			u.addUser(in, n)
+			u.addUse(in, n, i)
 		}
 	}
 	if n.TFL != nil {
-		for _, in := range n.TFL.Intermediates {
+		for j, in := range n.TFL.Intermediates {
 			if in != nil {
-				u.addUser(in, n)
+				u.addUse(in, n, -1-j)
 			}
 		}
 	}
@@ -136,6 +156,7 @@ func usesValue(n *Node, v *Value) bool {
 // results are not included; see IsResult. It scans the whole function:
 // a pass asking about a few values uses HasUses.
 func (f *Function) Uses() map[*Value][]*Node {
+	f.Budget.AddWork(len(f.Nodes))
 	u := map[*Value][]*Node{}
 	for _, n := range f.Nodes {
 		for _, in := range n.Inputs {
@@ -156,13 +177,14 @@ func (f *Function) Uses() map[*Value][]*Node {
 // intermediate). With uses tracked it costs what v's users cost.
 func (f *Function) HasUses(v *Value) bool {
 	if u := f.uses; u != nil {
-		for _, n := range u.usersOf(v) {
-			if !u.isRemoved(n) && usesValue(n, v) {
+		for _, r := range u.usersOf(v) {
+			if u.live(r, v) {
 				return true
 			}
 		}
 		return false
 	}
+	f.Budget.AddWork(len(f.Nodes))
 	for _, n := range f.Nodes {
 		if usesValue(n, v) {
 			return true
@@ -176,6 +198,7 @@ func (f *Function) IsResult(v *Value) bool {
 	if f.uses != nil {
 		return f.uses.resultsOf(v) > 0
 	}
+	f.Budget.AddWork(len(f.Results))
 	for _, r := range f.Results {
 		if r == v {
 			return true
@@ -188,7 +211,7 @@ func (f *Function) IsResult(v *Value) bool {
 func (f *Function) SetInput(n *Node, i int, v *Value) {
 	n.Inputs[i] = v
 	if f.uses != nil && v != nil {
-		f.uses.addUser(v, n)
+		f.uses.addUse(v, n, i)
 	}
 }
 
@@ -211,13 +234,21 @@ func (f *Function) SetResults(results []*Value) {
 }
 
 // ReplaceAllUses makes every user of old (nodes and results) use new.
-// TFLite intermediates are left alone.
+// TFLite intermediates are left alone. With uses tracked it costs the
+// uses of old.
 func (f *Function) ReplaceAllUses(old, new *Value) {
+	f.ReplaceUses(old, new)
+}
+
+// ReplaceUses is ReplaceAllUses returning, when uses are tracked, the
+// input slots it changed (nil otherwise).
+func (f *Function) ReplaceUses(old, new *Value) []UseRef {
 	if old == new {
-		return
+		return nil
 	}
 	u := f.uses
 	if u == nil {
+		f.Budget.AddWork(len(f.Nodes))
 		for _, n := range f.Nodes {
 			for i, in := range n.Inputs {
 				if in == old {
@@ -230,30 +261,26 @@ func (f *Function) ReplaceAllUses(old, new *Value) {
 				f.Results[i] = new
 			}
 		}
-		return
+		return nil
 	}
 	checkUses(f)
 	cands := u.usersOf(old)
 	if old.useEpoch == u.epoch {
 		old.users = nil
 	}
-	var keep []*Node
-	for _, n := range cands {
-		if u.isRemoved(n) {
+	var keep, changed []UseRef
+	for _, r := range cands {
+		if !u.live(r, old) {
 			continue
 		}
-		hit := false
-		for i, in := range n.Inputs {
-			if in == old {
-				n.Inputs[i] = new
-				hit = true
-			}
+		if r.Slot < 0 {
+			keep = append(keep, r) // an intermediate stays
+			continue
 		}
-		if hit && new != nil {
-			u.addUser(new, n)
-		}
-		if n.TFL != nil && usesValue(n, old) {
-			keep = append(keep, n) // still an intermediate
+		r.Node.Inputs[r.Slot] = new
+		changed = append(changed, r)
+		if new != nil {
+			u.addUse(new, r.Node, r.Slot)
 		}
 	}
 	if len(keep) > 0 {
@@ -271,6 +298,7 @@ func (f *Function) ReplaceAllUses(old, new *Value) {
 			new.results += int32(k)
 		}
 	}
+	return changed
 }
 
 // RemoveNodes deletes the given nodes (their outputs must be unused),
@@ -287,6 +315,7 @@ func (f *Function) RemoveNodes(dead map[*Node]bool) {
 		}
 	}
 	from := 0
+	defer func() { f.Budget.AddWork(len(f.Nodes) - from) }()
 	if len(dead) <= 8 {
 		// Find the earliest dead node scanning back from the end; stop
 		// when all are found.
@@ -337,17 +366,42 @@ func (f *Function) Users(v *Value) []*Node {
 	}
 	u := f.uses
 	if u == nil {
+		f.Budget.AddWork(len(f.Nodes))
 		for _, n := range f.Nodes {
 			count(n)
 		}
 		return out
 	}
-	seen := map[*Node]bool{}
-	for _, n := range u.usersOf(v) {
-		if !u.isRemoved(n) && !seen[n] {
-			seen[n] = true
-			count(n)
+	seen := map[UseRef]bool{}
+	for _, r := range u.usersOf(v) {
+		if u.live(r, v) && !seen[r] {
+			seen[r] = true
+			out = append(out, r.Node)
 		}
 	}
 	return out
+}
+
+// ForEachUser calls fn for each node of f using v (as an input or an
+// intermediate), at least once and possibly more; uses must be tracked.
+func (f *Function) ForEachUser(v *Value, fn func(*Node)) {
+	u := f.uses
+	if u == nil {
+		panic("ir: ForEachUser without TrackUses")
+	}
+	for _, r := range u.usersOf(v) {
+		if u.live(r, v) {
+			fn(r.Node)
+		}
+	}
+}
+
+// Forget records, for the use index, that n left f: a pass that keeps
+// f.Nodes itself (passes.Incremental) removes n from it. Uses must be
+// tracked.
+func (f *Function) Forget(n *Node) {
+	if f.uses == nil {
+		panic("ir: Forget without TrackUses")
+	}
+	f.uses.remove(n)
 }

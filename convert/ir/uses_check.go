@@ -10,8 +10,8 @@ import "fmt"
 // tracked fails here instead of converting silently wrong.
 func checkUses(f *Function) {
 	u := f.uses
-	if u == nil {
-		return
+	if u == nil || len(f.Nodes) > 2000 {
+		return // checking at every replacement would make big graphs quadratic
 	}
 	for _, n := range f.Nodes {
 		for i, in := range n.Inputs {
@@ -19,8 +19,8 @@ func checkUses(f *Function) {
 				continue
 			}
 			found := false
-			for _, m := range u.usersOf(in) {
-				if m == n {
+			for _, r := range u.usersOf(in) {
+				if r.Node == n && r.Slot == i {
 					found = true
 					break
 				}
