@@ -106,22 +106,36 @@ func (w *walker) walk(g *ir.Function, env map[*ir.Value]*ir.Variable, depth int)
 		}
 		return env[v]
 	}
-	// Identities first, in any order: they may precede their users in
-	// g.Nodes or not.
-	for changed := true; changed; {
-		changed = false
-		for _, n := range g.Nodes {
-			if n.Op != "Identity" && n.Op != "IdentityN" {
-				continue
+	// Identities first: they may precede their users in g.Nodes or not,
+	// so a variable is passed down each chain of identities from its
+	// start (once per identity, however the chain is ordered).
+	type idOut struct {
+		n *ir.Node
+		i int
+	}
+	var queue []idOut
+	next := map[*ir.Value][]idOut{} // identity outputs fed by a value
+	for _, n := range g.Nodes {
+		if n.Op != "Identity" && n.Op != "IdentityN" {
+			continue
+		}
+		for i := range n.Outputs {
+			if i < len(n.Inputs) && n.Inputs[i] != nil {
+				next[n.Inputs[i]] = append(next[n.Inputs[i]], idOut{n, i})
+				queue = append(queue, idOut{n, i})
 			}
-			for i, o := range n.Outputs {
-				if i < len(n.Inputs) {
-					if v := resolve(n.Inputs[i]); v != nil && env[o] == nil {
-						env[o] = v
-						changed = true
-					}
-				}
-			}
+		}
+	}
+	for len(queue) > 0 {
+		d := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		o := d.n.Outputs[d.i]
+		if env[o] != nil {
+			continue
+		}
+		if v := resolve(d.n.Inputs[d.i]); v != nil {
+			env[o] = v
+			queue = append(queue, next[o]...)
 		}
 	}
 	for _, n := range g.Nodes {
