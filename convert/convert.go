@@ -121,6 +121,9 @@ type Options struct {
 
 	// cut is a pending cut at tensors inside functions (deepcut.go).
 	cut *deepCut
+	// noIncremental turns incremental simplification off (tests compare
+	// the two).
+	noIncremental bool
 }
 
 // Limits returns the limits opts asks for, defaults filled in.

@@ -21,7 +21,14 @@ const maxCallDepth = 256
 // fused but left an output of the call in use.
 func inlineCall(s *state) (bool, error) {
 	f, m, opts := s.f, s.m, s.opts
-	call, name, err := firstCall(f, m)
+	var call *ir.Node
+	var name string
+	var err error
+	if s.inc != nil {
+		call, name, err = s.inc.FirstCall(m)
+	} else {
+		call, name, err = firstCall(f, m)
+	}
 	if err != nil || call == nil {
 		return false, err
 	}
@@ -38,11 +45,18 @@ func inlineCall(s *state) (bool, error) {
 	if err != nil {
 		return false, call.Wrap(err)
 	}
+	var seen []passes.ValueState
+	if s.inc != nil {
+		seen = s.inc.Seen(call)
+	}
 	spec, err := passes.Specialize(callee, call)
 	if err != nil {
 		return false, err
 	}
 	if attr, impl, ok := spec.Implements(); ok {
+		if _, has := s.reg.Lookup(impl); has && !opts.NoFuse {
+			s.release() // a rule reads the caller's nodes, in order
+		}
 		fused, err := offer(f, m, call, spec, name, attr, impl, s.reg, opts, s.report)
 		if err != nil {
 			return false, err
@@ -54,7 +68,12 @@ func inlineCall(s *state) (bool, error) {
 	if err := s.budget.CheckNodes(f, len(spec.Nodes), "inlining "+name); err != nil {
 		return false, err
 	}
-	if err := f.Inline(call, spec); err != nil {
+	if s.inc != nil {
+		err = s.inc.Inline(call, spec, seen)
+	} else {
+		err = f.Inline(call, spec)
+	}
+	if err != nil {
 		return false, err
 	}
 	if _, err := opts.cut.try(f); err != nil {
@@ -66,6 +85,7 @@ func inlineCall(s *state) (bool, error) {
 // firstCall returns the first call node in topological order.
 func firstCall(f *ir.Function, m *ir.Module) (*ir.Node, string, error) {
 	for _, n := range f.Nodes {
+		f.Budget.AddWork(1)
 		name, ok, err := passes.CallTarget(m, n)
 		if err != nil {
 			return nil, "", err

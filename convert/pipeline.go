@@ -8,6 +8,7 @@ import (
 
 	"github.com/tflrun/tflrun/convert/fusion"
 	"github.com/tflrun/tflrun/convert/ir"
+	"github.com/tflrun/tflrun/convert/passes"
 	"github.com/tflrun/tflrun/convert/quantize"
 	"github.com/tflrun/tflrun/convert/stateful"
 )
@@ -54,6 +55,38 @@ type state struct {
 	// printer writes the IR after the passes Options.PrintIRAfter names
 	// (nil: none).
 	printer *irPrinter
+	// inc keeps f simplified incrementally between the inline loop's
+	// simplify and inline-call steps (nil: not running; see simplify).
+	inc *passes.Incremental
+}
+
+// simplify is the inline loop's simplify pass. After a full
+// simplification it keeps f simplified incrementally (passes.Incremental)
+// for as long as the rounds only inline calls, so that each round costs
+// what the inlined call changed rather than the whole function; the
+// result is the same. Not while the IR is printed (which needs f.Nodes in
+// order after every step) or a deep cut is pending (which looks for its
+// tensors after every inlining).
+func simplify(s *state) (bool, error) {
+	if s.inc != nil {
+		return true, s.inc.Simplify()
+	}
+	if err := passes.Simplify(s.f); err != nil {
+		return false, err
+	}
+	if !s.opts.noIncremental && s.printer == nil && (s.opts.cut == nil || s.opts.cut.done) {
+		s.inc = passes.NewIncremental(s.f)
+	}
+	return true, nil
+}
+
+// release ends incremental simplification, putting f.Nodes in order for
+// the steps that read it.
+func (s *state) release() {
+	if s.inc != nil {
+		s.inc.Release()
+		s.inc = nil
+	}
 }
 
 // newState prepares a conversion of f, checking Options.PrintIRAfter.
@@ -96,7 +129,9 @@ func (s *state) run(passes []Pass) error {
 // the printed IR) and prints the IR after it when asked to.
 func (s *state) runPass(p Pass, where string) (bool, error) {
 	if p.Loop != nil {
-		if err := s.runLoop(p); err != nil {
+		err := s.runLoop(p)
+		s.release()
+		if err != nil {
 			return false, err
 		}
 		return true, s.printer.after(p.Name, where, true, s.f)

@@ -52,7 +52,7 @@ var tfPasses = []Pass{
 	{Name: "inline", Doc: "repeated until no step applies: simplify, then the first step below that applies", Loop: &Loop{
 		Each: []Pass{
 			{Name: "simplify", Doc: "shape inference, constant folding, identity and dead-node removal, to a fixed point (package passes)",
-				run: func(s *state) (bool, error) { return true, passes.Simplify(s.f) }},
+				run: simplify},
 		},
 		Steps: []Pass{
 			{Name: "inline-call", Doc: "the first call: offered to its fusion rule when the callee is annotated _implements/api_implements, else inlined",
@@ -64,10 +64,14 @@ var tfPasses = []Pass{
 					if s.opts.NoFuse {
 						return false, nil
 					}
+					s.release()
 					return fusion.OfferLoops(s.f, s.m, s.reg, s.report, s.offeredLoops)
 				}},
 			{Name: "lower-control-flow", Doc: "the next loop unrolled over its static trip count, conditional or TensorList/TensorArray lowered (package controlflow)",
-				run: func(s *state) (bool, error) { return controlflow.Step(s.f, s.m, s.budget.Get().MaxNodes) }},
+				run: func(s *state) (bool, error) {
+					s.release()
+					return controlflow.Step(s.f, s.m, s.budget.Get().MaxNodes)
+				}},
 		},
 	}},
 	// inline-call cuts the graph as soon as a deep cut's tensors are all

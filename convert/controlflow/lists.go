@@ -63,6 +63,7 @@ func IsListOp(op string) bool {
 // unrolled produces them) are skipped; with strict true they are errors.
 func resolveLists(f *ir.Function, strict bool) (bool, error) {
 	has := false
+	f.Budget.AddWork(len(f.Nodes))
 	for _, n := range f.Nodes {
 		if n.TFL == nil && listHandlers[n.Op] != nil {
 			has = true

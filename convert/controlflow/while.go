@@ -29,6 +29,7 @@ func Step(f *ir.Function, m *ir.Module, maxNodes int) (bool, error) {
 	if changed, err := resolveLists(f, false); err != nil || changed {
 		return changed, err
 	}
+	f.Budget.AddWork(len(f.Nodes))
 	for _, n := range f.Nodes {
 		if n.TFL != nil || !loopOps[n.Op] {
 			continue

@@ -58,6 +58,7 @@ func OfferLoops(f *ir.Function, m *ir.Module, reg *Registry, report *Report, see
 	if len(rules) == 0 {
 		return false, nil
 	}
+	f.Budget.AddWork(len(f.Nodes))
 	for _, n := range append([]*ir.Node(nil), f.Nodes...) {
 		if !whileOps[n.Op] || seen[n] {
 			continue

@@ -33,6 +33,7 @@ func Func(f *ir.Function) error {
 		return err
 	}
 	defer f.TrackUses()()
+	f.Budget.AddWork(len(f.Nodes))
 	for _, n := range append([]*ir.Node(nil), f.Nodes...) {
 		if n.TFL != nil || n.Op == "Const" {
 			continue
