@@ -24,6 +24,13 @@ func FuzzOpGraphs(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add([]byte("conv2d and friends 0123456789abcdef"))
 	f.Add([]byte{200, 13, 7, 7, 1, 2, 3, 250, 9, 9, 33, 64, 128, 5})
+	// The hostile classes (hostileGraph): a long chain, huge splat
+	// constants, huge shapes.
+	f.Add([]byte{0xff, 0, 200, 1, 2, 3, 4, 5, 6})
+	f.Add([]byte{0xff, 1, 7, 2, 2, 2, 2, 2, 2, 2, 2})
+	f.Add([]byte{0xff, 1, 3, 0, 1, 2})
+	f.Add([]byte{0xff, 2, 0, 1, 2, 3})
+	f.Add([]byte{0xff, 2, 3, 3, 1, 0})
 	ops := append(legalize.Supported(), "Frobnicate", "While", "Placeholder", "NoOp", "Identity", "StatefulPartitionedCall",
 		// Control flow and lists (package controlflow), state updates
 		// (package stateful).
@@ -65,6 +72,9 @@ func (r *byteReader) next() int {
 func (r *byteReader) small(n int) int { return r.next() % n }
 
 func fuzzGraph(data []byte, ops []string) *tfpb.GraphDef {
+	if len(data) >= 2 && data[0] == 0xff {
+		return hostileGraph(data[1:])
+	}
 	r := &byteReader{b: data}
 	g := &tfpb.GraphDef{}
 	add := func(nd *tfpb.NodeDef) string {
@@ -157,6 +167,67 @@ func fuzzGraph(data []byte, ops []string) *tfpb.GraphDef {
 			nd.Attr["T"] = tAttr(ir.Float32)
 		}
 		names = append(names, add(nd))
+	}
+	return g
+}
+
+// hostileGraph builds, from the fuzzer's bytes after a 0xff marker (no
+// input of the op-by-op generator starts with one), a graph of one of the
+// classes hostile models try: a chain of up to 2000 unary ops, splat
+// constants of up to a gigabyte each summed, or Fill, Reshape and
+// BroadcastTo to shapes past every limit. The last node is the output.
+func hostileGraph(data []byte) *tfpb.GraphDef {
+	r := &byteReader{b: data}
+	g := &tfpb.GraphDef{}
+	add := func(op, name string, inputs []string, a attrs) string {
+		nd := &tfpb.NodeDef{Name: name, Op: op, Input: inputs, Attr: map[string]*tfpb.AttrValue{}}
+		for k, v := range a {
+			nd.Attr[k] = v
+		}
+		g.Node = append(g.Node, nd)
+		return name
+	}
+	x := add("Placeholder", "x", nil, attrs{"dtype": tAttr(ir.Float32), "shape": {Value: &tfpb.AttrValue_Shape{Shape: ir.Shape{1, 4}.TF()}}})
+	splat := func(name string, dims ...int64) string {
+		sh := &tfpb.TensorShapeProto{}
+		for _, d := range dims {
+			sh.Dim = append(sh.Dim, &tfpb.TensorShapeProto_Dim{Size: d})
+		}
+		return add("Const", name, nil, attrs{"dtype": tAttr(ir.Float32), "value": {Value: &tfpb.AttrValue_Tensor{Tensor: &tfpb.TensorProto{
+			Dtype: tfpb.DataType_DT_FLOAT, TensorShape: sh, FloatVal: []float32{float32(r.small(5))}}}}})
+	}
+	ints := func(name string, v ...int32) string {
+		return add("Const", name, nil, attrs{"dtype": tAttr(ir.Int32), "value": {Value: &tfpb.AttrValue_Tensor{Tensor: &tfpb.TensorProto{
+			Dtype: tfpb.DataType_DT_INT32, TensorShape: ir.Shape{len(v)}.TF(), IntVal: v}}}})
+	}
+	big := []int32{0, 1, 4, 1 << 10, 1 << 20, 1 << 26, 1<<31 - 1, -1}
+	t := attrs{"T": tAttr(ir.Float32)}
+	switch r.small(3) {
+	case 0: // a long chain
+		unary := []string{"Relu", "Identity", "Neg", "Tanh", "Abs", "StopGradient", "Sigmoid"}
+		prev := x
+		for i, k := 0, 200+r.next()*7; i < k; i++ {
+			prev = add(unary[r.small(len(unary))], fmt.Sprintf("n%d", i), []string{prev}, t)
+		}
+	case 1: // splat constants, up to a gigabyte each
+		var ins []string
+		for i, k := 0, 1+r.small(8); i < k; i++ {
+			ins = append(ins, splat(fmt.Sprintf("c%d", i), []int64{1, 1 << 8, 1 << 16, 1 << 26}[r.small(4)], 4))
+		}
+		sum := add("AddN", "sum", ins, attrs{"T": tAttr(ir.Float32), "N": iAttr(int64(len(ins)))})
+		add("AddV2", "out", []string{sum, x}, t)
+	case 2: // shapes past every limit
+		dims := ints("dims", big[r.small(len(big))], big[r.small(len(big))], 4)
+		var v string
+		switch r.small(3) {
+		case 0:
+			v = add("Fill", "v", []string{dims, splat("one")}, attrs{"T": tAttr(ir.Float32), "index_type": tAttr(ir.Int32)})
+		case 1:
+			v = add("Reshape", "v", []string{x, dims}, attrs{"T": tAttr(ir.Float32), "Tshape": tAttr(ir.Int32)})
+		default:
+			v = add("BroadcastTo", "v", []string{x, dims}, attrs{"T": tAttr(ir.Float32), "Tidx": tAttr(ir.Int32)})
+		}
+		add("AddV2", "out", []string{v, x}, t)
 	}
 	return g
 }

@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"github.com/tflrun/tflrun/convert/internal/hostile"
 	"os"
 	"testing"
 
@@ -21,8 +22,42 @@ import (
 // fuzzLimits lowers the converter's limits for fuzzing, so that a
 // mutated size does not spend the run allocating.
 func fuzzLimits(o Options) Options {
-	o.MaxNodes, o.MaxTensorBytes, o.MaxConstantBytes, o.MaxFoldElements = 20000, 1<<20, 64<<20, 1<<16
+	o.MaxNodes, o.MaxTensorBytes, o.MaxConstantBytes, o.MaxFoldElements, o.MaxLoopIterations = 20000, 1<<20, 64<<20, 1<<16, 256
 	return o
+}
+
+// hostileSeeds are the hostile graphs of package hostile at sizes a fuzz
+// run can afford many times: long chains of ops and of calls, calls
+// nested past the depth limit, splat constants of gigabytes, shapes past
+// every limit, loops past the iteration limit and past the node budget.
+func hostileSeeds() []*tfpb.GraphDef {
+	return []*tfpb.GraphDef{
+		hostile.Chain(1000, "Relu", "Identity", "Neg"),
+		hostile.FoldChain(1000),
+		hostile.CallChain(500),
+		hostile.NestedCalls(300),
+		diamondCalls(40),
+		hostile.BigConstants(8, 1<<28),
+		hostile.HugeFill(1<<31-1, 1<<31-1, 1<<31-1, 4),
+		hostile.HugeFill(1<<26, 4),
+		hostile.While(1_000_000_000, 1),
+		hostile.While(60, 500),
+	}
+}
+
+// savedModelOf wraps a graph of package hostile (input x, output out) in
+// a SavedModel with a serving_default signature.
+func savedModelOf(g *tfpb.GraphDef) []byte {
+	sm := &tfpb.SavedModel{MetaGraphs: []*tfpb.MetaGraphDef{{
+		MetaInfoDef: &tfpb.MetaGraphDef_MetaInfoDef{Tags: []string{"serve"}},
+		GraphDef:    g,
+		SignatureDef: map[string]*tfpb.SignatureDef{"serving_default": {
+			Inputs:  map[string]*tfpb.TensorInfo{"x": {Encoding: &tfpb.TensorInfo_Name{Name: "x:0"}, Dtype: tfpb.DataType_DT_FLOAT, TensorShape: ir.Shape{1, 4}.TF()}},
+			Outputs: map[string]*tfpb.TensorInfo{"y": {Encoding: &tfpb.TensorInfo_Name{Name: hostile.Out + ":0"}, Dtype: tfpb.DataType_DT_FLOAT}},
+		}},
+	}}}
+	b, _ := proto.Marshal(sm)
+	return b
 }
 
 // savedModelSeed wraps testdata/double_relu.pbtxt in a SavedModel with a
@@ -55,6 +90,9 @@ func FuzzSavedModel(f *testing.F) {
 	f.Add(savedModelSeed(f))
 	if b, err := os.ReadFile(kwsDir + "/saved_model.pb"); err == nil {
 		f.Add(b)
+	}
+	for _, g := range hostileSeeds() {
+		f.Add(savedModelOf(g))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := tfmodel.ParseSavedModel("fuzz/saved_model.pb", data)
@@ -89,18 +127,25 @@ func FuzzGraphDef(f *testing.F) {
 		b, _ := proto.Marshal(g)
 		f.Add(b, false)
 	}
+	for _, g := range hostileSeeds() {
+		b, _ := proto.Marshal(g)
+		f.Add(b, false)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, text bool) {
 		m, err := tfmodel.ParseGraphDef("fuzz.pb", data, text)
 		if err != nil {
 			return
 		}
 		m.Functions()
-		// Convert towards every node that could be an output.
-		for i, n := range m.Graph.Node {
-			if i >= 8 {
-				break
-			}
-			ConvertModel(m, fuzzLimits(Options{OutputArrays: []string{n.Name}}))
+		// Convert towards the first nodes and the last (the output of
+		// the hostile graphs), simplifying incrementally and not: both
+		// must give the same.
+		nodes := m.Graph.Node
+		if len(nodes) > 8 {
+			nodes = append(nodes[:7:7], nodes[len(nodes)-1])
+		}
+		for _, n := range nodes {
+			sameBothWays(t, n.Name, m, fuzzLimits(Options{OutputArrays: []string{n.Name}}))
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tflrun/tflrun/convert"
+	"github.com/tflrun/tflrun/convert/internal/hostile"
 	"github.com/tflrun/tflrun/convert/tfmodel"
 	"github.com/tflrun/tflrun/convert/tfpb"
 	"google.golang.org/protobuf/encoding/prototext"
@@ -36,6 +37,18 @@ func FuzzFusionGraphs(f *testing.F) {
 		}
 		graphs = append(graphs, g)
 	}
+	// The hostile classes: many and deeply nested calls of annotated
+	// functions (each offered to the rules), huge splat constants, a
+	// long chain.
+	calls := hostile.CallChain(100)
+	calls.Library.Function[0].Attr = map[string]*tfpb.AttrValue{"api_implements": {Value: &tfpb.AttrValue_S{S: []byte("lstm_hostile")}}}
+	nested := hostile.NestedCalls(60)
+	for i, fn := range nested.Library.Function {
+		if i%7 == 3 {
+			fn.Attr = map[string]*tfpb.AttrValue{"_implements": {Value: &tfpb.AttrValue_S{S: []byte("LSTMCellSimple")}}}
+		}
+	}
+	graphs = append(graphs, calls, nested, hostile.BigConstants(8, 1<<28), hostile.Chain(500, "Relu", "Identity", "Sigmoid"))
 	for i := range graphs {
 		f.Add([]byte{byte(i)})
 		f.Add([]byte{byte(i), 1, 7, 3, 9, 2, 200, 5})
@@ -63,7 +76,7 @@ func FuzzFusionGraphs(f *testing.F) {
 			outs = append(outs, "call:1")
 		}
 		convert.ConvertModel(m, convert.Options{OutputArrays: outs, MaxNodes: 20000, MaxTensorBytes: 1 << 20,
-			MaxConstantBytes: 64 << 20, MaxFoldElements: 1 << 16})
+			MaxConstantBytes: 64 << 20, MaxFoldElements: 1 << 16, MaxLoopIterations: 256})
 	})
 }
 
