@@ -1,10 +1,10 @@
 package convert
 
 import (
-	"github.com/tflrun/tflrun/convert/internal/hostile"
 	"os"
 	"testing"
 
+	"github.com/tflrun/tflrun/convert/internal/hostile"
 	"github.com/tflrun/tflrun/convert/ir"
 	"github.com/tflrun/tflrun/convert/tfmodel"
 	"github.com/tflrun/tflrun/convert/tfpb"

@@ -83,3 +83,17 @@ func TestLimitsPerConversion(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeShapes checks that shapes past every limit are errors naming
+// the node (or the tensor), for a Fill of 2^93 elements and a
+// BroadcastTo to one.
+func TestHugeShapes(t *testing.T) {
+	_, err := convertGraphDef(t, hostile.HugeFill(1<<31-1, 1<<31-1, 1<<31-1, 4), Options{})
+	if err == nil || !strings.Contains(err.Error(), `node "fill" (op Fill): shape [2147483647 2147483647 2147483647 4] has too many elements`) {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = convertGraphDef(t, hostile.HugeFill(1<<26, 4), Options{})
+	if err == nil || !strings.Contains(err.Error(), "(more than 4 × Options.MaxFoldElements, --max-fold-elements)") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,10 +1,11 @@
 package ir
 
 import (
-	"github.com/tflrun/tflrun/convert/tfpb"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tflrun/tflrun/convert/tfpb"
 )
 
 // TestBudgetLive checks that MaxConstantBytes counts the constants still

@@ -3,6 +3,8 @@ package ir
 import (
 	"fmt"
 	"sort"
+
+	"github.com/tflrun/tflrun/convert/tfpb"
 )
 
 // OpRecord is everything tflrun knows about one TensorFlow op, in one
@@ -51,6 +53,9 @@ type OpRecord struct {
 	// having no TFLite equivalent). A record has exactly one of Legalize
 	// and NoLegalize.
 	NoLegalize string
+
+	// opDef is Outputs parsed (ParseOutputs), once, at registration.
+	opDef *tfpb.OpDef
 }
 
 // opRecords holds the registered records by op name.
@@ -66,6 +71,7 @@ func RegisterOp(r OpRecord) {
 	if _, dup := opRecords[r.Name]; dup {
 		panic(fmt.Sprintf("ir.RegisterOp: op %s is registered twice", r.Name))
 	}
+	r.opDef, _ = ParseOutputs(r.Name, r.Outputs) // every record's spec parses (tfops' tests)
 	opRecords[r.Name] = &r
 }
 

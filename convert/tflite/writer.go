@@ -175,6 +175,9 @@ func (w *writer) tensor(v *ir.Value) (int32, error) {
 	if v.DType == ir.Invalid || v.DType == ir.Resource || v.DType == ir.Variant {
 		return 0, fmt.Errorf("tensor %q has type %s, which a TFLite tensor cannot hold", v.Name, v.DType)
 	}
+	if _, ok := v.Shape.NumElements(); !ok {
+		return 0, fmt.Errorf("tensor %q has shape %s, more elements than a tensor can hold", v.Name, v.Shape)
+	}
 	t := &schema.TensorT{Name: v.Name, Type: schema.TensorType(v.DType), IsVariable: v.IsVariableTensor, HasRank: true}
 	t.Shape = make([]int32, len(v.Shape))
 	for i, d := range v.Shape {

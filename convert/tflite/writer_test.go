@@ -91,3 +91,16 @@ func TestWriteErrors(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestWriteOverflowingShape checks that a tensor whose element count
+// overflows is an error naming it, not a model no interpreter can load.
+func TestWriteOverflowingShape(t *testing.T) {
+	f := ir.NewFunction("f", nil)
+	x := f.AddParam("x", ir.Float32, ir.Shape{1 << 30, 1 << 30, 1 << 30})
+	f.Results = []*ir.Value{x}
+	f.ResultNames = []string{"y"}
+	_, err := Write(f, Signature{Key: "serving_default", InputNames: []string{"x"}, OutputNames: []string{"y"}}, "t")
+	if err == nil || !strings.Contains(err.Error(), `tensor "x" has shape [1073741824 1073741824 1073741824], more elements than a tensor can hold`) {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -167,7 +167,9 @@ func maxFoldElements(n *ir.Node) int { return budgetOf(n).Get().MaxFoldElements 
 // checkElements refuses an inferred shape of more than four times
 // MaxFoldElements elements.
 func checkElements(n *ir.Node, s ir.Shape) error {
-	if k, ok := s.NumElements(); ok && k > maxFoldElements(n)*4 {
+	k, ok := s.NumElements()
+	if ok && k > maxFoldElements(n)*4 || !ok && s.Static() {
+		// A static shape whose count overflows has too many as well.
 		return fmt.Errorf("shape %s has too many elements (more than 4 × %s)", s, budgetOf(n).Name("MaxFoldElements"))
 	}
 	return nil
