@@ -118,6 +118,7 @@ node { name: "y" op: "FrobnicateV7" input: "x" }
 // TestConvertLimitFlags checks that the limit flags reach the conversion
 // and that a conversion stopped by one names the flag.
 func TestConvertLimitFlags(t *testing.T) {
+	kwsSavedModel := shared(t, kwsSavedModel)
 	out := filepath.Join(t.TempDir(), "m.tflite")
 	code, _, stderr := tflrun(t, "convert", kwsSavedModel, "-o", out, "--max-nodes", "10")
 	if code != 1 || !strings.Contains(stderr, "past the node budget of 10 (Options.MaxNodes, --max-nodes)") {
