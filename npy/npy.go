@@ -15,7 +15,9 @@
 // Read accepts versions 1.0, 2.0 and 3.0; Write produces 1.0 (2.0 only when
 // the header would not fit 1.0's 65535-byte limit, as NumPy does).
 // Supported dtypes: <f2 (read and written as raw float16 bits), <f4, <f8,
-// |i1, |u1, <i2, <u2, <i4, <u4, <i8, <u8 and |b1. Big-endian data,
+// |i1, |u1, <i2, <u2, <i4, <u4, <i8, <u8, |b1, and the complex <c8 and
+// <c16 (pairs of float32 or float64, real part first, as TFLite's
+// COMPLEX64 and COMPLEX128 tensors hold them). Big-endian data,
 // Fortran order, structured, string and object dtypes are refused with an
 // error naming the problem.
 //
@@ -70,24 +72,25 @@ func (a *Array) NumElements() int {
 // dtypes maps the NumPy type codes we support (without the byte-order
 // character) to tensor types.
 var dtypes = map[string]ops.DataType{
-	"f2": ops.Float16,
-	"f4": ops.Float32,
-	"f8": ops.Float64,
-	"i1": ops.Int8,
-	"u1": ops.Uint8,
-	"i2": ops.Int16,
-	"u2": ops.Uint16,
-	"i4": ops.Int32,
-	"u4": ops.Uint32,
-	"i8": ops.Int64,
-	"u8": ops.Uint64,
-	"b1": ops.Bool,
+	"f2":  ops.Float16,
+	"f4":  ops.Float32,
+	"f8":  ops.Float64,
+	"i1":  ops.Int8,
+	"u1":  ops.Uint8,
+	"i2":  ops.Int16,
+	"u2":  ops.Uint16,
+	"i4":  ops.Int32,
+	"u4":  ops.Uint32,
+	"i8":  ops.Int64,
+	"u8":  ops.Uint64,
+	"b1":  ops.Bool,
+	"c8":  ops.Complex64,
+	"c16": ops.Complex128,
 }
 
 // Descr returns the NumPy dtype descriptor for typ as NumPy writes it on
 // a little-endian machine ("<f4", "|i1", ...), or an error for a type that
-// has no plain NumPy equivalent here (string, resource, int4, bfloat16,
-// complex).
+// has no plain NumPy equivalent here (string, resource, int4, bfloat16).
 func Descr(typ ops.DataType) (string, error) {
 	for code, t := range dtypes {
 		if t != typ {
@@ -101,18 +104,21 @@ func Descr(typ ops.DataType) (string, error) {
 	return "", fmt.Errorf("npy: tensor type %s has no supported NumPy dtype", typ)
 }
 
+// supportedDescrs lists the descriptors parseDescr accepts, for errors.
+const supportedDescrs = "<f2 <f4 <f8 |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8 |b1 <c8 <c16"
+
 // parseDescr maps a descriptor string to a tensor type. One-byte types
 // may carry any byte-order mark ('|', '<', '>', '='); wider ones must say
 // '<' explicitly ('=', native order, is never written into a .npy file by
 // NumPy, which records the concrete order, so it is refused).
 func parseDescr(d string) (ops.DataType, error) {
-	if len(d) != 3 {
-		return 0, fmt.Errorf("npy: unsupported dtype %q (supported: <f2 <f4 <f8 |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8 |b1)", d)
+	if len(d) != 3 && len(d) != 4 {
+		return 0, fmt.Errorf("npy: unsupported dtype %q (supported: %s)", d, supportedDescrs)
 	}
 	order, code := d[0], d[1:]
 	typ, ok := dtypes[code]
 	if !ok {
-		return 0, fmt.Errorf("npy: unsupported dtype %q (supported: <f2 <f4 <f8 |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8 |b1)", d)
+		return 0, fmt.Errorf("npy: unsupported dtype %q (supported: %s)", d, supportedDescrs)
 	}
 	if typ.Size() == 1 {
 		if order != '|' && order != '<' && order != '>' && order != '=' {

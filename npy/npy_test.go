@@ -49,6 +49,8 @@ func TestRoundTrip(t *testing.T) {
 		{ops.Uint64, []int{1}},
 		{ops.Bool, []int{5}},
 		{ops.Float16, []int{4}},
+		{ops.Complex64, []int{2, 3}},
+		{ops.Complex128, []int{1, 2}},
 	}
 	for _, c := range cases {
 		n := 1
@@ -102,6 +104,8 @@ func TestHeaderText(t *testing.T) {
 		{ops.Float32, []int{1, 28, 28}, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 28, 28), }"},
 		{ops.Int8, []int{10}, "{'descr': '|i1', 'fortran_order': False, 'shape': (10,), }"},
 		{ops.Bool, []int{}, "{'descr': '|b1', 'fortran_order': False, 'shape': (), }"},
+		{ops.Complex64, []int{3}, "{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }"},
+		{ops.Complex128, []int{1, 2}, "{'descr': '<c16', 'fortran_order': False, 'shape': (1, 2), }"},
 	}
 	for _, c := range cases {
 		var buf bytes.Buffer
@@ -180,7 +184,7 @@ func TestReadErrors(t *testing.T) {
 		{"data too long", append(append([]byte{}, long...), 0), "extra bytes"},
 		{"fortran", file(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }\n", data), "fortran_order True"},
 		{"big endian", file(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }\n", data), "big-endian"},
-		{"complex", file(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }\n", data), "unsupported dtype"},
+		{"complex256", file(1, "{'descr': '<c32', 'fortran_order': False, 'shape': (1,), }\n", data), "unsupported dtype"},
 		{"string dtype", file(1, "{'descr': '<U3', 'fortran_order': False, 'shape': (1,), }\n", data), "unsupported dtype"},
 		{"object dtype", file(1, "{'descr': '|O', 'fortran_order': False, 'shape': (1,), }\n", data), "unsupported dtype"},
 		{"structured", file(1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }\n", data), "structured"},
