@@ -179,7 +179,7 @@ func Compare(c *Case, j int, got, want *npy.Array) string {
 		return fmt.Sprintf("output %d: %d bytes, want %d", j, len(got.Data), len(want.Data))
 	}
 	switch got.Type {
-	case ops.Float32, ops.Float64, ops.Float16:
+	case ops.Float32, ops.Float64, ops.Float16, ops.Complex64, ops.Complex128:
 		if c.Exact {
 			break
 		}
@@ -271,9 +271,19 @@ func equalShape(a, b []int) bool {
 	return true
 }
 
-// floats widens an array of a float type to float64.
+// floats widens an array of a float type to float64; a complex array
+// gives its real and imaginary parts in turn (so both are compared, and
+// the tolerance scales with the largest of either).
 func floats(a *npy.Array) []float64 {
 	n := a.NumElements()
+	switch a.Type {
+	case ops.Complex64:
+		a = &npy.Array{Type: ops.Float32, Shape: []int{2 * n}, Data: a.Data}
+		n *= 2
+	case ops.Complex128:
+		a = &npy.Array{Type: ops.Float64, Shape: []int{2 * n}, Data: a.Data}
+		n *= 2
+	}
 	out := make([]float64, n)
 	for i := 0; i < n; i++ {
 		switch a.Type {

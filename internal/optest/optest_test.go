@@ -1,6 +1,7 @@
 package optest
 
 import (
+	"math"
 	"path/filepath"
 	"testing"
 
@@ -97,5 +98,25 @@ func TestHalfToFloat(t *testing.T) {
 		if got := halfToFloat(h); got != want {
 			t.Errorf("halfToFloat(%#x) = %v, want %v", h, got, want)
 		}
+	}
+}
+
+// TestCompareComplex: complex outputs are compared part by part within the
+// float tolerance.
+func TestCompareComplex(t *testing.T) {
+	c := &Case{}
+	want := &npy.Array{Type: ops.Complex64, Shape: []int{2}, Data: F32(1, -2, 3, 4)}
+	near := &npy.Array{Type: ops.Complex64, Shape: []int{2}, Data: F32(1, -2, 3, 4.00001)}
+	if msg := Compare(c, 0, near, want); msg != "" {
+		t.Fatalf("a difference within tolerance failed: %s", msg)
+	}
+	far := &npy.Array{Type: ops.Complex64, Shape: []int{2}, Data: F32(1, -2.01, 3, 4)}
+	if msg := Compare(c, 0, far, want); msg == "" {
+		t.Fatal("an imaginary part 0.01 off passed")
+	}
+	w128 := &npy.Array{Type: ops.Complex128, Shape: []int{1}, Data: I64(0, 0)}
+	g128 := &npy.Array{Type: ops.Complex128, Shape: []int{1}, Data: I64(0, int64(math.Float64bits(1)))}
+	if msg := Compare(c, 0, g128, w128); msg == "" {
+		t.Fatal("a complex128 difference of 1 passed")
 	}
 }

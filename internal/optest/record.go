@@ -95,6 +95,7 @@ var numpyTypes = map[string]ops.DataType{
 	"float32": ops.Float32, "float16": ops.Float16, "float64": ops.Float64,
 	"int8": ops.Int8, "uint8": ops.Uint8, "int16": ops.Int16, "uint16": ops.Uint16,
 	"int32": ops.Int32, "uint32": ops.Uint32, "int64": ops.Int64, "uint64": ops.Uint64, "bool": ops.Bool,
+	"complex64": ops.Complex64, "complex128": ops.Complex128,
 }
 
 // InputGen draws the value of element i of an input tensor of type typ
@@ -102,7 +103,8 @@ var numpyTypes = map[string]ops.DataType{
 type InputGen func(r *rand.Rand, input int, typ ops.DataType) float64
 
 // Uniform draws integers over their type's whole range (int32/int64 in
-// [0, 10), index-like), floats in [-1, 1), bools fair.
+// [0, 10), index-like), floats (and each part of a complex) in [-1, 1),
+// bools fair.
 func Uniform(r *rand.Rand, _ int, typ ops.DataType) float64 {
 	switch typ {
 	case ops.Int8:
@@ -155,7 +157,16 @@ func RandomInputs(model string, seed uint64, gen InputGen, shapes map[int][]int)
 		}
 		data := make([]byte, n*sz)
 		for e := 0; e < n; e++ {
-			putValue(data[e*sz:], in.Type, gen(r, i, in.Type))
+			switch in.Type {
+			case ops.Complex64: // real and imaginary parts drawn in turn
+				putValue(data[e*sz:], ops.Float32, gen(r, i, in.Type))
+				putValue(data[e*sz+4:], ops.Float32, gen(r, i, in.Type))
+			case ops.Complex128:
+				putValue(data[e*sz:], ops.Float64, gen(r, i, in.Type))
+				putValue(data[e*sz+8:], ops.Float64, gen(r, i, in.Type))
+			default:
+				putValue(data[e*sz:], in.Type, gen(r, i, in.Type))
+			}
 		}
 		res = append(res, &npy.Array{Type: in.Type, Shape: shape, Data: data})
 	}
