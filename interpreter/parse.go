@@ -230,10 +230,6 @@ func parseTensor(t *TensorInfo, index int, ft *schema.Tensor, buffers [][]byte) 
 			}
 		}
 	}
-	var sp schema.SparsityParameters
-	if ft.Sparsity(&sp) != nil {
-		return fmt.Errorf("%q: sparse tensors are not supported", t.Name)
-	}
 	if err := parseQuantization(t, ft); err != nil {
 		return fmt.Errorf("%q: %w", t.Name, err)
 	}
@@ -250,6 +246,13 @@ func parseTensor(t *TensorInfo, index int, ft *schema.Tensor, buffers [][]byte) 
 		// TFLite ignores a variable's buffer (state starts reset); a
 		// variable must not also be a constant here.
 		return nil
+	}
+	if sp := ft.Sparsity(nil); sp != nil {
+		// A sparse constant becomes the dense constant it stands for.
+		var err error
+		if data, err = densifyConstant(t, sp, data); err != nil {
+			return fmt.Errorf("%q: %w", t.Name, err)
+		}
 	}
 	switch {
 	case t.Type == ops.String:

@@ -1,0 +1,94 @@
+package interpreter
+
+import (
+	"fmt"
+
+	flatbuffers "github.com/google/flatbuffers/go"
+
+	"github.com/tflrun/tflrun/internal/sparse"
+	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
+)
+
+// densifyConstant expands the buffer of a sparse constant tensor (one
+// with SparsityParameters; its buffer holds only the stored values) into
+// the dense buffer of its shape, once, at load: from then on the tensor is
+// an ordinary dense constant, which is what TFLite's DENSIFY kernel (and
+// its sparse FULLY_CONNECTED paths) compute from it. The parameters are
+// checked as TFLite's verifier checks them (package internal/sparse);
+// segments and indices may be int32, uint16 or uint8 vectors, as TFLite's
+// parser accepts. (parseTensor aligns the result as it aligns any
+// constant.)
+func densifyConstant(t *TensorInfo, sp *schema.SparsityParameters, data []byte) ([]byte, error) {
+	elem := t.Type.Size()
+	if elem == 0 || t.Type == ops.Int4 {
+		return nil, fmt.Errorf("sparse tensors of type %s are not supported", t.Type)
+	}
+	p := &sparse.Params{
+		TraversalOrder: intList(sp.TraversalOrderLength(), sp.TraversalOrder),
+		BlockMap:       intList(sp.BlockMapLength(), sp.BlockMap),
+		Levels:         make([]sparse.Level, sp.DimMetadataLength()),
+	}
+	if len(p.TraversalOrder) == 0 && len(t.Shape) > 0 {
+		return nil, fmt.Errorf("sparsity parameters without a traversal_order")
+	}
+	var dm schema.DimensionMetadata
+	for i := range p.Levels {
+		sp.DimMetadata(&dm, i)
+		l := &p.Levels[i]
+		switch dm.Format() {
+		case schema.DimensionTypeDENSE:
+			l.Format = sparse.Dense
+		case schema.DimensionTypeSPARSE_CSR:
+			l.Format = sparse.SparseCSR
+		default:
+			return nil, fmt.Errorf("sparsity dimension %d has unknown format %d", i, dm.Format())
+		}
+		l.DenseSize = int(dm.DenseSize())
+		if l.Format == sparse.Dense {
+			continue
+		}
+		var err error
+		var tab flatbuffers.Table
+		if !dm.ArraySegments(&tab) {
+			return nil, fmt.Errorf("sparsity dimension %d is compressed but has no array_segments", i)
+		}
+		if l.Segments, err = indexVector(dm.ArraySegmentsType(), tab); err != nil {
+			return nil, fmt.Errorf("sparsity dimension %d: array_segments: %w", i, err)
+		}
+		if !dm.ArrayIndices(&tab) {
+			return nil, fmt.Errorf("sparsity dimension %d is compressed but has no array_indices", i)
+		}
+		if l.Indices, err = indexVector(dm.ArrayIndicesType(), tab); err != nil {
+			return nil, fmt.Errorf("sparsity dimension %d: array_indices: %w", i, err)
+		}
+	}
+	return sparse.Densify(t.Shape, p, data, elem)
+}
+
+// indexVector reads one SparseIndexVector union member as ints.
+func indexVector(typ schema.SparseIndexVector, tab flatbuffers.Table) ([]int, error) {
+	switch typ {
+	case schema.SparseIndexVectorInt32Vector:
+		var v schema.Int32Vector
+		v.Init(tab.Bytes, tab.Pos)
+		return intList(v.ValuesLength(), v.Values), nil
+	case schema.SparseIndexVectorUint16Vector:
+		var v schema.Uint16Vector
+		v.Init(tab.Bytes, tab.Pos)
+		out := make([]int, v.ValuesLength())
+		for i := range out {
+			out[i] = int(v.Values(i))
+		}
+		return out, nil
+	case schema.SparseIndexVectorUint8Vector:
+		var v schema.Uint8Vector
+		v.Init(tab.Bytes, tab.Pos)
+		out := make([]int, v.ValuesLength())
+		for i := range out {
+			out[i] = int(v.Values(i))
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("index vector type %d is not Int32Vector, Uint16Vector or Uint8Vector", typ)
+}
