@@ -113,6 +113,13 @@ const (
 	OpRound                 BuiltinOperator = 116
 	OpHardSwish             BuiltinOperator = 117
 	OpSelectV2              BuiltinOperator = 123
+	OpNonMaxSuppressionV4   BuiltinOperator = 120
+	OpNonMaxSuppressionV5   BuiltinOperator = 121
+	OpDensify               BuiltinOperator = 124
+	OpRfft2d                BuiltinOperator = 131
+	OpImag                  BuiltinOperator = 133
+	OpReal                  BuiltinOperator = 134
+	OpComplexAbs            BuiltinOperator = 135
 	OpBroadcastTo           BuiltinOperator = 130
 	OpReduceAll             BuiltinOperator = 140
 	OpSign                  BuiltinOperator = 158

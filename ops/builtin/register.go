@@ -12,6 +12,7 @@ import (
 // constructor.
 type operator struct {
 	op       ops.BuiltinOperator
+	custom   string // a custom operator's name (op is then BuiltinCustom)
 	versions [][2]int
 	newK     func() ops.Kernel
 }
@@ -29,6 +30,13 @@ var operators []operator
 // says which.
 func register(op ops.BuiltinOperator, newK func() ops.Kernel, versions ...[2]int) {
 	operators = append(operators, operator{op: op, versions: versions, newK: newK})
+}
+
+// registerCustom adds the kernel of a custom operator that TFLite's
+// BuiltinOpResolver ships (TFLite_Detection_PostProcess, AudioSpectrogram,
+// Mfcc), looked up by its custom name; custom operators have no versions.
+func registerCustom(name string, newK func() ops.Kernel) {
+	operators = append(operators, operator{op: ops.BuiltinCustom, custom: name, newK: newK})
 }
 
 // optionsDecoders holds the decoder of every builtin options table this
@@ -65,11 +73,16 @@ func intList(n int, get func(int) int32) []int {
 
 // RegisterBuiltins adds every kernel of this package to r for the operator
 // versions it implements (each operator's file registers its own versions
-// from its init function), and the decoders of the builtin options tables
+// from its init function), the custom operators TFLite's builtin resolver
+// ships (by name), and the decoders of the builtin options tables
 // those kernels read. Registering again replaces earlier registrations of
 // the same versions.
 func RegisterBuiltins(r *ops.Resolver) {
 	for _, o := range operators {
+		if o.op == ops.BuiltinCustom {
+			r.AddCustom(o.custom, o.newK)
+			continue
+		}
 		for _, v := range o.versions {
 			r.AddBuiltin(o.op, v[0], v[1], o.newK)
 		}
