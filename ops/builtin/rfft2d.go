@@ -1,0 +1,174 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// Rfft2d is the kernel of TFLite's RFFT2D operator (tf.signal.rfft2d): the
+// two-dimensional real-to-complex DFT of the innermost two dimensions.
+// Input 0 is float32 [..., height, width]; input 1 is the int32 vector
+// fft_length [fft_height, fft_width], both powers of two; output 0 is
+// COMPLEX64 [..., fft_height, fft_width/2+1] with
+//
+//	out[k1, k2] = Σ_{j1<fft_height, j2<fft_width} x[j1, j2]·e^(−2πi(j1k1/fft_height + j2k2/fft_width))
+//
+// where the input is cropped or zero-padded to fft_height × fft_width (as
+// TFLite's PrepareInputBuffer), unnormalised, for k2 ≤ fft_width/2 (the
+// rest follows by symmetry). TFLite computes it in float64 with fft2d's
+// rdft2d and reorders the result to this layout (rfft2d.cc
+// Rfft2dReorder); this kernel computes the same transform in float64 (see
+// fft_common.go) and rounds once to float32.
+//
+// fft_length must be a constant: TFLite sizes the output at Eval when it
+// is not (a dynamic tensor), which tflrun does not support yet. Version 1,
+// as TFLite's register.cc.
+type Rfft2d struct {
+	rows, cols     *fft
+	height, width  int // fft_length
+	inH, inW       int // the input's innermost dimensions
+	slices, outW   int
+	scratchID      int
+	matLen, rowLen int
+}
+
+// NewRfft2d returns an RFFT2D kernel for one node.
+func NewRfft2d() ops.Kernel { return &Rfft2d{} }
+
+func init() { register(ops.OpRfft2d, NewRfft2d, [2]int{1, 1}) }
+
+// Prepare validates the node, makes the transform tables and sets the
+// output shape.
+func (k *Rfft2d) Prepare(n *ops.Node) error {
+	*k = Rfft2d{}
+	if err := n.CheckIO(2, 2, 1); err != nil {
+		return err
+	}
+	in, err := n.RequireInput(0)
+	if err != nil {
+		return err
+	}
+	lenT, err := n.RequireInput(1)
+	if err != nil {
+		return err
+	}
+	out := n.Output(0)
+	if out == nil {
+		return errors.New("output 0 is missing")
+	}
+	if err := requireType(in, "input 0", ops.Float32); err != nil {
+		return err
+	}
+	if in.Rank() < 2 {
+		return fmt.Errorf("input 0: shape %v has rank %d, RFFT2D needs at least 2", in.Shape, in.Rank())
+	}
+	if err := requireType(lenT, "input 1 (fft_length)", ops.Int32); err != nil {
+		return err
+	}
+	if lenT.Rank() != 1 || lenT.Shape[0] != 2 {
+		return fmt.Errorf("input 1 (fft_length): shape %v, need [2]", lenT.Shape)
+	}
+	if !lenT.IsConstant() {
+		return errors.New("output shape depends on the run-time values of input 1 (fft_length); dynamic tensors are not supported yet")
+	}
+	if err := requireType(out, "output 0", ops.Complex64); err != nil {
+		return err
+	}
+	if _, err := numElementsChecked(in, "input 0"); err != nil {
+		return err
+	}
+	fl := lenT.Int32s()
+	k.height, k.width = int(fl[0]), int(fl[1])
+	for _, l := range []struct {
+		name string
+		n    int
+	}{{"fft_height", k.height}, {"fft_width", k.width}} {
+		if !isPowerOfTwo(l.n) || l.n > maxFFTLength {
+			return fmt.Errorf("input 1 (fft_length): %s %d is not a power of two in [1, %d]", l.name, l.n, maxFFTLength)
+		}
+	}
+	r := in.Rank()
+	k.inH, k.inW = in.Shape[r-2], in.Shape[r-1]
+	k.outW = k.width/2 + 1
+	shape := copyShape(in.Shape)
+	shape[r-2], shape[r-1] = k.height, k.outW
+	if _, err := ops.ShapeElements(shape, ops.Complex64.Size()); err != nil {
+		return fmt.Errorf("output 0: %v", err)
+	}
+	k.slices = 1
+	for _, d := range in.Shape[:r-2] {
+		k.slices *= d
+	}
+	// Working memory, float64: the row transforms' results (height ×
+	// outW complex values), then one row and one column (real and
+	// imaginary parts).
+	if k.matLen, err = ops.ShapeElements([]int{2, k.height, k.outW}, 8); err != nil {
+		return fmt.Errorf("input 1 (fft_length): working memory: %v", err)
+	}
+	k.rowLen = max(k.width, k.height)
+	if k.rows, err = newFFT(k.width); err != nil {
+		return fmt.Errorf("input 1 (fft_length): fft_width: %v", err)
+	}
+	if k.cols, err = newFFT(k.height); err != nil {
+		return fmt.Errorf("input 1 (fft_length): fft_height: %v", err)
+	}
+	k.scratchID = n.RequestScratch(8 * (k.matLen + 2*k.rowLen))
+	out.Shape = shape
+	return nil
+}
+
+// Eval transforms every slice: the real rows first, then the columns of
+// the non-redundant half.
+func (k *Rfft2d) Eval(n *ops.Node) error {
+	in, out := n.Input(0), n.Output(0)
+	if in == nil || out == nil {
+		return errors.New("RFFT2D: input or output missing at Eval")
+	}
+	if err := checkData(in, out); err != nil {
+		return err
+	}
+	sb, err := scratchBytes(n, k.scratchID, 8*(k.matLen+2*k.rowLen))
+	if err != nil {
+		return err
+	}
+	work := ops.View[float64](sb)
+	mat := work[:k.matLen]
+	re, im := work[k.matLen:k.matLen+k.rowLen], work[k.matLen+k.rowLen:k.matLen+2*k.rowLen]
+	src, dst := in.Float32s(), out.Float32s()
+	h, w, outW := k.height, k.width, k.outW
+	copyH, copyW := min(k.inH, h), min(k.inW, w)
+	for s := 0; s < k.slices; s++ {
+		x := src[s*k.inH*k.inW:]
+		for r := 0; r < h; r++ {
+			row := mat[2*r*outW : 2*(r+1)*outW]
+			if r >= copyH {
+				clear(row)
+				continue
+			}
+			for j := 0; j < w; j++ {
+				re[j], im[j] = 0, 0
+				if j < copyW {
+					re[j] = float64(x[r*k.inW+j])
+				}
+			}
+			k.rows.transform(re, im)
+			for c := 0; c < outW; c++ {
+				row[2*c], row[2*c+1] = re[c], im[c]
+			}
+		}
+		y := dst[2*s*h*outW:]
+		for c := 0; c < outW; c++ {
+			for r := 0; r < h; r++ {
+				re[r], im[r] = mat[2*(r*outW+c)], mat[2*(r*outW+c)+1]
+			}
+			k.cols.transform(re, im)
+			for r := 0; r < h; r++ {
+				y[2*(r*outW+c)] = float32(re[r])
+				y[2*(r*outW+c)+1] = float32(im[r])
+			}
+		}
+	}
+	return nil
+}
