@@ -10,7 +10,8 @@ import (
 // Rfft2d is the kernel of TFLite's RFFT2D operator (tf.signal.rfft2d): the
 // two-dimensional real-to-complex DFT of the innermost two dimensions.
 // Input 0 is float32 [..., height, width]; input 1 is the int32 vector
-// fft_length [fft_height, fft_width], both powers of two; output 0 is
+// fft_length [fft_height, fft_width], both powers of two (fft_width at
+// least 2); output 0 is
 // COMPLEX64 [..., fft_height, fft_width/2+1] with
 //
 //	out[k1, k2] = Σ_{j1<fft_height, j2<fft_width} x[j1, j2]·e^(−2πi(j1k1/fft_height + j2k2/fft_width))
@@ -88,6 +89,12 @@ func (k *Rfft2d) Prepare(n *ops.Node) error {
 		if !isPowerOfTwo(l.n) || l.n > maxFFTLength {
 			return fmt.Errorf("input 1 (fft_length): %s %d is not a power of two in [1, %d]", l.name, l.n, maxFFTLength)
 		}
+	}
+	// fft2d's rdft2d needs a row length of at least 2 (its documented
+	// domain); TFLite does not check it and, given 1, returns values that
+	// are not the transform. tflrun refuses it rather than copy them.
+	if k.width < 2 {
+		return fmt.Errorf("input 1 (fft_length): fft_width %d, need at least 2 (TFLite's fft2d computes no valid transform of width 1)", k.width)
 	}
 	r := in.Rank()
 	k.inH, k.inW = in.Shape[r-2], in.Shape[r-1]

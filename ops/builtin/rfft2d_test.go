@@ -55,7 +55,7 @@ func TestRfft2dTFLiteVector(t *testing.T) {
 func TestRfft2dAgainstDefinition(t *testing.T) {
 	r := lcg(5)
 	for trial := 0; trial < 60; trial++ {
-		h, w := 1<<r.intn(0, 4), 1<<r.intn(1, 5)
+		h, w := 1<<r.intn(0, 4), 1<<r.intn(1, 5) // width ≥ 2
 		inH, inW := r.intn(1, 2*h), r.intn(1, 2*w)
 		batch := r.intn(1, 3)
 		x := make([]float32, batch*inH*inW)
@@ -168,6 +168,7 @@ func TestRfft2dErrors(t *testing.T) {
 		{"int32 input", rfftNode(tensorOf(ops.Int32, []int{4, 4}, make([]int32, 16)), 4, 4), []string{"input 0", "int32"}},
 		{"length not pow2", rfftNode(f32(4, 4), 4, 6), []string{"fft_width 6", "power of two"}},
 		{"height 0", rfftNode(f32(4, 4), 0, 4), []string{"fft_height", "power of two"}},
+		{"width 1", rfftNode(f32(4, 4), 4, 1), []string{"fft_width 1", "at least 2"}},
 		{"negative", rfftNode(f32(4, 4), 4, -8), []string{"fft_width"}},
 		{"huge", rfftNode(f32(4, 4), 1<<30, 1<<30), []string{"fft_height", "not a power of two in"}},
 		{"huge product", rfftNode(f32(4, 4), 1<<20, 1<<20), []string{"output 0", "elements"}},
