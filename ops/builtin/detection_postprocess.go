@@ -290,9 +290,16 @@ func (k *DetectionPostProcess) Prepare(n *ops.Node) error {
 	k.selected = make([]int32, 0, nb)
 	if o.UseRegularNMS {
 		k.classScores = make([]float32, nb)
-		per := min(o.DetectionsPerClass, o.MaxDetections)
-		k.info = make([]boxInfo, o.MaxDetections+per)
-		k.infoBuf = make([]boxInfo, o.MaxDetections+per)
+		// The merge holds at most max_detections results, never more
+		// than all the (box, class) pairs, plus one class's selection
+		// (at most min(detections_per_class, num_boxes)). Sizing by
+		// what can be found, not by the option, keeps a huge
+		// max_detections from costing memory here (the outputs it sizes
+		// are bounded by the interpreter's arena limit).
+		per := min(o.DetectionsPerClass, o.MaxDetections, nb)
+		size := min(o.MaxDetections, nb*k.numClasses) + per
+		k.info = make([]boxInfo, size)
+		k.infoBuf = make([]boxInfo, size)
 	} else {
 		k.maxScores = make([]float32, nb)
 		k.classIdx = make([]int32, nb*k.numClasses)
