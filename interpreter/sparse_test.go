@@ -1,6 +1,8 @@
 package interpreter
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -135,4 +137,23 @@ func TestSparseConstantHostile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzSparseConstant mutates models holding sparse constants (this file's
+// and the DENSIFY golden models of package ops/builtin): loading,
+// allocating and invoking them must fail cleanly or succeed, never panic
+// or write out of range.
+//
+//	go test ./interpreter -run='^$' -fuzz=FuzzSparseConstant -fuzztime=2m
+func FuzzSparseConstant(f *testing.F) {
+	f.Add(pack(sparseModel()))
+	paths, _ := filepath.Glob(filepath.Join("..", "ops", "builtin", "testdata", "densify", "*", "model.tflite"))
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_ = loadAndAllocate(b)
+	})
 }
