@@ -38,8 +38,8 @@ type AudioSpectrogram struct {
 	frames, bins     int
 	fftLen           int
 	hann             []float64
-	f                *fft
-	re, im           []float64
+	f                *realFFT
+	x, zr, zi, spec  []float64 // one windowed frame, scratch, its bins
 	prepared, noWork bool
 }
 
@@ -142,10 +142,11 @@ func (k *AudioSpectrogram) Prepare(n *ops.Node) error {
 		// subtraction.
 		k.hann[j] = 0.5 - float64(0.5*math.Cos(2.0*math.Pi*float64(j)/float64(k.window)))
 	}
-	if k.f, err = newFFT(k.fftLen); err != nil {
+	if k.f, err = newRealFFT(k.fftLen); err != nil {
 		return fmt.Errorf("options: window_size %d: %v", k.window, err)
 	}
-	k.re, k.im = make([]float64, k.fftLen), make([]float64, k.fftLen)
+	k.x, k.spec = make([]float64, k.fftLen), make([]float64, 2*k.bins)
+	k.zr, k.zi = make([]float64, k.fftLen/2), make([]float64, k.fftLen/2)
 	return nil
 }
 
@@ -162,19 +163,19 @@ func (k *AudioSpectrogram) Eval(n *ops.Node) error {
 		return nil
 	}
 	x, y := in.Float32s(), out.Float32s()
-	re, im := k.re, k.im
+	frame, spec := k.x, k.spec
 	for c := 0; c < k.chans; c++ {
 		for f := 0; f < k.frames; f++ {
 			start := f * k.stride
 			for j := 0; j < k.window; j++ {
-				re[j] = float64(x[(start+j)*k.chans+c]) * k.hann[j]
+				frame[j] = float64(x[(start+j)*k.chans+c]) * k.hann[j]
 			}
-			clear(re[k.window:])
-			clear(im)
-			k.f.transform(re, im)
+			clear(frame[k.window:])
+			k.f.transform(frame, k.zr, k.zi, spec)
 			row := y[(c*k.frames+f)*k.bins : (c*k.frames+f+1)*k.bins]
 			for i := range row {
-				p := float32(float64(re[i]*re[i]) + float64(im[i]*im[i]))
+				re, im := spec[2*i], spec[2*i+1]
+				p := float32(float64(re*re) + float64(im*im))
 				if !k.squared {
 					p = float32(math.Sqrt(float64(p)))
 				}

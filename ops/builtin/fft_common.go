@@ -85,3 +85,56 @@ func (f *fft) transform(re, im []float64) {
 		}
 	}
 }
+
+// realFFT is the forward DFT of n real values (n a power of two ≥ 2)
+// through a complex transform of half the length: the even samples as
+// real parts and the odd ones as imaginary parts, then one pass that
+// separates the two half transforms and combines them,
+//
+//	E[k] = (Z[k] + conj Z[m−k])/2   O[k] = (Z[k] − conj Z[m−k])/(2i)
+//	X[k] = E[k] + e^(−2πi·k/n)·O[k],  k = 0 … m = n/2,
+//
+// which halves the work of transforming real rows as complex ones with
+// zero imaginary parts.
+type realFFT struct {
+	n        int
+	half     *fft
+	cos, sin []float64 // e^(−2πi·k/n), k = 0 … n/2
+}
+
+// newRealFFT makes the tables of the length-n real transform.
+func newRealFFT(n int) (*realFFT, error) {
+	if n < 2 || !isPowerOfTwo(n) || n > maxFFTLength {
+		return nil, fmt.Errorf("FFT length %d is not a power of two in [2, %d]", n, maxFFTLength)
+	}
+	half, err := newFFT(n / 2)
+	if err != nil {
+		return nil, err
+	}
+	f := &realFFT{n: n, half: half, cos: make([]float64, n/2+1), sin: make([]float64, n/2+1)}
+	for k := range f.cos {
+		s, c := math.Sincos(-2 * math.Pi * float64(k) / float64(n))
+		f.cos[k], f.sin[k] = c, s
+	}
+	return f, nil
+}
+
+// transform writes the n/2+1 non-redundant bins of x[:n]'s DFT to out,
+// interleaved (re, im). zr and zi are scratch of n/2 values each; none of
+// the slices may overlap.
+func (f *realFFT) transform(x, zr, zi, out []float64) {
+	m := f.n / 2
+	zr, zi, out = zr[:m], zi[:m], out[:2*(m+1)]
+	for j := range m {
+		zr[j], zi[j] = x[2*j], x[2*j+1]
+	}
+	f.half.transform(zr, zi)
+	for k := 0; k <= m; k++ {
+		a, b := k%m, (m-k)%m
+		er, ei := 0.5*(zr[a]+zr[b]), 0.5*(zi[a]-zi[b])
+		or, oi := 0.5*(zi[a]+zi[b]), 0.5*(zr[b]-zr[a])
+		wr, wi := f.cos[k], f.sin[k]
+		out[2*k] = er + (float64(wr*or) - float64(wi*oi))
+		out[2*k+1] = ei + (float64(wr*oi) + float64(wi*or))
+	}
+}

@@ -27,7 +27,8 @@ import (
 // is not (a dynamic tensor), which tflrun does not support yet. Version 1,
 // as TFLite's register.cc.
 type Rfft2d struct {
-	rows, cols     *fft
+	rows           *realFFT
+	cols           *fft
 	height, width  int // fft_length
 	inH, inW       int // the input's innermost dimensions
 	slices, outW   int
@@ -115,7 +116,7 @@ func (k *Rfft2d) Prepare(n *ops.Node) error {
 		return fmt.Errorf("input 1 (fft_length): working memory: %v", err)
 	}
 	k.rowLen = max(k.width, k.height)
-	if k.rows, err = newFFT(k.width); err != nil {
+	if k.rows, err = newRealFFT(k.width); err != nil {
 		return fmt.Errorf("input 1 (fft_length): fft_width: %v", err)
 	}
 	if k.cols, err = newFFT(k.height); err != nil {
@@ -155,17 +156,22 @@ func (k *Rfft2d) Eval(n *ops.Node) error {
 				continue
 			}
 			for j := 0; j < w; j++ {
-				re[j], im[j] = 0, 0
+				re[j] = 0
 				if j < copyW {
 					re[j] = float64(x[r*k.inW+j])
 				}
 			}
-			k.rows.transform(re, im)
-			for c := 0; c < outW; c++ {
-				row[2*c], row[2*c+1] = re[c], im[c]
-			}
+			k.rows.transform(re, im[:w/2], im[w/2:w], row)
 		}
 		y := dst[2*s*h*outW:]
+		if h == 1 {
+			// A column of one value is its own transform (the audio
+			// front ends' case).
+			for i, v := range mat[:2*outW] {
+				y[i] = float32(v)
+			}
+			continue
+		}
 		for c := 0; c < outW; c++ {
 			for r := 0; r < h; r++ {
 				re[r], im[r] = mat[2*(r*outW+c)], mat[2*(r*outW+c)+1]

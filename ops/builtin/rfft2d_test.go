@@ -201,3 +201,34 @@ func TestRfft2dErrors(t *testing.T) {
 	}
 	wantPrepareError(t, NewReal(), node(nil, []*ops.Tensor{f32(1), f32(1)}, outTensor(ops.Float32)), "2 inputs")
 }
+
+// TestRealFFT checks the real transform against the complex one (zero
+// imaginary parts) at lengths 2 to 2048.
+func TestRealFFT(t *testing.T) {
+	r := lcg(11)
+	for n := 2; n <= 2048; n *= 2 {
+		rf, err := newRealFFT(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cf, _ := newFFT(n)
+		x, re, im := make([]float64, n), make([]float64, n), make([]float64, n)
+		for i := range x {
+			x[i] = float64(r.float(-1, 1))
+			re[i] = x[i]
+		}
+		cf.transform(re, im)
+		zr, zi, out := make([]float64, n/2), make([]float64, n/2), make([]float64, n+2)
+		rf.transform(x, zr, zi, out)
+		for k := 0; k <= n/2; k++ {
+			if d := math.Hypot(out[2*k]-re[k], out[2*k+1]-im[k]); d > 1e-13*float64(n) {
+				t.Fatalf("n=%d bin %d: (%g, %g), want (%g, %g)", n, k, out[2*k], out[2*k+1], re[k], im[k])
+			}
+		}
+	}
+	for _, bad := range []int{0, 1, 3, maxFFTLength * 2} {
+		if _, err := newRealFFT(bad); err == nil {
+			t.Errorf("newRealFFT(%d) succeeded", bad)
+		}
+	}
+}
