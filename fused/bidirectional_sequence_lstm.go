@@ -276,6 +276,9 @@ func (k *BidirectionalSequenceLSTM) Prepare(n *ops.Node) error {
 			}
 		}
 		cell := newLSTMCell(*d.cfg, path)
+		if err := cell.reservePack(n); err != nil {
+			return err
+		}
 		if path == lstmPathHybrid {
 			cell.packHybrid(d.t, d.aux)
 		} else {

@@ -92,6 +92,9 @@ func (k *lstmFullKernel) prepare(n *ops.Node, o lstmFullOptions) error {
 		return err
 	}
 	cell := newLSTMCell(cfg, path)
+	if err := cell.reservePack(n); err != nil {
+		return err
+	}
 	switch path {
 	case lstmPathFloat, lstmPathHybrid:
 		types := lstmFloatTypes

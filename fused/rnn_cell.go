@@ -80,7 +80,9 @@ func (c *rnnCell) prepareHybrid(n *ops.Node, roles ioRoles, wtype ops.DataType) 
 		}
 		parts = 3
 	}
-	c.rowSums = make([]int32, parts*c.units)
+	if c.rowSums, err = ops.Alloc[int32](n, parts*c.units, "RNN weight row sums"); err != nil {
+		return err
+	}
 	c.rowSumsReady = false
 	return nil
 }

@@ -295,9 +295,13 @@ func (k *SVDF) prepareHybrid(n *ops.Node, out *ops.Tensor, wtype ops.DataType) e
 	if k.wtScale, err = svdfRoles.hybridWeightScale(n, svdfWeightsTime, wtype); err != nil {
 		return err
 	}
-	k.wtFloat = make([]float32, k.filters*k.memory)
+	if k.wtFloat, err = ops.Alloc[float32](n, k.filters*k.memory, "SVDF float time weights"); err != nil {
+		return err
+	}
 	k.wtReady = false
-	k.rowSums = make([]int32, k.filters)
+	if k.rowSums, err = ops.Alloc[int32](n, k.filters, "SVDF weight row sums"); err != nil {
+		return err
+	}
 	k.rowSumsReady = false
 	return nil
 }

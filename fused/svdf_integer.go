@@ -89,8 +89,12 @@ func (k *SVDF) prepareInteger(n *ops.Node, out *ops.Tensor) error {
 	if k.scale1B > 30 || k.scale2B > 30 {
 		return fmt.Errorf("effective scales %g and %g are too large to requantise in int32 (shift above 30)", s1, s2)
 	}
-	k.wfSums = make([]int32, k.filters)
-	k.wtSums = make([]int32, k.filters)
+	if k.wfSums, err = ops.Alloc[int32](n, k.filters, "SVDF weight sums"); err != nil {
+		return err
+	}
+	if k.wtSums, err = ops.Alloc[int32](n, k.filters, "SVDF weight sums"); err != nil {
+		return err
+	}
 	k.intSumsReady = false
 	return nil
 }

@@ -172,28 +172,35 @@ func (k *UnidirectionalSequenceGRU) Prepare(n *ops.Node) error {
 		actRow = 3 * u
 	}
 	k.idAct = n.RequestScratch(scratchBytes[float32](k.batch * actRow))
-	k.pack(n)
+	if err := k.pack(n); err != nil {
+		return err
+	}
 	k.sizes.record(n)
 	k.prepared = true
 	return nil
 }
 
 // pack packs constant weights for Eval (see UnidirectionalSequenceGRU);
-// otherwise it leaves the packed slices nil.
-func (k *UnidirectionalSequenceGRU) pack(n *ops.Node) {
+// otherwise it leaves the packed slices nil. What it makes is charged to
+// the memory bound first (at most two packed copies of each weight
+// matrix, with rows rounded up to a block of 16).
+func (k *UnidirectionalSequenceGRU) pack(n *ops.Node) error {
 	k.gwP, k.cwP, k.cwxP, k.cwhP = nil, nil, nil, nil
 	gwT, cwT := n.Inputs[gruGateWeight], n.Inputs[gruCandidateWeight]
 	for _, w := range []*ops.Tensor{gwT, cwT} {
 		if !w.IsConstant() {
-			return
+			return nil
 		}
 	}
 	U, nIn, W := k.units, k.nInput, k.concatWidth
+	if err := n.Reserve(int(8*(3*int64(U)+48)*int64(W)), "GRU packed weights"); err != nil {
+		return err
+	}
 	k.gwP = arch.PackMatrix(gwT.Float32s(), 2*U, W)
 	cw := cwT.Float32s()
 	if !k.resetAfter {
 		k.cwP = arch.PackMatrix(cw, U, W)
-		return
+		return nil
 	}
 	wx, wh := make([]float32, U*nIn), make([]float32, U*U)
 	for j := 0; j < U; j++ {
@@ -201,6 +208,7 @@ func (k *UnidirectionalSequenceGRU) pack(n *ops.Node) {
 		copy(wh[j*U:(j+1)*U], cw[j*W+nIn:(j+1)*W])
 	}
 	k.cwxP, k.cwhP = arch.PackMatrix(wx, U, nIn), arch.PackMatrix(wh, U, U)
+	return nil
 }
 
 // Eval runs the sequence from the state in input_state, writes every

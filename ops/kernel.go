@@ -2,6 +2,8 @@ package ops
 
 import (
 	"fmt"
+	"math"
+	"unsafe"
 )
 
 // Kernel is one operator instance's implementation. The interpreter makes
@@ -54,8 +56,93 @@ type Node struct {
 	// 64-byte aligned and at least the requested size. They are valid
 	// during Eval only, and their contents do not persist between calls.
 	Scratch [][]byte
+	// Memory is the memory bound of the interpreter the node belongs to:
+	// Reserve and Alloc charge the kernel's own allocations (tables,
+	// packed weights) to it. Nil means no bound (a node built by hand in
+	// a test); the interpreter always sets it.
+	Memory *MemoryBudget
 
 	scratchSizes []int
+}
+
+// MemoryBudget counts the bytes an interpreter has committed against its
+// memory bound (interpreter.Options.MaxArenaBytes): the kernels' own
+// allocations at Prepare, the arena, the variable and the precomputed
+// tensors. Every charge is made before the memory is allocated, so a
+// hostile model is refused with an error instead of exhausting memory.
+// A MemoryBudget is used by one interpreter (one goroutine) at a time.
+type MemoryBudget struct {
+	limit int64 // < 0: no bound
+	used  int64
+}
+
+// NewMemoryBudget returns a budget of limit bytes; a negative limit means
+// no bound (charges are only counted).
+func NewMemoryBudget(limit int64) *MemoryBudget { return &MemoryBudget{limit: limit} }
+
+// Limit is the bound in bytes (negative: none).
+func (b *MemoryBudget) Limit() int64 { return b.limit }
+
+// Used is the number of bytes charged so far.
+func (b *MemoryBudget) Used() int64 { return b.used }
+
+// SetUsed sets the count of charged bytes, for the interpreter to forget
+// the charges of a previous AllocateTensors (whose allocations it drops)
+// while keeping those of its own structures.
+func (b *MemoryBudget) SetUsed(bytes int64) { b.used = bytes }
+
+// Reserve charges bytes for what (a short description: "packed
+// weights") and returns an error, charging nothing, when they would take
+// the total past the limit or bytes is negative (an overflowed size).
+// A nil budget accepts every non-negative charge.
+func (b *MemoryBudget) Reserve(bytes int64, what string) error {
+	if bytes < 0 {
+		return fmt.Errorf("%s: size overflows", what)
+	}
+	if b == nil {
+		return nil
+	}
+	if b.limit >= 0 && bytes > b.limit-b.used {
+		return &MemoryError{What: what, Bytes: bytes, Used: b.used, Limit: b.limit}
+	}
+	b.used += bytes
+	return nil
+}
+
+// MemoryError is the error of a charge that would exceed a MemoryBudget.
+type MemoryError struct {
+	What  string // what the memory was for
+	Bytes int64  // the charge refused
+	Used  int64  // bytes already charged
+	Limit int64  // the bound
+}
+
+func (e *MemoryError) Error() string {
+	return fmt.Sprintf("%s need %d bytes, beyond the memory bound of %d bytes (Options.MaxArenaBytes; %d already committed)", e.What, e.Bytes, e.Limit, e.Used)
+}
+
+// Reserve charges bytes the kernel is about to allocate at Prepare (a
+// lookup table, packed or transposed weights, per-channel parameters)
+// to the interpreter's memory bound, before allocating them. Return its
+// error from Prepare. Kernels must not allocate at Prepare what they have
+// not reserved, except a few bytes per dimension or input.
+func (n *Node) Reserve(bytes int, what string) error {
+	return n.Memory.Reserve(int64(bytes), what)
+}
+
+// Alloc reserves count elements of type E (see Node.Reserve) and then
+// allocates them, zeroed. A negative count or a size that overflows is an
+// error too.
+func Alloc[E any](n *Node, count int, what string) ([]E, error) {
+	var z E
+	size := int64(unsafe.Sizeof(z))
+	if count < 0 || size > 0 && int64(count) > math.MaxInt/size {
+		return nil, fmt.Errorf("%s: %d elements of %d bytes overflow", what, count, size)
+	}
+	if err := n.Reserve(int(int64(count)*size), what); err != nil {
+		return nil, err
+	}
+	return make([]E, count), nil
 }
 
 // Input returns input i, or nil when i is out of range or the input is

@@ -238,6 +238,9 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 		return fmt.Errorf("input 1 (filter): im2col buffer %v", err)
 	}
 	k.k = k.col.k()
+	if err := reserveConv2D(n, k.outC, k.k, filter.NumElements()); err != nil {
+		return err
+	}
 
 	switch k.path {
 	case convFloat:

@@ -231,6 +231,9 @@ func (k *DepthwiseConv2D) Prepare(n *ops.Node) error {
 		return fmt.Errorf("output 0: %v", err)
 	}
 	out.Shape = outShape
+	if err := reserveDepthwise(n, filter.Shape[1], filter.Shape[2], k.outC); err != nil {
+		return err
+	}
 	if k.path == convFloat {
 		k.fMin, k.fMax = ActivationRangeFloat(k.opts.Activation)
 	} else {
@@ -240,6 +243,11 @@ func (k *DepthwiseConv2D) Prepare(n *ops.Node) error {
 		if k.path == convInt8 {
 			k.q.wOffset = 0
 		}
+	}
+	if out.NumElements() == 0 {
+		// Eval returns at once: no bands, packing or scratch, whose
+		// sizes follow the declared (possibly huge) image and filter.
+		return nil
 	}
 	taps := k.h.filter * k.w.filter
 	k.rect = k.path == convFloat || taps <= maxRectTaps
@@ -283,7 +291,7 @@ func (k *DepthwiseConv2D) Prepare(n *ops.Node) error {
 // preparePacking sets up pixel packing when it applies.
 func (k *DepthwiseConv2D) preparePacking(filter *ops.Tensor) {
 	C := k.outC
-	if k.w.stride != 1 || C > 8 || 16%C != 0 || !filter.IsConstant() {
+	if k.w.stride != 1 || C == 0 || C > 8 || 16%C != 0 || !filter.IsConstant() {
 		return
 	}
 	k.pack = 16 / C

@@ -68,7 +68,10 @@ func (k *Dequantize) Prepare(n *ops.Node) error {
 			return fmt.Errorf("input 0: %d scales and %d zero points for %d channels along dimension %d", len(in.Quant.Scale), len(in.Quant.ZeroPoint), nch, qd)
 		}
 		k.chScales = in.Quant.Scale
-		k.chZPs = make([]int32, nch)
+		var err error
+		if k.chZPs, err = ops.Alloc[int32](n, nch, "per-channel zero points"); err != nil {
+			return err
+		}
 		for c, z := range in.Quant.ZeroPoint {
 			if z < math.MinInt32 || z > math.MaxInt32 {
 				return fmt.Errorf("input 0: channel %d zero point %d overflows int32", c, z)

@@ -218,6 +218,9 @@ func (k *FullyConnected) Prepare(n *ops.Node) error {
 		return fmt.Errorf("%s: %v", fcOutput, err)
 	}
 	out.Shape = outShape
+	if err := reserveFullyConnected(n, k.units, k.cols); err != nil {
+		return err
+	}
 
 	if err := k.prepareQuant(in, w, bias, out); err != nil {
 		return err

@@ -67,7 +67,7 @@ func (k *Quantize) Prepare(n *ops.Node) error {
 			return fmt.Errorf("output 0: type %s not supported for float32 input (int8, uint8, int16)", out.Type)
 		}
 		if isPerChannel(out) {
-			return k.preparePerChannel(in, out)
+			return k.preparePerChannel(n, in, out)
 		}
 		k.scale, k.outZP, err = perTensorQuant(out, "output 0")
 		return err
@@ -105,7 +105,7 @@ func (k *Quantize) Prepare(n *ops.Node) error {
 	return nil
 }
 
-func (k *Quantize) preparePerChannel(in, out *ops.Tensor) error {
+func (k *Quantize) preparePerChannel(n *ops.Node, in, out *ops.Tensor) error {
 	qd := out.Quant.QuantizedDimension
 	if qd < 0 || qd >= in.Rank() {
 		return fmt.Errorf("output 0: quantized dimension %d outside rank %d", qd, in.Rank())
@@ -120,7 +120,10 @@ func (k *Quantize) preparePerChannel(in, out *ops.Tensor) error {
 	}
 	lo, hi, _ := ops.TypeRange(out.Type)
 	k.chScales = out.Quant.Scale
-	k.chZPs = make([]int32, nch)
+	var err error
+	if k.chZPs, err = ops.Alloc[int32](n, nch, "per-channel zero points"); err != nil {
+		return err
+	}
 	for c := range k.chZPs {
 		s := k.chScales[c]
 		if !(s > 0) || math.IsInf(float64(s), 0) {

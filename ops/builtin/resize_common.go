@@ -3,6 +3,7 @@ package builtin
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/tflrun/tflrun/ops"
 )
@@ -57,10 +58,26 @@ func (g *resizeGeometry) prepare(n *ops.Node) (in, out *ops.Tensor, err error) {
 	g.batch, g.inH, g.inW, g.depth = in.Shape[0], in.Shape[1], in.Shape[2], in.Shape[3]
 	g.outH, g.outW = int(size[0]), int(size[1])
 	shape := []int{g.batch, g.outH, g.outW, g.depth}
-	if _, err := ops.ShapeElements(shape, in.Type.Size()); err != nil {
+	elems, err := ops.ShapeElements(shape, in.Type.Size())
+	if err != nil {
 		return nil, nil, fmt.Errorf("output 0: %v", err)
 	}
 	out.Shape = shape
+	if elems == 0 {
+		// Nothing to compute: the kernels build no tables and Eval loops
+		// over nothing, whatever the other declared sizes (a 0-batch
+		// input resized to 2^31-1 × 2^31-1).
+		g.batch, g.outH, g.outW = 0, 0, 0
+		return in, out, nil
+	}
+	if g.inH == 0 || g.inW == 0 {
+		return nil, nil, fmt.Errorf("input 0: shape %v has no pixels to resize to %dx%d", in.Shape, g.outH, g.outW)
+	}
+	// The per-row and per-column tables of either kernel (at most one
+	// resizeTap each), charged before the kernel makes them.
+	if err := n.Reserve((g.outH+g.outW)*int(unsafe.Sizeof(resizeTap{})), "resize interpolation tables"); err != nil {
+		return nil, nil, err
+	}
 	return in, out, nil
 }
 
