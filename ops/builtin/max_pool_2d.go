@@ -88,6 +88,23 @@ func maxPool[T float32 | int8 | uint8 | int16](p *pool2D, x, o []T, lowest, lo, 
 	})
 }
 
+// tapRange returns the taps [lo, hi) that some output position's window
+// has inside the input (tapRun(t) is empty for every other t), so that a
+// loop over taps costs what the input has, not what the filter declares:
+// a filter of 2^31-1 columns over 4 of them has at most 4+(out-1)·stride
+// taps that matter.
+func (w *window) tapRange() (lo, hi int) {
+	if w.dilation != 1 {
+		return 0, w.filter // pools have dilation 1; this is for them
+	}
+	// Tap t is inside for output o when pad - o·stride ≤ t < pad -
+	// o·stride + in; the union over o < out is [pad - (out-1)·stride,
+	// pad + in).
+	lo64 := max(int64(w.pad)-int64(w.out-1)*int64(w.stride), 0)
+	hi64 := min(int64(w.pad)+int64(w.in), int64(w.filter))
+	return int(lo64), int(max(hi64, lo64))
+}
+
 // maxPoolF32 is maxPool for float32 (lowest -math.MaxFloat32), one output
 // row at a time: the row is filled with the lowest value, each window tap
 // (fy, fx) is one arch.MaxBlocksF32 call over the run of output pixels
@@ -113,7 +130,8 @@ func maxPoolF32(p *pool2D, x, o []float32) {
 			yo, fyLo, fyHi := p.h.span(oy)
 			for fy := fyLo; fy < fyHi; fy++ {
 				row := x[img+(yo+fy)*rowIn : img+(yo+fy+1)*rowIn]
-				for fx := 0; fx < p.w.filter; fx++ {
+				fxLo, fxHi := p.w.tapRange()
+				for fx := fxLo; fx < fxHi; fx++ {
 					first, end := p.w.tapRun(fx)
 					if first >= end {
 						continue

@@ -67,6 +67,13 @@ func (p *pool2D) prepare(n *ops.Node, types ...ops.DataType) error {
 		return err
 	}
 	out.Shape = []int{p.batches, p.h.out, p.w.out, p.depth}
+	if elems, err := ops.ShapeElements(out.Shape, in.Type.Size()); err != nil {
+		return fmt.Errorf("output 0: %v", err)
+	} else if elems == 0 {
+		// No output values (0 channels, say): Eval then loops over
+		// nothing, not over every pixel of a huge declared image.
+		p.batches = 0
+	}
 	if in.Type == ops.Float32 {
 		p.fMin, p.fMax = ActivationRangeFloat(p.opts.Activation)
 		return nil
