@@ -1,6 +1,7 @@
 package arch
 
 import (
+	"errors"
 	"slices"
 	"sync"
 )
@@ -158,14 +159,19 @@ var (
 // benchmarks use.
 //
 // Use swaps package-level function variables. It is safe to call from
-// several goroutines at once, but not while any goroutine is running a
-// primitive (an interpreter's Invoke, a kernel's Eval): call it at start-up
-// or between runs. Interpreters do not remember the level; the last Use
-// wins for all of them.
+// several goroutines at once; while a run marked by BeginRun is in
+// progress (an interpreter's Invoke or AllocateTensors) it refuses with
+// ErrRunning and changes nothing, so the level never changes under a
+// running interpreter. Interpreters do not remember the level; the last
+// Use wins for all of them.
 func Use(l Level) error {
 	if err := checkLevel(l); err != nil {
 		return &LevelError{Level: l, Err: err}
 	}
+	if !runs.TryLock() {
+		return ErrRunning
+	}
+	defer runs.Unlock()
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range registry {
@@ -174,6 +180,22 @@ func Use(l Level) error {
 	current = l
 	return nil
 }
+
+// runs is held for reading by every run in progress (BeginRun) and for
+// writing by Use while it swaps the implementations.
+var runs sync.RWMutex
+
+// ErrRunning is Use's error while a run is in progress.
+var ErrRunning = errors.New("arch: cannot change the ISA level while an interpreter is running (Invoke or AllocateTensors in progress)")
+
+// BeginRun marks a run of primitives in progress (an interpreter calls it
+// at the start of Invoke and AllocateTensors): Use refuses until the
+// matching EndRun. Runs may overlap, from any goroutines; a BeginRun that
+// meets a Use in progress waits for it (microseconds). Neither allocates.
+func BeginRun() { runs.RLock() }
+
+// EndRun ends a run begun with BeginRun.
+func EndRun() { runs.RUnlock() }
 
 // UseName is Use(ParseLevel(name)).
 func UseName(name string) error {
