@@ -110,7 +110,7 @@ func TestHostileModels(t *testing.T) {
 			m.Subgraphs[0].Outputs = []int32{4}
 		}), "output 0 (tensor 4 \"orphan\") is never produced"},
 		{"operator writes a constant", edit(func(m *schema.ModelT) { m.Subgraphs[0].Operators[0].Outputs[0] = 2 }),
-			"output 0 (tensor 2 \"bias\") is a constant"},
+			"output 0 (tensor 2 \"bias\") is also a constant"},
 		{"quantization scale/zero point count mismatch", edit(func(m *schema.ModelT) {
 			m.Subgraphs[0].Tensors[0].Quantization = &schema.QuantizationParametersT{Scale: []float32{1, 2}, ZeroPoint: []int64{0}}
 		}), "2 scales and 1 zero points"},

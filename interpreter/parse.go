@@ -25,17 +25,25 @@ func parseModel(buf []byte) (*Model, error) {
 		return nil, fmt.Errorf("malformed model: %w", err)
 	}
 	fm := schema.GetRootAsModel(buf, 0)
-	m := &Model{data: buf, Size: len(buf), Version: fm.Version(), Description: string(fm.Description())}
+	pb := newParseBudget(len(buf))
+	desc, err := pb.str(fm.Description(), "description bytes")
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{data: buf, Size: len(buf), Version: fm.Version(), Description: desc}
 	if m.Version != schemaVersion {
 		return nil, fmt.Errorf("model schema version is %d, tflrun reads version %d", m.Version, schemaVersion)
 	}
 
-	buffers, total, err := readBuffers(fm, buf)
+	buffers, total, err := readBuffers(fm, buf, pb)
 	if err != nil {
 		return nil, err
 	}
 	m.BufferBytes = total
 
+	if err := pb.take(fm.OperatorCodesLength(), unsafe.Sizeof(OperatorInfo{}), "operator codes"); err != nil {
+		return nil, err
+	}
 	opcodes := make([]OperatorInfo, fm.OperatorCodesLength()) // template per opcode
 	var oc schema.OperatorCode
 	for i := range opcodes {
@@ -48,7 +56,9 @@ func parseModel(buf []byte) (*Model, error) {
 			o.Version = 1
 		}
 		if o.Op == ops.BuiltinCustom {
-			o.Custom = string(oc.CustomCode())
+			if o.Custom, err = pb.str(oc.CustomCode(), "custom code bytes"); err != nil {
+				return nil, fmt.Errorf("operator code %d: %w", i, err)
+			}
 			o.Name = o.Custom
 			if o.Name == "" {
 				return nil, fmt.Errorf("operator code %d: custom operator without a custom_code", i)
@@ -61,11 +71,14 @@ func parseModel(buf []byte) (*Model, error) {
 	if fm.SubgraphsLength() == 0 {
 		return nil, fmt.Errorf("model has no subgraphs")
 	}
+	if err := pb.take(fm.SubgraphsLength(), unsafe.Sizeof(SubgraphInfo{}), "subgraphs"); err != nil {
+		return nil, err
+	}
 	m.Subgraphs = make([]SubgraphInfo, fm.SubgraphsLength())
 	var fsg schema.SubGraph
 	for s := range m.Subgraphs {
 		fm.Subgraphs(&fsg, s)
-		if err := parseSubgraph(&m.Subgraphs[s], &fsg, buffers, opcodes); err != nil {
+		if err := parseSubgraph(&m.Subgraphs[s], &fsg, buffers, opcodes, pb); err != nil {
 			return nil, fmt.Errorf("subgraph %d: %w", s, err)
 		}
 	}
@@ -77,14 +90,28 @@ func parseModel(buf []byte) (*Model, error) {
 		if b >= len(buffers) {
 			return nil, fmt.Errorf("metadata %d (%q): buffer %d out of range (the model has %d buffers)", i, md.Name(), b, len(buffers))
 		}
-		m.Metadata = append(m.Metadata, MetadataInfo{Name: string(md.Name()), Data: buffers[b]})
+		name, err := pb.str(md.Name(), "metadata name bytes")
+		if err == nil {
+			err = pb.take(1, unsafe.Sizeof(MetadataInfo{}), "metadata entries")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("metadata %d: %w", i, err)
+		}
+		m.Metadata = append(m.Metadata, MetadataInfo{Name: name, Data: buffers[b]})
 	}
 
 	var sd schema.SignatureDef
 	var tm schema.TensorMap
 	for i := 0; i < fm.SignatureDefsLength(); i++ {
 		fm.SignatureDefs(&sd, i)
-		sig := SignatureInfo{Key: string(sd.SignatureKey()), Subgraph: index32(sd.SubgraphIndex())}
+		key, err := pb.str(sd.SignatureKey(), "signature key bytes")
+		if err == nil {
+			err = pb.take(1, unsafe.Sizeof(SignatureInfo{}), "signatures")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("signature %d: %w", i, err)
+		}
+		sig := SignatureInfo{Key: key, Subgraph: index32(sd.SubgraphIndex())}
 		if sig.Subgraph >= len(m.Subgraphs) {
 			return nil, fmt.Errorf("signature %d (%q): subgraph %d out of range (the model has %d)", i, sig.Key, sig.Subgraph, len(m.Subgraphs))
 		}
@@ -100,7 +127,14 @@ func parseModel(buf []byte) (*Model, error) {
 		} {
 			for j := 0; j < dir.n; j++ {
 				dir.get(&tm, j)
-				st := SignatureTensor{Name: string(tm.Name()), Tensor: index32(tm.TensorIndex())}
+				name, err := pb.str(tm.Name(), "signature name bytes")
+				if err == nil {
+					err = pb.take(1, unsafe.Sizeof(SignatureTensor{}), "signature tensors")
+				}
+				if err != nil {
+					return nil, fmt.Errorf("signature %q %s %d: %w", sig.Key, dir.what, j, err)
+				}
+				st := SignatureTensor{Name: name, Tensor: index32(tm.TensorIndex())}
 				if st.Tensor >= nt {
 					return nil, fmt.Errorf("signature %q %s %d (%q): tensor %d out of range (subgraph %d has %d tensors)", sig.Key, dir.what, j, st.Name, st.Tensor, sig.Subgraph, nt)
 				}
@@ -115,7 +149,10 @@ func parseModel(buf []byte) (*Model, error) {
 // readBuffers returns each buffer's bytes (a view of buf; nil when empty)
 // and their total size. A buffer stored outside the flatbuffer (offset and
 // size fields, for models over 2 GB) must lie inside the file.
-func readBuffers(fm *schema.Model, buf []byte) ([][]byte, int64, error) {
+func readBuffers(fm *schema.Model, buf []byte, pb *parseBudget) ([][]byte, int64, error) {
+	if err := pb.take(fm.BuffersLength(), unsafe.Sizeof([]byte(nil)), "buffers"); err != nil {
+		return nil, 0, err
+	}
 	out := make([][]byte, fm.BuffersLength())
 	var fb schema.Buffer
 	var total int64
@@ -136,27 +173,136 @@ func readBuffers(fm *schema.Model, buf []byte) ([][]byte, int64, error) {
 	return out, total, nil
 }
 
-func intList(n int, get func(int) int32) []int {
-	l := make([]int, n)
+// parseBudget bounds the memory parseModel allocates for the Model's
+// description of the file (tensor and operator lists, index lists,
+// names, quantisation): a flatbuffer may reference one table, vector or
+// string from many places, so a small file could otherwise describe
+// millions of operators sharing one input list (990 000 operators in 4 MB
+// took 539 MB before this bound). Every allocation is charged before it
+// is made; the bound is parseBytesPerFileByte bytes per byte of the file
+// plus parseSlackBytes, and never more than DefaultMaxArenaBytes. Real
+// models need well under a tenth of it (their structures are not shared).
+type parseBudget struct {
+	left  int64
+	limit int64
+	// slab is the unused tail of the current block that index lists are
+	// cut from (one allocation per parseSlab ints, not one per list).
+	slab []int
+}
+
+const (
+	// parseBytesPerFileByte and parseSlackBytes set the parse budget: a
+	// model may take 32 bytes of description per byte of file, plus 1 MiB.
+	// The densest of 415 real models (tiny operators, no weights) take 3.6.
+	parseBytesPerFileByte = 32
+	parseSlackBytes       = 1 << 20
+	parseSlab             = 1024
+	// optionsCost is charged per decoded builtin options table: every
+	// options struct is a few scalars, with vectors bounded by their
+	// decoders (a RESHAPE new_shape has at most 8 entries).
+	optionsCost = 256
+)
+
+func newParseBudget(fileBytes int) *parseBudget {
+	limit := int64(fileBytes)*parseBytesPerFileByte + parseSlackBytes
+	if limit > DefaultMaxArenaBytes {
+		limit = DefaultMaxArenaBytes
+	}
+	return &parseBudget{left: limit, limit: limit}
+}
+
+// take charges n units of size bytes each.
+func (pb *parseBudget) take(n int, size uintptr, what string) error {
+	cost := int64(n) * int64(size)
+	if n < 0 || (size != 0 && cost/int64(size) != int64(n)) || cost > pb.left {
+		return fmt.Errorf("describing %d %s needs more memory than a %d-byte file may take (at most %d bytes while loading; the file shares its structures that many times)", n, what, (pb.limit-parseSlackBytes)/parseBytesPerFileByte, pb.limit)
+	}
+	pb.left -= cost
+	return nil
+}
+
+// ints returns the n values of a flatbuffer int vector as []int.
+func (pb *parseBudget) ints(n int, get func(int) int32, what string) ([]int, error) {
+	if n == 0 {
+		return []int{}, nil
+	}
+	if err := pb.take(n, unsafe.Sizeof(int(0)), what); err != nil {
+		return nil, err
+	}
+	var l []int
+	if n > parseSlab/4 {
+		l = make([]int, n)
+	} else {
+		if len(pb.slab) < n {
+			pb.slab = make([]int, parseSlab)
+		}
+		l, pb.slab = pb.slab[:n:n], pb.slab[n:]
+	}
 	for i := range l {
 		l[i] = int(get(i))
 	}
-	return l
+	return l, nil
 }
 
-func parseSubgraph(sg *SubgraphInfo, fsg *schema.SubGraph, buffers [][]byte, opcodes []OperatorInfo) error {
-	sg.Name = string(fsg.Name())
+// str copies a flatbuffer string.
+func (pb *parseBudget) str(b []byte, what string) (string, error) {
+	if err := pb.take(len(b), 1, what); err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// Producers of a tensor, as parseSubgraph records them: an operator's
+// index (≥ 0) or one of these.
+const (
+	noProducer       = -1
+	producedAsInput  = -2 // a graph input, written by the caller
+	producedConstant = -3 // constant data in the model
+	producedVariable = -4 // a variable, reset by AllocateTensors
+)
+
+// producerName describes producer p of a tensor for messages.
+func producerName(p int, ops []OperatorInfo) string {
+	switch p {
+	case producedAsInput:
+		return "a graph input"
+	case producedConstant:
+		return "a constant"
+	case producedVariable:
+		return "a variable"
+	}
+	return fmt.Sprintf("written by operator %d (%s)", p, ops[p].Name)
+}
+
+// emptyConstant is the data of a tensor with no elements and no producer:
+// a constant that holds nothing (TFLite accepts such tensors, a shape [0]
+// shape operand say, and its kernels read them as empty constants).
+var emptyConstant = []byte{}
+
+func parseSubgraph(sg *SubgraphInfo, fsg *schema.SubGraph, buffers [][]byte, opcodes []OperatorInfo, pb *parseBudget) error {
+	var err error
+	if sg.Name, err = pb.str(fsg.Name(), "subgraph name bytes"); err != nil {
+		return err
+	}
+	// The tensor list, and the producer of each tensor below.
+	if err := pb.take(fsg.TensorsLength(), unsafe.Sizeof(TensorInfo{})+4, "tensors"); err != nil {
+		return err
+	}
 	sg.Tensors = make([]TensorInfo, fsg.TensorsLength())
 	var ft schema.Tensor
 	for i := range sg.Tensors {
 		fsg.Tensors(&ft, i)
-		if err := parseTensor(&sg.Tensors[i], i, &ft, buffers); err != nil {
+		if err := parseTensor(&sg.Tensors[i], i, &ft, buffers, pb); err != nil {
 			return fmt.Errorf("tensor %d: %w", i, err)
 		}
 	}
 	nt := len(sg.Tensors)
-	sg.Inputs = intList(fsg.InputsLength(), fsg.Inputs)
-	sg.Outputs = intList(fsg.OutputsLength(), fsg.Outputs)
+	if sg.Inputs, err = pb.ints(fsg.InputsLength(), fsg.Inputs, "graph inputs"); err != nil {
+		return err
+	}
+	if sg.Outputs, err = pb.ints(fsg.OutputsLength(), fsg.Outputs, "graph outputs"); err != nil {
+		return err
+	}
 	for k, x := range sg.Inputs {
 		if x < 0 || x >= nt {
 			return fmt.Errorf("input %d: tensor %d out of range (the subgraph has %d tensors)", k, x, nt)
@@ -168,59 +314,114 @@ func parseSubgraph(sg *SubgraphInfo, fsg *schema.SubGraph, buffers [][]byte, opc
 		}
 	}
 
-	defined := make([]bool, nt)
-	for _, x := range sg.Inputs {
-		defined[x] = true
-	}
+	// Every tensor has at most one producer: it is a constant, a
+	// variable, a graph input (written by the caller) or the output of
+	// one operator. A second writer would make the tensor's size and
+	// contents depend on which one ran last (two writers of different
+	// shapes would make the first one write past its buffer).
+	producer := make([]int32, nt)
 	for i := range sg.Tensors {
-		if sg.Tensors[i].IsConst() || sg.Tensors[i].IsVariable {
-			defined[i] = true
+		switch {
+		case sg.Tensors[i].IsConst():
+			producer[i] = producedConstant
+		case sg.Tensors[i].IsVariable:
+			producer[i] = producedVariable
+		default:
+			producer[i] = noProducer
 		}
 	}
+	for k, x := range sg.Inputs {
+		if p := int(producer[x]); p != noProducer {
+			return fmt.Errorf("input %d (tensor %d %q) is also %s: a tensor has one producer", k, x, sg.Tensors[x].Name, producerName(p, nil))
+		}
+		producer[x] = producedAsInput
+	}
 
+	if err := pb.take(fsg.OperatorsLength(), unsafe.Sizeof(OperatorInfo{}), "operators"); err != nil {
+		return err
+	}
 	sg.Operators = make([]OperatorInfo, fsg.OperatorsLength())
 	var fo schema.Operator
 	for k := range sg.Operators {
 		fsg.Operators(&fo, k)
 		op := &sg.Operators[k]
-		if err := parseOperator(op, k, &fo, sg.Tensors, opcodes); err != nil {
+		if err := parseOperator(op, k, &fo, sg.Tensors, opcodes, pb); err != nil {
 			return fmt.Errorf("operator %d: %w", k, err)
 		}
+		for j, x := range op.Outputs {
+			if p := int(producer[x]); p != noProducer {
+				return fmt.Errorf("operator %d (%s): output %d (tensor %d %q) is also %s: a tensor has one producer", k, op.Name, j, x, sg.Tensors[x].Name, producerName(p, sg.Operators))
+			}
+			producer[x] = int32(k)
+		}
+	}
+	// A tensor without elements that nothing produces is an empty
+	// constant (TFLite runs such models: a RESHAPE whose shape operand is
+	// a shape [0] tensor with an empty buffer means "to a scalar").
+	for i := range sg.Tensors {
+		t := &sg.Tensors[i]
+		if producer[i] == noProducer && elementsOf(t.Shape) == 0 {
+			t.data = emptyConstant
+			producer[i] = producedConstant
+		}
+	}
+
+	// Operators read only what an earlier operator, the caller or the
+	// model provides, and never their own outputs.
+	for k := range sg.Operators {
+		op := &sg.Operators[k]
 		for j, x := range op.Inputs {
-			if x >= 0 && !defined[x] {
+			if x < 0 {
+				continue
+			}
+			switch p := int(producer[x]); {
+			case p == k:
+				return fmt.Errorf("operator %d (%s): input %d (tensor %d %q) is its own output", k, op.Name, j, x, sg.Tensors[x].Name)
+			case p == noProducer || p > k:
 				return fmt.Errorf("operator %d (%s): input %d (tensor %d %q) is read before anything produces it", k, op.Name, j, x, sg.Tensors[x].Name)
 			}
 		}
-		for j, x := range op.Outputs {
-			if sg.Tensors[x].IsConst() {
-				return fmt.Errorf("operator %d (%s): output %d (tensor %d %q) is a constant", k, op.Name, j, x, sg.Tensors[x].Name)
-			}
-			defined[x] = true
-		}
 	}
 	for k, x := range sg.Outputs {
-		if !defined[x] {
+		if producer[x] == noProducer {
 			return fmt.Errorf("output %d (tensor %d %q) is never produced", k, x, sg.Tensors[x].Name)
 		}
 	}
 	return nil
 }
 
-func parseTensor(t *TensorInfo, index int, ft *schema.Tensor, buffers [][]byte) error {
+// elementsOf is the element count of a shape the loader has checked (no
+// overflow, no negative dimension).
+func elementsOf(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+func parseTensor(t *TensorInfo, index int, ft *schema.Tensor, buffers [][]byte, pb *parseBudget) error {
 	t.Index = index
-	t.Name = string(ft.Name())
+	var err error
+	if t.Name, err = pb.str(ft.Name(), "tensor name bytes"); err != nil {
+		return err
+	}
 	t.Type = ops.DataType(ft.Type())
 	if !t.Type.Known() {
 		return fmt.Errorf("%q: unknown tensor type %d", t.Name, int(ft.Type()))
 	}
 	t.IsVariable = ft.IsVariable()
-	t.Shape = intList(ft.ShapeLength(), ft.Shape)
+	if t.Shape, err = pb.ints(ft.ShapeLength(), ft.Shape, "dimensions"); err != nil {
+		return fmt.Errorf("%q: %w", t.Name, err)
+	}
 	n, err := ops.ShapeElements(t.Shape, t.Type.Size())
 	if err != nil {
 		return fmt.Errorf("%q: %w", t.Name, err)
 	}
 	if ft.ShapeSignatureLength() > 0 {
-		t.Signature = intList(ft.ShapeSignatureLength(), ft.ShapeSignature)
+		if t.Signature, err = pb.ints(ft.ShapeSignatureLength(), ft.ShapeSignature, "dimensions"); err != nil {
+			return fmt.Errorf("%q: %w", t.Name, err)
+		}
 		if len(t.Signature) != len(t.Shape) {
 			return fmt.Errorf("%q: shape_signature %v has rank %d, shape %v has rank %d", t.Name, t.Signature, len(t.Signature), t.Shape, len(t.Shape))
 		}
@@ -230,7 +431,7 @@ func parseTensor(t *TensorInfo, index int, ft *schema.Tensor, buffers [][]byte) 
 			}
 		}
 	}
-	if err := parseQuantization(t, ft); err != nil {
+	if err := parseQuantization(t, ft, pb); err != nil {
 		return fmt.Errorf("%q: %w", t.Name, err)
 	}
 
@@ -284,7 +485,7 @@ func parseTensor(t *TensorInfo, index int, ft *schema.Tensor, buffers [][]byte) 
 // have the same length. TFLite also rejects a quantized_dimension outside
 // the tensor's rank; tflrun accepts that case, as TFLite Micro does (for a
 // single scale the dimension is unused; per-channel readers check it).
-func parseQuantization(t *TensorInfo, ft *schema.Tensor) error {
+func parseQuantization(t *TensorInfo, ft *schema.Tensor, pb *parseBudget) error {
 	var fq schema.QuantizationParameters
 	q := ft.Quantization(&fq)
 	if q == nil || q.ScaleLength() == 0 {
@@ -306,6 +507,12 @@ func parseQuantization(t *TensorInfo, ft *schema.Tensor) error {
 		if qd < len(t.Shape) && t.Shape[qd] != ns {
 			return fmt.Errorf("%d per-channel scales for dimension %d of size %d", ns, qd, t.Shape[qd])
 		}
+	}
+	if err := pb.take(ns, 4+8, "quantisation parameters"); err != nil {
+		return err
+	}
+	if err := pb.take(1, unsafe.Sizeof(ops.Quantization{}), "quantisation parameters"); err != nil {
+		return err
 	}
 	p := &ops.Quantization{Scale: make([]float32, ns), ZeroPoint: make([]int64, ns), QuantizedDimension: qd}
 	for i := 0; i < ns; i++ {
@@ -349,16 +556,23 @@ func checkStringBuffer(b []byte, n int) error {
 	return nil
 }
 
-func parseOperator(op *OperatorInfo, k int, fo *schema.Operator, tensors []TensorInfo, opcodes []OperatorInfo) error {
+func parseOperator(op *OperatorInfo, k int, fo *schema.Operator, tensors []TensorInfo, opcodes []OperatorInfo, pb *parseBudget) error {
 	oi := index32(fo.OpcodeIndex())
 	if oi >= len(opcodes) {
 		return fmt.Errorf("opcode index %d out of range (the model has %d operator codes)", oi, len(opcodes))
 	}
 	*op = opcodes[oi]
 	op.Index = k
-	op.Inputs = intList(fo.InputsLength(), fo.Inputs)
-	op.Outputs = intList(fo.OutputsLength(), fo.Outputs)
-	op.Intermediates = intList(fo.IntermediatesLength(), fo.Intermediates)
+	var err error
+	if op.Inputs, err = pb.ints(fo.InputsLength(), fo.Inputs, "operator inputs"); err != nil {
+		return err
+	}
+	if op.Outputs, err = pb.ints(fo.OutputsLength(), fo.Outputs, "operator outputs"); err != nil {
+		return err
+	}
+	if op.Intermediates, err = pb.ints(fo.IntermediatesLength(), fo.Intermediates, "operator intermediates"); err != nil {
+		return err
+	}
 	nt := len(tensors)
 	for j, x := range op.Inputs {
 		if x < -1 || x >= nt {
@@ -382,6 +596,9 @@ func parseOperator(op *OperatorInfo, k int, fo *schema.Operator, tensors []Tenso
 		op.OptionsType = schema.EnumNamesBuiltinOptions[t]
 		var tbl flatbuffers.Table
 		if fo.BuiltinOptions(&tbl) {
+			if err := pb.take(1, optionsCost, "builtin options tables"); err != nil {
+				return err
+			}
 			opts, err := optionsDecoders().DecodeOptions(ops.OptionsTable{Type: uint8(t), Bytes: tbl.Bytes, Pos: uint32(tbl.Pos)})
 			if err != nil {
 				return fmt.Errorf("%s: %s: %w", op.Name, op.OptionsType, err)

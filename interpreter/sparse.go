@@ -92,3 +92,13 @@ func indexVector(typ schema.SparseIndexVector, tab flatbuffers.Table) ([]int, er
 	}
 	return nil, fmt.Errorf("index vector type %d is not Int32Vector, Uint16Vector or Uint8Vector", typ)
 }
+
+// intList copies a flatbuffer int vector of n elements (n is bounded by the
+// file's size: each element takes at least two bytes of it).
+func intList(n int, get func(int) int32) []int {
+	l := make([]int, n)
+	for i := range l {
+		l[i] = int(get(i))
+	}
+	return l
+}
