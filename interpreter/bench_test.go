@@ -37,3 +37,27 @@ func BenchmarkInvokeMNISTLSTMInt8(b *testing.B) {
 	benchmarkModel(b, "mnist_lstm/trained_lstm_int8.tflite")
 }
 func BenchmarkInvokeDTLN(b *testing.B) { benchmarkModel(b, "dtln/dtln_noise_suppression.tflite") }
+
+// BenchmarkInvokeOverhead times Invoke of a one-operator float
+// FULLY_CONNECTED [1,4] → [1,3]: almost all of it is the interpreter's
+// fixed cost per Invoke (the in-use flag, the ISA run lock, the panic and
+// fault guard). It must allocate nothing.
+func BenchmarkInvokeOverhead(b *testing.B) {
+	m, err := LoadBytes(pack(fcModel()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	it, err := New(m, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := it.AllocateTensors(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := it.Invoke(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

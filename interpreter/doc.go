@@ -12,7 +12,10 @@
 // packages that hold the kernels (model.go, parse.go). The Model is
 // immutable and may back any number of interpreters; its constant tensors
 // are views of the file's bytes (a read-only memory map on Linux and
-// macOS), so Close it only after its interpreters are done.
+// macOS). Each tensor has one producer (a constant, a variable, a graph
+// input or one operator), and the memory the Model's description takes
+// is bounded by the file's size, so a hostile file cannot describe more
+// than it holds.
 //
 // New makes an Interpreter for subgraph 0 (interpreter.go): its own
 // tensors, with the shapes the model declares, and one node per operator
@@ -32,8 +35,31 @@
 // Invoke (invoke.go) runs every operator's Eval once, in order, on the
 // inputs written into Input(i) (its Data, or CopyFrom), leaving the
 // results in Output(i). After the first call it allocates nothing on the
-// heap. An Interpreter is not safe for concurrent use: make one per
-// goroutine; they may share the Model.
+// heap. A kernel that panics, or a memory fault (a mapped file truncated
+// after Load), comes back as an error naming the operator and its kernel.
+//
+// # Memory
+//
+// Options.MaxArenaBytes bounds everything an interpreter takes: its
+// tensor and operator lists, the kernels' tables and packed weights
+// (each kernel reserves them at Prepare, ops.Node.Reserve, before it
+// makes them), the arena, the variable and the precomputed tensors. A
+// model that needs more is refused with an *ops.MemoryError naming what
+// needed the memory.
+//
+// # Lifetimes and goroutines
+//
+// An Interpreter is not safe for concurrent use: make one per goroutine;
+// they may share the Model. A call made while another goroutine runs the
+// interpreter returns ErrConcurrentUse instead of corrupting it. Close
+// an interpreter when done (Interpreter.Close; its methods then return
+// ErrClosed). Model.Close may be called at any time: New refuses the
+// model afterwards (ErrModelClosed), but the interpreters already made
+// keep working, and the memory map is released only when the Model is
+// closed and the last of its interpreters is closed or garbage-collected,
+// so no interpreter ever reads unmapped memory. Options.ISA selects the
+// process-wide instruction-set level: New refuses to change it while
+// another interpreter is alive, and arch.Use refuses during a run.
 //
 // # State of recurrent models
 //

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"sync/atomic"
+	"unsafe"
 
-	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -18,18 +20,24 @@ type Options struct {
 	// Resolver maps operators to kernels; nil means DefaultResolver(),
 	// every builtin and fused kernel of tflrun.
 	Resolver *ops.Resolver
-	// MaxArenaBytes bounds the memory (bytes) AllocateTensors may take for
-	// activations, scratch, variable and precomputed tensors together
-	// (ArenaBytes + VariableBytes + PrecomputedBytes), so a hostile
-	// model cannot make the process allocate without limit. 0 means
-	// DefaultMaxArenaBytes; a negative value means no limit.
+	// MaxArenaBytes bounds the memory (bytes) the interpreter may take:
+	// its own tensor and operator lists (charged at New), the kernels'
+	// tables, packed weights and per-channel parameters (charged at each
+	// Prepare, before they are allocated: KernelBytes), and the
+	// activations, scratch, variable and precomputed tensors (ArenaBytes +
+	// VariableBytes + PrecomputedBytes), so a hostile model cannot make
+	// the process allocate without limit. 0 means DefaultMaxArenaBytes; a
+	// negative value means no limit. (Load bounds the Model's own
+	// description of the file separately, by the file's size.)
 	MaxArenaBytes int64
 	// ISA, when not empty, forces the vector code to an instruction-set
 	// level: "generic", "avx2", "avx512", "neon" or "neon-dotprod" (the
 	// values of TFLRUN_ISA). New fails with an *arch.LevelError when this
 	// CPU or build lacks the level. The level is process-wide (arch.Use):
-	// it applies to every interpreter, so set it before running any, never
-	// while another interpreter's Invoke is in progress.
+	// it applies to every interpreter, so New refuses to change it while
+	// any other interpreter is alive (made by New, neither closed nor
+	// garbage-collected); a value equal to the level in use is always
+	// accepted. Set it on the first interpreter, or on all of them alike.
 	ISA string
 }
 
@@ -45,12 +53,27 @@ var ErrNotAllocated = errors.New("tensors are not allocated: call AllocateTensor
 
 // Interpreter runs subgraph 0 of a Model. It owns its tensors, its arena
 // and its variable state; it is not safe for concurrent use (make one
-// Interpreter per goroutine; they may share the Model).
+// Interpreter per goroutine; they may share the Model): a call made while
+// another goroutine runs it returns ErrConcurrentUse. Close releases it
+// (see Model.Close for the lifetime rule).
 type Interpreter struct {
 	model    *Model
 	resolver *ops.Resolver
 	maxBytes int64
 	sg       *subgraph
+
+	// budget counts the memory committed against maxBytes; baseBytes is
+	// the part New charged (the interpreter's own lists), kernelBytes
+	// what the kernels reserved at the last AllocateTensors.
+	budget      *ops.MemoryBudget
+	baseBytes   int64
+	kernelBytes int64
+
+	inUse   atomic.Int32 // 1 while a goroutine runs a method (enter/exit)
+	closed  bool
+	lease   *lease
+	cleanup runtime.Cleanup
+	cur     int // the operator being prepared or run, for panicError
 
 	arena      []byte // activations and scratch, re-planned by AllocateTensors
 	persistent []byte // variable tensors (precomputed tensors have storage of their own)
@@ -66,11 +89,15 @@ type Interpreter struct {
 
 // New makes an Interpreter for subgraph 0 of m. Kernels are looked up (and
 // unsupported operators reported) by AllocateTensors, as in TFLite.
+//
+// New fails with ErrModelClosed after m.Close, with an error naming the
+// bound when the interpreter's own lists of m's tensors and operators
+// exceed Options.MaxArenaBytes, and as Options.ISA says.
 func New(m *Model, opts *Options) (*Interpreter, error) {
 	if m == nil || len(m.Subgraphs) == 0 {
 		return nil, errors.New("model has no subgraphs")
 	}
-	it := &Interpreter{model: m, maxBytes: DefaultMaxArenaBytes}
+	it := &Interpreter{model: m, maxBytes: DefaultMaxArenaBytes, cur: -1}
 	if opts != nil {
 		it.resolver = opts.Resolver
 		switch {
@@ -79,17 +106,50 @@ func New(m *Model, opts *Options) (*Interpreter, error) {
 		case opts.MaxArenaBytes < 0:
 			it.maxBytes = -1
 		}
-		if opts.ISA != "" {
-			if err := arch.UseName(opts.ISA); err != nil {
-				return nil, fmt.Errorf("Options.ISA: %w", err)
-			}
-		}
 	}
 	if it.resolver == nil {
 		it.resolver = DefaultResolver()
 	}
-	it.sg = newSubgraph(0, &m.Subgraphs[0])
+	it.budget = ops.NewMemoryBudget(it.maxBytes)
+	info := &m.Subgraphs[0]
+	if err := it.budget.Reserve(subgraphBytes(info), "the interpreter's tensor and operator lists"); err != nil {
+		return nil, err
+	}
+	it.baseBytes = it.budget.Used()
+	if err := m.life.hold(); err != nil {
+		return nil, err
+	}
+	if opts != nil && opts.ISA != "" {
+		if err := useLevel(opts.ISA); err != nil {
+			m.life.release()
+			return nil, fmt.Errorf("Options.ISA: %w", err)
+		}
+	}
+	it.sg = newSubgraph(0, info)
+	for k := range it.sg.nodes {
+		it.sg.nodes[k].Memory = it.budget
+	}
+	it.lease = &lease{life: m.life}
+	it.lease.id = liveInterpreters.add(it)
+	it.cleanup = runtime.AddCleanup(it, (*lease).release, it.lease)
 	return it, nil
+}
+
+// subgraphBytes is the memory newSubgraph takes for info: a tensor per
+// model tensor with its shape, a node per operator with its tensor
+// lists.
+func subgraphBytes(info *SubgraphInfo) int64 {
+	const word = int64(unsafe.Sizeof(uintptr(0)))
+	b := int64(len(info.Tensors)) * int64(unsafe.Sizeof(ops.Tensor{}))
+	for i := range info.Tensors {
+		b += word * int64(len(info.Tensors[i].Shape))
+	}
+	b += int64(len(info.Operators)) * int64(unsafe.Sizeof(node{}))
+	for i := range info.Operators {
+		o := &info.Operators[i]
+		b += word * int64(len(o.Inputs)+len(o.Outputs)+len(o.Intermediates))
+	}
+	return b
 }
 
 // Model returns the model the interpreter runs.
@@ -102,6 +162,12 @@ func (it *Interpreter) ArenaBytes() int { return it.arenaBytes }
 // VariableBytes is the size in bytes of the persistent variable-tensor
 // storage (0 before AllocateTensors).
 func (it *Interpreter) VariableBytes() int { return it.varBytes }
+
+// KernelBytes is the memory in bytes the kernels reserved at the last
+// AllocateTensors for their own tables, packed weights and per-operator
+// state (0 before AllocateTensors); it counts against
+// Options.MaxArenaBytes with the arena.
+func (it *Interpreter) KernelBytes() int64 { return it.kernelBytes }
 
 // PrecomputedBytes is the size in bytes of the persistent storage of the
 // precomputed tensors (ops.PrecomputedTensor: the float32 outputs of
@@ -175,6 +241,14 @@ func (it *Interpreter) ioIndex(list []int, what, name string) (int, error) {
 // validate it at the next AllocateTensors, which must be called before
 // Invoke.
 func (it *Interpreter) ResizeInputTensor(i int, shape []int) error {
+	if err := it.enter(); err != nil {
+		return err
+	}
+	defer it.exit()
+	return it.resizeInput(i, shape)
+}
+
+func (it *Interpreter) resizeInput(i int, shape []int) error {
 	t := it.Input(i)
 	if t == nil {
 		return fmt.Errorf("no input %d (the model has %d)", i, it.InputCount())
@@ -194,6 +268,10 @@ func (it *Interpreter) ResizeInputTensor(i int, shape []int) error {
 // ResizeInputTensorStrict: the rank must stay the same and only dimensions
 // the model's shape_signature marks -1 may change.
 func (it *Interpreter) ResizeInputTensorStrict(i int, shape []int) error {
+	if err := it.enter(); err != nil {
+		return err
+	}
+	defer it.exit()
 	t := it.Input(i)
 	if t == nil {
 		return fmt.Errorf("no input %d (the model has %d)", i, it.InputCount())
@@ -210,5 +288,5 @@ func (it *Interpreter) ResizeInputTensorStrict(i int, shape []int) error {
 			return fmt.Errorf("input %d (%s): dimension %d must stay %d (shape signature %v)", i, t, d, sig[d], sig)
 		}
 	}
-	return it.ResizeInputTensor(i, shape)
+	return it.resizeInput(i, shape)
 }

@@ -2,19 +2,35 @@ package interpreter
 
 import (
 	"fmt"
+	"runtime/debug"
 	"time"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 )
 
 // Invoke runs every operator of subgraph 0 once, in order, except those
 // whose output is precomputed (a DEQUANTIZE of a constant, computed at
 // AllocateTensors). After the first call it allocates nothing on the heap.
-// The error names the operator that failed.
-func (it *Interpreter) Invoke() error {
+// The error names the operator that failed. A kernel that panics, or a
+// memory fault (a mapped model file truncated after Load), is returned
+// as an error naming the operator and its kernel, never propagated.
+// Invoke returns ErrConcurrentUse while another goroutine runs the
+// interpreter and ErrClosed after Close.
+func (it *Interpreter) Invoke() (err error) {
+	if err := it.enter(); err != nil {
+		return err
+	}
+	defer it.exit()
 	if !it.allocated {
 		return ErrNotAllocated
 	}
+	arch.BeginRun()
+	defer it.guard(&err, debug.SetPanicOnFault(true))
+	return it.invoke()
+}
+
+func (it *Interpreter) invoke() error {
 	nodes := it.sg.nodes
 	if it.profiling {
 		for k := range nodes {
@@ -24,6 +40,7 @@ func (it *Interpreter) Invoke() error {
 				it.opCounts[k]++
 				continue
 			}
+			it.cur = k
 			start := time.Now()
 			if err := nodes[k].kernel.Eval(&nodes[k].Node); err != nil {
 				return fmt.Errorf("%s: %w", nodes[k].Node.String(), err)
@@ -37,18 +54,31 @@ func (it *Interpreter) Invoke() error {
 		if nodes[k].once {
 			continue
 		}
+		it.cur = k
 		if err := nodes[k].kernel.Eval(&nodes[k].Node); err != nil {
 			return fmt.Errorf("%s: %w", nodes[k].Node.String(), err)
 		}
 	}
+	it.cur = -1
 	return nil
 }
 
 // ResetVariableTensors sets every variable tensor to its initial state:
 // zero bytes, except int8 tensors, which are set to their zero point —
 // exactly what TFLite's ResetVariableTensors does (so a uint8 state with
-// zero point 128 starts at real value -128·scale, as in TFLite).
-func (it *Interpreter) ResetVariableTensors() {
+// zero point 128 starts at real value -128·scale, as in TFLite). It
+// returns ErrConcurrentUse while another goroutine runs the interpreter
+// and ErrClosed after Close.
+func (it *Interpreter) ResetVariableTensors() error {
+	if err := it.enter(); err != nil {
+		return err
+	}
+	defer it.exit()
+	it.resetVariables()
+	return nil
+}
+
+func (it *Interpreter) resetVariables() {
 	for i := range it.sg.tensors {
 		t := &it.sg.tensors[i]
 		if t.Kind != ops.VariableTensor {

@@ -9,6 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// mapsFiles reports whether Load memory-maps model files here.
+const mapsFiles = true
+
 // mapFile memory-maps path read-only. Empty files are read normally (mmap
 // of length 0 fails).
 func mapFile(path string) ([]byte, func() error, error) {

@@ -3,17 +3,20 @@ package interpreter
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/tflrun/tflrun/ops"
 )
 
 // Model is a loaded and verified TFLite model. It is immutable and may be
 // shared by any number of Interpreters (each has its own tensors and
-// arena). Constant tensors are views of the model bytes, so the bytes must
-// stay unchanged while the Model is in use; Close releases a memory map.
+// arena), from any goroutines. Constant tensors are views of the model
+// bytes, so the bytes must stay unchanged while the Model is in use; Close
+// releases a memory map once the Model's interpreters are closed too (see
+// Close).
 type Model struct {
-	data  []byte
-	unmap func() error
+	data []byte
+	life *modelLife
 
 	// Version is the schema version of the file (always 3: older ones are
 	// refused at load, as TFLite does).
@@ -120,38 +123,64 @@ type MetadataInfo struct {
 // file is memory-mapped read-only (constant tensors are then views of the
 // mapping, never copied); elsewhere it is read into memory. The error names
 // the file and, for a malformed model, the problem and where it is.
+//
+// A file that shrinks while it is mapped makes reads past its new end
+// fault; Load, AllocateTensors and Invoke turn such a fault into an error
+// (debug.SetPanicOnFault) instead of letting SIGBUS end the process.
 func Load(path string) (*Model, error) {
 	data, unmap, err := mapFile(path)
 	if err != nil {
 		return nil, err
 	}
-	m, err := parseModel(data)
+	m, err := parseGuarded(data)
 	if err != nil {
 		if unmap != nil {
 			_ = unmap()
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	m.unmap = unmap
+	m.life.unmap = unmap
 	return m, nil
 }
 
 // LoadBytes verifies a model held in memory. The Model keeps views of b
 // (no copy), so b must not be modified while the Model is in use.
 func LoadBytes(b []byte) (*Model, error) {
-	return parseModel(b)
+	return parseGuarded(b)
 }
 
-// Close releases the memory map of a model opened with Load. Interpreters
-// made from the model must not be used afterwards. Close is a no-op for
-// models from LoadBytes.
-func (m *Model) Close() error {
-	if m.unmap == nil {
-		return nil
+// parseGuarded is parseModel with its panics and memory faults (a mapped
+// file truncated while it is read) turned into errors.
+func parseGuarded(b []byte) (m *Model, err error) {
+	defer func(old bool) {
+		if r := recover(); r != nil {
+			m = nil
+			if isFault(r) {
+				err = fmt.Errorf("memory fault reading the model (%v): was the file truncated or changed while it was loaded?", r)
+			} else {
+				err = fmt.Errorf("reading the model: panic: %v (a bug in tflrun: please report it with the model)", r)
+			}
+		}
+		debug.SetPanicOnFault(old)
+	}(debug.SetPanicOnFault(true))
+	m, err = parseModel(b)
+	if m != nil {
+		m.life = &modelLife{}
 	}
-	err := m.unmap()
-	m.unmap = nil
-	return err
+	return m, err
+}
+
+// Close closes the model: New refuses it afterwards (ErrModelClosed).
+// The interpreters already made from it keep working until each is
+// closed (Interpreter.Close) or garbage-collected; the memory map of a
+// model opened with Load is released when the model is closed and the
+// last of them is gone, so Close never invalidates memory a running
+// interpreter reads. The Model's own views of the file (MetadataInfo.Data,
+// OperatorInfo.CustomOptions) must not be used after Close. Close is
+// idempotent; for a model from LoadBytes it releases nothing (the caller
+// owns the bytes).
+func (m *Model) Close() error {
+	return m.life.close()
 }
 
 // readFile is the portable fallback of mapFile.

@@ -3,7 +3,6 @@ package interpreter
 import (
 	"fmt"
 	"math"
-	"sort"
 	"unsafe"
 
 	"github.com/tflrun/tflrun/ops"
@@ -28,70 +27,6 @@ func alignUp(n int) (int, bool) {
 		return 0, false
 	}
 	return (n + arenaAlign - 1) &^ (arenaAlign - 1), true
-}
-
-// planGreedy assigns offsets to bufs so that two buffers whose lifetimes
-// overlap never share bytes, and returns the arena size. It is the greedy
-// "largest first, lowest gap that fits" plan of TFLite Micro's
-// GreedyMemoryPlanner: buffers are taken by decreasing size (ties: earlier
-// first use, then request order) and each goes into the lowest
-// arenaAlign-aligned gap between the already placed buffers that are live
-// at the same time. Zero-size buffers get offset 0 and take no space.
-func planGreedy(bufs []planBuffer) (int, error) {
-	order := make([]int, 0, len(bufs))
-	for i := range bufs {
-		bufs[i].offset = 0
-		if bufs[i].size > 0 {
-			order = append(order, i)
-		}
-	}
-	sort.SliceStable(order, func(a, b int) bool {
-		x, y := bufs[order[a]], bufs[order[b]]
-		if x.size != y.size {
-			return x.size > y.size
-		}
-		return x.first < y.first
-	})
-	var placed []int // indices into bufs, in placement order
-	var live []int   // scratch: placed buffers overlapping the current one
-	total := 0
-	for _, i := range order {
-		b := &bufs[i]
-		size, ok := alignUp(b.size)
-		if !ok {
-			return 0, fmt.Errorf("buffer of %d bytes is too large", b.size)
-		}
-		live = live[:0]
-		for _, j := range placed {
-			p := bufs[j]
-			if p.first <= b.last && b.first <= p.last {
-				live = append(live, j)
-			}
-		}
-		sort.Slice(live, func(x, y int) bool { return bufs[live[x]].offset < bufs[live[y]].offset })
-		offset := 0
-		for _, j := range live {
-			p := bufs[j]
-			if p.offset >= offset+size {
-				break // the gap before p fits
-			}
-			end, _ := alignUp(p.offset + p.size)
-			if end > offset {
-				offset = end
-			}
-		}
-		b.offset = offset
-		// The arena is allocated with arenaAlign bytes of slack
-		// (alignedBytes), which must fit an int too (32-bit platforms).
-		if offset > math.MaxInt-arenaAlign-size {
-			return 0, fmt.Errorf("arena size overflows")
-		}
-		if offset+size > total {
-			total = offset + size
-		}
-		placed = append(placed, i)
-	}
-	return total, nil
 }
 
 // plan computes tensor lifetimes, places arena tensors and scratch with
@@ -163,8 +98,8 @@ func (it *Interpreter) plan() error {
 	if err != nil {
 		return fmt.Errorf("planning the arena: %w", err)
 	}
-	if it.maxBytes >= 0 && int64(total)+int64(it.preBytes) > it.maxBytes {
-		return fmt.Errorf("the arena needs %d bytes besides the precomputed tensors (%d bytes), above the limit of %d (Options.MaxArenaBytes)", total, it.preBytes, it.maxBytes)
+	if err := it.budget.Reserve(int64(total), "the arena's activations and scratch"); err != nil {
+		return err
 	}
 	if cap(it.arena) < total {
 		it.arena = alignedBytes(total)
@@ -208,8 +143,8 @@ func (it *Interpreter) plan() error {
 		offsets[i] = persTotal
 		persTotal += size
 	}
-	if it.maxBytes >= 0 && int64(total)+int64(persTotal)+int64(it.preBytes) > it.maxBytes {
-		return fmt.Errorf("variable tensors (%d bytes) and precomputed tensors (%d bytes) need %d bytes besides the %d-byte arena, above the limit of %d (Options.MaxArenaBytes)", persTotal, it.preBytes, persTotal+it.preBytes, total, it.maxBytes)
+	if err := it.budget.Reserve(int64(persTotal), "variable tensors"); err != nil {
+		return err
 	}
 	if cap(it.persistent) < persTotal {
 		it.persistent = alignedBytes(persTotal)

@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -279,67 +280,67 @@ func TestPrecomputedDequantizeProfile(t *testing.T) {
 
 func TestPrecomputedDequantizeMemoryLimit(t *testing.T) {
 	once, _, _, _ := newDequantPair(t)
-	need := once.ArenaBytes() + once.VariableBytes() + once.PrecomputedBytes()
-	for _, limit := range []int{need, need - 1} {
-		it, err := New(once.Model(), &Options{MaxArenaBytes: int64(limit)})
-		if err != nil {
-			t.Fatal(err)
+	// Everything the interpreter commits counts: its lists, the kernels'
+	// state, the precomputed tensors, the arena and the variables.
+	need := once.budget.Used()
+	if min := int64(once.ArenaBytes() + once.VariableBytes() + once.PrecomputedBytes()); need < min {
+		t.Fatalf("committed %d bytes, less than the arena, variables and precomputed tensors (%d)", need, min)
+	}
+	if _, err := newAllocated(once.Model(), need); err != nil {
+		t.Fatalf("limit %d (exactly the need): %v", need, err)
+	}
+	// Every smaller limit is refused with a MemoryError; one of them at
+	// the precomputed tensor.
+	sawPre := false
+	for limit := need - 1; limit > once.baseBytes; limit -= 8 {
+		_, err := newAllocated(once.Model(), limit)
+		var me *ops.MemoryError
+		if !errors.As(err, &me) {
+			t.Fatalf("limit %d below the %d-byte need: got %v, want an *ops.MemoryError", limit, need, err)
 		}
-		err = it.AllocateTensors()
-		if limit == need && err != nil {
-			t.Fatalf("limit %d (exactly the need): %v", limit, err)
-		}
-		if limit < need && (err == nil || !strings.Contains(err.Error(), "precomputed tensors (192 bytes)")) {
-			t.Fatalf("limit %d below the %d-byte need: got %v, want an error naming the precomputed bytes", limit, need, err)
-		}
+		sawPre = sawPre || strings.Contains(err.Error(), "precomputed tensors (192 bytes")
+	}
+	if !sawPre {
+		t.Error("no limit was refused at the precomputed tensor (192 bytes)")
 	}
 }
 
-// TestPrecomputedDequantizeNotApplied: a DEQUANTIZE output the user writes
-// (a subgraph input) or that another operator also writes stays an arena
-// tensor computed at every Invoke.
+// newAllocated makes an interpreter of m with memory bound limit and
+// allocates its tensors.
+func newAllocated(m *Model, limit int64) (*Interpreter, error) {
+	it, err := New(m, &Options{MaxArenaBytes: limit})
+	if err != nil {
+		return nil, err
+	}
+	return it, it.AllocateTensors()
+}
+
+// TestPrecomputedDequantizeNotApplied: a DEQUANTIZE output the user
+// writes (a subgraph input) or that another operator also writes would
+// have to stay an arena tensor computed at every Invoke; the loader
+// refuses both graphs (a tensor has one producer), so precomputable never
+// sees them.
 func TestPrecomputedDequantizeNotApplied(t *testing.T) {
 	cases := []struct {
-		name  string
-		edit  func(m *schema.ModelT)
-		evals int // per Invoke
+		name string
+		edit func(m *schema.ModelT)
+		want string
 	}{
-		{"output is a subgraph input", func(m *schema.ModelT) { m.Subgraphs[0].Inputs = []int32{0, 7} }, 1},
+		{"output is a subgraph input", func(m *schema.ModelT) { m.Subgraphs[0].Inputs = []int32{0, 7} },
+			`operator 3 (DEQUANTIZE): output 0 (tensor 7 "w2") is also a graph input`},
 		{"output written twice", func(m *schema.ModelT) {
 			sg := m.Subgraphs[0]
 			// w1 is written by operator 0 and again by a copy of it.
 			sg.Operators = append(sg.Operators[:1:1], append([]*schema.OperatorT{{OpcodeIndex: 0, Inputs: []int32{1}, Outputs: []int32{2}}}, sg.Operators[1:]...)...)
-		}, 2},
+		}, `operator 1 (DEQUANTIZE): output 0 (tensor 2 "w1") is also written by operator 0 (DEQUANTIZE)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			m := dequantModel(t, false)
 			c.edit(m)
-			evals := 0
-			r := DefaultResolver()
-			r.AddBuiltin(ops.OpDequantize, 1, 6, func() ops.Kernel { return &countingKernel{builtin.NewDequantize(), &evals} })
-			it, err := New(mustLoad(t, m), &Options{Resolver: r})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := it.AllocateTensors(); err != nil {
-				t.Fatal(err)
-			}
-			base := evals
-			for range 3 {
-				if err := it.Invoke(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if got := (evals - base) / 3; got != c.evals {
-				t.Fatalf("%d DEQUANTIZE Evals per Invoke, want %d", got, c.evals)
-			}
-			w := 2
-			if c.evals == 1 {
-				w = 7
-			}
-			if k := it.Tensor(w).Kind; k != ops.ArenaTensor {
-				t.Fatalf("tensor %d kind %v, want arena", w, k)
+			_, err := LoadBytes(pack(m))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("LoadBytes: %v, want an error containing %q", err, c.want)
 			}
 		})
 	}

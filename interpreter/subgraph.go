@@ -3,7 +3,9 @@ package interpreter
 import (
 	"fmt"
 	"math"
+	"runtime/debug"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -85,10 +87,42 @@ func (sg *subgraph) tensorList(idx []int) []*ops.Tensor {
 // It must be called before the first
 // Invoke and after ResizeInputTensor. Errors name the operator (its
 // TFLite name, version, index and subgraph): an operator tflrun lacks, an
-// unsupported version or type combination, or a shape mismatch.
-func (it *Interpreter) AllocateTensors() error {
+// unsupported version or type combination, a shape mismatch, or memory
+// beyond Options.MaxArenaBytes (every kernel's tables and packed weights
+// are charged before they are made). As in Invoke, a kernel panic or a
+// memory fault becomes an error naming the operator and its kernel.
+func (it *Interpreter) AllocateTensors() (err error) {
+	if err := it.enter(); err != nil {
+		return err
+	}
+	defer it.exit()
 	it.allocated = false
+	arch.BeginRun()
+	defer it.guard(&err, debug.SetPanicOnFault(true))
+	return it.allocate()
+}
+
+// nodeOverhead is the memory charged per operator for what its kernel
+// allocates without reserving it: the kernel value and lists of a few
+// words per input, output and dimension.
+func nodeOverhead(n *ops.Node) int64 {
+	words := int64(len(n.Inputs) + len(n.Outputs) + len(n.Intermediates))
+	for _, list := range [][]*ops.Tensor{n.Inputs, n.Outputs, n.Intermediates} {
+		for _, t := range list {
+			if t != nil {
+				words += int64(len(t.Shape))
+			}
+		}
+	}
+	return 64 + 16*words
+}
+
+func (it *Interpreter) allocate() error {
 	sg := it.sg
+	// Forget the charges of the previous allocation: its kernels, arena
+	// and persistent storage are replaced below.
+	it.budget.SetUsed(it.baseBytes)
+	it.kernelBytes = 0
 	// Arena tensors get their shapes from Prepare; drop stale data.
 	// Precomputed tensors start as arena tensors again and are decided
 	// anew below.
@@ -116,7 +150,12 @@ func (it *Interpreter) AllocateTensors() error {
 	}
 	for i := range sg.nodes {
 		nd := &sg.nodes[i]
+		it.cur = i
 		nd.once = false
+		nd.kernel = nil
+		if err := it.budget.Reserve(nodeOverhead(&nd.Node), "the kernel's state"); err != nil {
+			return fmt.Errorf("%s: %w", nd.Node.String(), err)
+		}
 		reg, err := it.lookup(&nd.Node)
 		if err != nil {
 			return fmt.Errorf("%s: %w", nd.Node.String(), err)
@@ -155,13 +194,15 @@ func (it *Interpreter) AllocateTensors() error {
 			}
 		}
 	}
+	it.cur = -1
+	it.kernelBytes = it.budget.Used() - it.baseBytes - int64(it.preBytes)
 	if err := it.plan(); err != nil {
 		return err
 	}
 	it.opNanos = make([]int64, len(sg.nodes))
 	it.opCounts = make([]int64, len(sg.nodes))
 	it.allocated = true
-	it.ResetVariableTensors()
+	it.resetVariables()
 	return nil
 }
 
@@ -195,8 +236,8 @@ func (it *Interpreter) precompute(nd *node) error {
 	if !ok || it.preBytes > math.MaxInt-size {
 		return fmt.Errorf("precomputed tensor %s is too large", out)
 	}
-	if it.maxBytes >= 0 && int64(it.preBytes)+int64(size) > it.maxBytes {
-		return fmt.Errorf("precomputed tensors (%d bytes with %s) exceed the limit of %d (Options.MaxArenaBytes)", it.preBytes+size, out, it.maxBytes)
+	if err := it.budget.Reserve(int64(size), fmt.Sprintf("precomputed tensors (%d bytes with %s)", it.preBytes+size, out)); err != nil {
+		return err
 	}
 	out.Kind = ops.PrecomputedTensor
 	out.Data = alignedBytes(size)[:out.Bytes():out.Bytes()]
