@@ -118,7 +118,7 @@ type MemoryError struct {
 }
 
 func (e *MemoryError) Error() string {
-	return fmt.Sprintf("%s need %d bytes, beyond the memory bound of %d bytes (Options.MaxArenaBytes; %d already committed)", e.What, e.Bytes, e.Limit, e.Used)
+	return fmt.Sprintf("%s: %d more bytes would exceed the memory bound of %d bytes (Options.MaxArenaBytes; %d already committed)", e.What, e.Bytes, e.Limit, e.Used)
 }
 
 // Reserve charges bytes the kernel is about to allocate at Prepare (a
