@@ -127,7 +127,7 @@ func TestHostileModels(t *testing.T) {
 		{"RESHAPE element count mismatch", pack(reshapeModel([]int32{4, 2}, []int32{4, 2})), "RESHAPE"},
 		{"arena larger than the limit", edit(func(m *schema.ModelT) {
 			m.Subgraphs[0].Tensors[0].Shape = []int32{1 << 24, 4}
-		}), "arena"},
+		}), "would exceed the memory bound"},
 		{"LSTM state input that is not a variable", func() []byte {
 			m := lstmModel()
 			m.Subgraphs[0].Tensors[13].IsVariable = false

@@ -148,6 +148,16 @@ func (it *Interpreter) allocate() error {
 			}
 		}
 	}
+	// A tensor larger than the whole bound is refused before any kernel
+	// sees it: kernels may loop over its dimensions at Prepare (bands,
+	// tables) before the planner would refuse it.
+	for i := range sg.tensors {
+		if t := &sg.tensors[i]; t.Kind == ops.VariableTensor || isInput[i] {
+			if err := it.fits(t); err != nil {
+				return err
+			}
+		}
+	}
 	for i := range sg.nodes {
 		nd := &sg.nodes[i]
 		it.cur = i
@@ -181,6 +191,9 @@ func (it *Interpreter) allocate() error {
 			if _, err := ops.ShapeElements(out.Shape, out.Type.Size()); err != nil {
 				return fmt.Errorf("%s: output %d (tensor %d): %w", nd.Node.String(), k, out.Index, err)
 			}
+			if err := it.fits(out); err != nil {
+				return fmt.Errorf("%s: output %d: %w", nd.Node.String(), k, err)
+			}
 			// A kernel never changes an output's rank from what the model
 			// declares (TFLite Micro relies on that too); a mismatch means
 			// the model contradicts itself.
@@ -203,6 +216,22 @@ func (it *Interpreter) allocate() error {
 	it.opCounts = make([]int64, len(sg.nodes))
 	it.allocated = true
 	it.resetVariables()
+	return nil
+}
+
+// fits returns an error when tensor t alone needs more than the memory
+// bound (nil when its shape is not known yet).
+func (it *Interpreter) fits(t *ops.Tensor) error {
+	if it.maxBytes < 0 || t.Shape == nil {
+		return nil
+	}
+	n, err := ops.ShapeElements(t.Shape, t.Type.Size())
+	if err != nil {
+		return fmt.Errorf("%s: %w", t, err)
+	}
+	if b := int64(n) * int64(t.Type.Size()); b > it.maxBytes {
+		return &ops.MemoryError{What: t.String(), Bytes: b, Used: it.budget.Used(), Limit: it.maxBytes}
+	}
 	return nil
 }
 

@@ -275,7 +275,7 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 	k.tile = max(1, min(k.pixels, convTileBytes/max(1, k.k*elem)))
 	if k.path == convInt8 || k.path == convUint8 || k.path == convHybrid && !k.matVec {
 		// The accumulators of a whole tile stay in L1 too.
-		k.tile = max(1, min(k.tile, convAccTileBytes/(4*k.outC)))
+		k.tile = max(1, min(k.tile, convAccTileBytes/(4*max(1, k.outC)))) // outC 0: an empty output
 		k.accTileID = n.RequestScratch(4 * k.tile * k.outC)
 	}
 	if k.path == convInt8 || k.path == convUint8 {

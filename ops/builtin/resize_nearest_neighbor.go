@@ -55,6 +55,9 @@ func (k *ResizeNearestNeighbor) Prepare(n *ops.Node) error {
 }
 
 func (k *ResizeNearestNeighbor) nearest(out, in int, fixed bool) []int {
+	if out <= 0 {
+		return nil // an empty output (resizeGeometry zeroes the sizes)
+	}
 	idx := make([]int, out)
 	if fixed {
 		s := int64(in)<<16/int64(out) + 1
