@@ -183,15 +183,10 @@ func TestHostileLSTMModels(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var err error
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						t.Fatalf("panic: %v", r)
-					}
-				}()
-				err = loadAndAllocate(c.b)
-			}()
+			err := loadAndAllocate(c.b)
+			if isGuarded(err) {
+				t.Fatalf("the interpreter caught: %v", err)
+			}
 			if err == nil {
 				t.Fatalf("no error, want one containing %q", c.want)
 			}

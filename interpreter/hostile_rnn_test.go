@@ -284,7 +284,9 @@ func TestCorruptedRecurrentModels(t *testing.T) {
 		for i := 0; i < len(b); i += step {
 			for _, v := range []byte{0x00, 0xFF, b[i] ^ 0x80} {
 				c[i] = v
-				_ = loadAndAllocate(c)
+				if err := loadAndAllocate(c); isGuarded(err) {
+					t.Fatalf("%s, byte %d = %#x: %v", name, i, v, err)
+				}
 			}
 			c[i] = b[i]
 		}

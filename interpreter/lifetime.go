@@ -46,6 +46,20 @@ var ErrModelClosed = errors.New("model is closed")
 // Model).
 var ErrConcurrentUse = errors.New("interpreter is in use by another goroutine (an Interpreter is not safe for concurrent use: make one per goroutine)")
 
+// ErrPanic is wrapped by the error LoadBytes, Load, AllocateTensors or
+// Invoke return when a kernel, or the loader, panicked on a model: always
+// a bug in tflrun (its checks should have refused the model first), kept
+// from killing the program that embeds the library. The error names the
+// operator, subgraph and kernel, or the stage of loading.
+var ErrPanic = errors.New("panicked")
+
+// ErrMemoryFault is wrapped by the error Load, AllocateTensors or Invoke
+// return when reading the memory map of a model file faulted: the file
+// was truncated or changed after Load (without
+// runtime/debug.SetPanicOnFault such a read kills the process with
+// SIGBUS).
+var ErrMemoryFault = errors.New("memory fault")
+
 // modelLife is the part of a Model that its interpreters share: the
 // count of interpreters holding it, whether Close was called, and the
 // memory map to release when both say so.
@@ -247,9 +261,9 @@ func (it *Interpreter) panicError(r any) error {
 		where = fmt.Sprintf("%s, kernel %T", nd.Node.String(), nd.kernel)
 	}
 	if isFault(r) {
-		return fmt.Errorf("%s: memory fault (%v): was the model file truncated or changed after Load?", where, r)
+		return fmt.Errorf("%s: %w (%v): was the model file truncated or changed after Load?", where, ErrMemoryFault, r)
 	}
-	return fmt.Errorf("%s: kernel panicked: %v (a bug in tflrun: please report it with the model)", where, r)
+	return fmt.Errorf("%s: kernel %w: %v (a bug in tflrun: please report it with the model)", where, ErrPanic, r)
 }
 
 // isFault reports whether a recovered value is a memory fault turned into

@@ -70,6 +70,9 @@ func TestKernelPanicIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = it.Invoke()
+	if !errors.Is(err, ErrPanic) {
+		t.Fatalf("Invoke: %v, want ErrPanic", err)
+	}
 	for _, want := range []string{"Hook v1 (operator 0, subgraph 0)", "kernel *interpreter.hookKernel", "panicked", "index out of range"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("Invoke: %v, want an error containing %q", err, want)
@@ -393,7 +396,7 @@ func TestTruncatedAfterLoad(t *testing.T) {
 				}
 				err = it.Invoke()
 			}
-			if err == nil || !strings.Contains(err.Error(), "memory fault") || !strings.Contains(err.Error(), "(operator 0, subgraph 0)") {
+			if !errors.Is(err, ErrMemoryFault) || !strings.Contains(err.Error(), "(operator 0, subgraph 0)") {
 				t.Fatalf("%s of a truncated mapping: %v, want a memory fault error naming the operator", tc.name, err)
 			}
 			_ = it.Close()

@@ -156,9 +156,9 @@ func parseGuarded(b []byte) (m *Model, err error) {
 		if r := recover(); r != nil {
 			m = nil
 			if isFault(r) {
-				err = fmt.Errorf("memory fault reading the model (%v): was the file truncated or changed while it was loaded?", r)
+				err = fmt.Errorf("%w reading the model (%v): was the file truncated or changed while it was loaded?", ErrMemoryFault, r)
 			} else {
-				err = fmt.Errorf("reading the model: panic: %v (a bug in tflrun: please report it with the model)", r)
+				err = fmt.Errorf("reading the model: %w: %v (a bug in tflrun: please report it with the model)", ErrPanic, r)
 			}
 		}
 		debug.SetPanicOnFault(old)

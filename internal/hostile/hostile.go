@@ -1,7 +1,7 @@
 // Package hostile generates the hostile models of issue 10's runtime
-// classes, for the interpreter's tests and for cmd/hostilegen, which
-// writes the large ones to files for measurement: graphs a converter
-// never writes but a file can say (a tensor with two writers, an operator
+// classes, for the interpreter's tests and for internal/hostile/hostilegen,
+// which writes them to files for measurement: graphs a converter never
+// writes but a file can say (a tensor with two writers, an operator
 // reading its own output), declared sizes the data does not have (a
 // [2^31-1, 0] weight matrix, a 2^31-1 wide pooling window, a 0-batch
 // image resized to 2^31-1 × 2^31-1), and sizes that stress the
@@ -173,13 +173,19 @@ func FullyConnectedInt8Empty() []byte {
 // of type typ with a SAME, stride-1 window of fh × fw: with fw = 2^31-1
 // the float kernel looped over every declared column (two minutes).
 func Pool(op schema.BuiltinOperator, typ schema.TensorType, fh, fw int32) []byte {
+	return PoolOn(op, typ, []int32{1, 4, 4, 2}, fh, fw)
+}
+
+// PoolOn is Pool of an input of NHWC shape in (on 64×64 the float
+// kernel took hours with a 2^31-1 wide window).
+func PoolOn(op schema.BuiltinOperator, typ schema.TensorType, in []int32, fh, fw int32) []byte {
 	b := optest.NewBuilder()
 	var q *optest.Quant
 	if typ != f32 {
 		q = optest.PerTensor(0.5, 0)
 	}
-	x := b.Tensor("x", typ, []int32{1, 4, 4, 2}, q)
-	y := b.Tensor("y", typ, []int32{1, 4, 4, 2}, q)
+	x := b.Tensor("x", typ, in, q)
+	y := b.Tensor("y", typ, in, q)
 	b.Op(op, 1, []int32{x}, []int32{y}, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsPool2DOptions, Value: &schema.Pool2DOptionsT{
 		Padding: schema.PaddingSAME, StrideW: 1, StrideH: 1, FilterWidth: fw, FilterHeight: fh}})
 	b.Inputs(x)

@@ -16,8 +16,8 @@ package opfuzz
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
-	"strings"
 	"testing"
 	"time"
 
@@ -282,10 +282,8 @@ func Check(t *testing.T, model []byte, seed uint64) {
 	t.Helper()
 	start := time.Now()
 	err := run(model, seed)
-	if err != nil {
-		if s := err.Error(); strings.Contains(s, "panicked") || strings.Contains(s, "memory fault") {
-			t.Fatalf("the interpreter caught: %v", err)
-		}
+	if errors.Is(err, interpreter.ErrPanic) || errors.Is(err, interpreter.ErrMemoryFault) {
+		t.Fatalf("the interpreter caught: %v", err)
 	}
 	if d := time.Since(start); d > Slow {
 		t.Fatalf("the model took %v (error: %v)", d, err)
