@@ -36,7 +36,8 @@
 // inputs written into Input(i) (its Data, or CopyFrom), leaving the
 // results in Output(i). After the first call it allocates nothing on the
 // heap. A kernel that panics, or a memory fault (a mapped file truncated
-// after Load), comes back as an error naming the operator and its kernel.
+// after Load), comes back as an error naming the operator and its kernel
+// that wraps ErrPanic or ErrMemoryFault.
 //
 // # Memory
 //

@@ -229,3 +229,37 @@ func TestHostileChainAndWideGraph(t *testing.T) {
 		t.Logf("%s of %d (%d-byte model): %v, arena %d bytes", tc.name, n, len(tc.b), time.Since(start), it.ArenaBytes())
 	}
 }
+
+// TestHostilePoolWindowLargeImage: a 1 × 2^31-1 max pool over a 64×64
+// image (hours before the window was clipped) gives each row's maximum.
+func TestHostilePoolWindowLargeImage(t *testing.T) {
+	const side, ch = 64, 2
+	it, err := run(t, hostile.PoolOn(schema.BuiltinOperatorMAX_POOL_2D, schema.TensorTypeFLOAT32, []int32{1, side, side, ch}, 1, math.MaxInt32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float32, side*side*ch)
+	for i := range x {
+		x[i] = float32((i*37)%101) - 50
+	}
+	if err := it.Input(0).CopyFrom(x); err != nil {
+		t.Fatal(err)
+	}
+	if err := it.Invoke(); err != nil {
+		t.Fatal(err)
+	}
+	out := it.Output(0).Float32s()
+	for y := 0; y < side; y++ {
+		for c := 0; c < ch; c++ {
+			want := float32(math.Inf(-1))
+			for xx := 0; xx < side; xx++ {
+				want = max(want, x[(y*side+xx)*ch+c])
+			}
+			for xx := 0; xx < side; xx++ {
+				if got := out[(y*side+xx)*ch+c]; got != want {
+					t.Fatalf("output (%d,%d,%d) = %v, want the row's maximum %v", y, xx, c, got, want)
+				}
+			}
+		}
+	}
+}

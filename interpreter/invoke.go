@@ -14,7 +14,8 @@ import (
 // AllocateTensors). After the first call it allocates nothing on the heap.
 // The error names the operator that failed. A kernel that panics, or a
 // memory fault (a mapped model file truncated after Load), is returned
-// as an error naming the operator and its kernel, never propagated.
+// as an error naming the operator and its kernel (wrapping ErrPanic or
+// ErrMemoryFault), never propagated.
 // Invoke returns ErrConcurrentUse while another goroutine runs the
 // interpreter and ErrClosed after Close.
 func (it *Interpreter) Invoke() (err error) {

@@ -90,7 +90,8 @@ func (sg *subgraph) tensorList(idx []int) []*ops.Tensor {
 // unsupported version or type combination, a shape mismatch, or memory
 // beyond Options.MaxArenaBytes (every kernel's tables and packed weights
 // are charged before they are made). As in Invoke, a kernel panic or a
-// memory fault becomes an error naming the operator and its kernel.
+// memory fault becomes an error naming the operator and its kernel
+// (wrapping ErrPanic or ErrMemoryFault).
 func (it *Interpreter) AllocateTensors() (err error) {
 	if err := it.enter(); err != nil {
 		return err
