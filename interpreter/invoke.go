@@ -11,7 +11,8 @@ import (
 
 // Invoke runs every operator of subgraph 0 once, in order, except those
 // whose output is precomputed (a DEQUANTIZE of a constant, computed at
-// AllocateTensors). After the first call it allocates nothing on the heap.
+// AllocateTensors) and those with nothing to compute (every output, and
+// every variable input, has no elements). After the first call it allocates nothing on the heap.
 // The error names the operator that failed. A kernel that panics, or a
 // memory fault (a mapped model file truncated after Load), is returned
 // as an error naming the operator and its kernel (wrapping ErrPanic or
@@ -35,7 +36,7 @@ func (it *Interpreter) invoke() error {
 	nodes := it.sg.nodes
 	if it.profiling {
 		for k := range nodes {
-			if nodes[k].once {
+			if nodes[k].once || nodes[k].empty {
 				// Listed with no time, as TFLite's profiler lists the
 				// dequantize Eval that returns at once.
 				it.opCounts[k]++
@@ -52,7 +53,7 @@ func (it *Interpreter) invoke() error {
 		return nil
 	}
 	for k := range nodes {
-		if nodes[k].once {
+		if nodes[k].once || nodes[k].empty {
 			continue
 		}
 		it.cur = k

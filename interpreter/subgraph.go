@@ -27,6 +27,35 @@ type node struct {
 	// once marks a node whose output is a PrecomputedTensor: Eval ran at
 	// AllocateTensors and Invoke skips it.
 	once bool
+	// empty marks a node with nothing to compute (see emptyNode): Invoke
+	// skips it.
+	empty bool
+}
+
+// emptyNode reports whether node n, prepared, has nothing to compute:
+// it has outputs, every one of them has no elements, and so has every
+// variable tensor among its inputs (no state to update). A hostile model
+// can give empty tensors huge outer dimensions ([2^31-1, 0, 2^31-1]), and
+// kernels that loop over the outer dimensions before the inner ones
+// (CONCATENATION, DEPTH_TO_SPACE, the recurrent kernels' time steps)
+// spun for minutes writing nothing; skipping the node bounds them all.
+// Outputs are sized at Prepare, so the decision holds for every Invoke
+// until the next AllocateTensors.
+func emptyNode(n *ops.Node) bool {
+	if len(n.Outputs) == 0 {
+		return false // ASSIGN_VARIABLE and the like act only on state
+	}
+	for _, out := range n.Outputs {
+		if out != nil && out.NumElements() != 0 {
+			return false
+		}
+	}
+	for _, in := range n.Inputs {
+		if in != nil && in.Kind == ops.VariableTensor && in.NumElements() != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func newSubgraph(index int, info *SubgraphInfo) *subgraph {
@@ -162,7 +191,7 @@ func (it *Interpreter) allocate() error {
 	for i := range sg.nodes {
 		nd := &sg.nodes[i]
 		it.cur = i
-		nd.once = false
+		nd.once, nd.empty = false, false
 		nd.kernel = nil
 		if err := it.budget.Reserve(nodeOverhead(&nd.Node), "the kernel's state"); err != nil {
 			return fmt.Errorf("%s: %w", nd.Node.String(), err)
@@ -207,6 +236,7 @@ func (it *Interpreter) allocate() error {
 				return fmt.Errorf("%s: %w", nd.Node.String(), err)
 			}
 		}
+		nd.empty = !nd.once && emptyNode(&nd.Node)
 	}
 	it.cur = -1
 	it.kernelBytes = it.budget.Used() - it.baseBytes - int64(it.preBytes)
