@@ -91,7 +91,7 @@
 //	X_test.go             its tests: twins, edge cases, fuzz target
 //
 // A family has the assembly files of the levels it has kernels for (e.g.
-// convert and gemm only amd64 ones). Every assembly file and every file
+// convert only amd64 ones). Every assembly file and every file
 // that declares or registers assembly starts with `//go:build !purego`,
 // so that -tags purego compiles portable Go only; nothing else is needed
 // for the purego build (the registry then simply has no other

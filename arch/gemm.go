@@ -249,8 +249,8 @@ func gemmInt8RqCheck(dstLen, ldd int, a []int8, lda int, packed []int8, seed []i
 // GemmPreferred reports, for the level in use, whether convolutions
 // should run through GemmF32 (f32) and the int8 GEMMs (i8) rather than
 // one MatVecMulAcc / MatVecMulAccInt8 per output pixel. It is false only
-// where the matrix-vector product has assembly and the GEMM does not
-// (arm64 today), where the per-pixel assembly beats the portable GEMM.
+// where the matrix-vector product has assembly and the GEMM does not (no
+// level today), where the per-pixel assembly would beat the portable GEMM.
 // Both ways give results within the primitives' contracts (integer ones
 // identical), so a kernel may decide once at Prepare.
 func GemmPreferred() (f32, i8 bool) {
