@@ -1,0 +1,335 @@
+// Command qemuinsns measures tflrun on ARM without ARM hardware: it counts
+// the guest instructions one Invoke executes under qemu user-mode
+// emulation, per model, ISA level and emulated CPU, and prints each
+// level's count with its ratio to portable Go (TFLRUN_ISA=generic).
+//
+// Instruction counts say how much work the code does, not how fast a
+// real core runs it (no caches, no pipelines, every instruction counts
+// one); they are what an emulator can measure exactly and repeatably.
+//
+// How: the program cross-compiles itself for each target (GOARCH=arm64;
+// GOARCH=arm GOARM=7) and runs that binary under qemu-aarch64 or qemu-arm
+// with -d nochain,exec,in_asm: qemu logs each translated block's
+// instructions once and every execution of a block (chaining off, so
+// none is skipped), and the count is the sum over executions of the
+// block's length. The guest (the same program with -guest) loads the
+// model, allocates, fills the inputs as `tflrun bench` does and invokes
+// N times, with GOMAXPROCS=1 and the garbage collector off; running it
+// with N and 2N invokes and subtracting cancels process start, loading
+// and allocation. Emulation with logging is slow: the default N is 1.
+//
+// Usage (from the repository root, with qemu-user-static installed):
+//
+//	go run ./bench/qemuinsns [-models vww_96_int8,dtln] [-targets arm64,arm] [-n 1] [-top 0]
+//
+// Models are names of ../shared/models files (see -list). -top K also
+// prints the K functions with the most instructions per Invoke at each
+// level.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tflrun/tflrun/bench"
+	"github.com/tflrun/tflrun/interpreter"
+)
+
+// models are the issue's model set: name and path under the shared
+// models folder.
+var models = []struct{ name, path string }{
+	{"vww_96_float", "vww_96/vww_96_float.tflite"},
+	{"vww_96_int8", "vww_96/vww_96_int8.tflite"},
+	{"person_detect", "person_detect/person_detect.tflite"},
+	{"mobilenet_v1_025_128_uint8", "mobilenet_v1_025_128_uint8/mobilenet_v1_0.25_128_quant.tflite"},
+	{"micro_speech_lstm", "micro_speech_lstm/micro_speech_lstm.tflite"},
+	{"dtln", "dtln/dtln_noise_suppression.tflite"},
+	{"mnist_lstm", "mnist_lstm/trained_lstm.tflite"},
+}
+
+// target is one emulated architecture: its Go build settings, its qemu
+// binary, the CPUs to emulate and the ISA levels to measure on each.
+type target struct {
+	name, goarch, goarm, qemu string
+	cpus                      []cpuLevels
+}
+
+type cpuLevels struct {
+	cpu    string
+	levels []string
+}
+
+var targets = []target{
+	{name: "arm64", goarch: "arm64", qemu: "qemu-aarch64-static", cpus: []cpuLevels{
+		{"cortex-a53", []string{"generic", "neon"}},
+		{"cortex-a72", []string{"generic", "neon"}},
+		{"max", []string{"generic", "neon", "neon-dotprod"}},
+	}},
+	{name: "arm", goarch: "arm", goarm: "7", qemu: "qemu-arm-static", cpus: []cpuLevels{
+		{"cortex-a7", []string{"generic", "neon"}},
+	}},
+}
+
+func main() {
+	guest := flag.Bool("guest", false, "run as the emulated guest: load -model and invoke it -n times")
+	model := flag.String("model", "", "guest: the model file")
+	n := flag.Int("n", 1, "invokes per measurement (the second run does 2n)")
+	only := flag.String("models", "", "comma-separated model names (default: all of -list)")
+	tgts := flag.String("targets", "arm64,arm", "comma-separated targets: arm64, arm")
+	cpus := flag.String("cpus", "", "comma-separated qemu CPUs to keep (default: every CPU of each target)")
+	top := flag.Int("top", 0, "print the K functions with the most instructions per Invoke")
+	shared := flag.String("shared", "../shared/models", "the folder of the models")
+	list := flag.Bool("list", false, "list the model names and exit")
+	flag.Parse()
+	if *guest {
+		if err := runGuest(*model, *n); err != nil {
+			fmt.Fprintln(os.Stderr, "qemuinsns guest:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *list {
+		for _, m := range models {
+			fmt.Println(m.name)
+		}
+		return
+	}
+	if err := runHost(*shared, *only, *tgts, *cpus, *n, *top); err != nil {
+		fmt.Fprintln(os.Stderr, "qemuinsns:", err)
+		os.Exit(1)
+	}
+}
+
+// runGuest is the emulated side: load, allocate, fill, invoke n times.
+func runGuest(path string, n int) error {
+	debug.SetGCPercent(-1)
+	m, err := interpreter.Load(path)
+	if err != nil {
+		return err
+	}
+	it, err := interpreter.New(m, nil)
+	if err != nil {
+		return err
+	}
+	if err := it.AllocateTensors(); err != nil {
+		return err
+	}
+	if _, err := bench.FillInputs(it, bench.DefaultSeed); err != nil {
+		return err
+	}
+	for range n {
+		if err := it.Invoke(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pick returns the set of comma-separated names in csv, nil (keep all)
+// when csv is empty.
+func pick(csv string) map[string]bool {
+	if csv == "" {
+		return nil
+	}
+	keep := map[string]bool{}
+	for _, s := range strings.Split(csv, ",") {
+		keep[strings.TrimSpace(s)] = true
+	}
+	return keep
+}
+
+func runHost(shared, only, tgts, cpus string, n, top int) error {
+	keepModel, keepTarget, keepCPU := pick(only), pick(tgts), pick(cpus)
+	dir, err := os.MkdirTemp("", "qemuinsns")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	fmt.Printf("guest instructions per Invoke under qemu user mode (N=%d and %d invokes, difference / N)\n", n, 2*n)
+	for _, t := range targets {
+		if keepTarget != nil && !keepTarget[t.name] {
+			continue
+		}
+		if _, err := exec.LookPath(t.qemu); err != nil {
+			return fmt.Errorf("%s not found (apt-get install qemu-user-static)", t.qemu)
+		}
+		bin := filepath.Join(dir, "guest."+t.name)
+		build := exec.Command("go", "build", "-o", bin, "./bench/qemuinsns")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+t.goarch, "GOARM="+t.goarm)
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("building the %s guest: %v", t.name, err)
+		}
+		label := t.name
+		if t.goarm != "" {
+			label += " GOARM=" + t.goarm
+		}
+		fmt.Printf("\n%s\n%-28s %-11s %-13s %15s %8s\n", label, "model", "cpu", "level", "insns/Invoke", "vs Go")
+		for _, m := range models {
+			if keepModel != nil && !keepModel[m.name] {
+				continue
+			}
+			path := filepath.Join(shared, m.path)
+			if _, err := os.Stat(path); err != nil {
+				fmt.Printf("%-28s skipped: %v\n", m.name, err)
+				continue
+			}
+			for _, c := range t.cpus {
+				if keepCPU != nil && !keepCPU[c.cpu] {
+					continue
+				}
+				var base float64
+				for _, lvl := range c.levels {
+					per, funcs, err := measure(t.qemu, c.cpu, lvl, bin, path, n)
+					if err != nil {
+						return fmt.Errorf("%s on %s -cpu %s at %s: %v", m.name, t.name, c.cpu, lvl, err)
+					}
+					if lvl == "generic" {
+						base = per
+					}
+					ratio := "-"
+					if base > 0 && lvl != "generic" {
+						ratio = fmt.Sprintf("%.2fx", base/per)
+					}
+					fmt.Printf("%-28s %-11s %-13s %15.0f %8s\n", m.name, c.cpu, lvl, per, ratio)
+					printTop(funcs, top, n)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// measure returns the instructions of one Invoke and, per function, the
+// instructions of the n extra invokes.
+func measure(qemu, cpu, level, bin, model string, n int) (float64, map[string]int64, error) {
+	c1, f1, err := count(qemu, cpu, level, bin, model, n)
+	if err != nil {
+		return 0, nil, err
+	}
+	c2, f2, err := count(qemu, cpu, level, bin, model, 2*n)
+	if err != nil {
+		return 0, nil, err
+	}
+	for k, v := range f1 {
+		f2[k] -= v
+	}
+	return float64(c2-c1) / float64(n), f2, nil
+}
+
+// count runs the guest under qemu with block logging piped to this
+// process and returns the instructions executed (all threads) and the
+// count per function.
+func count(qemu, cpu, level, bin, model string, n int) (int64, map[string]int64, error) {
+	fifo := filepath.Join(filepath.Dir(bin), fmt.Sprintf("log.%d", os.Getpid()))
+	os.Remove(fifo)
+	if err := mkfifo(fifo); err != nil {
+		return 0, nil, err
+	}
+	defer os.Remove(fifo)
+	cmd := exec.Command(qemu, "-cpu", cpu, "-d", "nochain,exec,in_asm", "-D", fifo, bin, "-guest", "-model", model, "-n", strconv.Itoa(n))
+	cmd.Env = append(os.Environ(), "TFLRUN_ISA="+level, "GOMAXPROCS=1", "GOGC=off")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = os.Stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		return 0, nil, err
+	}
+	f, err := os.Open(fifo) // blocks until qemu opens the log
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return 0, nil, err
+	}
+	total, funcs, perr := parseLog(f)
+	f.Close()
+	if err := cmd.Wait(); err != nil {
+		return 0, nil, fmt.Errorf("%v: %s", err, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "TFLRUN_ISA") {
+		return 0, nil, fmt.Errorf("level not honoured: %s", stderr.String())
+	}
+	return total, funcs, perr
+}
+
+// parseLog reads qemu's in_asm and exec log: an "IN: symbol" block lists
+// a translated block's instructions (lines "0xADDR:  word  mnemonic"),
+// and "Trace cpu: host [cs_base/pc/flags/cflags] symbol" records one
+// execution of the block at pc.
+func parseLog(r io.Reader) (int64, map[string]int64, error) {
+	size := map[uint64]int64{}
+	funcs := map[string]int64{}
+	var total int64
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	var inPC uint64
+	inCount := int64(-1)
+	for sc.Scan() {
+		line := sc.Bytes()
+		switch {
+		case bytes.HasPrefix(line, []byte("Trace ")):
+			l := bytes.IndexByte(line, '[')
+			if l < 0 {
+				continue
+			}
+			fields := bytes.SplitN(line[l+1:], []byte("/"), 3)
+			if len(fields) < 2 {
+				continue
+			}
+			pc, err := strconv.ParseUint(string(fields[1]), 16, 64)
+			if err != nil {
+				continue
+			}
+			c := size[pc]
+			total += c
+			if rb := bytes.IndexByte(line, ']'); rb >= 0 {
+				funcs[string(bytes.TrimSpace(line[rb+1:]))] += c
+			}
+		case bytes.HasPrefix(line, []byte("IN:")):
+			inCount = 0
+		case inCount >= 0 && bytes.HasPrefix(line, []byte("0x")):
+			if inCount == 0 {
+				colon := bytes.IndexByte(line, ':')
+				if colon > 2 {
+					inPC, _ = strconv.ParseUint(string(line[2:colon]), 16, 64)
+				}
+			}
+			inCount++
+		case inCount >= 0 && len(bytes.TrimSpace(line)) == 0:
+			if inCount > 0 {
+				size[inPC] = inCount
+			}
+			inCount = -1
+		}
+	}
+	return total, funcs, sc.Err()
+}
+
+func printTop(funcs map[string]int64, k, n int) {
+	if k <= 0 {
+		return
+	}
+	type fc struct {
+		name string
+		c    int64
+	}
+	var list []fc
+	for name, c := range funcs {
+		if c > 0 {
+			list = append(list, fc{name, c})
+		}
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].c > list[j].c })
+	for i := 0; i < k && i < len(list); i++ {
+		fmt.Printf("    %14d  %s\n", list[i].c/int64(n), list[i].name)
+	}
+}
