@@ -137,7 +137,9 @@ var (
 	_ = gemmInt8RqImpls.add("neon-dotprod", NEONDotProd, nil, gemmInt8RqSDOT)
 )
 
-// requantChannelsArm64 is the requantisation of gemmInt8RqArm64.
+// requantChannelsArm64 is the requantisation of gemmInt8RqArm64 and
+// dwConvNEONGo (a direct call: the slot's indirect one would move their
+// stack tiles to the heap).
 func requantChannelsArm64(dst []byte, acc []int32, q *ChannelRequant, zp, lo, hi int32) {
-	requantChannelsGeneric(dst, acc, q, zp, lo, hi)
+	requantChannelsNEON(dst, acc, q, zp, lo, hi)
 }
