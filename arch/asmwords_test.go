@@ -30,7 +30,7 @@ import (
 // new ones are written:
 //
 //	go test ./arch -run TestARM64Words -fixwords
-var fixWords = flag.Bool("fixwords", false, "TestARM64Words: rewrite the WORD encodings in *_arm64.s from the external assembler")
+var fixWords = flag.Bool("fixwords", false, "TestARM64Words, TestARMWords: rewrite the WORD encodings in *_arm64.s and *_arm.s from the external assembler")
 
 // wordLine matches a WORD directive with its instruction, given either as
 // a // comment or (inside a #define) as a /* */ comment.
@@ -65,8 +65,36 @@ func arm64Assemblers() map[string]func(src, obj string) *exec.Cmd {
 	return out
 }
 
+// armAssemblers is arm64Assemblers for 32-bit ARM (A32 encoding, NEON):
+// GNU arm-linux-gnueabihf-as and llvm-mc with an armv7 triple.
+func armAssemblers() map[string]func(src, obj string) *exec.Cmd {
+	out := map[string]func(src, obj string) *exec.Cmd{}
+	if p, err := exec.LookPath("arm-linux-gnueabihf-as"); err == nil {
+		out["gnu-as"] = func(src, obj string) *exec.Cmd {
+			return exec.Command(p, "-march=armv7-a", "-mfpu=neon", "-o", obj, src)
+		}
+	}
+	if p, err := exec.LookPath("llvm-mc"); err == nil {
+		out["llvm-mc"] = func(src, obj string) *exec.Cmd {
+			return exec.Command(p, "-triple=armv7-linux-gnueabihf", "-mattr=+neon", "-filetype=obj", "-o", obj, src)
+		}
+	}
+	return out
+}
+
 func TestARM64Words(t *testing.T) {
-	files, err := filepath.Glob("*_arm64.s")
+	checkWords(t, "*_arm64.s", "AArch64", arm64Assemblers(), "binutils-aarch64-linux-gnu")
+}
+
+// TestARMWords is TestARM64Words for the 32-bit ARM kernels (*_arm.s),
+// whose NEON instructions Go's arm assembler lacks altogether.
+func TestARMWords(t *testing.T) {
+	checkWords(t, "*_arm.s", "32-bit ARM", armAssemblers(), "binutils-arm-linux-gnueabihf")
+}
+
+// checkWords checks the WORDs of the files matching glob with asms.
+func checkWords(t *testing.T, glob, isa string, asms map[string]func(src, obj string) *exec.Cmd, pkg string) {
+	files, err := filepath.Glob(glob)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,11 +122,10 @@ func TestARM64Words(t *testing.T) {
 		}
 	}
 	if len(words) == 0 {
-		t.Skip("no WORD-encoded instructions in *_arm64.s")
+		t.Skipf("no WORD-encoded instructions in %s", glob)
 	}
-	asms := arm64Assemblers()
 	if len(asms) == 0 {
-		t.Skipf("no AArch64 assembler (aarch64-linux-gnu-as, llvm-mc or clang) to check %d WORD encodings", len(words))
+		t.Skipf("no %s assembler (apt-get install %s, or llvm) to check %d WORD encodings", isa, pkg, len(words))
 	}
 	dir := t.TempDir()
 	var src bytes.Buffer

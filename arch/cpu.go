@@ -24,7 +24,7 @@ const (
 	FeatAVX512DQ                  // x86 AVX-512 doubleword and quadword instructions
 	FeatAVX512VNNI                // x86 AVX-512 VNNI (EVEX VPDPBUSD)
 	FeatAVXVNNI                   // x86 AVX-VNNI (VEX VPDPBUSD, Alder Lake, Zen 5)
-	FeatASIMD                     // arm64 Advanced SIMD (NEON)
+	FeatASIMD                     // Advanced SIMD: arm64 ASIMD, 32-bit arm NEON
 	FeatASIMDDP                   // arm64 dot product (SDOT/UDOT, FEAT_DotProd)
 	FeatI8MM                      // arm64 int8 matrix multiply (SMMLA, FEAT_I8MM)
 	FeatSVE                       // arm64 Scalable Vector Extension

@@ -10,7 +10,7 @@ import (
 
 // detectCPU reads the arm64 feature flags from golang.org/x/sys/cpu
 // (HWCAP on Linux), the cache sizes from sysfs where there is one, and
-// the core (and board) names from /proc/cpuinfo (cpuname_arm64.go).
+// the core (and board) names from /proc/cpuinfo (cpuname.go).
 func detectCPU() cpuDetails {
 	var d cpuDetails
 	d.has[FeatASIMD] = cpu.ARM64.HasASIMD

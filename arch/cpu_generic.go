@@ -1,4 +1,4 @@
-//go:build !386 && !amd64 && !arm64
+//go:build !386 && !amd64 && !arm64 && !arm
 
 package arch
 

@@ -3,13 +3,15 @@ package arch
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 )
 
 // Level names a set of instruction-set extensions that implementations of
 // the primitives may be written for. Levels form a chain per GOARCH: a
 // level includes everything of its parent (avx512 ⊃ avx2 ⊃ generic on
-// amd64, neon-dotprod ⊃ neon ⊃ generic on arm64), so an implementation
+// amd64, neon-dotprod ⊃ neon ⊃ generic on arm64, neon ⊃ generic on 32-bit
+// arm), so an implementation
 // registered for avx2 may also be chosen at avx512. The names are the
 // values TFLRUN_ISA and interpreter.Options.ISA accept.
 type Level uint8
@@ -26,7 +28,10 @@ const (
 	// AMD Zen 4 and later). Implementations at this level may need more
 	// (AVX512-VNNI); the registry checks that per implementation.
 	AVX512
-	// NEON is arm64 Advanced SIMD (ASIMD), present on every arm64 CPU.
+	// NEON is Advanced SIMD: ASIMD on arm64, present on every arm64 CPU,
+	// and NEON on 32-bit arm (GOARM=7 builds only, on CPUs whose HWCAP
+	// reports it: Cortex-A7/A8/A9/A15/A53 in AArch32, not the ARM1176 of
+	// the Raspberry Pi 1 and Zero).
 	NEON
 	// NEONDotProd is NEON plus the dot-product instructions SDOT/UDOT
 	// (ARMv8.2 FEAT_DotProd: Cortex-A55/A75 and later, Raspberry Pi 5).
@@ -35,8 +40,8 @@ const (
 	numLevels
 )
 
-// levelDefs describes each level: its TFLRUN_ISA name, the GOARCH it
-// belongs to ("" for all), the level it extends and the CPU features it
+// levelDefs describes each level: its TFLRUN_ISA name, the GOARCHes it
+// belongs to ("" for all, else separated by "/"), the level it extends and the CPU features it
 // requires on top of the parent's.
 var levelDefs = [numLevels]struct {
 	name   string
@@ -47,7 +52,7 @@ var levelDefs = [numLevels]struct {
 	Generic:     {name: "generic"},
 	AVX2:        {name: "avx2", goarch: "amd64", parent: Generic, needs: []Feature{FeatAVX, FeatAVX2, FeatFMA3}},
 	AVX512:      {name: "avx512", goarch: "amd64", parent: AVX2, needs: []Feature{FeatAVX512F, FeatAVX512BW, FeatAVX512VL, FeatAVX512DQ}},
-	NEON:        {name: "neon", goarch: "arm64", parent: Generic, needs: []Feature{FeatASIMD}},
+	NEON:        {name: "neon", goarch: "arm64/arm", parent: Generic, needs: []Feature{FeatASIMD}},
 	NEONDotProd: {name: "neon-dotprod", goarch: "arm64", parent: NEON, needs: []Feature{FeatASIMDDP}},
 }
 
@@ -60,12 +65,24 @@ func (l Level) String() string {
 	return fmt.Sprintf("Level(%d)", uint8(l))
 }
 
-// GOARCH returns the architecture the level exists on, "" for Generic.
+// GOARCH returns the architecture the level exists on, "" for Generic;
+// a level of several architectures names them separated by "/"
+// ("arm64/arm" for NEON).
 func (l Level) GOARCH() string {
 	if l < numLevels {
 		return levelDefs[l].goarch
 	}
 	return ""
+}
+
+// on reports whether l is a level of the architecture goarch (Generic is
+// a level of all).
+func (l Level) on(goarch string) bool {
+	if l >= numLevels {
+		return false
+	}
+	ga := levelDefs[l].goarch
+	return ga == "" || slices.Contains(strings.Split(ga, "/"), goarch)
 }
 
 // Includes reports whether code written for level m may run at level l:
@@ -142,7 +159,7 @@ func checkLevel(l Level) error {
 	if l == Generic {
 		return nil
 	}
-	if ga := l.GOARCH(); ga != runtime.GOARCH {
+	if ga := l.GOARCH(); !l.on(runtime.GOARCH) {
 		return fmt.Errorf("%s is an %s level and this is %s (offered here: %s)", l, ga, runtime.GOARCH, levelList(Levels()))
 	}
 	if pureGo {
@@ -174,7 +191,7 @@ func Levels() []Level {
 		return ls
 	}
 	for l := Generic + 1; l < numLevels; l++ {
-		if l.GOARCH() == runtime.GOARCH && len(missingFeatures(l)) == 0 {
+		if l.on(runtime.GOARCH) && len(missingFeatures(l)) == 0 {
 			ls = append(ls, l)
 		}
 	}

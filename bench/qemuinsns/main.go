@@ -13,10 +13,15 @@
 // instructions once and every execution of a block (chaining off, so
 // none is skipped), and the count is the sum over executions of the
 // block's length. The guest (the same program with -guest) loads the
-// model, allocates, fills the inputs as `tflrun bench` does and invokes
-// N times, with GOMAXPROCS=1 and the garbage collector off; running it
-// with N and 2N invokes and subtracting cancels process start, loading
-// and allocation. Emulation with logging is slow: the default N is 1.
+// model, allocates, fills the inputs as `tflrun bench` does, invokes
+// once (not counted: the first Invoke may allocate), then N times
+// between two calls of marker functions whose blocks the log names
+// (main.countStart, main.countStop): only the blocks executed between
+// them count, so process start, loading, allocation and the warm-up are
+// left out exactly (subtracting a run of N invokes from one of 2N would
+// do the same at twice the emulation time). GOMAXPROCS=1 and the garbage
+// collector off keep other goroutines out; instructions of every thread
+// count. Emulation with logging is slow: the default N is 1.
 //
 // Usage (from the repository root, with qemu-user-static installed):
 //
@@ -127,13 +132,30 @@ func runGuest(path string, n int) error {
 	if _, err := bench.FillInputs(it, bench.DefaultSeed); err != nil {
 		return err
 	}
+	if err := it.Invoke(); err != nil {
+		return err
+	}
+	countStart()
 	for range n {
 		if err := it.Invoke(); err != nil {
+			countStop()
 			return err
 		}
 	}
+	countStop()
 	return nil
 }
+
+// countStart and countStop mark the counted window: parseLog counts the
+// blocks executed after countStart's and up to countStop's.
+//
+//go:noinline
+func countStart() { markerSink++ }
+
+//go:noinline
+func countStop() { markerSink++ }
+
+var markerSink int
 
 // pick returns the set of comma-separated names in csv, nil (keep all)
 // when csv is empty.
@@ -155,7 +177,7 @@ func runHost(shared, only, tgts, cpus string, n, top int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	fmt.Printf("guest instructions per Invoke under qemu user mode (N=%d and %d invokes, difference / N)\n", n, 2*n)
+	fmt.Printf("guest instructions per Invoke under qemu user mode (mean of %d invokes after a warm-up)\n", n)
 	for _, t := range targets {
 		if keepTarget != nil && !keepTarget[t.name] {
 			continue
@@ -211,25 +233,21 @@ func runHost(shared, only, tgts, cpus string, n, top int) error {
 }
 
 // measure returns the instructions of one Invoke and, per function, the
-// instructions of the n extra invokes.
+// instructions of the n counted invokes.
 func measure(qemu, cpu, level, bin, model string, n int) (float64, map[string]int64, error) {
-	c1, f1, err := count(qemu, cpu, level, bin, model, n)
+	c, f, err := count(qemu, cpu, level, bin, model, n)
 	if err != nil {
 		return 0, nil, err
 	}
-	c2, f2, err := count(qemu, cpu, level, bin, model, 2*n)
-	if err != nil {
-		return 0, nil, err
+	if c == 0 {
+		return 0, nil, fmt.Errorf("no instructions between the markers (log format changed?)")
 	}
-	for k, v := range f1 {
-		f2[k] -= v
-	}
-	return float64(c2-c1) / float64(n), f2, nil
+	return float64(c) / float64(n), f, nil
 }
 
 // count runs the guest under qemu with block logging piped to this
-// process and returns the instructions executed (all threads) and the
-// count per function.
+// process and returns the instructions executed between the markers
+// (all threads) and the count per function.
 func count(qemu, cpu, level, bin, model string, n int) (int64, map[string]int64, error) {
 	fifo := filepath.Join(filepath.Dir(bin), fmt.Sprintf("log.%d", os.Getpid()))
 	os.Remove(fifo)
@@ -264,7 +282,8 @@ func count(qemu, cpu, level, bin, model string, n int) (int64, map[string]int64,
 // parseLog reads qemu's in_asm and exec log: an "IN: symbol" block lists
 // a translated block's instructions (lines "0xADDR:  word  mnemonic"),
 // and "Trace cpu: host [cs_base/pc/flags/cflags] symbol" records one
-// execution of the block at pc.
+// execution of the block at pc. Executions count from the first block
+// of main.countStart to the first of main.countStop.
 func parseLog(r io.Reader) (int64, map[string]int64, error) {
 	size := map[uint64]int64{}
 	funcs := map[string]int64{}
@@ -273,6 +292,7 @@ func parseLog(r io.Reader) (int64, map[string]int64, error) {
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	var inPC uint64
 	inCount := int64(-1)
+	counting, stopped := false, false
 	for sc.Scan() {
 		line := sc.Bytes()
 		switch {
@@ -289,11 +309,25 @@ func parseLog(r io.Reader) (int64, map[string]int64, error) {
 			if err != nil {
 				continue
 			}
+			var sym []byte
+			if rb := bytes.IndexByte(line, ']'); rb >= 0 {
+				sym = bytes.TrimSpace(line[rb+1:])
+			}
+			if !counting {
+				counting = bytes.Equal(sym, []byte("main.countStart"))
+				continue
+			}
+			if bytes.Equal(sym, []byte("main.countStop")) {
+				counting = false
+				stopped = true
+				continue
+			}
+			if stopped {
+				continue
+			}
 			c := size[pc]
 			total += c
-			if rb := bytes.IndexByte(line, ']'); rb >= 0 {
-				funcs[string(bytes.TrimSpace(line[rb+1:]))] += c
-			}
+			funcs[string(sym)] += c
 		case bytes.HasPrefix(line, []byte("IN:")):
 			inCount = 0
 		case inCount >= 0 && bytes.HasPrefix(line, []byte("0x")):
