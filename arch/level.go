@@ -171,9 +171,13 @@ func checkLevel(l Level) error {
 	return nil
 }
 
-// missingFeatures names the features of l this CPU lacks.
+// missingFeatures names the features of l this CPU lacks, and on 32-bit
+// arm the GOARM=7 build that NEON code needs.
 func missingFeatures(l Level) []string {
 	var missing []string
+	if l == NEON && !neonBuilt {
+		missing = append(missing, "a GOARM=7 build (NEON kernels are compiled only with GOARM=7)")
+	}
 	for _, f := range l.Needs() {
 		if !cpuInfo.Has(f) {
 			missing = append(missing, f.String())
