@@ -19,17 +19,26 @@
 // (main.countStart, main.countStop): only the blocks executed between
 // them count, so process start, loading, allocation and the warm-up are
 // left out exactly (subtracting a run of N invokes from one of 2N would
-// do the same at twice the emulation time). GOMAXPROCS=1 and the garbage
-// collector off keep other goroutines out; instructions of every thread
-// count. Emulation with logging is slow: the default N is 1.
+// do the same at twice the emulation time). Only the thread that ran
+// countStart counts (qemu numbers each guest thread's CPU in the log):
+// the runtime's other threads (sysmon, idle Ms polling the network) run
+// more the slower the emulation, which would make portable Go look
+// worse than it is. GOMAXPROCS=1 and the garbage collector off keep the
+// Invoke on that thread, and GODEBUG=asyncpreemptoff=1 keeps sysmon's
+// preemption signals off it; a countStop on another thread is an error.
+// Emulation with logging is slow: the default N is 1.
 //
 // Usage (from the repository root, with qemu-user-static installed):
 //
-//	go run ./bench/qemuinsns [-models vww_96_int8,dtln] [-targets arm64,arm] [-n 1] [-top 0]
+//	go run ./bench/qemuinsns [-models vww_96_int8,dtln] [-targets arm64,arm]
+//		[-cpus cortex-a53,max] [-levels generic,neon] [-n 1] [-top 0]
 //
-// Models are names of ../shared/models files (see -list). -top K also
-// prints the K functions with the most instructions per Invoke at each
-// level.
+// Models are names of ../shared/models files (see -list). -cpus and
+// -levels keep some of the emulated CPUs and ISA levels (the ratio is to
+// the last generic count of the model on the target, so one generic run
+// can serve every CPU: portable Go runs the same code on each). -top K
+// also prints the K functions with the most instructions per Invoke at
+// each level.
 package main
 
 import (
@@ -88,10 +97,11 @@ var targets = []target{
 func main() {
 	guest := flag.Bool("guest", false, "run as the emulated guest: load -model and invoke it -n times")
 	model := flag.String("model", "", "guest: the model file")
-	n := flag.Int("n", 1, "invokes per measurement (the second run does 2n)")
+	n := flag.Int("n", 1, "invokes counted per measurement (after one warm-up)")
 	only := flag.String("models", "", "comma-separated model names (default: all of -list)")
 	tgts := flag.String("targets", "arm64,arm", "comma-separated targets: arm64, arm")
 	cpus := flag.String("cpus", "", "comma-separated qemu CPUs to keep (default: every CPU of each target)")
+	levels := flag.String("levels", "", "comma-separated ISA levels to keep (default: every level of each CPU)")
 	top := flag.Int("top", 0, "print the K functions with the most instructions per Invoke")
 	shared := flag.String("shared", "../shared/models", "the folder of the models")
 	list := flag.Bool("list", false, "list the model names and exit")
@@ -109,7 +119,7 @@ func main() {
 		}
 		return
 	}
-	if err := runHost(*shared, *only, *tgts, *cpus, *n, *top); err != nil {
+	if err := runHost(*shared, *only, *tgts, *cpus, *levels, *n, *top); err != nil {
 		fmt.Fprintln(os.Stderr, "qemuinsns:", err)
 		os.Exit(1)
 	}
@@ -170,8 +180,8 @@ func pick(csv string) map[string]bool {
 	return keep
 }
 
-func runHost(shared, only, tgts, cpus string, n, top int) error {
-	keepModel, keepTarget, keepCPU := pick(only), pick(tgts), pick(cpus)
+func runHost(shared, only, tgts, cpus, levels string, n, top int) error {
+	keepModel, keepTarget, keepCPU, keepLevel := pick(only), pick(tgts), pick(cpus), pick(levels)
 	dir, err := os.MkdirTemp("", "qemuinsns")
 	if err != nil {
 		return err
@@ -196,7 +206,7 @@ func runHost(shared, only, tgts, cpus string, n, top int) error {
 		if t.goarm != "" {
 			label += " GOARM=" + t.goarm
 		}
-		fmt.Printf("\n%s\n%-28s %-11s %-13s %15s %8s\n", label, "model", "cpu", "level", "insns/Invoke", "vs Go")
+		fmt.Printf("\n%s\n%-28s %-11s %-13s %15s %8s %10s\n", label, "model", "cpu", "level", "insns/Invoke", "vs Go", "(sched)")
 		for _, m := range models {
 			if keepModel != nil && !keepModel[m.name] {
 				continue
@@ -206,13 +216,16 @@ func runHost(shared, only, tgts, cpus string, n, top int) error {
 				fmt.Printf("%-28s skipped: %v\n", m.name, err)
 				continue
 			}
+			var base float64
 			for _, c := range t.cpus {
 				if keepCPU != nil && !keepCPU[c.cpu] {
 					continue
 				}
-				var base float64
 				for _, lvl := range c.levels {
-					per, funcs, err := measure(t.qemu, c.cpu, lvl, bin, path, n)
+					if keepLevel != nil && !keepLevel[lvl] {
+						continue
+					}
+					per, sched, funcs, err := measure(t.qemu, c.cpu, lvl, bin, path, n)
 					if err != nil {
 						return fmt.Errorf("%s on %s -cpu %s at %s: %v", m.name, t.name, c.cpu, lvl, err)
 					}
@@ -223,7 +236,7 @@ func runHost(shared, only, tgts, cpus string, n, top int) error {
 					if base > 0 && lvl != "generic" {
 						ratio = fmt.Sprintf("%.2fx", base/per)
 					}
-					fmt.Printf("%-28s %-11s %-13s %15.0f %8s\n", m.name, c.cpu, lvl, per, ratio)
+					fmt.Printf("%-28s %-11s %-13s %15.0f %8s %10.0f\n", m.name, c.cpu, lvl, per, ratio, sched)
 					printTop(funcs, top, n)
 				}
 			}
@@ -232,17 +245,49 @@ func runHost(shared, only, tgts, cpus string, n, top int) error {
 	return nil
 }
 
-// measure returns the instructions of one Invoke and, per function, the
+// schedFuncs are the Go scheduler's functions that an Invoke enters
+// only when sysmon asks the goroutine to yield (it does so after 10 ms
+// of wall time, which under logging emulation passes every few thousand
+// guest instructions): the stack-guard trap and the trip through the
+// scheduler back to the same goroutine. Their instructions depend on the
+// emulation's speed, not on the code measured, so measure leaves them
+// out of the count and reports them apart.
+var schedFuncs = map[string]bool{}
+
+func init() {
+	for _, f := range strings.Fields(`morestack.abi0 morestack_noctxt.abi0 newstack newstack.abi0
+		gopreempt_m goschedImpl schedule findRunnable execute gogo gogo.abi0 mcall.abi0
+		casgstatus lock2 unlock2 unlock2Wake wakep pidleget pidlegetSpinning
+		globrunqget globrunqgetbatch runqget runqput runqputbatch runqgrab
+		(*timers).check nanotime1.abi0 nanotime save_g.abi0 load_g.abi0
+		(*gcControllerState).releaseNextGCMarkWorker (*m).clearAllpSnapshot
+		(*mLockProfile).start (*mLockProfile).recordUnlock resetspinning checkTimers
+		futex.abi0 futexsleep futexwakeup semasleep semawakeup osyield.abi0
+		procyieldAsm.abi0 procyield.abi0 netpoll stealWork injectglist
+		(*randomEnum).next (*randomOrder).start cheaprand runtimer
+		gcstopm stopm startm notewakeup notesleep mPark handoffp`) {
+		schedFuncs["runtime."+f] = true
+	}
+}
+
+// measure returns the instructions of one Invoke without the
+// scheduler's (schedFuncs), the scheduler's, and per function the
 // instructions of the n counted invokes.
-func measure(qemu, cpu, level, bin, model string, n int) (float64, map[string]int64, error) {
+func measure(qemu, cpu, level, bin, model string, n int) (per, sched float64, funcs map[string]int64, err error) {
 	c, f, err := count(qemu, cpu, level, bin, model, n)
 	if err != nil {
-		return 0, nil, err
+		return 0, 0, nil, err
 	}
-	if c == 0 {
-		return 0, nil, fmt.Errorf("no instructions between the markers (log format changed?)")
+	var s int64
+	for name, k := range f {
+		if schedFuncs[name] {
+			s += k
+		}
 	}
-	return float64(c) / float64(n), f, nil
+	if c-s <= 0 {
+		return 0, 0, nil, fmt.Errorf("no instructions between the markers (log format changed?)")
+	}
+	return float64(c-s) / float64(n), float64(s) / float64(n), f, nil
 }
 
 // count runs the guest under qemu with block logging piped to this
@@ -256,7 +301,10 @@ func count(qemu, cpu, level, bin, model string, n int) (int64, map[string]int64,
 	}
 	defer os.Remove(fifo)
 	cmd := exec.Command(qemu, "-cpu", cpu, "-d", "nochain,exec,in_asm", "-D", fifo, bin, "-guest", "-model", model, "-n", strconv.Itoa(n))
-	cmd.Env = append(os.Environ(), "TFLRUN_ISA="+level, "GOMAXPROCS=1", "GOGC=off")
+	// No asynchronous preemption: sysmon would signal the Invoke's thread
+	// every 10 ms of (slow, emulated) time, adding work that depends on
+	// the emulation's speed.
+	cmd.Env = append(os.Environ(), "TFLRUN_ISA="+level, "GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1")
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = os.Stdout, &stderr
 	if err := cmd.Start(); err != nil {
@@ -269,6 +317,7 @@ func count(qemu, cpu, level, bin, model string, n int) (int64, map[string]int64,
 		return 0, nil, err
 	}
 	total, funcs, perr := parseLog(f)
+	io.Copy(io.Discard, f) // (after an error: let qemu finish)
 	f.Close()
 	if err := cmd.Wait(); err != nil {
 		return 0, nil, fmt.Errorf("%v: %s", err, stderr.String())
@@ -282,8 +331,9 @@ func count(qemu, cpu, level, bin, model string, n int) (int64, map[string]int64,
 // parseLog reads qemu's in_asm and exec log: an "IN: symbol" block lists
 // a translated block's instructions (lines "0xADDR:  word  mnemonic"),
 // and "Trace cpu: host [cs_base/pc/flags/cflags] symbol" records one
-// execution of the block at pc. Executions count from the first block
-// of main.countStart to the first of main.countStop.
+// execution of the block at pc by guest CPU (thread) cpu. Executions of
+// the thread that runs main.countStart count from its first block of
+// countStart to its first of main.countStop.
 func parseLog(r io.Reader) (int64, map[string]int64, error) {
 	size := map[uint64]int64{}
 	funcs := map[string]int64{}
@@ -293,14 +343,17 @@ func parseLog(r io.Reader) (int64, map[string]int64, error) {
 	var inPC uint64
 	inCount := int64(-1)
 	counting, stopped := false, false
+	var thread []byte // "Trace N:" of the counted thread
 	for sc.Scan() {
 		line := sc.Bytes()
 		switch {
 		case bytes.HasPrefix(line, []byte("Trace ")):
 			l := bytes.IndexByte(line, '[')
-			if l < 0 {
+			colon := bytes.IndexByte(line, ':')
+			if l < 0 || colon < 0 || colon > l {
 				continue
 			}
+			cpu := line[:colon]
 			fields := bytes.SplitN(line[l+1:], []byte("/"), 3)
 			if len(fields) < 2 {
 				continue
@@ -313,16 +366,23 @@ func parseLog(r io.Reader) (int64, map[string]int64, error) {
 			if rb := bytes.IndexByte(line, ']'); rb >= 0 {
 				sym = bytes.TrimSpace(line[rb+1:])
 			}
+			if stopped {
+				continue
+			}
 			if !counting {
-				counting = bytes.Equal(sym, []byte("main.countStart"))
+				if bytes.Equal(sym, []byte("main.countStart")) {
+					counting, thread = true, bytes.Clone(cpu)
+				}
 				continue
 			}
 			if bytes.Equal(sym, []byte("main.countStop")) {
-				counting = false
-				stopped = true
+				if !bytes.Equal(cpu, thread) {
+					return 0, nil, fmt.Errorf("the Invoke moved from guest thread %q to %q", thread, cpu)
+				}
+				counting, stopped = false, true
 				continue
 			}
-			if stopped {
+			if !bytes.Equal(cpu, thread) {
 				continue
 			}
 			c := size[pc]
