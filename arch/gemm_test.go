@@ -9,10 +9,12 @@ import (
 
 // GEMM twins: every usable GemmF32/GemmInt8 implementation against a
 // float64/int64 reference over row counts 0..17 (every row-block tail of
-// the 8- and 4-row kernels), channel counts not multiples of the 8/16
-// lanes, reduction lengths around the 4-byte groups, row strides longer
-// than the rows, inputs ending right before an inaccessible page, and
-// guard bands around (and gaps inside) the destination.
+// the 8- and 4-row kernels) and some past the arm64 kernels' 64-row tiles,
+// channel counts not multiples of the 8/16 lanes (and more than the
+// requantising tiles hold), reduction lengths around the 4-byte groups,
+// row strides longer than the rows, inputs ending right before an
+// inaccessible page, and guard bands around (and gaps inside) the
+// destination.
 
 var (
 	gemmRows = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17}
@@ -47,6 +49,16 @@ func gemmCases(r *rand.Rand) []gemmCase {
 		m, n, k := r.IntN(40), 1+r.IntN(300), 1+r.IntN(300)
 		cs = append(cs, gemmCase{m, n, k, k + r.IntN(3), n + r.IntN(3)})
 	}
+	// Tall ones: the arm64 kernels compute a partial channel block 64 rows
+	// at a time through a stack tile, and the requantising GEMMs tile
+	// 2048 sums at a time (more channels than that go to the portable
+	// code).
+	for _, m := range []int{63, 64, 65, 129, 200} {
+		for _, n := range []int{17, 40, 100} {
+			cs = append(cs, gemmCase{m, n, 27, 27 + m%3, n + m%2})
+		}
+	}
+	cs = append(cs, gemmCase{3, 2100, 9, 9, 2100}, gemmCase{2, 2049, 4, 5, 2051})
 	return cs
 }
 
