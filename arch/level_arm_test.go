@@ -38,8 +38,11 @@ func TestARMSelection(t *testing.T) {
 		return
 	}
 	for _, p := range Describe().Primitives {
-		if (p.Name == "MatVecMulAccInt8" || p.Name == "MatVecMulAccPacked") && p.Impl != "neon" {
-			t.Errorf("%s uses %s at neon", p.Name, p.Impl)
+		switch p.Name {
+		case "MatVecMulAcc", "Dot", "MatVecMulAccInt8", "DotInt8", "MatVecMulAccPacked":
+			if p.Impl != "neon" {
+				t.Errorf("%s uses %s at neon", p.Name, p.Impl)
+			}
 		}
 	}
 	t.Logf("%s", Summary())
