@@ -43,7 +43,8 @@
 //
 // A Level (generic, avx2, avx512, neon, neon-dotprod) names a set of CPU
 // features. Levels form a chain per GOARCH (avx512 ⊃ avx2 ⊃ generic;
-// neon-dotprod ⊃ neon ⊃ generic). At start-up the level is Best(), the
+// neon-dotprod ⊃ neon ⊃ generic on arm64; neon ⊃ generic on 32-bit arm,
+// in GOARM=7 builds). At start-up the level is Best(), the
 // highest one the CPU offers, unless the environment variable TFLRUN_ISA
 // names a level to use instead. A TFLRUN_ISA that is unknown or names a
 // level this process cannot use is ignored (the process runs at Best())
@@ -88,6 +89,8 @@
 //	X_arm64.go            the same for arm64
 //	X_neon_arm64.s        the NEON kernels
 //	X_neondotprod_arm64.s the kernels using the dot-product extension
+//	X_arm.go              the same for 32-bit ARM (build tag arm.7: GOARM=7
+//	X_neon_arm.s          builds only), its NEON kernels
 //	X_test.go             its tests: twins, edge cases, fuzz target
 //
 // A family has the assembly files of the levels it has kernels for (e.g.
@@ -97,8 +100,9 @@
 // for the purego build (the registry then simply has no other
 // implementations). Shared by all families: registry.go (the registry and
 // Use), dispatch.go (the choice at start-up), level.go (levels), cpu.go
-// and cpu_<goarch>.go (feature detection: cpu_arm64.go already sets
-// FeatASIMD, FeatASIMDDP, FeatI8MM and FeatSVE), asm.go/purego.go (the
+// and cpu_<goarch>.go (feature detection: cpu_arm64.go sets FeatASIMD,
+// FeatASIMDDP, FeatI8MM and FeatSVE, cpu_arm.go FeatASIMD from HWCAP's
+// NEON), asm.go/purego.go (the
 // pureGo constant), requant_channel_amd64.h (the requantising epilogue
 // macros of gemm, dwconv and requant_channel), and the test harness
 // (twin_test.go, fuzz_test.go, bench_test.go, bench_cnn_test.go,
@@ -158,6 +162,9 @@
 // TestARM64Words (asmwords_test.go) assembles every commented instruction
 // with GNU aarch64-linux-gnu-as and/or llvm-mc and compares; write new
 // ones with a placeholder word and `go test ./arch -run TestARM64Words
-// -fixwords`. The arm64 kernels are tested under qemu-aarch64 (.ci/cross:
-// -cpu cortex-a53 for neon, -cpu max for neon-dotprod).
+// -fixwords`. Go's 32-bit arm assembler has no NEON at all: the *_arm.s
+// files spell every NEON instruction so, checked by TestARMWords (GNU
+// arm-linux-gnueabihf-as, llvm-mc). The arm64 kernels are tested under
+// qemu-aarch64 (.ci/cross: -cpu cortex-a53 for neon, -cpu max for
+// neon-dotprod), the 32-bit ones under qemu-arm -cpu cortex-a7.
 package arch
