@@ -40,7 +40,8 @@ func TestARM64Selection(t *testing.T) {
 	if err := Use(want); err != nil {
 		t.Fatal(err)
 	}
-	wantImpl := map[string]string{"MatVecMulAcc": "neon", "Sigmoid": "neon", "MatVecMulAccInt8": want.String(), "DotInt8": want.String(), "RequantizeAccInt16": "neon"}
+	wantImpl := map[string]string{"MatVecMulAcc": "neon", "Sigmoid": "neon", "MatVecMulAccInt8": want.String(), "DotInt8": want.String(), "RequantizeAccInt16": "neon",
+		"GemmF32": "neon", "GemmInt8": want.String(), "GemmInt8Requantize": want.String(), "DepthwiseConvF32": "neon", "RequantizeChannels": "neon"}
 	for _, p := range Describe().Primitives {
 		if w, ok := wantImpl[p.Name]; ok && p.Impl != w {
 			t.Errorf("%s uses %s at %v, want %s", p.Name, p.Impl, want, w)
