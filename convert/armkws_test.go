@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/tflrun/tflrun/convert/internal/tfmodel"
 	"github.com/tflrun/tflrun/convert/ir"
-	"github.com/tflrun/tflrun/convert/tfmodel"
 )
 
 // ARM's keyword-spotting TF1 frozen graphs (ML-KWS-for-MCU): a WAV string

@@ -42,11 +42,11 @@ import (
 	"io"
 
 	"github.com/tflrun/tflrun/convert/fusion"
+	"github.com/tflrun/tflrun/convert/internal/quantize"
+	"github.com/tflrun/tflrun/convert/internal/stateful"
+	"github.com/tflrun/tflrun/convert/internal/tflite"
+	"github.com/tflrun/tflrun/convert/internal/tfmodel"
 	"github.com/tflrun/tflrun/convert/ir"
-	"github.com/tflrun/tflrun/convert/quantize"
-	"github.com/tflrun/tflrun/convert/stateful"
-	"github.com/tflrun/tflrun/convert/tflite"
-	"github.com/tflrun/tflrun/convert/tfmodel"
 )
 
 // Options configure a conversion. The zero value converts a SavedModel's
@@ -105,10 +105,11 @@ type Options struct {
 	// MaxListLength bounds the items of one TensorList or TensorArray
 	// (default 65536).
 	MaxListLength int
-	// Quantize selects post-training weight quantisation (package
-	// quantize): none (the zero value), dynamic range (int8 weights,
-	// hybrid kernels) or float16.
-	Quantize quantize.Options
+	// Quantize selects post-training weight quantisation
+	// (QuantizeOptions): none (the zero value), dynamic range (int8
+	// weights, hybrid kernels; QuantizeDynamic) or float16
+	// (QuantizeFloat16).
+	Quantize QuantizeOptions
 	// PrintIRAfter names passes (PassNames, or "all") after which the
 	// entry function's IR is written to PrintIRTo, as MLIR's
 	// -mlir-print-ir-after does (ir.Function.Print gives the form). A

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tflrun/tflrun/convert/internal/tfmodel"
 	"github.com/tflrun/tflrun/convert/ir"
-	"github.com/tflrun/tflrun/convert/tfmodel"
 )
 
 // deepCut is a cut of a SavedModel at tensors that live inside its

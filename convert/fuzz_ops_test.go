@@ -5,10 +5,10 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/tflrun/tflrun/convert/internal/legalize"
+	"github.com/tflrun/tflrun/convert/internal/tfmodel"
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 	"github.com/tflrun/tflrun/convert/ir"
-	"github.com/tflrun/tflrun/convert/legalize"
-	"github.com/tflrun/tflrun/convert/tfmodel"
-	"github.com/tflrun/tflrun/convert/tfpb"
 	"google.golang.org/protobuf/proto"
 )
 

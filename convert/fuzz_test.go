@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/tflrun/tflrun/convert/internal/hostile"
+	"github.com/tflrun/tflrun/convert/internal/tfmodel"
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 	"github.com/tflrun/tflrun/convert/ir"
-	"github.com/tflrun/tflrun/convert/tfmodel"
-	"github.com/tflrun/tflrun/convert/tfpb"
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
 )
@@ -122,7 +122,7 @@ func FuzzSavedModel(f *testing.F) {
 
 func FuzzGraphDef(f *testing.F) {
 	for _, name := range []string{"testdata/double_relu.pbtxt", "testdata/cycle.pbtxt",
-		"controlflow/testdata/while_rnn.pbtxt", "controlflow/testdata/tf1_rnn.pbtxt"} {
+		"internal/controlflow/testdata/while_rnn.pbtxt", "internal/controlflow/testdata/tf1_rnn.pbtxt"} {
 		text, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tflrun/tflrun/convert/internal/tfmodel"
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 	"github.com/tflrun/tflrun/convert/ir"
-	"github.com/tflrun/tflrun/convert/tfmodel"
-	"github.com/tflrun/tflrun/convert/tfpb"
 	"google.golang.org/protobuf/proto"
 )
 

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/tflrun/tflrun/convert/internal/hostile"
-	"github.com/tflrun/tflrun/convert/tfmodel"
-	"github.com/tflrun/tflrun/convert/tfpb"
+	"github.com/tflrun/tflrun/convert/internal/tfmodel"
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 	"google.golang.org/protobuf/proto"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/tflrun/tflrun/convert/internal/hostile"
-	"github.com/tflrun/tflrun/convert/tfmodel"
-	"github.com/tflrun/tflrun/convert/tfpb"
+	"github.com/tflrun/tflrun/convert/internal/tfmodel"
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -54,7 +54,7 @@ func graphModel(t *testing.T, g *tfpb.GraphDef) *tfmodel.Model {
 // (small) and a few shared models both ways.
 func TestIncrementalSameResult(t *testing.T) {
 	var files []string
-	for _, pat := range []string{"testdata/*.pbtxt", "fusion/testdata/*.pbtxt", "controlflow/testdata/*.pbtxt", "tfops/testdata/*.pbtxt"} {
+	for _, pat := range []string{"testdata/*.pbtxt", "fusion/testdata/*.pbtxt", "internal/controlflow/testdata/*.pbtxt", "internal/tfops/testdata/*.pbtxt"} {
 		fs, _ := filepath.Glob(pat)
 		files = append(files, fs...)
 	}

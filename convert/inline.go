@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/tflrun/tflrun/convert/fusion"
+	"github.com/tflrun/tflrun/convert/internal/passes"
 	"github.com/tflrun/tflrun/convert/ir"
-	"github.com/tflrun/tflrun/convert/passes"
 )
 
 // maxCallDepth bounds nested inlining.

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tflrun/tflrun/convert/tfmodel"
+	"github.com/tflrun/tflrun/convert/internal/tfmodel"
 )
 
 // kwsReference computes MLPerf Tiny's DS-CNN in float64 straight from the

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/tflrun/tflrun/convert/tfmodel"
+	"github.com/tflrun/tflrun/convert/internal/tfmodel"
 	"github.com/tflrun/tflrun/interpreter"
 )
 

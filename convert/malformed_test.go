@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tflrun/tflrun/convert/tfpb"
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 	"google.golang.org/protobuf/proto"
 )
 

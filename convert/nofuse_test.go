@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/tflrun/tflrun/convert/fusion"
-	"github.com/tflrun/tflrun/convert/tfmodel"
+	"github.com/tflrun/tflrun/convert/internal/tfmodel"
 	"github.com/tflrun/tflrun/interpreter"
 )
 

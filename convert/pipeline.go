@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/tflrun/tflrun/convert/fusion"
+	"github.com/tflrun/tflrun/convert/internal/passes"
+	"github.com/tflrun/tflrun/convert/internal/quantize"
+	"github.com/tflrun/tflrun/convert/internal/stateful"
 	"github.com/tflrun/tflrun/convert/ir"
-	"github.com/tflrun/tflrun/convert/passes"
-	"github.com/tflrun/tflrun/convert/quantize"
-	"github.com/tflrun/tflrun/convert/stateful"
 )
 
 // Pass is one stage of the conversion pipeline (the list is in

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tflrun/tflrun/convert/internal/quantize"
 	"github.com/tflrun/tflrun/convert/ir"
-	"github.com/tflrun/tflrun/convert/quantize"
 	"github.com/tflrun/tflrun/schema"
 )
 

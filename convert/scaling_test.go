@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/tflrun/tflrun/convert/internal/hostile"
-	"github.com/tflrun/tflrun/convert/tfpb"
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 )
 
 // The converter's time must grow with the graph, not its square: a

@@ -1,13 +1,13 @@
 package convert
 
 import (
-	"github.com/tflrun/tflrun/convert/controlflow"
 	"github.com/tflrun/tflrun/convert/fusion"
-	"github.com/tflrun/tflrun/convert/legalize"
-	"github.com/tflrun/tflrun/convert/optimize"
-	"github.com/tflrun/tflrun/convert/passes"
-	"github.com/tflrun/tflrun/convert/quantize"
-	"github.com/tflrun/tflrun/convert/stateful"
+	"github.com/tflrun/tflrun/convert/internal/controlflow"
+	"github.com/tflrun/tflrun/convert/internal/legalize"
+	"github.com/tflrun/tflrun/convert/internal/optimize"
+	"github.com/tflrun/tflrun/convert/internal/passes"
+	"github.com/tflrun/tflrun/convert/internal/quantize"
+	"github.com/tflrun/tflrun/convert/internal/stateful"
 )
 
 // The conversion pipeline, in order: the counterpart of TensorFlow Lite's

@@ -11,8 +11,6 @@ import (
 	"github.com/tflrun/tflrun/cmd/tflrun/internal/cli"
 	"github.com/tflrun/tflrun/convert"
 	"github.com/tflrun/tflrun/convert/ir"
-	"github.com/tflrun/tflrun/convert/quantize"
-	"github.com/tflrun/tflrun/convert/tfmodel"
 )
 
 func newConvertCmd(stdout, stderr io.Writer) *cli.Command {
@@ -82,18 +80,18 @@ steps of the inline loop print each round they apply.`,
 			if out == "" {
 				return usageErrorf("convert needs -o OUT.tflite")
 			}
-			shapes, err := tfmodel.ParseInputShapes(inputShapes)
+			shapes, err := convert.ParseInputShapes(inputShapes)
 			if err != nil {
 				return usageErrorf("--input_shapes: %v", err)
 			}
-			qmode, err := quantize.ParseMode(quantizeMode)
+			qmode, err := convert.ParseQuantizeMode(quantizeMode)
 			if err != nil {
 				return usageErrorf("--quantize: %v", err)
 			}
 			opts := convert.Options{
 				Signature: signature, InputArrays: inputArrays, OutputArrays: outputArrays,
 				InputShapes: shapes, NoFuse: noFuse, Description: versionString() + " convert",
-				Quantize: quantize.Options{Mode: qmode}, PrintIRAfter: printIRAfter, PrintIRTo: stderr,
+				Quantize: convert.QuantizeOptions{Mode: qmode}, PrintIRAfter: printIRAfter, PrintIRTo: stderr,
 				MaxNodes: limits.MaxNodes, MaxTensorBytes: limits.MaxTensorBytes, MaxConstantBytes: limits.MaxConstantBytes,
 				MaxFoldedBytes: limits.MaxFoldedBytes, MaxFoldElements: limits.MaxFoldElements,
 				MaxLoopIterations: limits.MaxLoopIterations, MaxListLength: limits.MaxListLength,

@@ -35,7 +35,7 @@ func TestConvertQuantizeAndNoFuseFlags(t *testing.T) {
 		}
 	})
 	// A TF2 loop unrolled: 3 time steps.
-	code, stdout, stderr := tflrun(t, "convert", "../../convert/controlflow/testdata/while_rnn.pbtxt", "-o", out, "--output_arrays", "stack,last", "--no-fuse")
+	code, stdout, stderr := tflrun(t, "convert", "../../convert/internal/controlflow/testdata/while_rnn.pbtxt", "-o", out, "--output_arrays", "stack,last", "--no-fuse")
 	if code != 0 || !strings.Contains(stdout, "3 TANH") {
 		t.Fatalf("unrolled loop: %d\n%s\n%s", code, stdout, stderr)
 	}

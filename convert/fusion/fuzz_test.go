@@ -9,8 +9,8 @@ import (
 
 	"github.com/tflrun/tflrun/convert"
 	"github.com/tflrun/tflrun/convert/internal/hostile"
-	"github.com/tflrun/tflrun/convert/tfmodel"
-	"github.com/tflrun/tflrun/convert/tfpb"
+	"github.com/tflrun/tflrun/convert/internal/tfmodel"
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
 )

@@ -9,7 +9,7 @@ import (
 
 	"github.com/tflrun/tflrun/convert"
 	"github.com/tflrun/tflrun/convert/fusion"
-	"github.com/tflrun/tflrun/convert/tfmodel"
+	"github.com/tflrun/tflrun/convert/internal/tfmodel"
 	"github.com/tflrun/tflrun/interpreter"
 )
 

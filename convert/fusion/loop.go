@@ -3,8 +3,8 @@ package fusion
 import (
 	"fmt"
 
+	"github.com/tflrun/tflrun/convert/internal/passes"
 	"github.com/tflrun/tflrun/convert/ir"
-	"github.com/tflrun/tflrun/convert/passes"
 )
 
 // A Keras recurrent layer runs its cell in a functional While loop over

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tflrun/tflrun/convert/internal/passes"
 	"github.com/tflrun/tflrun/convert/ir"
-	"github.com/tflrun/tflrun/convert/passes"
 )
 
 // The built-in rules recognise a composite by what it computes, not by

@@ -8,8 +8,8 @@ import (
 
 	"github.com/tflrun/tflrun/convert"
 	"github.com/tflrun/tflrun/convert/fusion"
+	"github.com/tflrun/tflrun/convert/internal/tfmodel"
 	"github.com/tflrun/tflrun/convert/ir"
-	"github.com/tflrun/tflrun/convert/tfmodel"
 )
 
 // Each built-in rule on a hand-written graph (testdata/*.pbtxt): what it

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/tflrun/tflrun/convert"
-	"github.com/tflrun/tflrun/convert/tfmodel"
+	"github.com/tflrun/tflrun/convert/internal/tfmodel"
 )
 
 // The real Keras SavedModels of ../shared/savedmodels convert with every

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tflrun/tflrun/convert/tfpb"
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 )
 
 // TestBudgetLive checks that MaxConstantBytes counts the constants still

@@ -3,7 +3,7 @@ package ir
 import (
 	"fmt"
 
-	"github.com/tflrun/tflrun/convert/tfpb"
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 	"github.com/tflrun/tflrun/schema"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/tflrun/tflrun/convert/tfpb"
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 )
 
 // OpRecord is everything tflrun knows about one TensorFlow op, in one

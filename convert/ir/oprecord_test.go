@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tflrun/tflrun/convert/tfpb"
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 )
 
 // The importer reads op outputs from the registered records. Package

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 	"github.com/tflrun/tflrun/convert/ir"
-	"github.com/tflrun/tflrun/convert/tfpb"
 	"github.com/tflrun/tflrun/schema"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/tflrun/tflrun/convert/tfpb"
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 )
 
 // FromProto decodes a TensorFlow TensorProto: raw tensor_content, or the

@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 
 	"github.com/tflrun/tflrun/convert/internal/hostile"
-	"github.com/tflrun/tflrun/convert/tfpb"
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 	"google.golang.org/protobuf/proto"
 )
 

@@ -13,7 +13,7 @@ package hostile
 import (
 	"fmt"
 
-	"github.com/tflrun/tflrun/convert/tfpb"
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 )
 
 // Out names the output node of every graph the package builds.

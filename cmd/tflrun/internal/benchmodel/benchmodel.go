@@ -7,7 +7,7 @@
 // shapes and cost are those of the real model.
 //
 // The model is written with the converter's own IR and flatbuffer writer
-// (convert/ir, convert/tflite). Build is deterministic: the same bytes on
+// (convert/ir, convert/internal/tflite). Build is deterministic: the same bytes on
 // every run and platform (the weights come from a PCG generator with a
 // fixed seed, turned into floats here rather than by math/rand's methods).
 // cmd/tflrun/gen_benchmodel.go writes them to embedded/seeded_lstm.tflite,
@@ -19,8 +19,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/tflrun/tflrun/convert"
 	"github.com/tflrun/tflrun/convert/ir"
-	"github.com/tflrun/tflrun/convert/tflite"
 	"github.com/tflrun/tflrun/schema"
 )
 
@@ -125,5 +125,5 @@ func Build() ([]byte, error) {
 
 	f.Results = []*ir.Value{softmax.Outputs[0]}
 	f.ResultNames = []string{"probabilities"}
-	return tflite.Write(f, tflite.Signature{Key: "serving_default", InputNames: []string{"input"}, OutputNames: []string{"probabilities"}}, description)
+	return convert.WriteFunction(f, convert.Signature{Key: "serving_default", InputNames: []string{"input"}, OutputNames: []string{"probabilities"}}, description)
 }
