@@ -213,7 +213,7 @@ func requantInt8Case(n int) benchCase {
 		f := list[i].fn
 		return func(b *testing.B) {
 			for b.Loop() {
-				f(dst, acc, 1<<30+12345, -9, -3, -128, 127)
+				f(dst, acc, 1<<30+12345, -9, -3, -128, 127, tieAway)
 			}
 		}
 	}

@@ -101,6 +101,8 @@ intbias:
 	VMOVDQU32   (AX), Z26
 	ADDQ        A_QSTRIDE(BX), AX
 	VMOVDQU32   (AX), Z27
+	ADDQ        A_QSTRIDE(BX), AX
+	KMOVW       (AX), K5
 
 biased:
 	// CX: the block's offset in the output (bytes).

@@ -18,7 +18,7 @@ func dwConvGeneric(dst []byte, x, w []float32, bias []uint32, a dwArgs, lo, hi f
 		// The parameter rows a.qp points into belong to a ChannelRequant
 		// of c channels; rebuild a view of it for requantSpan.
 		stride := a.qStride / 4
-		q = &ChannelRequant{n: c, stride: stride, p: unsafe.Slice(a.qp, 6*stride)}
+		q = &ChannelRequant{n: c, stride: stride, p: unsafe.Slice(a.qp, qRows*stride)}
 	} else {
 		d32 = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)/4)
 	}

@@ -132,7 +132,7 @@ func checkDw(t *testing.T, name string, f dwFunc, g DepthwiseGeom, r *rand.Rand,
 					}
 				}
 				if mode == 2 {
-					want := byte(max(qlo, min(MultiplyByQuantizedMultiplier(int32(isum)+int32(bias[ch]), mult[ch], shift[ch])+zp, qhi)))
+					want := byte(max(qlo, min(mbqmTie(int32(isum)+int32(bias[ch]), mult[ch], shift[ch], q.tie())+zp, qhi)))
 					if got := bytes[guard+o]; got != want {
 						t.Fatalf("%s: pixel (%d,%d) ch %d: %d, want %d", what, rr, q0, ch, got, want)
 					}
@@ -296,7 +296,7 @@ func FuzzDepthwise(f *testing.F) {
 				mult[i] = src.i32() | 1
 				shift[i] = int(src.next()%63) - 31
 			}
-			q, err := NewChannelRequant(mult, shift)
+			q, err := newChannelRequant(mult, shift, []int32{tieAway, tieUp}[src.next()%2])
 			if err != nil {
 				t.Fatal(err)
 			}

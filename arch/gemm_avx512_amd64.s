@@ -972,6 +972,8 @@ kdoneq8:
 	VMOVDQU32 (AX), Z26
 	ADDQ      qstride+96(FP), AX
 	VMOVDQU32 (AX), Z27
+	ADDQ      qstride+96(FP), AX
+	KMOVW     (AX), K5
 	TESTQ     $RQF_LEFT, flags+120(FP)
 	JZ        noleftq8
 	RQLEFT(Z0)
@@ -1250,6 +1252,8 @@ kdoneq4:
 	VMOVDQU32 (AX), Z26
 	ADDQ      qstride+96(FP), AX
 	VMOVDQU32 (AX), Z27
+	ADDQ      qstride+96(FP), AX
+	KMOVW     (AX), K5
 	TESTQ     $RQF_LEFT, flags+120(FP)
 	JZ        noleftq4
 	RQLEFT(Z0)
@@ -1364,6 +1368,8 @@ TEXT ·gemmInt8RqR8VNNIY(SB), NOSPLIT, $0-132
 	VMOVDQU32    (AX), Y26
 	ADDQ         qstride+96(FP), AX
 	VMOVDQU32    (AX), Y27
+	ADDQ         qstride+96(FP), AX
+	KMOVW        (AX), K5
 	MOVQ         seed+40(FP), AX
 	VMOVDQU32.Z  (AX), K1, Y11
 	MOVL         wz+128(FP), AX
@@ -1670,6 +1676,8 @@ TEXT ·gemmInt8RqR4VNNIY(SB), NOSPLIT, $0-132
 	VMOVDQU32    (AX), Y26
 	ADDQ         qstride+96(FP), AX
 	VMOVDQU32    (AX), Y27
+	ADDQ         qstride+96(FP), AX
+	KMOVW        (AX), K5
 	MOVQ         seed+40(FP), AX
 	VMOVDQU32.Z  (AX), K1, Y11
 	MOVL         wz+128(FP), AX

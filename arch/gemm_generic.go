@@ -97,11 +97,12 @@ func gemmInt8RqGeneric(dst []byte, ldd int, a []int8, lda int, w []int8, seed []
 // into dst (see requantChannelsGeneric).
 func requantSpan(dst []byte, acc []int32, q *ChannelRequant, c0 int, zp, lo, hi int32) {
 	dst = dst[:len(acc)]
+	tie := q.tie()
 	for i, x := range acc {
 		c := c0 + i
 		left, right := uint32(q.p[2*q.stride+c]), uint32(q.p[3*q.stride+c])
 		h := int32((int64(x<<left)*int64(q.p[c]) + 1<<30) >> 31)
-		th := q.p[5*q.stride+c] - h>>31
+		th := q.p[5*q.stride+c] - h>>31&tie
 		r := h>>right + int32(uint32(th-h&q.p[4*q.stride+c])>>31)
 		dst[i] = byte(max(lo, min(r+zp, hi)))
 	}

@@ -419,7 +419,7 @@ func TestTwinGemmInt8Requantize(t *testing.T) {
 				mult[j], shift[j] = int32(1<<30+r.IntN(1<<30)), -r.IntN(12)
 			}
 			var err error
-			if q, err = NewChannelRequant(mult, shift); err != nil {
+			if q, err = newChannelRequant(mult, shift, q.tie()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -449,7 +449,7 @@ func TestTwinGemmInt8Requantize(t *testing.T) {
 				s += int64(a[p*c.lda+x]) * (int64(w[ch*c.k+x]) - int64(wZero))
 			}
 			sums[in] = int32(s)
-			want[in] = byte(max(lo, min(MultiplyByQuantizedMultiplier(int32(s), mult[ch], shift[ch])+zp, hi)))
+			want[in] = byte(max(lo, min(mbqmTie(int32(s), mult[ch], shift[ch], q.tie())+zp, hi)))
 		}
 		for _, im := range ims {
 			const sentinel = 0x5a
@@ -582,7 +582,7 @@ func FuzzGemm(f *testing.F) {
 			}
 			shift[i] = int(src.next()%63) - 31
 		}
-		q, err := NewChannelRequant(mult, shift)
+		q, err := newChannelRequant(mult, shift, []int32{tieAway, tieUp}[src.next()%2])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -598,7 +598,7 @@ func FuzzGemm(f *testing.F) {
 				for i := 0; i < k; i++ {
 					s += int32(a8[p*k+i]) * (int32(w8[j*k+i]) - wZero)
 				}
-				want[p*n+j] = byte(max(lo, min(MultiplyByQuantizedMultiplier(s, mult[j], shift[j])+zp, hi)))
+				want[p*n+j] = byte(max(lo, min(mbqmTie(s, mult[j], shift[j], q.tie())+zp, hi)))
 			}
 		}
 		for _, im := range implsOf(gemmInt8RqImpls) {

@@ -23,13 +23,14 @@ func requantAccInt16AVX2Asm(dst []int16, acc []int32, n int, left, right uint64,
 func requantAccInt16AVX512Asm(dst []int16, acc []int32, n int, left, right uint64, mult, mask, thr int32)
 
 // requantInt8AVX2Asm and requantInt8AVX512Asm are the int8 variants
-// (first n, a multiple of 8; all n).
+// (first n, a multiple of 8; all n), with the tie mask tie (tieAway,
+// tieUp).
 //
 //go:noescape
-func requantInt8AVX2Asm(dst []int8, acc []int32, n int, left, right uint64, mult, mask, thr, zp, lo, hi int32)
+func requantInt8AVX2Asm(dst []int8, acc []int32, n int, left, right uint64, mult, mask, thr, zp, lo, hi, tie int32)
 
 //go:noescape
-func requantInt8AVX512Asm(dst []int8, acc []int32, n int, left, right uint64, mult, mask, thr, zp, lo, hi int32)
+func requantInt8AVX512Asm(dst []int8, acc []int32, n int, left, right uint64, mult, mask, thr, zp, lo, hi, tie int32)
 
 // requantShifts splits shift as MultiplyByQuantizedMultiplier does; ok is
 // false outside [-31, 31].
@@ -78,33 +79,33 @@ func requantAccInt16AVX512(dst []int16, acc []int32, multiplier int32, shift int
 	}
 }
 
-func requantInt8AVX2(dst []int8, acc []int32, multiplier int32, shift int, zp, lo, hi int32) {
+func requantInt8AVX2(dst []int8, acc []int32, multiplier int32, shift int, zp, lo, hi, tie int32) {
 	left, right, mask, thr, ok := requantShifts(shift)
 	if !ok || multiplier == math.MinInt32 {
-		requantInt8Generic(dst, acc, multiplier, shift, zp, lo, hi)
+		requantInt8Generic(dst, acc, multiplier, shift, zp, lo, hi, tie)
 		return
 	}
 	n := len(acc) &^ 7
 	if n > 0 {
-		requantInt8AVX2Asm(dst, acc, n, left, right, multiplier, mask, thr, zp, lo, hi)
+		requantInt8AVX2Asm(dst, acc, n, left, right, multiplier, mask, thr, zp, lo, hi, tie)
 	}
 	if rem := len(acc) - n; rem > 0 {
 		var a [8]int32
 		var d [8]int8
 		copy(a[:], acc[n:])
-		requantInt8AVX2Asm(d[:], a[:], 8, left, right, multiplier, mask, thr, zp, lo, hi)
+		requantInt8AVX2Asm(d[:], a[:], 8, left, right, multiplier, mask, thr, zp, lo, hi, tie)
 		copy(dst[n:len(acc)], d[:rem])
 	}
 }
 
-func requantInt8AVX512(dst []int8, acc []int32, multiplier int32, shift int, zp, lo, hi int32) {
+func requantInt8AVX512(dst []int8, acc []int32, multiplier int32, shift int, zp, lo, hi, tie int32) {
 	left, right, mask, thr, ok := requantShifts(shift)
 	if !ok || multiplier == math.MinInt32 {
-		requantInt8Generic(dst, acc, multiplier, shift, zp, lo, hi)
+		requantInt8Generic(dst, acc, multiplier, shift, zp, lo, hi, tie)
 		return
 	}
 	if len(acc) > 0 {
-		requantInt8AVX512Asm(dst, acc, len(acc), left, right, multiplier, mask, thr, zp, lo, hi)
+		requantInt8AVX512Asm(dst, acc, len(acc), left, right, multiplier, mask, thr, zp, lo, hi, tie)
 	}
 }
 

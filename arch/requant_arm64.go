@@ -8,7 +8,8 @@ package arch
 // high multiply, MinInt32·MinInt32 included) and gemmlowp's NEON
 // rounding divide by 2^right (subtract one from negative values when
 // right > 0, saturating, then SRSHL's round-half-up shift), which rounds
-// ties away from zero as the scalar form does. The kernels do multiples
+// ties away from zero as the scalar form does; without the fix-up (the
+// tie mask 0) it is MultiplyByQuantizedMultiplierUp. The kernels do multiples
 // of eight elements; the Go wrappers send the rest, and shifts outside
 // [-31, 31], to the portable code, which gives the same bits.
 
@@ -19,10 +20,11 @@ package arch
 //go:noescape
 func requantAccInt16NEONAsm(dst []int16, acc []int32, n int, mult, left, negRight int32)
 
-// requantInt8NEONAsm does the first n (a multiple of 8, > 0) elements.
+// requantInt8NEONAsm does the first n (a multiple of 8, > 0) elements
+// with the tie mask tie (tieAway, tieUp).
 //
 //go:noescape
-func requantInt8NEONAsm(dst []int8, acc []int32, n int, mult, left, negRight, zeroPoint, lo, hi int32)
+func requantInt8NEONAsm(dst []int8, acc []int32, n int, mult, left, negRight, zeroPoint, lo, hi, tie int32)
 
 // requantShiftsNEON splits shift as MultiplyByQuantizedMultiplier does;
 // ok is false outside [-31, 31].
@@ -50,17 +52,17 @@ func requantAccInt16NEON(dst []int16, acc []int32, multiplier int32, shift int) 
 	}
 }
 
-func requantInt8NEON(dst []int8, acc []int32, multiplier int32, shift int, zeroPoint, lo, hi int32) {
+func requantInt8NEON(dst []int8, acc []int32, multiplier int32, shift int, zeroPoint, lo, hi, tie int32) {
 	left, negRight, ok := requantShiftsNEON(shift)
 	n := len(acc) &^ 7
 	if !ok {
 		n = 0
 	}
 	if n > 0 {
-		requantInt8NEONAsm(dst, acc, n, multiplier, left, negRight, zeroPoint, lo, hi)
+		requantInt8NEONAsm(dst, acc, n, multiplier, left, negRight, zeroPoint, lo, hi, tie)
 	}
 	if n < len(acc) {
-		requantInt8Generic(dst[n:], acc[n:], multiplier, shift, zeroPoint, lo, hi)
+		requantInt8Generic(dst[n:], acc[n:], multiplier, shift, zeroPoint, lo, hi, tie)
 	}
 }
 

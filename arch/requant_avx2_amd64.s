@@ -9,7 +9,9 @@
 //	     gemmlowp's nudge 1-2^30 with truncating division for negative
 //	     products equals this floor form; the result fits in int32 except
 //	     for MinInt32·MinInt32, which the Go wrapper keeps away)
-//	r  = (h >> right) + (h&mask > thr + (h<0)) ? 1 : 0  (RoundingDivideByPOT)
+//	r  = (h >> right) + (h&mask > thr + (h<0 & tie)) ? 1 : 0
+//	                                                   (RoundingDivideByPOT for tie = -1,
+//	                                                   ruy's upward ties for tie = 0)
 //	dst = sat16(dst + r)                               (int32 add wraps)
 //
 // The 32×32→64 products come from VPMULDQ on the even and the odd lanes
@@ -36,8 +38,9 @@
 	VMOVQ        AX, X10           \
 	VPBROADCASTQ X10, Y10
 
-// MBQM8: Y1 = MBQM(Y0) on eight int32 lanes. Clobbers Y0, Y2-Y4.
-#define MBQM8 \
+// MBQM8: Y1 = MBQM(Y0) on eight int32 lanes with the tie mask in every
+// dword of tie. Clobbers Y0, Y2-Y4.
+#define MBQM8(tie) \
 	VPSLLD   X14, Y0, Y0       \
 	VPMULDQ  Y13, Y0, Y1       \
 	VPSRLQ   $32, Y0, Y2       \
@@ -50,6 +53,7 @@
 	VPBLENDD $0xaa, Y2, Y1, Y1 \
 	VPAND    Y12, Y1, Y3       \
 	VPSRAD   $31, Y1, Y4       \
+	VPAND    tie, Y4, Y4       \
 	VPSUBD   Y4, Y11, Y4       \
 	VPCMPGTD Y4, Y3, Y3        \
 	VPSRAD   X15, Y1, Y1       \
@@ -57,20 +61,21 @@
 
 // func requantAccInt16AVX2Asm(dst []int16, acc []int32, n int, left, right uint64, mult, mask, thr int32)
 //
-// dst[i] = sat16(dst[i] + MBQM(acc[i])) for the first n (a multiple of 8).
-// DI dst, SI acc, CX n, AX index.
+// dst[i] = sat16(dst[i] + MBQM(acc[i])) for the first n (a multiple of 8),
+// ties away from zero (Y7 all ones). DI dst, SI acc, CX n, AX index.
 TEXT ·requantAccInt16AVX2Asm(SB), NOSPLIT, $0-84
-	MOVQ dst_base+0(FP), DI
-	MOVQ acc_base+24(FP), SI
-	MOVQ n+48(FP), CX
+	MOVQ     dst_base+0(FP), DI
+	MOVQ     acc_base+24(FP), SI
+	MOVQ     n+48(FP), CX
 	SETUP_AVX2
-	XORQ AX, AX
+	VPCMPEQD Y7, Y7, Y7
+	XORQ     AX, AX
 
 loop:
 	CMPQ         AX, CX
 	JGE          done
 	VMOVDQU      (SI)(AX*4), Y0
-	MBQM8
+	MBQM8(Y7)
 	VPMOVSXWD    (DI)(AX*2), Y5
 	VPADDD       Y5, Y1, Y1
 	VEXTRACTI128 $1, Y1, X6
@@ -83,12 +88,12 @@ done:
 	VZEROUPPER
 	RET
 
-// func requantInt8AVX2Asm(dst []int8, acc []int32, n int, left, right uint64, mult, mask, thr, zp, lo, hi int32)
+// func requantInt8AVX2Asm(dst []int8, acc []int32, n int, left, right uint64, mult, mask, thr, zp, lo, hi, tie int32)
 //
 // dst[i] = int8(clamp(MBQM(acc[i]) + zp, lo, hi)) for the first n (a
 // multiple of 8); lo and hi are within [-128, 127], so the saturating
-// packs change nothing. Y7 zp, Y8 lo, Y9 hi.
-TEXT ·requantInt8AVX2Asm(SB), NOSPLIT, $0-96
+// packs change nothing. Y7 zp, Y8 lo, Y9 hi, Y5 the tie mask.
+TEXT ·requantInt8AVX2Asm(SB), NOSPLIT, $0-100
 	MOVQ         dst_base+0(FP), DI
 	MOVQ         acc_base+24(FP), SI
 	MOVQ         n+48(FP), CX
@@ -102,13 +107,16 @@ TEXT ·requantInt8AVX2Asm(SB), NOSPLIT, $0-96
 	MOVL         hi+92(FP), AX
 	VMOVQ        AX, X9
 	VPBROADCASTD X9, Y9
+	MOVL         tie+96(FP), AX
+	VMOVQ        AX, X5
+	VPBROADCASTD X5, Y5
 	XORQ         AX, AX
 
 loop:
 	CMPQ         AX, CX
 	JGE          done
 	VMOVDQU      (SI)(AX*4), Y0
-	MBQM8
+	MBQM8(Y5)
 	VPADDD       Y7, Y1, Y1
 	VPMAXSD      Y8, Y1, Y1
 	VPMINSD      Y9, Y1, Y1

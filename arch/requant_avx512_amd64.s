@@ -9,7 +9,9 @@
 //	     gemmlowp's nudge 1-2^30 with truncating division for negative
 //	     products equals this floor form; the result fits in int32 except
 //	     for MinInt32·MinInt32, which the Go wrapper keeps away)
-//	r  = (h >> right) + (h&mask > thr + (h<0)) ? 1 : 0  (RoundingDivideByPOT)
+//	r  = (h >> right) + (h&mask > thr + (h<0 & tie)) ? 1 : 0
+//	                                                   (RoundingDivideByPOT for tie = -1,
+//	                                                   ruy's upward ties for tie = 0)
 //	dst = sat16(dst + r)                               (int32 add wraps)
 //
 // The 32×32→64 products come from VPMULDQ on the even and the odd lanes
@@ -38,7 +40,9 @@
 	KMOVW        AX, K2
 
 // MBQM16: Z1 = MBQM(Z0) on sixteen int32 lanes; the rounding carry is a
-// merge-masked add (K3). Clobbers Z0, Z2-Z4, K3.
+// merge-masked add (K3); the sign term of the threshold is zero-masked by
+// the tie mask K5 (all lanes: ties away from zero; none: upward).
+// Clobbers Z0, Z2-Z4, K3.
 #define MBQM16 \
 	VPSLLD    X14, Z0, Z0       \
 	VPMULDQ   Z13, Z0, Z1       \
@@ -51,7 +55,7 @@
 	VPSLLQ    $32, Z2, Z2       \
 	VPBLENDMD Z2, Z1, K2, Z1    \
 	VPANDD    Z12, Z1, Z3       \
-	VPSRAD    $31, Z1, Z4       \
+	VPSRAD.Z  $31, Z1, K5, Z4   \
 	VPSUBD    Z4, Z11, Z4       \
 	VPCMPGTD  Z4, Z3, K3        \
 	VPSRAD    X15, Z1, Z1       \
@@ -67,12 +71,14 @@
 // func requantAccInt16AVX512Asm(dst []int16, acc []int32, n int, left, right uint64, mult, mask, thr int32)
 //
 // All n elements: sixteen at a time, then an opmask (K1) step; VPMOVSDW
-// stores with int16 saturation.
+// stores with int16 saturation. Ties away from zero (K5 all lanes).
 TEXT ·requantAccInt16AVX512Asm(SB), NOSPLIT, $0-84
-	MOVQ dst_base+0(FP), DI
-	MOVQ acc_base+24(FP), SI
-	MOVQ n+48(FP), CX
+	MOVQ  dst_base+0(FP), DI
+	MOVQ  acc_base+24(FP), SI
+	MOVQ  n+48(FP), CX
 	SETUP_AVX512
+	MOVL  $0xffff, AX
+	KMOVW AX, K5
 	MOVQ CX, R8
 	ANDQ $-16, R8
 	XORQ AX, AX
@@ -102,11 +108,12 @@ done:
 	VZEROUPPER
 	RET
 
-// func requantInt8AVX512Asm(dst []int8, acc []int32, n int, left, right uint64, mult, mask, thr, zp, lo, hi int32)
+// func requantInt8AVX512Asm(dst []int8, acc []int32, n int, left, right uint64, mult, mask, thr, zp, lo, hi, tie int32)
 //
 // All n elements, sixteen at a time, then an opmask step; VPMOVSDB
-// narrows (the clamp already fits int8). Z6 zp, Z7 lo, Z8 hi.
-TEXT ·requantInt8AVX512Asm(SB), NOSPLIT, $0-96
+// narrows (the clamp already fits int8). Z6 zp, Z7 lo, Z8 hi, K5 the
+// low 16 bits of the tie mask.
+TEXT ·requantInt8AVX512Asm(SB), NOSPLIT, $0-100
 	MOVQ         dst_base+0(FP), DI
 	MOVQ         acc_base+24(FP), SI
 	MOVQ         n+48(FP), CX
@@ -117,6 +124,8 @@ TEXT ·requantInt8AVX512Asm(SB), NOSPLIT, $0-96
 	VPBROADCASTD AX, Z7
 	MOVL         hi+92(FP), AX
 	VPBROADCASTD AX, Z8
+	MOVL         tie+96(FP), AX
+	KMOVW        AX, K5
 	MOVQ         CX, R8
 	ANDQ         $-16, R8
 	XORQ         AX, AX

@@ -20,21 +20,42 @@ type ChannelRequant struct {
 	anyLeft bool // some channel has a left shift (shift > 0)
 	period  int  // parameter period in elements: n, or 16 when n divides 16
 	stride  int  // elements per parameter row (period rounded up to 16)
-	// p holds 6 rows of stride values; row r, element i is parameter r of
+	// p holds 7 rows of stride values; row r, element i is parameter r of
 	// channel i % n for i < period (padding: multiplier 0, shifts 0):
 	// 0 multiplier; 1 multiplier of the next channel (element i holds
 	// channel (i+1) % n's, so that the odd lanes' multipliers are in the
 	// even positions VPMULDQ reads); 2 left shift; 3 right shift; 4
-	// rounding mask 2^right-1; 5 rounding threshold mask>>1.
+	// rounding mask 2^right-1; 5 rounding threshold mask>>1; 6 the tie
+	// mask (tieAway or tieUp, the same in every element, padding
+	// included: the AVX-512 kernels load its low 16 bits into K5 and the
+	// AVX2 one broadcasts element 0).
 	p []int32
 }
 
+// qRows is the number of parameter rows of a ChannelRequant.
+const qRows = 7
+
 // NewChannelRequant prepares the parameters of channels c < len(mult):
 // TFLite's MultiplyByQuantizedMultiplier(x, mult[c], shift[c]) with its
-// default double rounding. It returns an error if the slices' lengths
-// differ or are 0, a shift is outside [-31, 31] or a multiplier is
-// MinInt32 (QuantizeMultiplier never gives those).
+// default double rounding (ties of the final shift away from zero), as
+// its depthwise convolutions, its reference kernels and the uint8 GEMMs it
+// runs through gemmlowp compute it. It returns an error if the slices'
+// lengths differ or are 0, a shift is outside [-31, 31] or a multiplier
+// is MinInt32 (QuantizeMultiplier never gives those).
 func NewChannelRequant(mult []int32, shift []int) (*ChannelRequant, error) {
+	return newChannelRequant(mult, shift, tieAway)
+}
+
+// NewChannelRequantUp is NewChannelRequant for
+// MultiplyByQuantizedMultiplierUp(x, mult[c], shift[c]) (ties of the
+// final shift upward): the output stage of the int8 GEMMs TFLite runs
+// through ruy on x86 (CONV_2D, FULLY_CONNECTED, BATCH_MATMUL and their
+// 16x8 forms). Same errors.
+func NewChannelRequantUp(mult []int32, shift []int) (*ChannelRequant, error) {
+	return newChannelRequant(mult, shift, tieUp)
+}
+
+func newChannelRequant(mult []int32, shift []int, tie int32) (*ChannelRequant, error) {
 	n := len(mult)
 	if n == 0 || len(shift) != n {
 		return nil, fmt.Errorf("arch: %d multipliers and %d shifts, need the same non-zero count", n, len(shift))
@@ -52,7 +73,7 @@ func NewChannelRequant(mult []int32, shift []int) (*ChannelRequant, error) {
 		q.period = 16
 	}
 	q.stride = (q.period + 15) / 16 * 16
-	q.p = make([]int32, 6*q.stride)
+	q.p = make([]int32, qRows*q.stride)
 	row := func(r int) []int32 { return q.p[r*q.stride : (r+1)*q.stride] }
 	for i := 0; i < q.period; i++ {
 		c := i % n
@@ -72,6 +93,9 @@ func NewChannelRequant(mult []int32, shift []int) (*ChannelRequant, error) {
 		row(3)[i] = int32(right)
 		row(4)[i] = mask
 		row(5)[i] = mask >> 1
+	}
+	for i := range row(6) {
+		row(6)[i] = tie
 	}
 	return q, nil
 }
@@ -97,6 +121,9 @@ func (q *ChannelRequant) rqFlags(lo, hi int32) uint64 {
 // Channels returns the number of channels q was made for.
 func (q *ChannelRequant) Channels() int { return q.n }
 
+// tie returns q's tie mask (tieAway, tieUp).
+func (q *ChannelRequant) tie() int32 { return q.p[6*q.stride] }
+
 var (
 	requantChannels      func(dst []byte, acc []int32, q *ChannelRequant, zp, lo, hi int32)
 	requantChannelsImpls = newImpls("RequantizeChannels", &requantChannels, requantChannelsGeneric)
@@ -107,7 +134,8 @@ var (
 //
 //	dst[i] = int8(clamp(MultiplyByQuantizedMultiplier(acc[i], mult[c], shift[c]) + zp, lo, hi))
 //
-// (TFLite's double rounding; the + zp wraps in int32), the per-channel
+// (TFLite's double rounding, or MultiplyByQuantizedMultiplierUp for a q
+// from NewChannelRequantUp; the + zp wraps in int32), the per-channel
 // output stage of TFLite's int8 convolutions. acc is a tile of whole
 // pixels (len(acc) a multiple of the channel count); dst must be at least
 // as long. lo ≤ hi must lie in [-128, 127]. Every implementation gives the

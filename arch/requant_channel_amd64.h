@@ -10,21 +10,24 @@
 //	                                      and on the odd lanes shifted down
 //	                                      (mult of the next channel), bits
 //	                                      31..62 of each 64-bit product
-//	r = (h >> right) + (h&mask + (h>>31) > thr)
+//	r = (h >> right) + (h&mask + (h>>31 & tie) > thr)
 //	                                      the rounding carry: remainder above
-//	                                      half, or above half plus one for
-//	                                      negative h
+//	                                      half, or, ties away from zero,
+//	                                      above half plus one for negative h
 //	out = clamp(r + zp, lo, hi)
 //
 // Registers (set up by the kernel): Z22 mult, Z23 next mult, Z24 left,
 // Z25 right, Z26 mask, Z27 thr (the ChannelRequant rows at the lanes'
-// channels); Z28 2^30 in every qword; Z29 1 in every dword; Z30 zp; Z31
+// channels); K5 the tie mask (the low 16 bits of the seventh row: all
+// lanes for ties away from zero, none for upward ties), loaded with the
+// rows; Z28 2^30 in every qword; Z29 1 in every dword; Z30 zp; Z31
 // lo; Z21 hi; K4 the odd lanes (0xaaaa). The macros with the suffix Y
 // are the same on 8 lanes (EVEX YMM registers Y21-Y31, the low 8 bits of
 // K4), for the GEMM kernels of up to 8 channels.
 
 // RQPARAMS loads the six parameter rows at base (the ChannelRequant
-// block, rows stride bytes apart) plus off into Z22-Z27. Clobbers tmp.
+// block, rows stride bytes apart) plus off into Z22-Z27, and the tie mask
+// of the seventh into K5. Clobbers tmp.
 #define RQPARAMS(base, off, stride, tmp) \
 	LEAQ      (base)(off*1), tmp \
 	VMOVDQU32 (tmp), Z22         \
@@ -37,7 +40,9 @@
 	ADDQ      stride, tmp        \
 	VMOVDQU32 (tmp), Z26         \
 	ADDQ      stride, tmp        \
-	VMOVDQU32 (tmp), Z27
+	VMOVDQU32 (tmp), Z27         \
+	ADDQ      stride, tmp        \
+	KMOVW     (tmp), K5
 
 // RQ16 requantises the 16 lanes of x in place (clamped int32 results).
 // Clobbers t1, t2 and K3. It is RQLEFT, RQCORE, RQCLAMP; kernels that know
@@ -87,7 +92,7 @@
 	VPSLLQ    $1, t2, t2     \
 	VPBLENDMD t2, t1, K4, x  \
 	VPANDD    Z26, x, t1     \
-	VPSRAD    $31, x, t2     \
+	VPSRAD.Z  $31, x, K5, t2 \
 	VPADDD    t2, t1, t1     \
 	VPCMPGTD  Z27, t1, K3    \
 	VPSRAVD   Z25, x, x      \
@@ -126,7 +131,7 @@
 	VPSLLQ    $1, t2, t2     \
 	VPBLENDMD t2, t1, K4, x  \
 	VPANDD    Y26, x, t1     \
-	VPSRAD    $31, x, t2     \
+	VPSRAD.Z  $31, x, K5, t2 \
 	VPADDD    t2, t1, t1     \
 	VPCMPGTD  Y27, t1, K3    \
 	VPSRAVD   Y25, x, x      \

@@ -12,7 +12,7 @@
 
 // RQ8 requantises the eight dwords in Y0 into the eight bytes at the
 // bottom of X1, with the parameters at offset CX of the rows AX, BX, DX,
-// R12, R13, R14 (as RQ16).
+// R12, R13, R14 (as RQ16) and the tie mask (row 6, uniform) in Y9.
 #define RQ8 \
 	VPSLLVD      (DX)(CX*1), Y0, Y0  \
 	VPMULDQ      (AX)(CX*1), Y0, Y1  \
@@ -25,6 +25,7 @@
 	VPBLENDD     $0xaa, Y2, Y1, Y1   \
 	VPAND        (R13)(CX*1), Y1, Y3 \
 	VPSRAD       $31, Y1, Y4         \
+	VPAND        Y9, Y4, Y4          \
 	VMOVDQU      (R14)(CX*1), Y5     \
 	VPSUBD       Y4, Y5, Y4          \
 	VPCMPGTD     Y4, Y3, Y3          \
@@ -55,6 +56,7 @@ TEXT ·requantChannelsAVX2(SB), NOSPLIT, $0-76
 	LEAQ         (DX)(R11*1), R12
 	LEAQ         (R12)(R11*1), R13
 	LEAQ         (R13)(R11*1), R14
+	VPBROADCASTD (R14)(R11*1), Y9
 	MOVQ         $0x40000000, R10
 	VMOVQ        R10, X10
 	VPBROADCASTQ X10, Y10

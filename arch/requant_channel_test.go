@@ -23,7 +23,8 @@ func randomChannelRequant(t testing.TB, r *rand.Rand, n int) (*ChannelRequant, [
 		for shift[c] = genShift(r); shift[c] < -31 || shift[c] > 31; shift[c] = genShift(r) {
 		}
 	}
-	q, err := NewChannelRequant(mult, shift)
+	tie := []int32{tieAway, tieUp}[r.IntN(2)]
+	q, err := newChannelRequant(mult, shift, tie)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func checkRequantChannels(t *testing.T, name string, f func([]byte, []int32, *Ch
 	}
 	dst := buf[guard : guard+n : guard+n]
 	f(dst, acc, q, zp, lo, hi)
-	what := fmt.Sprintf("%s channels=%d len=%d zp=%d [%d,%d]", name, q.n, n, zp, lo, hi)
+	what := fmt.Sprintf("%s channels=%d len=%d zp=%d [%d,%d] tie=%d", name, q.n, n, zp, lo, hi, q.tie())
 	for i, v := range buf {
 		if (i < guard || i >= guard+n) && v != sentinel {
 			t.Fatalf("%s: guard %d written", what, i-guard)
@@ -49,7 +50,7 @@ func checkRequantChannels(t *testing.T, name string, f func([]byte, []int32, *Ch
 	}
 	for i, a := range acc {
 		c := i % q.n
-		want := byte(max(lo, min(MultiplyByQuantizedMultiplier(a, mult[c], shift[c])+zp, hi)))
+		want := byte(max(lo, min(mbqmTie(a, mult[c], shift[c], q.tie())+zp, hi)))
 		if dst[i] != want {
 			t.Fatalf("%s: [%d] acc %d mult %d shift %d: got %d, want %d", what, i, a, mult[c], shift[c], dst[i], want)
 		}
@@ -81,6 +82,23 @@ func TestTwinRequantizeChannels(t *testing.T) {
 						lo, hi = lo+int32(r.IntN(60)), hi-int32(r.IntN(60))
 					}
 					checkRequantChannels(t, im.name, im.fn, q, mult, shift, acc, zp, lo, hi)
+				}
+			}
+			// Ties of the final shift: multiplier 2^30 halves small
+			// accumulators; both tie rules, every right shift up to 12.
+			for _, n := range chans {
+				mult, shift := make([]int32, n), make([]int, n)
+				for c := range mult {
+					mult[c], shift[c] = 1<<30, -r.IntN(13)
+				}
+				for _, tie := range []int32{tieAway, tieUp} {
+					q, err := newChannelRequant(mult, shift, tie)
+					if err != nil {
+						t.Fatal(err)
+					}
+					acc := make([]int32, n*7)
+					genTieAcc(r, acc)
+					checkRequantChannels(t, im.name, im.fn, q, mult, shift, acc, int32(r.IntN(256)-128), -128, 127)
 				}
 			}
 			for range 100 {
@@ -149,7 +167,7 @@ func FuzzRequantizeChannels(f *testing.F) {
 			}
 			shift[i] = int(src.next()%63) - 31
 		}
-		q, err := NewChannelRequant(mult, shift)
+		q, err := newChannelRequant(mult, shift, []int32{tieAway, tieUp}[nB/128])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +184,7 @@ func FuzzRequantizeChannels(f *testing.F) {
 			im.fn(got, acc, q, zp, lo, hi)
 			for i, a := range acc {
 				c := i % n
-				if want := byte(max(lo, min(MultiplyByQuantizedMultiplier(a, mult[c], shift[c])+zp, hi))); got[i] != want {
+				if want := byte(max(lo, min(mbqmTie(a, mult[c], shift[c], q.tie())+zp, hi))); got[i] != want {
 					t.Fatalf("RequantizeChannels %s n=%d [%d] acc %d: %d, want %d", im.name, n, i, a, got[i], want)
 				}
 			}

@@ -57,6 +57,37 @@ func MultiplyByQuantizedMultiplier(x, multiplier int32, shift int) int32 {
 	return RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x*(int32(1)<<left), multiplier), right)
 }
 
+// MultiplyByQuantizedMultiplierUp is MultiplyByQuantizedMultiplier with
+// the final rounding right shift breaking ties upward, as ruy's x86
+// kernels apply a quantised multiplier (see the tie rules in requant.go):
+// h = SaturatingRoundingDoublingHighMul(x·2^max(shift, 0), multiplier)
+// (the left shift wrapping), then (h + 2^(e-1)) >> e for e = max(−shift,
+// 0), without overflow (ruy's 1 << (31−e) when h + 2^(e-1) passes
+// MaxInt32 is the same value). A right shift of 32 or more gives 0,
+// as the exact rounded quotient does.
+func MultiplyByQuantizedMultiplierUp(x, multiplier int32, shift int) int32 {
+	left, right := 0, 0
+	if shift > 0 {
+		left = shift
+	} else {
+		right = -shift
+	}
+	h := SaturatingRoundingDoublingHighMul(x*(int32(1)<<left), multiplier)
+	if right == 0 {
+		return h
+	}
+	return int32((int64(h) + int64(1)<<(right-1)) >> right)
+}
+
+// mbqmTie is MultiplyByQuantizedMultiplier (tie == tieAway) or
+// MultiplyByQuantizedMultiplierUp (tie == tieUp).
+func mbqmTie(x, multiplier int32, shift int, tie int32) int32 {
+	if tie == tieUp {
+		return MultiplyByQuantizedMultiplierUp(x, multiplier, shift)
+	}
+	return MultiplyByQuantizedMultiplier(x, multiplier, shift)
+}
+
 // sat16 clamps to the int16 range.
 func sat16(v int32) int16 {
 	return int16(max(math.MinInt16, min(v, math.MaxInt16)))
@@ -97,12 +128,13 @@ func requantAccInt16Generic(dst []int16, acc []int32, multiplier int32, shift in
 
 // requantInt8Generic sets dst[i] = int8(clamp(MBQM(acc[i]) + zeroPoint,
 // lo, hi)) for i < len(acc), with the branch-free form of
-// requantAccInt16Generic.
-func requantInt8Generic(dst []int8, acc []int32, multiplier int32, shift int, zeroPoint, lo, hi int32) {
+// requantAccInt16Generic and the tie rule of the mask tie (tieAway,
+// tieUp); the rare parameters outside its range take the scalar form.
+func requantInt8Generic(dst []int8, acc []int32, multiplier int32, shift int, zeroPoint, lo, hi, tie int32) {
 	dst = dst[:len(acc)]
 	if multiplier == math.MinInt32 || shift > 31 || shift < -31 {
 		for i, v := range acc {
-			dst[i] = int8(max(lo, min(MultiplyByQuantizedMultiplier(v, multiplier, shift)+zeroPoint, hi)))
+			dst[i] = int8(max(lo, min(mbqmTie(v, multiplier, shift, tie)+zeroPoint, hi)))
 		}
 		return
 	}
@@ -117,7 +149,7 @@ func requantInt8Generic(dst []int8, acc []int32, multiplier int32, shift int, ze
 	m := int64(multiplier)
 	for i, x := range acc {
 		h := int32((int64(x<<left)*m + 1<<30) >> 31)
-		th := threshold - h>>31
+		th := threshold - h>>31&tie
 		r := h>>right + int32(uint32(th-h&mask)>>31)
 		dst[i] = int8(max(lo, min(r+zeroPoint, hi)))
 	}

@@ -5,10 +5,11 @@
 // SXTL, SQXTN, SMAX, SMIN and XTN are WORDs (Go's assembler lacks them),
 // checked by TestARM64Words.
 //
-// V28 multiplier, V29 left shift, V30 -right (the SRSHL count, and,
-// ANDed with x, the sign test of the rounding fix-up: its sign bit is
-// set exactly when right > 0). V1/V2 the two groups of four values,
-// V3/V4 their fix-ups.
+// V28 multiplier, V29 left shift, V30 -right (the SRSHL count), V31 the
+// sign test of the rounding fix-up, ANDed with x: -right for ties away
+// from zero (its sign bit is set exactly when right > 0), 0 for ruy's
+// upward ties (no fix-up: SRSHL rounds half up). V1/V2 the two groups of
+// four values, V3/V4 their fix-ups.
 
 #include "textflag.h"
 
@@ -17,8 +18,8 @@
 	WORD $0x4ebd4442 /* sshl v2.4s, v2.4s, v29.4s */     \
 	WORD $0x6ebcb421 /* sqrdmulh v1.4s, v1.4s, v28.4s */ \
 	WORD $0x6ebcb442 /* sqrdmulh v2.4s, v2.4s, v28.4s */ \
-	VAND V30.B16, V1.B16, V3.B16                         \
-	VAND V30.B16, V2.B16, V4.B16                         \
+	VAND V31.B16, V1.B16, V3.B16                         \
+	VAND V31.B16, V2.B16, V4.B16                         \
 	WORD $0x4f210463 /* sshr v3.4s, v3.4s, #31 */        \
 	WORD $0x4f210484 /* sshr v4.4s, v4.4s, #31 */        \
 	WORD $0x4ea30c21 /* sqadd v1.4s, v1.4s, v3.4s */     \
@@ -41,6 +42,7 @@ TEXT ·requantAccInt16NEONAsm(SB), NOSPLIT, $0-68
 	VDUP R3, V28.S4
 	VDUP R4, V29.S4
 	VDUP R5, V30.S4
+	VDUP R5, V31.S4
 	LSR  $3, R2, R2
 
 acc16loop:
@@ -58,12 +60,13 @@ acc16loop:
 	CBNZ   R2, acc16loop
 	RET
 
-// func requantInt8NEONAsm(dst []int8, acc []int32, n int, mult, left, negRight, zeroPoint, lo, hi int32)
+// func requantInt8NEONAsm(dst []int8, acc []int32, n int, mult, left, negRight, zeroPoint, lo, hi, tie int32)
 //
 // dst[i] = clamp(MBQM(acc[i]) + zeroPoint, lo, hi) for i < n, n a
 // positive multiple of 8 (int32 add wrapping; lo and hi lie in the int8
-// range, so the narrowing XTNs are exact). V25 zero point, V26 lo, V27 hi.
-TEXT ·requantInt8NEONAsm(SB), NOSPLIT, $0-80
+// range, so the narrowing XTNs are exact). V25 zero point, V26 lo, V27 hi;
+// V31 = negRight & tie.
+TEXT ·requantInt8NEONAsm(SB), NOSPLIT, $0-84
 	MOVD dst_base+0(FP), R0
 	MOVD acc_base+24(FP), R1
 	MOVD n+48(FP), R2
@@ -73,9 +76,12 @@ TEXT ·requantInt8NEONAsm(SB), NOSPLIT, $0-80
 	MOVW zeroPoint+68(FP), R6
 	MOVW lo+72(FP), R7
 	MOVW hi+76(FP), R8
+	MOVW tie+80(FP), R9
+	AND  R5, R9, R9
 	VDUP R3, V28.S4
 	VDUP R4, V29.S4
 	VDUP R5, V30.S4
+	VDUP R9, V31.S4
 	VDUP R6, V25.S4
 	VDUP R7, V26.S4
 	VDUP R8, V27.S4

@@ -8,8 +8,8 @@ import (
 	"github.com/tflrun/tflrun/ops"
 )
 
-// RequantizeAccInt16 against the ops package's scalar TFLite arithmetic,
-// at every level.
+// RequantizeAccInt16, RequantizeInt8 and RequantizeInt8Up against the ops
+// package's scalar TFLite arithmetic, at every level.
 func TestRequantizeMatchesOps(t *testing.T) {
 	r := rand.New(rand.NewPCG(45, 46))
 	saved := arch.Current()
@@ -44,6 +44,15 @@ func TestRequantizeMatchesOps(t *testing.T) {
 			for i := range want8 {
 				if got8[i] != want8[i] {
 					t.Fatalf("%v RequantizeInt8: acc %d mult %d shift %d zp %d: got %d want %d", l, acc[i], mult, shift, zp, got8[i], want8[i])
+				}
+			}
+			for i, v := range acc {
+				want8[i] = int8(ops.ClampInt32(ops.MultiplyByQuantizedMultiplierUp(v, mult, shift)+zp, -100, 120))
+			}
+			arch.RequantizeInt8Up(got8, acc, mult, shift, zp, -100, 120)
+			for i := range want8 {
+				if got8[i] != want8[i] {
+					t.Fatalf("%v RequantizeInt8Up: acc %d mult %d shift %d zp %d: got %d want %d", l, acc[i], mult, shift, zp, got8[i], want8[i])
 				}
 			}
 			arch.RequantizeAccInt16(dst, acc, mult, shift)

@@ -130,7 +130,7 @@ func FuzzRequantizeAccInt16(f *testing.F) {
 	})
 }
 
-func checkRequantInt8(t testing.TB, name string, f func([]int8, []int32, int32, int, int32, int32, int32), acc []int32, mult int32, shift int, zp, lo, hi int32) {
+func checkRequantInt8(t testing.TB, name string, f func([]int8, []int32, int32, int, int32, int32, int32, int32), acc []int32, mult int32, shift int, zp, lo, hi, tie int32) {
 	t.Helper()
 	const sentinel = 0x5a
 	n := len(acc)
@@ -139,16 +139,16 @@ func checkRequantInt8(t testing.TB, name string, f func([]int8, []int32, int32, 
 		buf[i] = sentinel
 	}
 	dst := buf[guard : guard+n : guard+n]
-	f(dst, acc, mult, shift, zp, lo, hi)
+	f(dst, acc, mult, shift, zp, lo, hi, tie)
 	for i, v := range buf {
 		if (i < guard || i >= guard+n) && v != sentinel {
 			t.Fatalf("%s n=%d: guard %d written", name, n, i-guard)
 		}
 	}
 	for i, v := range acc {
-		want := int8(max(lo, min(MultiplyByQuantizedMultiplier(v, mult, shift)+zp, hi)))
+		want := int8(max(lo, min(mbqmTie(v, mult, shift, tie)+zp, hi)))
 		if dst[i] != want {
-			t.Fatalf("%s n=%d mult=%d shift=%d zp=%d [%d,%d] [%d]: acc %d: got %d want %d", name, n, mult, shift, zp, lo, hi, i, v, dst[i], want)
+			t.Fatalf("%s n=%d mult=%d shift=%d zp=%d [%d,%d] tie=%d [%d]: acc %d: got %d want %d", name, n, mult, shift, zp, lo, hi, tie, i, v, dst[i], want)
 		}
 	}
 }
@@ -178,9 +178,26 @@ func TestTwinRequantizeInt8(t *testing.T) {
 				}
 				genAcc(r, acc)
 				zp, lo, hi := genClamp(r)
-				checkRequantInt8(t, im.name, im.fn, acc, genMultiplier(r), genShift(r), zp, lo, hi)
+				checkRequantInt8(t, im.name, im.fn, acc, genMultiplier(r), genShift(r), zp, lo, hi, []int32{tieAway, tieUp}[trial%2])
 			}
 		}
+		// Every shift, with accumulators whose ties are frequent.
+		for shift := -33; shift <= 33; shift++ {
+			for _, tie := range []int32{tieAway, tieUp} {
+				acc := make([]int32, 67)
+				genTieAcc(r, acc)
+				checkRequantInt8(t, im.name, im.fn, acc, 1<<30, shift, 3, -128, 127, tie)
+			}
+		}
+	}
+}
+
+// genTieAcc fills v with small accumulators: with multiplier 2^30 the
+// high multiply halves them (rounding up), so that ties of the final
+// right shift come often.
+func genTieAcc(r *rand.Rand, v []int32) {
+	for i := range v {
+		v[i] = int32(r.IntN(1<<12) - 1<<11)
 	}
 }
 
@@ -193,7 +210,9 @@ func FuzzRequantizeInt8(f *testing.F) {
 		}
 		lo, hi := int32(min(a, b)), int32(max(a, b))
 		for _, im := range implsOf(requantInt8Impls) {
-			checkRequantInt8(t, im.name, im.fn, acc, mult, int(shift), zp, lo, hi)
+			for _, tie := range []int32{tieAway, tieUp} {
+				checkRequantInt8(t, im.name, im.fn, acc, mult, int(shift), zp, lo, hi, tie)
+			}
 		}
 	})
 }

@@ -208,6 +208,8 @@ TEXT ·{{.Name}}(SB), NOSPLIT, {{if .Rq}}$0-132{{else}}$0-88{{end}}
 	VMOVDQU32 (AX), Y26
 	ADDQ qstride+96(FP), AX
 	VMOVDQU32 (AX), Y27
+	ADDQ qstride+96(FP), AX
+	KMOVW (AX), K5
 	MOVQ seed+40(FP), AX
 	VMOVDQU32.Z (AX), K1, Y11
 {{- end}}
@@ -361,6 +363,8 @@ stored{{.L}}:
 	VMOVDQU32 (AX), Z26
 	ADDQ qstride+96(FP), AX
 	VMOVDQU32 (AX), Z27
+	ADDQ qstride+96(FP), AX
+	KMOVW (AX), K5
 {{- end}}
 	TESTQ $RQF_LEFT, flags+120(FP)
 	JZ noleft{{.L}}
