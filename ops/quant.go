@@ -87,6 +87,15 @@ func MultiplyByQuantizedMultiplier(x, multiplier int32, shift int) int32 {
 	return arch.MultiplyByQuantizedMultiplier(x, multiplier, shift)
 }
 
+// MultiplyByQuantizedMultiplierUp is MultiplyByQuantizedMultiplier with
+// the final rounding right shift breaking ties upward (toward +∞) instead
+// of away from zero: the arithmetic of ruy's x86 kernels, through which
+// TFLite's x86 build runs its int8 GEMMs (CONV_2D, FULLY_CONNECTED,
+// BATCH_MATMUL and their 16x8 forms). The implementation is arch's.
+func MultiplyByQuantizedMultiplierUp(x, multiplier int32, shift int) int32 {
+	return arch.MultiplyByQuantizedMultiplierUp(x, multiplier, shift)
+}
+
 // MultiplyByQuantizedMultiplier64 is TFLite's int64-input form, used by
 // the 16-bit kernels: the multiplier is first reduced to 16 bits (rounded),
 // then x*reduced is shifted right by 15-shift with rounding half up. x is

@@ -28,10 +28,15 @@ import (
 //     RELU_N1_TO_1 or RELU6;
 //   - int8 input and output, int8 filter (symmetric, per-tensor or
 //     per-output-channel scales along dimension 0), int32 bias: TFLite's
-//     ConvPerChannel, each accumulator rescaled with its channel's
-//     double-rounding multiplier;
+//     optimised ConvPerChannel, im2col and a GEMM that TFLite's x86 build
+//     hands to ruy, each accumulator rescaled with its channel's multiplier
+//     as ruy's x86 kernels apply it (arch.MultiplyByQuantizedMultiplierUp:
+//     the final rounding shift breaks ties upward). Grouped int8
+//     convolutions take TFLite's reference loop and its
+//     MultiplyByQuantizedMultiplier (ties away from zero);
 //   - uint8 input, filter and output (any zero points, per-tensor scales),
-//     int32 bias: TFLite's uint8 Conv (gemmlowp), one multiplier;
+//     int32 bias: TFLite's uint8 Conv (gemmlowp), one multiplier, ties
+//     away from zero;
 //   - hybrid: float32 input, bias and output with an int8 filter (dynamic
 //     range quantisation). With one filter scale (or all equal) each batch
 //     image is quantised symmetrically to int8 (TFLite's EvalHybrid); with
@@ -278,7 +283,15 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 		k.tile = max(1, min(k.tile, convAccTileBytes/(4*max(1, k.outC)))) // outC 0: an empty output
 		k.accTileID = n.RequestScratch(4 * k.tile * k.outC)
 	}
-	if k.path == convInt8 || k.path == convUint8 {
+	switch k.path {
+	case convInt8:
+		// TFLite's x86 build runs the int8 GEMM through ruy, whose
+		// kernels round ties of the final shift upward.
+		if k.cq, err = arch.NewChannelRequantUp(k.q.mult, k.q.shift); err != nil {
+			return fmt.Errorf("output 0: %v", err)
+		}
+	case convUint8:
+		// The uint8 GEMM runs through gemmlowp: ties away from zero.
 		if k.cq, err = arch.NewChannelRequant(k.q.mult, k.q.shift); err != nil {
 			return fmt.Errorf("output 0: %v", err)
 		}

@@ -277,10 +277,12 @@ func TestConv2DInt8TFLiteVectors(t *testing.T) {
 	}
 }
 
-// convRefQuant is TFLite's reference integer convolution written out
-// naively: Σ (w + wOff)(x + inOff) over in-image taps plus bias, rescaled
-// per channel with MultiplyByQuantizedMultiplier, offset and clamped.
-func convRefQuant(in []int32, inShape []int, filter []int32, fShape []int, bias []int32, o *Conv2DOptions, inOff, wOff, outOff int32, mult []int32, shift []int, lo, hi int32) []int32 {
+// convRefQuant is TFLite's integer convolution written out naively:
+// Σ (w + wOff)(x + inOff) over in-image taps plus bias, rescaled per
+// channel with MultiplyByQuantizedMultiplier (or, up, with
+// MultiplyByQuantizedMultiplierUp: the ruy GEMM of an ungrouped int8
+// convolution), offset and clamped.
+func convRefQuant(in []int32, inShape []int, filter []int32, fShape []int, bias []int32, o *Conv2DOptions, inOff, wOff, outOff int32, mult []int32, shift []int, lo, hi int32, up bool) []int32 {
 	b, ih, iw, ic := inShape[0], inShape[1], inShape[2], inShape[3]
 	oc, fh, fw, fic := fShape[0], fShape[1], fShape[2], fShape[3]
 	groups := ic / fic
@@ -306,8 +308,11 @@ func convRefQuant(in []int32, inShape []int, filter []int32, fShape []int, bias 
 						}
 					}
 					acc += bias[c]
-					v := ops.MultiplyByQuantizedMultiplier(acc, mult[c], shift[c]) + outOff
-					out = append(out, min(max(v, lo), hi))
+					v := ops.MultiplyByQuantizedMultiplier(acc, mult[c], shift[c])
+					if up {
+						v = ops.MultiplyByQuantizedMultiplierUp(acc, mult[c], shift[c])
+					}
+					out = append(out, min(max(v+outOff, lo), hi))
 				}
 			}
 		}
@@ -346,7 +351,7 @@ func TestConv2DInt8Random(t *testing.T) {
 			mult[c], shift[c] = ops.QuantizeMultiplier(float64(float32(inS)) * float64(scales[c]) / float64(float32(outS)))
 		}
 		lo, hi, _ := ActivationRangeQuantized(opts.Activation, n.Outputs[0])
-		want := convRefQuant(in, tc.inShape, f, tc.fShape, b, &opts, -inZP, 0, outZP, mult, shift, lo, hi)
+		want := convRefQuant(in, tc.inShape, f, tc.fShape, b, &opts, -inZP, 0, outZP, mult, shift, lo, hi, tc.inShape[3] == tc.fShape[3])
 		equalInts(t, "case "+string(rune('0'+i)), n.Outputs[0].Int8s(), want)
 		noAllocs(t, k, n)
 	}
@@ -375,7 +380,7 @@ func TestConv2DUint8Random(t *testing.T) {
 				mult[c], shift[c] = m, s
 			}
 			lo, hi, _ := ActivationRangeQuantized(opts.Activation, n.Outputs[0])
-			want := convRefQuant(in, tc.inShape, f, tc.fShape, b, &opts, -inZP, -fZP, outZP, mult, shift, lo, hi)
+			want := convRefQuant(in, tc.inShape, f, tc.fShape, b, &opts, -inZP, -fZP, outZP, mult, shift, lo, hi, false)
 			equalInts(t, "case "+string(rune('0'+i)), n.Outputs[0].Uint8s(), want)
 			noAllocs(t, k, n)
 		}
@@ -448,7 +453,7 @@ func TestConv2DHybrid(t *testing.T) {
 			for bi := range sf {
 				one := append([]int(nil), tc.inShape...)
 				one[0] = 1
-				acc := convRefQuant(qin[bi*img:(bi+1)*img], one, fw, tc.fShape, make([]int32, oc), &opts, -zp[bi], 0, 0, unit, zeroShift, math.MinInt32, math.MaxInt32)
+				acc := convRefQuant(qin[bi*img:(bi+1)*img], one, fw, tc.fShape, make([]int32, oc), &opts, -zp[bi], 0, 0, unit, zeroShift, math.MinInt32, math.MaxInt32, false)
 				for j, a := range acc {
 					c := j % oc
 					var v float32

@@ -24,17 +24,22 @@ import (
 //   - float32 input/weights/bias/output, fused NONE, RELU, RELU_N1_TO_1 or
 //     RELU6;
 //   - int8 input and weights, int32 bias, int8 output, per-tensor or
-//     per-channel weight scales: the accumulator is rescaled with TFLite's
-//     double-rounding multiplier (MultiplyByQuantizedMultiplier). TFLite's
-//     x86 build hands this product to ruy; ruy's reference code describes
-//     a single rounding, but TFLite's own outputs (the DTLN golden case)
-//     match the double rounding bit for bit and not the single one;
+//     per-channel weight scales: TFLite's x86 build hands the product to
+//     ruy, and the accumulator is rescaled as ruy's x86 kernels do
+//     (ops.MultiplyByQuantizedMultiplierUp: the saturating rounding
+//     doubling high multiply, then a rounding right shift whose ties go
+//     upward). Neither ruy's portable reference (one rounding) nor TFLite's
+//     own MultiplyByQuantizedMultiplier (ties away from zero) is what it
+//     computes: with the latter, negative values halfway between two
+//     steps came out one step low (the DTLN model two steps after its
+//     LSTMs);
 //   - uint8 input and weights (asymmetric, any zero points), int32 bias,
 //     uint8 or int16 output: gemmlowp's double-rounding multiplier;
 //   - int16 input with int8 weights (int32 or int64 bias, per-tensor or
 //     per-channel) or int16 weights, int16 output: with all zero points 0
-//     and an int32 (or no) bias through the GEMM path as for int8, otherwise TFLite's
-//     reference arithmetic (rounding acc·scale computed in double);
+//     and an int32 (or no) bias through ruy as for int8 (ties upward),
+//     otherwise TFLite's reference arithmetic (rounding acc·scale computed
+//     in double);
 //   - hybrid: float32 input and output, int8 symmetric weights (per-tensor
 //     or per-channel scales), float32 bias; each batch row of the input is
 //     quantised to int8 (symmetric, or asymmetric when
@@ -518,7 +523,7 @@ func (k *FullyConnected) evalInt8(n *ops.Node, in, w, bias, out *ops.Tensor) err
 		row := o[b*k.units : b*k.units+k.units]
 		if k.chanMult == nil && k.actMin >= -128 && k.actMax <= 127 {
 			// Per-tensor: the same arithmetic, vectorised.
-			arch.RequantizeInt8(row, acc, k.mult, k.shift, k.outOffset, k.actMin, k.actMax)
+			arch.RequantizeInt8Up(row, acc, k.mult, k.shift, k.outOffset, k.actMin, k.actMax)
 			continue
 		}
 		for u, a := range acc {
@@ -526,7 +531,7 @@ func (k *FullyConnected) evalInt8(n *ops.Node, in, w, bias, out *ops.Tensor) err
 			if k.chanMult != nil {
 				mult, shift = k.chanMult[u], k.chanShift[u]
 			}
-			v := ops.MultiplyByQuantizedMultiplier(a, mult, shift) + k.outOffset
+			v := ops.MultiplyByQuantizedMultiplierUp(a, mult, shift) + k.outOffset
 			row[u] = int8(ops.ClampInt32(v, k.actMin, k.actMax))
 		}
 	}
@@ -596,7 +601,7 @@ func (k *FullyConnected) evalInt16Gemm(n *ops.Node, in, w, bias, out *ops.Tensor
 			if k.chanMult != nil {
 				mult, shift = k.chanMult[u], k.chanShift[u]
 			}
-			v := ops.MultiplyByQuantizedMultiplier(a, mult, shift) + k.outOffset
+			v := ops.MultiplyByQuantizedMultiplierUp(a, mult, shift) + k.outOffset
 			row[u] = int16(ops.ClampInt32(v, k.actMin, k.actMax))
 		}
 	}

@@ -354,13 +354,22 @@ func TestFullyConnectedErrors(t *testing.T) {
 	}
 }
 
-// TestMultiplyByQuantizedMultiplierTie pins the rounding of the int8
-// requantisation: TFLite's double rounding takes the tie -40 × 0.5 / 8 =
-// -2.5 away from zero. (A single half-up rounding, as ruy's reference
-// apply_multiplier.cc describes, would give -2; the DTLN golden case shows
-// TFLite's x86 build does not round that way.)
+// TestMultiplyByQuantizedMultiplierTie pins the two tie rules: TFLite's
+// MultiplyByQuantizedMultiplier takes the tie -40 × 0.5 / 8 = -2.5 away
+// from zero, ruy's x86 kernels (the int8 FULLY_CONNECTED and CONV_2D of
+// TFLite's x86 build) upward. Where the rounding doubling high multiply
+// rounds (-41 × 0.5 = -20.5 → -20), both round once more: a single
+// rounding (ruy's portable reference) would give -41/16 → -3, the double
+// one -20/8 → -2 (upward) or -3 (away).
 func TestMultiplyByQuantizedMultiplierTie(t *testing.T) {
-	if got := ops.MultiplyByQuantizedMultiplier(-40, 1<<30, -3); got != -3 {
-		t.Fatalf("MultiplyByQuantizedMultiplier(-40, 0.5, -3) = %d, want -3", got)
+	for _, tc := range []struct {
+		x, away, up int32
+	}{{-40, -3, -2}, {40, 3, 3}, {-41, -3, -2}, {-44, -3, -3}, {-24, -2, -1}} {
+		if got := ops.MultiplyByQuantizedMultiplier(tc.x, 1<<30, -3); got != tc.away {
+			t.Errorf("MultiplyByQuantizedMultiplier(%d, 0.5, -3) = %d, want %d", tc.x, got, tc.away)
+		}
+		if got := ops.MultiplyByQuantizedMultiplierUp(tc.x, 1<<30, -3); got != tc.up {
+			t.Errorf("MultiplyByQuantizedMultiplierUp(%d, 0.5, -3) = %d, want %d", tc.x, got, tc.up)
+		}
 	}
 }
