@@ -71,8 +71,131 @@ func TestLeakyReluPreluHardSwishElu(t *testing.T) {
 			t.Errorf("Elu int8 %d: %v, want %v", i, got, want)
 		}
 	}
-	wantPrepareError(t, NewHardSwish(), node(nil, []*ops.Tensor{quantTensor(ops.Int8, []int{1}, []float32{0}, -1, 1)}, quantOut(ops.Int8, -1, 1)), "HARD_SWISH")
-	wantPrepareError(t, NewPRelu(), node(nil, []*ops.Tensor{quantTensor(ops.Int8, []int{1}, []float32{0}, -1, 1), quantTensor(ops.Int8, []int{1}, []float32{0}, -1, 1)}, quantOut(ops.Int8, -1, 1)), "PRELU")
+}
+
+// TestHardSwishQuantized: int8 and uint8 within TFLite's own test
+// tolerance of the float function (activations_test.cc allows about
+// 1.5 output steps plus the input step), every input value; the
+// output-multiplier check; and the three rounding stages on values
+// worked out by hand.
+func TestHardSwishQuantized(t *testing.T) {
+	for _, typ := range []ops.DataType{ops.Int8, ops.Uint8} {
+		for _, r := range [][4]float64{{-4, 4, -1, 4}, {-10, 7, -3, 8}, {-2, 2, -0.5, 2}} {
+			lo, hi, _ := ops.TypeRange(typ)
+			inS, inZP := tfliteQuantParams(r[0], r[1], typ)
+			vals := make([]int32, 0, 256)
+			for v := lo; v <= hi; v++ {
+				vals = append(vals, v)
+			}
+			var in *ops.Tensor
+			if typ == ops.Int8 {
+				in = tensorOf(typ, []int{len(vals)}, toInt8(vals))
+			} else {
+				in = tensorOf(typ, []int{len(vals)}, toUint8(vals))
+			}
+			q(in, inS, inZP)
+			out := runOut(t, NewHardSwish(), nil, []*ops.Tensor{in}, quantOut(typ, r[2], r[3]))
+			outS, outZP := float64(out.Scale()), out.ZeroPoint()
+			for i, v := range vals {
+				x := float64(inS) * float64(v-int32(inZP))
+				want := x * math.Min(6, math.Max(0, x+3)) / 6
+				var code int32
+				if typ == ops.Int8 {
+					code = int32(out.Int8s()[i])
+				} else {
+					code = int32(out.Data[i])
+				}
+				got := float64(code-outZP) * outS
+				if want >= r[2] && want <= r[3] && math.Abs(got-want) > 1.5*outS+float64(inS) {
+					t.Errorf("HardSwish %s range %v: x=%v: %v, want %v", typ, r, x, got, want)
+				}
+			}
+		}
+	}
+	// An output scale below input_scale/128 makes the output multiplier
+	// 1 or more, which TFLite refuses.
+	wantPrepareError(t, NewHardSwish(), node(nil, []*ops.Tensor{q(tensorOf(ops.Int8, []int{1}, []int8{0}), 1, 0)}, q(outTensor(ops.Int8), 1.0/256, 0)), "output 0", "scale")
+
+	// Input scale 1/16, output scale 1/32, zero points 0: output multiplier
+	// 2^-6 (Q0.15 16384, exponent -5), reluish multiplier 32768/6144
+	// (Q0.15 21845, exponent 3). For q = -3: hires −384, preshift −192;
+	// reluish −384·4 = −1536 → ·21845/2^15 rounded −1024 → ·2 −2048 →
+	// (−2048 + 2^15)/2 = 15360; 15360·(−192)/2^15 = −90 (truncated);
+	// −90/32 rounded away = −3. For 48 the reluish factor saturates at
+	// 32767 (96, not 97); for −48 it reaches 0.
+	in := q(tensorOf(ops.Int8, []int{6}, []int8{0, 3, -3, 48, -24, -48}), 1.0/16, 0)
+	out := runOut(t, NewHardSwish(), nil, []*ops.Tensor{in}, q(outTensor(ops.Int8), 1.0/32, 0))
+	equalInts(t, "HardSwish by hand", out.Int8s(), []int{0, 3, -3, 96, -12, 0})
+}
+
+// TestPReluQuantized: the tabulated int8/uint8 PRELU equals the arithmetic
+// written out (TFLite's reference Prelu) for every broadcast element, the
+// int16 path (int8 alpha) likewise, and both stay within a step of the
+// real function.
+func TestPReluQuantized(t *testing.T) {
+	r := lcg(31)
+	for _, typ := range []ops.DataType{ops.Int8, ops.Uint8, ops.Int16} {
+		lo, hi, _ := ops.TypeRange(typ)
+		x := randInts(&r, 2*3*4*5, int(lo), int(hi))
+		alphaType := typ
+		if typ == ops.Int16 {
+			alphaType = ops.Int8
+		}
+		alo, ahi, _ := ops.TypeRange(alphaType)
+		a := randInts(&r, 5, int(alo), int(ahi))
+		mk := func(typ ops.DataType, shape []int, v []int32) *ops.Tensor {
+			switch typ {
+			case ops.Int8:
+				return tensorOf(typ, shape, toInt8(v))
+			case ops.Uint8:
+				return tensorOf(typ, shape, toUint8(v))
+			}
+			return tensorOf(typ, shape, toInt16(v))
+		}
+		inS, inZP := float32(0.05), int64(lo+hi+1)/2+3
+		aS, aZP := float32(0.01), int64(alo+ahi+1)/2-7
+		outS, outZP := float32(0.04), int64(lo+hi+1)/2-5
+		if typ == ops.Int16 {
+			inZP, outZP = 0, 0
+		}
+		xt := q(mk(typ, []int{2, 3, 4, 5}, x), inS, inZP)
+		at := q(mk(alphaType, []int{1, 1, 5}, a), aS, aZP)
+		out := runOut(t, NewPRelu(), nil, []*ops.Tensor{xt, at}, q(outTensor(typ), outS, outZP))
+		m1, s1 := ops.QuantizeMultiplier(float64(inS / outS))
+		m2, s2 := ops.QuantizeMultiplier(float64(float32(inS*aS) / outS))
+		for i, v := range x {
+			xv := v - int32(inZP)
+			var y int32
+			if xv >= 0 {
+				y = ops.MultiplyByQuantizedMultiplier(xv, m1, s1)
+			} else {
+				y = ops.MultiplyByQuantizedMultiplier(xv*(a[i%5]-int32(aZP)), m2, s2)
+			}
+			want := min(max(y+int32(outZP), lo), hi)
+			var got int32
+			switch typ {
+			case ops.Int8:
+				got = int32(out.Int8s()[i])
+			case ops.Uint8:
+				got = int32(out.Data[i])
+			default:
+				got = int32(out.Int16s()[i])
+			}
+			if got != want {
+				t.Fatalf("PRELU %s [%d]: x %d alpha %d: %d, want %d", typ, i, v, a[i%5], got, want)
+			}
+			real := float64(inS) * float64(xv)
+			if real < 0 {
+				real *= float64(aS) * float64(a[i%5]-int32(aZP))
+			}
+			if want > lo && want < hi && math.Abs(float64(got-int32(outZP))*float64(outS)-real) > float64(outS) {
+				t.Errorf("PRELU %s [%d]: %v, real %v", typ, i, float64(got-int32(outZP))*float64(outS), real)
+			}
+		}
+	}
+	f := func(shape []int, v ...float32) *ops.Tensor { return tensorOf(ops.Float32, shape, v) }
+	wantPrepareError(t, NewPRelu(), node(nil, []*ops.Tensor{f([]int{1, 2}, 1, 2), f([]int{3, 1, 2}, 1, 2, 3, 4, 5, 6)}, outTensor(ops.Float32)), "input 1 (alpha)", "shape")
+	wantPrepareError(t, NewPRelu(), node(nil, []*ops.Tensor{q(tensorOf(ops.Int16, []int{2}, []int16{1, 2}), 1, 0), q(tensorOf(ops.Int16, []int{2}, []int16{1, 2}), 1, 0)}, q(outTensor(ops.Int16), 1, 0)), "input 1 (alpha)", "int8")
 }
 
 func TestLogSoftmaxAddNLogical(t *testing.T) {

@@ -7,12 +7,34 @@ import (
 	"github.com/tflrun/tflrun/ops"
 )
 
-// PRelu is the kernel of TFLite's PRELU operator for float32: y = x for
-// x ≥ 0, alpha·x otherwise, with alpha (input 1) broadcast against the
-// input numpy-style (TFLite's BroadcastPrelu4DSlow; up to 6 merged
-// dimensions here). Quantised PRELU is not supported.
+// PRelu is the kernel of TFLite's PRELU operator: y = x for x ≥ 0,
+// alpha·x otherwise, with alpha (input 1) broadcast against the input
+// numpy-style (TFLite's BroadcastPrelu4DSlow; up to 6 merged dimensions
+// here). The output has the input's shape (TFLite refuses an alpha that
+// would broadcast it larger).
+//
+// Types, as TFLite's PreluEval:
+//   - float32 input, alpha and output;
+//   - int8 or uint8 input, alpha and output, per-tensor quantisation:
+//     TFLite's reference Prelu, with x = q_in − zp_in:
+//     y = MultiplyByQuantizedMultiplier(x, in_scale/out_scale) for x ≥ 0,
+//     MultiplyByQuantizedMultiplier(x·(q_alpha − zp_alpha),
+//     in_scale·alpha_scale/out_scale) otherwise, plus zp_out, clamped to
+//     the type (the multipliers from float32 quotients, as TFLite). The
+//     result depends on the input and alpha bytes alone, so Prepare
+//     tabulates all 65536 pairs and Eval looks them up;
+//   - int16 input and output with int8 alpha: the same arithmetic,
+//     computed per element.
 type PRelu struct {
-	bc broadcast
+	bc        broadcast
+	typ       ops.DataType
+	inOffset  int32 // -input zero point
+	aOffset   int32 // -alpha zero point
+	outOffset int32
+	m1, m2    int32
+	s1, s2    int
+	// lut[alpha byte<<8 | input byte] is the 8-bit result.
+	lut []uint8
 }
 
 // NewPRelu returns a PRELU kernel for one node.
@@ -22,17 +44,98 @@ func init() {
 	register(ops.OpPRelu, NewPRelu, [2]int{1, 1})
 }
 
-// Prepare checks the types and sets the broadcast output shape.
+// Prepare checks the types, sets the output shape and derives the
+// quantised multipliers.
 func (k *PRelu) Prepare(n *ops.Node) error {
 	*k = PRelu{}
-	a, _, _, err := binaryInputs(n, &k.bc)
+	if err := n.CheckIO(2, 2, 1); err != nil {
+		return err
+	}
+	x, err := n.RequireInput(0)
 	if err != nil {
 		return err
 	}
-	if err := requireType(a, "input 0", ops.Float32); err != nil {
-		return fmt.Errorf("%v; quantised PRELU is not supported", err)
+	alpha, err := n.RequireInput(1)
+	if err != nil {
+		return err
+	}
+	out := n.Output(0)
+	if out == nil {
+		return errors.New("output 0 is missing")
+	}
+	if err := requireType(x, "input 0", ops.Float32, ops.Int8, ops.Uint8, ops.Int16); err != nil {
+		return err
+	}
+	wantAlpha := x.Type
+	if x.Type == ops.Int16 {
+		wantAlpha = ops.Int8
+	}
+	if err := requireType(alpha, "input 1 (alpha)", wantAlpha); err != nil {
+		return fmt.Errorf("%v with %s input", err, x.Type)
+	}
+	if out.Type != x.Type {
+		return fmt.Errorf("output 0: type %s differs from input type %s", out.Type, x.Type)
+	}
+	if _, err := numElementsChecked(x, "input 0"); err != nil {
+		return err
+	}
+	if _, err := numElementsChecked(alpha, "input 1 (alpha)"); err != nil {
+		return err
+	}
+	if err := k.bc.prepare(x.Shape, alpha.Shape); err != nil {
+		return err
+	}
+	if !ops.SameShape(k.bc.outShape, x.Shape) {
+		return fmt.Errorf("input 1 (alpha): shape %v would broadcast the input %v to %v; the output must keep the input's shape", alpha.Shape, x.Shape, k.bc.outShape)
+	}
+	out.Shape = copyShape(x.Shape)
+	k.typ = x.Type
+	if x.Type == ops.Float32 {
+		return nil
+	}
+	inScale, inZP, err := perTensorQuant(x, "input 0")
+	if err != nil {
+		return err
+	}
+	aScale, aZP, err := perTensorQuant(alpha, "input 1 (alpha)")
+	if err != nil {
+		return err
+	}
+	outScale, outZP, err := perTensorQuant(out, "output 0")
+	if err != nil {
+		return err
+	}
+	k.inOffset, k.aOffset, k.outOffset = -inZP, -aZP, outZP
+	// TFLite forms both quotients in float32 before widening them.
+	k.m1, k.s1 = ops.QuantizeMultiplier(float64(inScale / outScale))
+	k.m2, k.s2 = ops.QuantizeMultiplier(float64(float32(inScale*aScale) / outScale))
+	if x.Type == ops.Int16 {
+		return nil
+	}
+	lo, hi := int32(0), int32(255)
+	if x.Type == ops.Int8 {
+		lo, hi = -128, 127
+	}
+	k.lut = make([]uint8, 1<<16)
+	for a := lo; a <= hi; a++ {
+		for v := lo; v <= hi; v++ {
+			k.lut[int(uint8(a))<<8|int(uint8(v))] = uint8(k.quantized(v, a, lo, hi))
+		}
 	}
 	return nil
+}
+
+// quantized is TFLite's quantised PRELU of input value v and alpha value
+// a, clamped to [lo, hi].
+func (k *PRelu) quantized(v, a, lo, hi int32) int32 {
+	x := v + k.inOffset
+	var y int32
+	if x >= 0 {
+		y = ops.MultiplyByQuantizedMultiplier(x, k.m1, k.s1)
+	} else {
+		y = ops.MultiplyByQuantizedMultiplier(x*(a+k.aOffset), k.m2, k.s2)
+	}
+	return min(max(y+k.outOffset, lo), hi)
 }
 
 // Eval applies the activation.
@@ -44,11 +147,45 @@ func (k *PRelu) Eval(n *ops.Node) error {
 	if err := checkData(x, alpha, out); err != nil {
 		return err
 	}
-	broadcastMap(&k.bc, x.Float32s(), alpha.Float32s(), out.Float32s(), func(v, a float32) float32 {
-		if v >= 0 {
-			return v
+	switch k.typ {
+	case ops.Float32:
+		broadcastMap(&k.bc, x.Float32s(), alpha.Float32s(), out.Float32s(), func(v, a float32) float32 {
+			if v >= 0 {
+				return v
+			}
+			return v * a
+		})
+	case ops.Int16:
+		o := out.Int16s()
+		a8 := alpha.Int8s()
+		x16 := x.Int16s()
+		if !k.bc.needed {
+			for i := range o[:k.bc.count] {
+				o[i] = int16(k.quantized(int32(x16[i]), int32(a8[i]), -32768, 32767))
+			}
+			return nil
 		}
-		return v * a
-	})
+		cnt, sa, sb := k.bc.dims[5], k.bc.strideA[5], k.bc.strideB[5]
+		k.bc.eachRun(func(oi, ia, ib int) {
+			for i := range cnt {
+				o[oi+i] = int16(k.quantized(int32(x16[ia+i*sa]), int32(a8[ib+i*sb]), -32768, 32767))
+			}
+		})
+	default:
+		lut := k.lut
+		xb, ab, ob := x.Data, alpha.Data, out.Data
+		if !k.bc.needed {
+			for i := range ob[:k.bc.count] {
+				ob[i] = lut[int(ab[i])<<8|int(xb[i])]
+			}
+			return nil
+		}
+		cnt, sa, sb := k.bc.dims[5], k.bc.strideA[5], k.bc.strideB[5]
+		k.bc.eachRun(func(oi, ia, ib int) {
+			for i := range cnt {
+				ob[oi+i] = lut[int(ab[ib+i*sb])<<8|int(xb[ia+i*sa])]
+			}
+		})
+	}
 	return nil
 }

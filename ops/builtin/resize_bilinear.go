@@ -2,24 +2,46 @@ package builtin
 
 import (
 	"errors"
-	"fmt"
 	"math"
 
 	"github.com/tflrun/tflrun/ops"
 	"github.com/tflrun/tflrun/schema"
 )
 
-// ResizeBilinear is the kernel of TFLite's RESIZE_BILINEAR operator for
-// float32: every output pixel interpolates the four input pixels around
-// its source position, computed as TFLite's reference ResizeBilinear in
-// float32: the source coordinate is y·scale (or (y+0.5)·scale − 0.5 with
-// half_pixel_centers), the lower neighbour its floor clamped at 0, the
-// upper its ceiling clamped at the last row, and the weights the
-// fractional distances. align_corners and half_pixel_centers together are
-// refused, as in TFLite. Quantised inputs are not supported.
+// ResizeBilinear is the kernel of TFLite's RESIZE_BILINEAR operator:
+// every output pixel interpolates the four input pixels around its source
+// position. align_corners and half_pixel_centers together are refused, as
+// in TFLite. The values are resized as they are (TFLite assumes the
+// output's quantisation equals the input's and checks nothing). Types, as
+// TFLite's optimised kernel on x86:
+//   - float32: the source coordinate is y·scale (or (y+0.5)·scale − 0.5
+//     with half_pixel_centers), the lower neighbour its floor clamped at
+//     0, the upper its ceiling clamped at the last row, and the weights
+//     the fractional distances, in float32;
+//   - uint8: the same coordinates and weights in float32
+//     (ResizeBilinearGenericSmallChannel), each value the sum
+//     v00·w00 + v01·w01 + v10·w10 + v11·w11 + 0.5 truncated. TFLite's
+//     special kernel for ×8 half-pixel upsampling of depths divisible by 8
+//     (ResizeBilinear888Uint8) computes the same bits: its weights are
+//     sixteenths, so both sums are exact;
+//   - int8 and int16: TFLite's ResizeBilinearInteger, in integers: the
+//     scales and coordinates in 1/1024 steps (rounded quotients, truncated
+//     divisions), the weighted sum in int64 on a 2^-20 scale, rounded
+//     half away from zero.
 type ResizeBilinear struct {
 	g      resizeGeometry
+	typ    ops.DataType
 	ys, xs []resizeTap
+	// Integer taps (int8, int16).
+	yi, xi []resizeTapInt
+}
+
+// resizeTapInt is one output row's (or column's) two source indices and
+// their weights on the 2^-10 scale (w0 + w1 = 1024; w0 may exceed 1024
+// where the coordinate lies left of the first pixel, lo = hi then).
+type resizeTapInt struct {
+	lo, hi int
+	w0, w1 int64
 }
 
 // resizeTap is one output row's (or column's) two source indices and the
@@ -52,11 +74,17 @@ func (k *ResizeBilinear) Prepare(n *ops.Node) error {
 	if err != nil {
 		return err
 	}
-	if err := requireType(in, "input 0", ops.Float32); err != nil {
-		return fmt.Errorf("%v; quantised RESIZE_BILINEAR is not supported", err)
+	if err := requireType(in, "input 0", ops.Float32, ops.Uint8, ops.Int8, ops.Int16); err != nil {
+		return err
 	}
 	if k.g.opts.AlignCorners && k.g.opts.HalfPixelCenters {
 		return errors.New("options: half_pixel_centers needs align_corners false")
+	}
+	k.typ = in.Type
+	if k.typ == ops.Int8 || k.typ == ops.Int16 {
+		k.yi = bilinearTapsInt(k.g.outH, k.g.inH, k.g.opts)
+		k.xi = bilinearTapsInt(k.g.outW, k.g.inW, k.g.opts)
+		return nil
 	}
 	k.ys = bilinearTaps(k.g.outH, k.g.inH, k.g.scale(k.g.inH, k.g.outH), k.g.opts.HalfPixelCenters)
 	k.xs = bilinearTaps(k.g.outW, k.g.inW, k.g.scale(k.g.inW, k.g.outW), k.g.opts.HalfPixelCenters)
@@ -64,19 +92,42 @@ func (k *ResizeBilinear) Prepare(n *ops.Node) error {
 }
 
 // bilinearTaps is TFLite's ComputeInterpolationValues for every output
-// coordinate.
+// coordinate (the conversions keep each step a float32 operation).
 func bilinearTaps(out, in int, scale float32, halfPixel bool) []resizeTap {
 	taps := make([]resizeTap, out)
 	for i := range taps {
 		var v float32
 		if halfPixel {
-			v = (float32(i)+0.5)*scale - 0.5
+			v = float32((float32(i)+0.5)*scale) - 0.5
 		} else {
 			v = float32(i) * scale
 		}
 		lo := max(int(math.Floor(float64(v))), 0)
 		hi := min(int(math.Ceil(float64(v))), in-1)
 		taps[i] = resizeTap{lo: lo, hi: hi, frac: v - float32(lo)}
+	}
+	return taps
+}
+
+// bilinearTapsInt is TFLite's ComputeInterpolationValuesInteger for
+// every output coordinate, with its int32 scale on the 2^-10 scale
+// (rounded quotient) and its truncating divisions.
+func bilinearTapsInt(out, in int, o ResizeOptions) []resizeTapInt {
+	o32, i32 := int32(out), int32(in)
+	scale := ((1<<10)*i32 + o32/2) / o32
+	if o.AlignCorners && out > 1 {
+		scale = ((1<<10)*(i32-1) + (o32-1)/2) / (o32 - 1)
+	}
+	taps := make([]resizeTapInt, out)
+	for i := range taps {
+		v := int32(i) * scale
+		if o.HalfPixelCenters {
+			v += scale/2 - 1<<9
+		}
+		lo := max(v/(1<<10), 0)
+		hi := min((v+(1<<10)-1)/(1<<10), i32-1)
+		w1 := int64(v - (1<<10)*lo)
+		taps[i] = resizeTapInt{lo: int(lo), hi: int(hi), w0: 1<<10 - w1, w1: w1}
 	}
 	return taps
 }
@@ -89,6 +140,17 @@ func (k *ResizeBilinear) Eval(n *ops.Node) error {
 	}
 	if err := checkData(in, out); err != nil {
 		return err
+	}
+	switch k.typ {
+	case ops.Uint8:
+		k.evalUint8(in.Data, out.Data)
+		return nil
+	case ops.Int8:
+		resizeBilinearInteger(k, in.Int8s(), out.Int8s())
+		return nil
+	case ops.Int16:
+		resizeBilinearInteger(k, in.Int16s(), out.Int16s())
+		return nil
 	}
 	g := &k.g
 	src, dst := in.Float32s(), out.Float32s()
@@ -114,4 +176,71 @@ func (k *ResizeBilinear) Eval(n *ops.Node) error {
 		}
 	}
 	return nil
+}
+
+// evalUint8 is TFLite's ResizeBilinearGenericSmallChannel<uint8_t>: the
+// four weights of a pixel as float32 products, then per channel
+// v00·w00 + v01·w01 + v10·w10 + v11·w11 + 0.5 in float32, left to right,
+// truncated (every product and sum rounded to float32 on its own, never
+// fused).
+func (k *ResizeBilinear) evalUint8(src, dst []byte) {
+	g := &k.g
+	d := g.depth
+	o := 0
+	for b := 0; b < g.batch; b++ {
+		base := b * g.inH * g.inW * d
+		for _, ty := range k.ys {
+			r0 := base + ty.lo*g.inW*d
+			r1 := base + ty.hi*g.inW*d
+			dy := ty.frac
+			for _, tx := range k.xs {
+				dx := tx.frac
+				w00 := float32((1 - dy) * (1 - dx))
+				w01 := float32((1 - dy) * dx)
+				w10 := float32(dy * (1 - dx))
+				w11 := float32(dy * dx)
+				p00, p01 := src[r0+tx.lo*d:r0+tx.lo*d+d], src[r0+tx.hi*d:r0+tx.hi*d+d]
+				p10, p11 := src[r1+tx.lo*d:r1+tx.lo*d+d], src[r1+tx.hi*d:r1+tx.hi*d+d]
+				row := dst[o : o+d]
+				for c := range row {
+					v := float32(float32(p00[c])*w00) + float32(float32(p01[c])*w01)
+					v = float32(v+float32(float32(p10[c])*w10)) + float32(float32(p11[c])*w11)
+					row[c] = uint8(f32ToInt32(v + 0.5))
+				}
+				o += d
+			}
+		}
+	}
+}
+
+// resizeBilinearInteger is TFLite's ResizeBilinearInteger for int8 and
+// int16: Σ v·wy·wx in int64 on the 2^-20 scale, then (sum ± 2^19) / 2^20
+// truncated (half away from zero).
+func resizeBilinearInteger[T int8 | int16](k *ResizeBilinear, src, dst []T) {
+	g := &k.g
+	d := g.depth
+	o := 0
+	for b := 0; b < g.batch; b++ {
+		base := b * g.inH * g.inW * d
+		for _, ty := range k.yi {
+			r0 := base + ty.lo*g.inW*d
+			r1 := base + ty.hi*g.inW*d
+			for _, tx := range k.xi {
+				w00, w10 := ty.w0*tx.w0, ty.w1*tx.w0
+				w01, w11 := ty.w0*tx.w1, ty.w1*tx.w1
+				p00, p01 := src[r0+tx.lo*d:r0+tx.lo*d+d], src[r0+tx.hi*d:r0+tx.hi*d+d]
+				p10, p11 := src[r1+tx.lo*d:r1+tx.lo*d+d], src[r1+tx.hi*d:r1+tx.hi*d+d]
+				row := dst[o : o+d]
+				for c := range row {
+					s := int64(p00[c])*w00 + int64(p10[c])*w10 + int64(p01[c])*w01 + int64(p11[c])*w11
+					r := int64(1 << 19)
+					if s <= 0 {
+						r = -r
+					}
+					row[c] = T((s + r) / (1 << 20))
+				}
+				o += d
+			}
+		}
+	}
 }
