@@ -18,7 +18,9 @@ import (
 //     input [n_batch, n_input] and output [n_batch, n_output]. Diagonal
 //     recurrent weights do not exist for this operator. The integer path
 //     needs exactly 5 intermediate tensors; TFLite's experimental 8x8_8
-//     variant (12 intermediates) is refused with an error.
+//     variant (12 intermediates) is refused with an error. LSTM's Prepare
+//     keeps the cell-state scale at most 2^-9 (UNIDIRECTIONAL_SEQUENCE_LSTM
+//     does not).
 //   - BASIC: the 5-input basic LSTM cell with 4 outputs (see
 //     lstmBasicKernel), float32 or the legacy quantised uint8 cell.
 //

@@ -97,8 +97,10 @@ func TestLSTMPrepareErrors(t *testing.T) {
 			"intermediate 4 is not quantised"},
 		{"integer cell scale not POT", intNode(func(n *ops.Node) { n.Inputs[19].Quant.Scale[0] = 0.0003 }),
 			"needs a power of two"},
-		{"integer cell scale range", intNode(func(n *ops.Node) { n.Inputs[19].Quant.Scale[0] = 1.0 / 256 }),
-			"supports 2^-15 to 2^-9"},
+		{"integer cell scale below 2^-30", intNode(func(n *ops.Node) { n.Inputs[19].Quant.Scale[0] = 1.0 / (1 << 31) }),
+			"outside 0..31"},
+		{"integer cell scale above 2^1", intNode(func(n *ops.Node) { n.Inputs[19].Quant.Scale[0] = 4 }),
+			"outside 0..31"},
 		{"integer per-channel", intNode(func(n *ops.Node) {
 			n.Inputs[3].Quant.Scale = []float32{0.1, 0.1, 0.1, 0.1, 0.1}
 			n.Inputs[3].Quant.ZeroPoint = make([]int64, 5)

@@ -119,7 +119,7 @@ func (k *lstmFullKernel) prepare(n *ops.Node, o lstmFullOptions) error {
 			cell.packFloat(&t, nil)
 		}
 	case lstmPathInteger:
-		p, err := prepareIntegerLSTM(n, &t, &cfg, out)
+		p, err := prepareIntegerLSTM(n, &t, &cfg, out, o.sequence)
 		if err != nil {
 			return err
 		}
@@ -146,7 +146,7 @@ func (k *lstmFullKernel) prepare(n *ops.Node, o lstmFullOptions) error {
 
 // prepareIntegerLSTM checks the int8x8_16 path's types and derives its
 // parameters.
-func prepareIntegerLSTM(n *ops.Node, t *lstmTensors, cfg *lstmConfig, out *ops.Tensor) (*lstmIntegerParams, error) {
+func prepareIntegerLSTM(n *ops.Node, t *lstmTensors, cfg *lstmConfig, out *ops.Tensor, sequence bool) (*lstmIntegerParams, error) {
 	roles := identityRoles(len(n.Inputs))
 	if err := checkLSTMTypes(t, roles, cfg, lstmIntegerTypes, true); err != nil {
 		return nil, err
@@ -162,14 +162,16 @@ func prepareIntegerLSTM(n *ops.Node, t *lstmTensors, cfg *lstmConfig, out *ops.T
 	if cfg.peephole && cfg.nOutput > cfg.nCell {
 		return nil, fmt.Errorf("integer peephole LSTM with n_output %d > n_cell %d: TFLite reads n_output peephole weights of n_cell", cfg.nOutput, cfg.nCell)
 	}
-	p, err := lstmIntegerParamsFor(n, t, cfg)
+	p, err := lstmIntegerParamsFor(n, t, cfg, sequence)
 	if err != nil {
 		return nil, err
 	}
 	// Build the activation tables now rather than in the first Eval.
 	sigmoidQ3Table()
 	tanhTables[3]()
-	tanhTables[15+p.cellScale]()
+	if !p.tanhSkipped {
+		tanhTables[15+p.cellScale]()
+	}
 	return p, nil
 }
 

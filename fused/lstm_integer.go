@@ -244,7 +244,15 @@ func (c *lstmCell) outputInteger(nb int, cs []int16, gates []int16, h []int8, s 
 	nCell := cfg.nCell
 	n := nb * nCell
 	t := s.tmp[:n]
-	applyTanhInt16(15+p.cellScale, cs[:n], t)
+	if p.tanhSkipped {
+		// TFLite's ApplyTanh did nothing: its output buffer still holds
+		// the input gate of this step.
+		for b := 0; b < nb; b++ {
+			copy(t[b*nCell:(b+1)*nCell], gateRow(c, gates, b, gateInput))
+		}
+	} else {
+		applyTanhInt16(15+p.cellScale, cs[:n], t)
+	}
 	hs := p.hidden
 	zp := p.hiddenZP
 	dst := h

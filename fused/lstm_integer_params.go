@@ -40,8 +40,14 @@ type lstmIntegerParams struct {
 	hiddenZP int32
 	// outputStateZP is the output state's zero point.
 	outputStateZP int32
-	// cellScale is log2 of the cell state's scale (-15..-9).
+	// cellScale is log2 of the cell state's scale (-30..-9 for LSTM,
+	// -30..1 for UNIDIRECTIONAL_SEQUENCE_LSTM).
 	cellScale int
+	// tanhSkipped: the cell state has 15+cellScale integer bits outside
+	// TFLite's ApplyTanh range 0..6, for which TFLite's portable ApplyTanh
+	// writes nothing; its output buffer is then the step's input-gate
+	// scratch, so o⊙tanh(c) becomes o⊙i (see outputInteger).
+	tanhSkipped bool
 	// cellClip and projClip are the quantised clips, 0 for none.
 	cellClip int16
 	projClip int8
@@ -53,7 +59,10 @@ type lstmIntegerParams struct {
 // arithmetic so that the multipliers come out bit-identical. TFLite ignores
 // errors here and runs with uninitialised parameters; this function
 // returns them instead. t's shapes and types are already checked.
-func lstmIntegerParamsFor(n *ops.Node, t *lstmTensors, cfg *lstmConfig) (*lstmIntegerParams, error) {
+//
+// sequence selects UNIDIRECTIONAL_SEQUENCE_LSTM's checks (which accept any
+// power-of-two cell-state scale) over LSTM's (scale at most 2^-9).
+func lstmIntegerParamsFor(n *ops.Node, t *lstmTensors, cfg *lstmConfig, sequence bool) (*lstmIntegerParams, error) {
 	p := &lstmIntegerParams{}
 	scaleOf := func(x *ops.Tensor, idx int) (float32, error) {
 		return perTensorScale(x, lstmInputName(idx))
@@ -111,11 +120,26 @@ func lstmIntegerParamsFor(n *ops.Node, t *lstmTensors, cfg *lstmConfig) (*lstmIn
 	if !ok {
 		return nil, fmt.Errorf("%s has scale %g, the integer LSTM needs a power of two", lstmInputName(lstmCellState), cellStateScale)
 	}
-	if cellScale < -15 || cellScale > -9 {
-		// ApplyTanh supports 0..6 integer bits for the cell state.
-		return nil, fmt.Errorf("%s has scale 2^%d, the integer LSTM supports 2^-15 to 2^-9", lstmInputName(lstmCellState), cellScale)
+	if !sequence && cellScale > -9 {
+		// LSTM's Prepare checks this; UNIDIRECTIONAL_SEQUENCE_LSTM's has
+		// the check commented out.
+		return nil, fmt.Errorf("%s has scale 2^%d; TFLite's LSTM needs at most 2^-9", lstmInputName(lstmCellState), cellScale)
+	}
+	if cellScale < -30 || cellScale > 1 {
+		// UpdateLstmCellInteger rescales i⊙g by 2^-(30+cellScale) with
+		// gemmlowp's RoundingDivideByPOT, whose exponent must lie in 0..31
+		// (anything else is undefined behaviour in TFLite's C++).
+		return nil, fmt.Errorf("%s has scale 2^%d: TFLite's cell update shifts by 30%+d bits, outside 0..31 (undefined in its C++); supported: 2^-30 to 2^1", lstmInputName(lstmCellState), cellScale, cellScale)
 	}
 	p.cellScale = cellScale
+	if bits := 15 + cellScale; bits < 0 || bits > 6 {
+		if cfg.cifg {
+			// The buffer is the input-gate scratch, which CIFG never
+			// writes: TFLite's output is whatever memory it holds.
+			return nil, fmt.Errorf("%s has scale 2^%d: TFLite's ApplyTanh handles 0..6 integer bits and leaves its output, the unused input-gate scratch of a CIFG LSTM, unwritten (undefined result)", lstmInputName(lstmCellState), cellScale)
+		}
+		p.tanhSkipped = true
+	}
 
 	quantize := func(scale float32, what string) (quantMultiplier, error) {
 		f := float64(scale)

@@ -3,6 +3,7 @@ package fused
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tflrun/tflrun/ops"
@@ -446,5 +447,60 @@ func TestIntegerLSTMEvalNoAllocs(t *testing.T) {
 		}); a != 0 {
 			t.Errorf("time_major=%v: Eval allocates %v times per run", timeMajor, a)
 		}
+	}
+}
+
+// TestIntegerLSTMCellScales covers the cell-state scales outside
+// 2^-15..2^-9 that TFLite's UNIDIRECTIONAL_SEQUENCE_LSTM accepts. Below
+// 2^-15 (and above 2^-9) TFLite's ApplyTanh writes nothing and the hidden
+// product reads the step's input gate: without peephole the output then
+// no longer depends on the cell state at all, so every such scale gives
+// the same output, and it differs from a scale TFLite takes the tanh
+// of. CIFG (an unwritten buffer in TFLite), LSTM's own limit 2^-9 and
+// shifts outside 0..31 are refused.
+func TestIntegerLSTMCellScales(t *testing.T) {
+	s := lstmSpec{batch: 2, time: 4, nIn: 5, nCell: 6, nOut: 6, timeMajor: true, act: ops.ActTanh}
+	rng := newTestRand(71)
+	s.randomize(rng)
+	x := s.randomInput(rng)
+	run := func(scale float32) []int8 {
+		n, _, _, _, _ := integerSpecNode(&s, x)
+		n.Inputs[lstmCellState].Quant.Scale[0] = scale
+		return runInteger(t, n)
+	}
+	skipped := run(1.0 / (1 << 16))
+	for _, e := range []int{18, 23, 30} {
+		if got := run(1 / float32(int64(1)<<e)); !slices.Equal(got, skipped) {
+			t.Errorf("cell scale 2^-%d: %v, want the 2^-16 output %v", e, got, skipped)
+		}
+	}
+	if got := run(1.0 / 256); !slices.Equal(got, skipped) {
+		t.Errorf("cell scale 2^-8: %v, want the 2^-16 output %v", got, skipped)
+	}
+	if got := run(1.0 / (1 << 15)); slices.Equal(got, skipped) {
+		t.Errorf("cell scale 2^-15 (tanh applied) gives the skipped-tanh output %v", got)
+	}
+
+	cifg := lstmSpec{batch: 2, time: 4, nIn: 5, nCell: 6, nOut: 6, timeMajor: true, act: ops.ActTanh, cifg: true}
+	cifg.randomize(rng)
+	n, _, _, _, _ := integerSpecNode(&cifg, x)
+	n.Inputs[lstmCellState].Quant.Scale[0] = 1.0 / (1 << 16)
+	if err := NewUnidirectionalSequenceLSTM().Prepare(n); err == nil || !strings.Contains(err.Error(), "undefined") {
+		t.Errorf("CIFG with cell scale 2^-16: %v, want an error about TFLite's undefined result", err)
+	}
+
+	one := s
+	one.time = 1
+	n, _, _, _, _ = integerSpecNode(&one, one.randomInput(rng))
+	n.Inputs[lstmInputTensor].Shape = []int{one.batch, one.nIn}
+	n.Op, n.OpName = ops.OpLSTM, "LSTM"
+	n.Options = &LSTMOptions{Activation: ops.ActTanh}
+	n.Inputs[lstmCellState].Quant.Scale[0] = 1.0 / 256
+	if err := NewLSTM().Prepare(n); err == nil || !strings.Contains(err.Error(), "at most 2^-9") {
+		t.Errorf("LSTM with cell scale 2^-8: %v, want TFLite's limit 2^-9", err)
+	}
+	n.Inputs[lstmCellState].Quant.Scale[0] = 1.0 / (1 << 16)
+	if err := NewLSTM().Prepare(n); err != nil {
+		t.Errorf("LSTM with cell scale 2^-16: %v", err)
 	}
 }

@@ -41,8 +41,9 @@ import (
 //     symmetrically or, with asymmetric_quantize_inputs, with a zero point
 //     corrected by the weights' row sums.
 //   - int8x8_16 full integer (TFLite's EvalInteger8x8_16): int8 input,
-//     weights, output state and output; int16 cell state (scale 2^-15 to
-//     2^-9), peephole and layer-norm weights; int32 biases; exactly 5
+//     weights, output state and output; int16 cell state (any power-of-two
+//     scale from 2^-30 to 2^1, see below), peephole and layer-norm
+//     weights; int32 biases; exactly 5
 //     intermediate tensors (gate pre-activation scales for layer norm, and
 //     the hidden state). The activation option is ignored (always tanh),
 //     and without projection the output uses intermediate 4's scale and
@@ -59,8 +60,15 @@ import (
 // hybrid paths, n_output ≠ n_cell without projection, diagonal recurrent
 // weights with n_output ≠ n_cell or in the integer path, the integer
 // peephole with n_output > n_cell, layer-norm coefficients given for only
-// some gates, a cell-state scale that is not a power of two in
-// 2^-15..2^-9, and non-constant weights or biases. A projection larger
+// some gates, a cell-state scale that is not a power of two or lies
+// outside 2^-30..2^1 (TFLite's cell update would shift by a negative or
+// more than 31 bits, undefined in its C++), and non-constant weights or
+// biases. A cell-state scale outside 2^-15..2^-9 gives the cell state
+// 15+log2(scale) integer bits, beyond the 0..6 TFLite's ApplyTanh
+// handles; TFLite then writes nothing into the buffer the hidden product
+// reads, which holds that step's input gate, and computes o⊙i instead of
+// o⊙tanh(c): tflrun does the same, and refuses the CIFG case, where that
+// buffer is never written (TFLite's result is undefined). A projection larger
 // than the cell (n_output > n_cell), where TFLite writes past its scratch,
 // is computed correctly. Diagonal recurrent weights are recognised by their
 // rank, as in TFLite; the DiagonalRecurrentTensors option is not
