@@ -81,8 +81,10 @@ func (k *LeakyRelu) Prepare(n *ops.Node) error {
 	}
 	k.inZP, k.outZP = inZP, outZP
 	k.lo, k.hi, _ = ops.TypeRange(in.Type)
-	k.mulID, k.shID = ops.QuantizeMultiplier(float64(inScale) / float64(outScale))
-	am := float64(inScale) * float64(k.alpha) / float64(outScale)
+	// TFLite's LeakyReluPrepare forms both quotients in float32 (its
+	// operands are floats) and only then widens them to double.
+	k.mulID, k.shID = ops.QuantizeMultiplier(float64(inScale / outScale))
+	am := float64(float32(inScale*k.alpha) / outScale)
 	k.negAlpha = am < 0
 	if am != 0 {
 		k.mulAlpha, k.shAlpha = ops.QuantizeMultiplier(math.Abs(am))

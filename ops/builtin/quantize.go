@@ -12,13 +12,16 @@ import (
 // Quantize is the kernel of TFLite's QUANTIZE operator; the output has the
 // input's shape and must carry affine quantisation.
 //
-// float32 → int8, uint8 or int16: q = round(x / scale) + zero_point with
-// the division and the round-half-away-from-zero in float32, clamped to
-// the output type (TFLite's AffineQuantize; a NaN or out-of-int32 quotient
-// becomes the x86 integer-indefinite value, as there). Per-channel output
-// quantisation (more than one scale) quantises along QuantizedDimension.
+// float32 → int8, uint8 or int16: q = round(x / scale) + zero_point,
+// rounded half away from zero and clamped to the output type, with the
+// division in double as TFLite's optimised AffineQuantize computes it on
+// x86 (its float32 reference division differs by a step near halves); a
+// NaN or out-of-int32 quotient becomes the x86 integer-indefinite value,
+// as there. Per-channel output quantisation (more than one scale)
+// quantises along QuantizedDimension with TFLite's PerChannelQuantize, in
+// float32.
 //
-// Requantisation (TFLite's Requantize): int8/uint8 → int8/uint8,
+// Requantisation (TFLite's Requantize): int8/uint8 → int8/uint8/int16,
 // int16 → int8/int16/int32, int32 → int8/int16:
 // q' = MultiplyByQuantizedMultiplier(q − zp_in, s_in/s_out) + zp_out,
 // clamped. int16 → int16 needs zero points 0.
@@ -79,7 +82,7 @@ func (k *Quantize) Prepare(n *ops.Node) error {
 	case ops.Int32:
 		ok = out.Type == ops.Int8 || out.Type == ops.Int16
 	case ops.Int8, ops.Uint8:
-		ok = out.Type == ops.Int8 || out.Type == ops.Uint8
+		ok = out.Type == ops.Int8 || out.Type == ops.Uint8 || out.Type == ops.Int16
 	default:
 		return fmt.Errorf("input 0: type %s not supported (float32, int8, uint8, int16, int32)", in.Type)
 	}
@@ -161,12 +164,20 @@ func (k *Quantize) Eval(n *ops.Node) error {
 	lo, hi, _ := ops.TypeRange(out.Type)
 	if in.Type == ops.Float32 {
 		x := in.Float32s()[:cnt]
-		for i, v := range x {
-			scale, zp := k.scale, k.outZP
-			if k.chScales != nil {
-				c := (i / k.inner) % k.chDim
-				scale, zp = k.chScales[c], k.chZPs[c]
+		if k.chScales == nil {
+			// TFLite's optimised AffineQuantize (int8, uint8, int16 on
+			// x86, where its NEON loop is compiled out) divides in double.
+			scale, zp := float64(k.scale), k.outZP
+			for i, v := range x {
+				qv := ops.ClampInt32(f64ToInt32(math.Round(float64(v)/scale))+zp, lo, hi)
+				storeInt(out, i, qv)
 			}
+			return nil
+		}
+		// Per channel: reference_ops::PerChannelQuantize, in float32.
+		for i, v := range x {
+			c := (i / k.inner) % k.chDim
+			scale, zp := k.chScales[c], k.chZPs[c]
 			qv := ops.ClampInt32(f32ToInt32(roundf(v/scale))+zp, lo, hi)
 			storeInt(out, i, qv)
 		}

@@ -110,7 +110,7 @@ func TestQuantizeErrors(t *testing.T) {
 	f := tensorOf(ops.Float32, []int{2}, []float32{1, 2})
 	wantPrepareError(t, NewQuantize(), node(nil, []*ops.Tensor{f}, outTensor(ops.Int8)), "output 0", "quantization")
 	wantPrepareError(t, NewQuantize(), node(nil, []*ops.Tensor{f}, q(outTensor(ops.Int32), 1, 0)), "output 0", "int32")
-	wantPrepareError(t, NewQuantize(), node(nil, []*ops.Tensor{q(tensorOf(ops.Uint8, []int{1}, []uint8{1}), 1, 0)}, q(outTensor(ops.Int16), 1, 0)), "output 0", "int16", "uint8")
+	wantPrepareError(t, NewQuantize(), node(nil, []*ops.Tensor{q(tensorOf(ops.Uint8, []int{1}, []uint8{1}), 1, 0)}, q(outTensor(ops.Int32), 1, 0)), "output 0", "int32", "uint8")
 	wantPrepareError(t, NewQuantize(), node(nil, []*ops.Tensor{q(tensorOf(ops.Int16, []int{1}, []int16{1}), 1, 2)}, q(outTensor(ops.Int16), 1, 0)), "zero points")
 	wantPrepareError(t, NewDequantize(), node(nil, []*ops.Tensor{q(tensorOf(ops.Int16, []int{1}, []int16{1}), 1, 2)}, outTensor(ops.Float32)), "input 0", "zero point")
 	wantPrepareError(t, NewDequantize(), node(nil, []*ops.Tensor{q(tensorOf(ops.Int8, []int{1}, []int8{1}), 1, 0)}, outTensor(ops.Int32)), "output 0", "float32")
