@@ -81,8 +81,8 @@ func swFamilies() []swFamily {
 	for _, t := range []qtype{qInt8, qUint8, qInt16} {
 		add("softmax_"+typeName(t), func(r *rand.Rand) swCase { return genSoftmax(r, t, false) })
 		add("log_softmax_"+typeName(t), func(r *rand.Rand) swCase { return genSoftmax(r, t, true) })
-		add("logistic_"+typeName(t), func(r *rand.Rand) swCase { return genSigmoidTanh(r, schema.BuiltinOperatorLOGISTIC, t) })
-		add("tanh_"+typeName(t), func(r *rand.Rand) swCase { return genSigmoidTanh(r, schema.BuiltinOperatorTANH, t) })
+		add("logistic_"+typeName(t), func(r *rand.Rand) swCase { return genSigmoidTanh(r, schema.BuiltinOperatorLOGISTIC, t, false) })
+		add("tanh_"+typeName(t), func(r *rand.Rand) swCase { return genSigmoidTanh(r, schema.BuiltinOperatorTANH, t, false) })
 		add("hard_swish_"+typeName(t), func(r *rand.Rand) swCase { return genUnary(r, schema.BuiltinOperatorHARD_SWISH, t) })
 		add("leaky_relu_"+typeName(t), func(r *rand.Rand) swCase { return genUnary(r, schema.BuiltinOperatorLEAKY_RELU, t) })
 		add("relu_"+typeName(t), func(r *rand.Rand) swCase { return genUnary(r, schema.BuiltinOperatorRELU, t) })
@@ -100,6 +100,11 @@ func swFamilies() []swFamily {
 			add(fmt.Sprintf("requantize_%s_%s", typeName(t), typeName(u)), func(r *rand.Rand) swCase { return genRequantize(r, t, u) })
 		}
 	}
+	// int16 LOGISTIC/TANH at the power-of-two input scales of TFLite's
+	// fixed-point path (the int16 families above also draw other scales,
+	// which tflrun refuses).
+	add("logistic_int16_pot", func(r *rand.Rand) swCase { return genSigmoidTanh(r, schema.BuiltinOperatorLOGISTIC, qInt16, true) })
+	add("tanh_int16_pot", func(r *rand.Rand) swCase { return genSigmoidTanh(r, schema.BuiltinOperatorTANH, qInt16, true) })
 	add("lstm_int8", func(r *rand.Rand) swCase { return genLSTM(r, 0) })
 	add("lstm_int8_cellscale", func(r *rand.Rand) swCase {
 		return genLSTM(r, pick(r, -18, -17, -16, -15, -14, -12, -11, -10, -9, -8, -6))
@@ -714,11 +719,17 @@ func genSoftmax(r *rand.Rand, t qtype, log bool) swCase {
 
 // genSigmoidTanh: LOGISTIC / TANH with TFLite's output quantisation
 // (int8 1/256 zp -128 / 1/128 zp 0; uint8 1/256 zp 0 / 1/128 zp 128;
-// int16 1/32768 zp 0) and input scales over a wide range.
-func genSigmoidTanh(r *rand.Rand, op schema.BuiltinOperator, t qtype) swCase {
+// int16 1/32768 zp 0) and input scales over a wide range (pot: only the
+// power-of-two int16 scales of TFLite's fixed-point path).
+func genSigmoidTanh(r *rand.Rand, op schema.BuiltinOperator, t qtype, pot bool) swCase {
 	shape := randShape(r, 1+r.IntN(3), 12)
 	inS := logUniform(r, 0.001, 0.3)
-	if t.s == schema.TensorTypeINT16 {
+	switch {
+	case pot && op == schema.BuiltinOperatorTANH:
+		inS = pick(r, 1.0/4096, 1.0/2048)
+	case pot:
+		inS = 1.0 / 4096
+	case t.s == schema.TensorTypeINT16:
 		inS = pick(r, 1.0/4096, 1.0/2048, 1.0/8192, logUniform(r, 1.0/65536, 1.0/256))
 	}
 	inZP := t.zp(r)

@@ -435,6 +435,7 @@ var intExactGolden = []struct {
 	// integer LSTM at cell-state scales outside 2^-15..2^-9.
 	{"hard_swish_int8", 0}, {"hard_swish_uint8", 0}, {"prelu_int8", 0}, {"prelu_int16", 0},
 	{"resize_bilinear_uint8", 0}, {"resize_bilinear_int8", 0}, {"resize_bilinear_int16", 0},
+	{"logistic_int16_pot", 0}, {"tanh_int16_pot", 0}, {"tanh_int16_pot", 1}, {"tanh_int16_pot", 2},
 	{"lstm_int8_cellscale", 0}, {"lstm_int8_cellscale", 1}, {"lstm_int8_cellscale", 2}, {"lstm_int8_cellscale", 3},
 }
 

@@ -17,9 +17,14 @@ import (
 // exactly as TFLite's builtin (generic optimised) kernel does
 // (LUTPopulate with a float32 sigmoid); the output scale must be exactly
 // 1/256, as TFLite checks (the zero point is free; TFLite models use -128
-// for int8 and 0 for uint8). int16 is not supported.
+// for int8 and 0 for uint8). int16 (op version 3) needs zero points 0,
+// an output scale of exactly 2^-15 and an input scale of 2^-12: gemmlowp's
+// fixed-point logistic on Q3.12, as TFLite computes it; TFLite's other
+// int16 path (any other input scale) is refused (activation_int16_common.go
+// says why).
 type Logistic struct {
 	lut [256]uint8
+	q16 sigmoidTanh16
 }
 
 // NewLogistic returns a LOGISTIC kernel for one node.
@@ -27,7 +32,7 @@ func NewLogistic() ops.Kernel { return &Logistic{} }
 
 func init() {
 	// TFLite 1-3; 3 is int16.
-	register(ops.OpLogistic, NewLogistic, [2]int{1, 2})
+	register(ops.OpLogistic, NewLogistic, [2]int{1, 3})
 }
 
 // Prepare checks types and quantisation and builds the table.
@@ -53,8 +58,10 @@ func (k *Logistic) Prepare(n *ops.Node) error {
 		}
 		lutPopulate8(in.Type, inScale, inZP, outScale, outZP, sigmoidf, &k.lut)
 		return nil
+	case ops.Int16:
+		return k.q16.prepare16(in, out, false)
 	}
-	return fmt.Errorf("input 0: type %s not supported (float32, int8, uint8)", in.Type)
+	return fmt.Errorf("input 0: type %s not supported (float32, int8, uint8, int16)", in.Type)
 }
 
 // Eval applies the function.
@@ -72,6 +79,10 @@ func (k *Logistic) Eval(n *ops.Node) error {
 		// float32 inputs; TFLite's own is Eigen's approximation, not the
 		// correctly rounded value either).
 		arch.Sigmoid(out.Float32s()[:cnt], in.Float32s()[:cnt])
+		return nil
+	}
+	if in.Type == ops.Int16 {
+		k.q16.eval16(out.Int16s()[:cnt], in.Int16s()[:cnt])
 		return nil
 	}
 	lookup8(in.Data[:cnt], out.Data[:cnt], &k.lut)

@@ -16,16 +16,22 @@ import (
 // exactly as TFLite's builtin (generic optimised) kernel does
 // (LUTPopulate with a float32 tanh); like TFLite, any output scale and
 // zero point are accepted (models use 1/128 and 0 for int8, 128 for
-// uint8). int16 is not supported.
+// uint8). int16 (op version 3) needs zero points 0, an output scale of
+// 2^-15 and an input scale of 2^-12 or 2^-11 (doubled first): gemmlowp's
+// fixed-point tanh on Q3.12, as TFLite computes it; TFLite's other int16
+// path (any other input scale) is refused (activation_int16_common.go says
+// why).
 type Tanh struct {
 	lut [256]uint8
+	q16 sigmoidTanh16
 }
 
 // NewTanh returns a TANH kernel for one node.
 func NewTanh() ops.Kernel { return &Tanh{} }
 
 func init() {
-	register(ops.OpTanh, NewTanh, [2]int{1, 2})
+	// TFLite 1-3; 3 is int16.
+	register(ops.OpTanh, NewTanh, [2]int{1, 3})
 }
 
 // Prepare checks types and quantisation and builds the table.
@@ -48,8 +54,10 @@ func (k *Tanh) Prepare(n *ops.Node) error {
 		}
 		lutPopulate8(in.Type, inScale, inZP, outScale, outZP, tanhf, &k.lut)
 		return nil
+	case ops.Int16:
+		return k.q16.prepare16(in, out, true)
 	}
-	return fmt.Errorf("input 0: type %s not supported (float32, int8, uint8)", in.Type)
+	return fmt.Errorf("input 0: type %s not supported (float32, int8, uint8, int16)", in.Type)
 }
 
 // Eval applies the function.
@@ -67,6 +75,10 @@ func (k *Tanh) Eval(n *ops.Node) error {
 		for i, x := range in.Float32s()[:cnt] {
 			o[i] = float32(math.Tanh(float64(x)))
 		}
+		return nil
+	}
+	if in.Type == ops.Int16 {
+		k.q16.eval16(out.Int16s()[:cnt], in.Int16s()[:cnt])
 		return nil
 	}
 	lookup8(in.Data[:cnt], out.Data[:cnt], &k.lut)
