@@ -435,8 +435,10 @@ var intExactGolden = []struct {
 	// integer LSTM at cell-state scales outside 2^-15..2^-9.
 	{"hard_swish_int8", 0}, {"hard_swish_uint8", 0}, {"prelu_int8", 0}, {"prelu_int16", 0},
 	{"resize_bilinear_uint8", 0}, {"resize_bilinear_int8", 0}, {"resize_bilinear_int16", 0},
-	{"logistic_int16_pot", 0}, {"tanh_int16_pot", 0}, {"tanh_int16_pot", 1}, {"tanh_int16_pot", 2},
 	{"lstm_int8_cellscale", 0}, {"lstm_int8_cellscale", 1}, {"lstm_int8_cellscale", 2}, {"lstm_int8_cellscale", 3},
+	// The int16 LOGISTIC and TANH (fixed-point path) and SOFTMAX.
+	{"logistic_int16_pot", 0}, {"tanh_int16_pot", 0}, {"tanh_int16_pot", 1}, {"tanh_int16_pot", 2},
+	{"softmax_int16", 0}, {"softmax_int16", 1}, {"softmax_int16", 2},
 }
 
 func TestRecordIntExact(t *testing.T) {

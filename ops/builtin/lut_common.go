@@ -3,6 +3,7 @@ package builtin
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/tflrun/tflrun/ops"
 )
@@ -74,4 +75,37 @@ func sameTypeUnary(n *ops.Node) (in, out *ops.Tensor, err error) {
 	}
 	out.Shape = copyShape(in.Shape)
 	return in, out, nil
+}
+
+// lutPopulate16Double is TFLite's LUTPopulateInt16<double>, the form the
+// int16 SOFTMAX builds its tables with (gelu.go's lutPopulate16 is the
+// float32 one): 512 equal steps over the real input range of the int16
+// quantisation (inScale, inZP); each sample is f(x) in output steps
+// (65536 of them over the output's real range), rounded half away from
+// zero, then nudged by half the error that linear interpolation makes at
+// the step's midpoint, clamped to int16; the last entry is f at the
+// range's top. All in float64. Look it up with lutLookup16.
+func lutPopulate16Double(t *[513]int16, inScale float64, inZP int32, outScale float64, outZP int32, f func(float64) float64) {
+	inMin := inScale * float64(math.MinInt16-inZP)
+	inMax := inScale * float64(math.MaxInt16-inZP)
+	outMin := outScale * float64(math.MinInt16-outZP)
+	outMax := outScale * float64(math.MaxInt16-outZP)
+	const steps = 512
+	step := (inMax - inMin) / steps
+	half := step / 2
+	inv := 65536 / (outMax - outMin)
+	clamp := func(v float64) int16 { return int16(min(max(v, math.MinInt16), math.MaxInt16)) }
+	// The explicit float64 conversions keep the compiler from fusing a
+	// multiply and an add (arm64 would), which rounds differently.
+	for i := 0; i < steps; i++ {
+		x := inMin + float64(float64(i)*step)
+		val := f(x)
+		mid := f(x + half)
+		next := f(inMin + float64(float64(i+1)*step))
+		sample := math.Round(val * inv)
+		interp := math.Round((float64(next*inv) + math.Round(val*inv)) / 2)
+		bias := math.Round((interp - math.Round(mid*inv)) / 2)
+		t[i] = clamp(sample - bias)
+	}
+	t[steps] = clamp(math.Round(f(inMax) * inv))
 }

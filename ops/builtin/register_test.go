@@ -24,7 +24,8 @@ func TestRegisterBuiltins(t *testing.T) {
 		{ops.OpFullyConnected, 12, true, &FullyConnected{}},
 		{ops.OpFullyConnected, 13, false, nil},
 		{ops.OpSoftmax, 2, true, &Softmax{}},
-		{ops.OpSoftmax, 3, false, nil},
+		{ops.OpSoftmax, 3, true, &Softmax{}},
+		{ops.OpSoftmax, 4, false, nil},
 		{ops.OpLogistic, 3, true, &Logistic{}},
 		{ops.OpLogistic, 4, false, nil},
 		{ops.OpAdd, 4, true, &Add{}},
@@ -67,7 +68,7 @@ func TestRegisterBuiltins(t *testing.T) {
 func TestRegisteredVersions(t *testing.T) {
 	want := map[ops.BuiltinOperator][][2]int{
 		ops.OpFullyConnected:        {{1, 1}, {3, 7}, {9, 9}, {11, 12}},
-		ops.OpSoftmax:               {{1, 2}},
+		ops.OpSoftmax:               {{1, 3}},
 		ops.OpLogistic:              {{1, 3}},
 		ops.OpTanh:                  {{1, 3}},
 		ops.OpRelu:                  {{1, 3}},

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
+	"sync"
 
 	"github.com/tflrun/tflrun/ops"
 	"github.com/tflrun/tflrun/schema"
@@ -14,7 +16,9 @@ import (
 // output has the input's shape.
 //
 // Type paths (input → output):
+//
 //   - float32 → float32, computed in float64 and rounded;
+//
 //   - int8 → int8, uint8 → uint8, int8 → int16, uint8 → int16: TFLite's
 //     builtin kernel on x86 (optimized_ops::Softmax with the float table of
 //     PopulateSoftmaxLookupTable, not the uint16 LUT that is ARM64-only):
@@ -23,8 +27,15 @@ import (
 //     rounded half away from zero (uint8 output: +0.5 and truncation, and
 //     its zero point is ignored, exactly as TFLite's specialisation).
 //
+//   - int16 → int16 (op version 3): TFLite's reference SoftmaxInt16
+//     (the only int16 kernel): x − max rescaled by β·in_scale so that
+//     65535 steps span [−10, 0], e^x from a 513-entry interpolated table,
+//     an int32 row sum normalised by its leading zeros, 1/(1+x) from a
+//     second table, the products rounded back to Q0.15.
+//
 // As TFLite requires, an int8 → int8 output has zero point −128 and a
-// scale within 0.1% of 1/256. int16 input is not supported.
+// scale within 0.1% of 1/256; int16 needs zero points 0 and an output
+// scale within 0.1% of 2^-15.
 type Softmax struct {
 	beta     float32
 	table    [256]float32
@@ -32,6 +43,11 @@ type Softmax struct {
 	outZP    int32
 	rows     int
 	depth    int
+	// int16: the rescaling multiplier and the two tables.
+	mult16  int32
+	shift16 int
+	exp16   *[513]int16
+	recip16 *[513]int16
 }
 
 // NewSoftmax returns a SOFTMAX kernel for one node.
@@ -43,8 +59,8 @@ type SoftmaxOptions struct {
 }
 
 func init() {
-	// TFLite 1-3; 3 is int16.
-	register(ops.OpSoftmax, NewSoftmax, [2]int{1, 2})
+	// TFLite 1-4; 3 is int16, 4 float16.
+	register(ops.OpSoftmax, NewSoftmax, [2]int{1, 3})
 	registerOptions(schema.BuiltinOptionsSoftmaxOptions, decodeSoftmaxOptions)
 }
 
@@ -79,8 +95,10 @@ func (k *Softmax) Prepare(n *ops.Node) error {
 	case in.Type == ops.Float32 && out.Type == ops.Float32:
 		return nil
 	case (in.Type == ops.Int8 || in.Type == ops.Uint8) && (out.Type == in.Type || out.Type == ops.Int16):
+	case in.Type == ops.Int16 && out.Type == ops.Int16:
+		return k.prepare16(in, out)
 	default:
-		return fmt.Errorf("output 0: type %s not supported with input type %s (float32→float32, int8→int8/int16, uint8→uint8/int16)", out.Type, in.Type)
+		return fmt.Errorf("output 0: type %s not supported with input type %s (float32→float32, int8→int8/int16, uint8→uint8/int16, int16→int16)", out.Type, in.Type)
 	}
 	inScale, _, err := perTensorQuant(in, "input 0")
 	if err != nil {
@@ -103,6 +121,73 @@ func (k *Softmax) Prepare(n *ops.Node) error {
 		k.table[255-d] = expf(float32(scale * float32(d)))
 	}
 	return nil
+}
+
+// softmaxTables16 are SoftmaxPrepare's two int16 tables, the same for
+// every node: e^x over [−10, 0] and 1/(1+x) over [0, 1], both to a
+// symmetric [−1, 1] output range.
+var softmaxTables16 = sync.OnceValues(func() (*[513]int16, *[513]int16) {
+	const r = math.MaxInt16 - math.MinInt16
+	var e, inv [513]int16
+	lutPopulate16Double(&e, 10.0/r, math.MaxInt16, 2.0/r, 0, math.Exp)
+	lutPopulate16Double(&inv, 1.0/r, math.MinInt16, 2.0/r, 0, func(x float64) float64 { return 1 / (1 + x) })
+	return &e, &inv
+})
+
+// prepare16 checks the int16 quantisation and derives the multiplier.
+func (k *Softmax) prepare16(in, out *ops.Tensor) error {
+	inScale, inZP, err := perTensorQuant(in, "input 0")
+	if err != nil {
+		return err
+	}
+	if k.outScale, k.outZP, err = perTensorQuant(out, "output 0"); err != nil {
+		return err
+	}
+	if inZP != 0 || k.outZP != 0 {
+		return fmt.Errorf("input 0: int16 SOFTMAX needs zero points 0, have %d (input) and %d (output)", inZP, k.outZP)
+	}
+	// TF_LITE_ENSURE_NEAR, in float32.
+	if d := k.outScale - float32(1.0/32768); d > 0.001/32768 || -d > 0.001/32768 {
+		return fmt.Errorf("output 0: scale %g, int16 SOFTMAX needs 2^-15", k.outScale)
+	}
+	// input_scale·β is a float32 product; the quotient is double.
+	m := float64(inScale*k.beta) / (10.0 / 65535.0)
+	if !(m > 0) || math.IsInf(m, 0) || m >= 1<<31 {
+		return fmt.Errorf("input 0: scale %g × beta %g gives the rescaling multiplier %g, outside (0, 2^31)", inScale, k.beta, m)
+	}
+	k.mult16, k.shift16 = ops.QuantizeMultiplier(m)
+	k.exp16, k.recip16 = softmaxTables16()
+	return nil
+}
+
+// softmax16 is TFLite's reference SoftmaxInt16 over every row.
+func (k *Softmax) softmax16(x, y []int16) {
+	d := k.depth
+	for r := 0; r < k.rows; r++ {
+		xr, yr := x[r*d:r*d+d], y[r*d:r*d+d]
+		mx := int16(math.MinInt16)
+		for _, v := range xr {
+			mx = max(mx, v)
+		}
+		// The exponentials go into the output first, as TFLite keeps them.
+		var sum int32 // Q16.15
+		for i, v := range xr {
+			s := ops.MultiplyByQuantizedMultiplier(int32(v)-int32(mx), k.mult16, k.shift16) + 32767
+			e := lutLookup16(int16(min(max(s, math.MinInt16), math.MaxInt16)), k.exp16)
+			yr[i] = e
+			sum += int32(e)
+		}
+		h := bits.LeadingZeros32(uint32(sum)) // headroom + 1
+		shifted := int32((int64(sum)<<(h-1) + 1<<13) >> 14)
+		sym := shifted - (1<<15 + 1<<16)
+		recip := int64(lutLookup16(int16(min(max(sym, math.MinInt16), math.MaxInt16)), k.recip16))
+		rs := 31 - h
+		round := int64(1) << (rs - 1)
+		for i, e := range yr {
+			v := int32((int64(e)*recip + round) >> rs)
+			yr[i] = int16(min(max(v, 0), math.MaxInt16))
+		}
+	}
 }
 
 // Eval computes the softmax of every row.
@@ -139,6 +224,8 @@ func (k *Softmax) Eval(n *ops.Node) error {
 		softmaxQuant(k, in.Int8s(), out)
 	case ops.Uint8:
 		softmaxQuant(k, in.Uint8s(), out)
+	case ops.Int16:
+		k.softmax16(in.Int16s(), out.Int16s())
 	}
 	return nil
 }

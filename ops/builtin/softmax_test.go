@@ -126,3 +126,40 @@ func TestSoftmaxErrors(t *testing.T) {
 	wantPrepareError(t, NewSoftmax(), node(nil, []*ops.Tensor{in()}, outTensor(ops.Float32)), "output 0", "float32")
 	wantPrepareError(t, NewSoftmax(), node(nil, []*ops.Tensor{tensorOf(ops.Float32, nil, []float32{1})}, outTensor(ops.Float32)), "rank 0")
 }
+
+// int16 SOFTMAX: rows against float64 (TFLite's table-based kernel is
+// within a few Q0.15 steps), a saturated row, Eval without allocations,
+// and the quantisation it refuses. Bit-exact cases against TensorFlow
+// Lite are in testdata/intexact/softmax_int16_*.
+func TestSoftmaxInt16(t *testing.T) {
+	in := []int16{0, 1000, -2000, 32767, -32768, 5, 5, 300, 12000, -12000, 0, 1}
+	const inScale = 1.0 / 4096
+	n := node(&SoftmaxOptions{Beta: 1}, []*ops.Tensor{q(tensorOf(ops.Int16, []int{3, 4}, in), inScale, 0)}, q(outTensor(ops.Int16), 1.0/32768, 0))
+	k := NewSoftmax()
+	run(t, k, n)
+	got := n.Outputs[0].Int16s()
+	for r := 0; r < 3; r++ {
+		row := in[r*4 : r*4+4]
+		mx := math.Inf(-1)
+		for _, v := range row {
+			mx = max(mx, float64(v)*inScale)
+		}
+		sum := 0.0
+		for _, v := range row {
+			sum += math.Exp(float64(v)*inScale - mx)
+		}
+		for i, v := range row {
+			want := math.Exp(float64(v)*inScale-mx) / sum * 32768
+			if d := math.Abs(float64(got[r*4+i]) - min(want, 32767)); d > 40 {
+				t.Errorf("row %d element %d: got %d, want %.1f", r, i, got[r*4+i], want)
+			}
+		}
+	}
+	noAllocs(t, k, n)
+
+	x := func(zp int64) *ops.Tensor { return q(tensorOf(ops.Int16, []int{2}, []int16{1, 2}), 1.0/4096, zp) }
+	wantPrepareError(t, NewSoftmax(), node(&SoftmaxOptions{Beta: 1}, []*ops.Tensor{x(1)}, q(outTensor(ops.Int16), 1.0/32768, 0)), "zero points")
+	wantPrepareError(t, NewSoftmax(), node(&SoftmaxOptions{Beta: 1}, []*ops.Tensor{x(0)}, q(outTensor(ops.Int16), 1.0/256, 0)), "output 0", "2^-15")
+	wantPrepareError(t, NewSoftmax(), node(&SoftmaxOptions{Beta: 0}, []*ops.Tensor{x(0)}, q(outTensor(ops.Int16), 1.0/32768, 0)), "input 0", "multiplier")
+	wantPrepareError(t, NewSoftmax(), node(&SoftmaxOptions{Beta: 1}, []*ops.Tensor{x(0)}, q(outTensor(ops.Int8), 1.0/256, -128)), "output 0", "int8")
+}
