@@ -426,9 +426,10 @@ var intExactGolden = []struct {
 	// upward.
 	{"conv2d_int8_grouped_tie", 0}, {"conv2d_uint8_tie", 0}, {"fc_uint8_tie", 0}, {"fc_int16x8_b64_tie", 0},
 	{"dwconv_int8_tie", 3}, {"dwconv_int8_pt_tie", 1}, {"dwconv_uint8_tie", 2},
-	// LEAKY_RELU's float32 quotients; QUANTIZE's double division near
-	// halves (each fails with the float32 one); int8/uint8 → int16.
-	{"leaky_relu_int8", 43},
+	// LEAKY_RELU's and RELU's float32 quotients; QUANTIZE's double
+	// division near halves (each fails with the float32 one); int8/uint8
+	// → int16.
+	{"leaky_relu_int8", 43}, {"relu_int16", 5020},
 	{"quantize_f32_int8", 0}, {"quantize_f32_uint8", 1}, {"quantize_f32_int16", 0},
 	{"requantize_int8_int16", 0}, {"requantize_uint8_int16", 0},
 	// The quantised HARD_SWISH, PRELU, RESIZE_BILINEAR kernels, and the

@@ -75,7 +75,9 @@ func (k *Relu) Prepare(n *ops.Node) error {
 		return fmt.Errorf("input 0: int16 needs zero points 0, have input %d, output %d", inZP, outZP)
 	}
 	k.inZP, k.outZP = inZP, outZP
-	k.mult, k.shift = ops.QuantizeMultiplier(float64(inScale) / float64(outScale))
+	// TFLite's ReluPrepare divides the float32 scales in float32 and only
+	// then widens the quotient to double.
+	k.mult, k.shift = ops.QuantizeMultiplier(float64(inScale / outScale))
 	tmin, tmax, _ := ops.TypeRange(in.Type)
 	k.qMin = max(tmin, outZP+f32ToInt32(roundf(k.lo/outScale)))
 	if math.IsInf(float64(k.hi), 1) {
