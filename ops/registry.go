@@ -139,6 +139,36 @@ const (
 	OpGelu                       BuiltinOperator = 150
 )
 
+// Builtin operator codes of the data-movement, scatter/gather, segment,
+// bitwise and miscellaneous kernels (TFLite schema numbering).
+const (
+	OpSpaceToDepth        BuiltinOperator = 26
+	OpBatchToSpaceND      BuiltinOperator = 37
+	OpSpaceToBatchND      BuiltinOperator = 38
+	OpSparseToDense       BuiltinOperator = 68
+	OpFakeQuant           BuiltinOperator = 80
+	OpOneHot              BuiltinOperator = 85
+	OpGatherND            BuiltinOperator = 107
+	OpRank                BuiltinOperator = 110
+	OpReverseSequence     BuiltinOperator = 112
+	OpMatrixDiag          BuiltinOperator = 113
+	OpMatrixSetDiag       BuiltinOperator = 115
+	OpScatterND           BuiltinOperator = 122
+	OpSegmentSum          BuiltinOperator = 125
+	OpCumsum              BuiltinOperator = 128
+	OpBroadcastArgs       BuiltinOperator = 145
+	OpBucketize           BuiltinOperator = 147
+	OpDynamicUpdateSlice  BuiltinOperator = 151
+	OpUnsortedSegmentProd BuiltinOperator = 153
+	OpUnsortedSegmentMax  BuiltinOperator = 154
+	OpUnsortedSegmentSum  BuiltinOperator = 155
+	OpAtan2               BuiltinOperator = 156
+	OpUnsortedSegmentMin  BuiltinOperator = 157
+	OpBitcast             BuiltinOperator = 159
+	OpBitwiseXor          BuiltinOperator = 160
+	OpRightShift          BuiltinOperator = 161
+)
+
 // Registration binds an operator to its kernel: a builtin code with the
 // range of versions the kernel implements, or a custom operator name.
 type Registration struct {

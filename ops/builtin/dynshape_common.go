@@ -1,0 +1,50 @@
+package builtin
+
+import (
+	"fmt"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// This file holds what the kernels whose output shape TFLite computes from
+// an input's values share: TFLite marks such an output kTfLiteDynamic when
+// that input is not constant and sizes it at Eval. tflrun sizes every
+// output at Prepare, so these kernels read the input there and refuse a
+// non-constant one with dynamicShapeError until the interpreter has dynamic
+// tensors.
+
+// dynamicShapeError is the error of a kernel whose output shape depends on
+// the values of input i (role names it), which is not a constant.
+func dynamicShapeError(i int, role string) error {
+	return fmt.Errorf("%s: output shape depends on the run-time values of input %d; dynamic tensors are not supported yet",
+		ioLabel("input", i, role), i)
+}
+
+// constInts reads the values of a constant int32 (or, when allow64, int64)
+// tensor of any shape, for a kernel that needs them at Prepare. A tensor
+// that is not constant gives dynamicShapeError.
+func constInts(t *ops.Tensor, i int, role string, allow64 bool) ([]int64, error) {
+	label := ioLabel("input", i, role)
+	if t.Type != ops.Int32 && (!allow64 || t.Type != ops.Int64) {
+		if allow64 {
+			return nil, fmt.Errorf("%s: type %s, need int32 or int64", label, t.Type)
+		}
+		return nil, fmt.Errorf("%s: type %s, need int32", label, t.Type)
+	}
+	n, err := numElementsChecked(t, label)
+	if err != nil {
+		return nil, err
+	}
+	if !t.IsConstant() {
+		return nil, dynamicShapeError(i, role)
+	}
+	v := make([]int64, n)
+	for j := range v {
+		if t.Type == ops.Int32 {
+			v[j] = int64(t.Int32s()[j])
+		} else {
+			v[j] = t.Int64s()[j]
+		}
+	}
+	return v, nil
+}
