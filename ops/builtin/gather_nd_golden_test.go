@@ -10,11 +10,13 @@ import (
 )
 
 // Golden cases of GATHER_ND: element, slice and whole-tensor gathers (nd
-// from 0 to the params rank), every params type and index type, quantised
-// params. Indexed dimensions all have size 4, so random indices in [0, 4)
+// from 0 to the params rank), every params type but bfloat16 (which the
+// npy case files cannot hold; the unit tests cover it) and every index
+// type, quantised params. Indexed dimensions all have size 4, so random indices in [0, 4)
 // are in range.
 
-// indicesBelow4 draws params uniformly and input 1 (the indices) in [0, 4).
+// indicesBelow4 draws model input idxInput (the indices) in [0, 4) and the
+// others uniformly.
 func indicesBelow4(idxInput int) optest.InputGen {
 	return func(r *rand.Rand, input int, typ ops.DataType) float64 {
 		if input == idxInput {
@@ -41,7 +43,7 @@ func TestRecordGatherND(t *testing.T) {
 		{variant: "f32_elements", gen: gen, model: gatherNDModel(1, act(f32, 4, 4, 3), act(i32, 5, 2), f32, nil, 5, 3)},
 		{variant: "f32_slices", gen: gen, model: gatherNDModel(1, act(f32, 4, 3, 2), act(i32, 2, 3, 1), f32, nil, 2, 3, 3, 2)},
 		{variant: "f32_scalars_int64", gen: gen, model: gatherNDModel(1, act(f32, 4, 4, 4), act(i64, 6, 3), f32, nil, 6)},
-		{variant: "f32_nd0", model: gatherNDModel(1, act(f32, 2, 3), cst(i32, []byte{}, 3, 0), f32, nil, 3, 2, 3)},
+		{variant: "f32_nd0", model: gatherNDModel(1, act(f32, 2, 3), act(i32, 3, 0), f32, nil, 3, 2, 3)},
 		{variant: "int8", gen: gen, model: gatherNDModel(1, actQ(schema.TensorTypeINT8, q8, 4, 4, 5), act(i32, 3, 2), schema.TensorTypeINT8, q8, 3, 5), tol: exact},
 		{variant: "uint8", gen: gen, model: gatherNDModel(1, act(schema.TensorTypeUINT8, 4, 9), act(i32, 2, 2, 1), schema.TensorTypeUINT8, nil, 2, 2, 9), tol: exact},
 		{variant: "int16", gen: gen, model: gatherNDModel(3, act(i16, 4, 4, 2), act(i32, 3, 2), i16, nil, 3, 2), tol: exact},
@@ -49,8 +51,7 @@ func TestRecordGatherND(t *testing.T) {
 		{variant: "int32", gen: gen, model: gatherNDModel(1, act(i32, 4, 3), act(i32, 5, 1), i32, nil, 5, 3)},
 		{variant: "int64", gen: gen, model: gatherNDModel(1, act(i64, 4, 4, 2), act(i64, 2, 2), i64, nil, 2, 2)},
 		{variant: "bool", gen: gen, model: gatherNDModel(5, act(schema.TensorTypeBOOL, 4, 4, 3), act(i32, 4, 1), schema.TensorTypeBOOL, nil, 4, 4, 3)},
-		{variant: "f16_const", gen: gen, model: gatherNDModel(1, cst(schema.TensorTypeFLOAT16, halfConsts(5, 48, false), 4, 4, 3), act(i32, 5, 2), schema.TensorTypeFLOAT16, nil, 5, 3)},
-		{variant: "bf16_const", gen: gen, model: gatherNDModel(1, cst(schema.TensorTypeBFLOAT16, halfConsts(6, 16, true), 4, 4), act(i32, 3, 1), schema.TensorTypeBFLOAT16, nil, 3, 4)},
+		{variant: "f16_const", gen: indicesBelow4(0), model: gatherNDModel(1, cst(schema.TensorTypeFLOAT16, halfConsts(5, 48, false), 4, 4, 3), act(i32, 5, 2), schema.TensorTypeFLOAT16, nil, 5, 3)},
 		{variant: "const_indices", model: gatherNDModel(1, act(f32, 4, 4, 2), cst(i32, optest.I32(idx4...), 5, 2), f32, nil, 5, 2)},
 	})
 }
