@@ -3,6 +3,7 @@ package builtin
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/tflrun/tflrun/ops"
 	"github.com/tflrun/tflrun/schema"
@@ -21,13 +22,17 @@ import (
 // with a left shift of 15 (AddOptions.PotScaleInt16 false, or scales that
 // are not powers of two) or TFLite's power-of-two path (one input
 // rounding-shifted to the other's scale, saturating int16 sum; no
-// broadcasting). Non-quantised int16 is not supported.
+// broadcasting); non-quantised int16 (TFLite's version 5: the int16 sum
+// wraps, then the fused activation's int16 bounds clamp it); float16
+// (version 6: each sum computed in float32 and rounded to half, then
+// clamped to the activation's half range, see halfArith).
 type Add struct {
 	arithBase
-	pot  bool
-	potS int  // right shift of the shifted input (POT path)
-	potA bool // the shifted input is input 0
-	qp   quantAddParams
+	plain16 bool // non-quantised int16
+	pot     bool
+	potS    int  // right shift of the shifted input (POT path)
+	potA    bool // the shifted input is input 0
+	qp      quantAddParams
 }
 
 // NewAdd returns an ADD kernel for one node.
@@ -42,8 +47,8 @@ type AddOptions struct {
 }
 
 func init() {
-	// TFLite 1-5; 5 is non-quantised int16.
-	register(ops.OpAdd, NewAdd, [2]int{1, 4})
+	// Versions 1-6, as TFLite's register.cc.
+	register(ops.OpAdd, NewAdd, [2]int{1, 6})
 	registerOptions(schema.BuiltinOptionsAddOptions, decodeAddOptions)
 }
 
@@ -70,11 +75,18 @@ func (k *Add) Prepare(n *ops.Node) error {
 	switch a.Type {
 	case ops.Float32, ops.Int32, ops.Int64:
 		return nil
+	case ops.Float16:
+		k.fMin, k.fMax = halfActivationRange(k.act)
+		return nil
 	case ops.Int8, ops.Uint8:
 		return k.qp.prepare(a, b, out, k.act, false, false)
 	case ops.Int16:
-		if !isQuantized(a) {
-			return errors.New("input 0: non-quantized int16 ADD is not supported")
+		if !isQuantized(a) || !isQuantized(out) {
+			// TFLite takes the plain path when the output has no
+			// quantisation.
+			k.plain16 = true
+			k.iMin, k.iMax = activationRangeInt(k.act, math.MinInt16, math.MaxInt16)
+			return nil
 		}
 		for i, t := range []*ops.Tensor{a, b, out} {
 			if t.ZeroPoint() != 0 {
@@ -91,7 +103,7 @@ func (k *Add) Prepare(n *ops.Node) error {
 		}
 		return k.qp.prepare(a, b, out, k.act, true, false)
 	}
-	return fmt.Errorf("input 0: type %s not supported (float32, int32, int64, int8, uint8, int16)", a.Type)
+	return fmt.Errorf("input 0: type %s not supported (float32, float16, int32, int64, int8, uint8, int16)", a.Type)
 }
 
 func (k *Add) preparePOT(a, b, out *ops.Tensor, s1, s2 int) error {
@@ -145,7 +157,19 @@ func (k *Add) Eval(n *ops.Node) error {
 			sx, sy := k.qp.scaledInputs(int32(x), int32(y))
 			return uint8(k.qp.finish(sx + sy))
 		})
+	case ops.Float16:
+		lo, hi := k.fMin, k.fMax
+		broadcastApply(&k.bc, a.Uint16s(), b.Uint16s(), out.Uint16s(), func(x, y uint16) uint16 {
+			return halfArith(halfToFloat32(x)+halfToFloat32(y), lo, hi)
+		})
 	case ops.Int16:
+		if k.plain16 {
+			lo, hi := int16(k.iMin), int16(k.iMax)
+			broadcastApply(&k.bc, a.Int16s(), b.Int16s(), out.Int16s(), func(x, y int16) int16 {
+				return min(max(x+y, lo), hi)
+			})
+			return nil
+		}
 		if k.pot {
 			lo, hi := int16(k.qp.actMin), int16(k.qp.actMax)
 			broadcastApply(&k.bc, a.Int16s(), b.Int16s(), out.Int16s(), func(x, y int16) int16 {

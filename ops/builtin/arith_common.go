@@ -54,3 +54,35 @@ func indexOfZero[T float32 | int8 | int16 | int32 | int64](v []T) int {
 	}
 	return -1
 }
+
+// halfActivationRange is TFLite's CalculateActivationRange<Eigen::half>:
+// the fused activation's bounds, the whole finite half range (±65504)
+// for NONE, as float32 values (each exactly a half).
+func halfActivationRange(a ops.Activation) (lo, hi float32) {
+	switch a {
+	case ops.ActRelu:
+		return 0, 65504
+	case ops.ActRelu6:
+		return 0, 6
+	case ops.ActReluN1To1:
+		return -1, 1
+	}
+	return -65504, 65504
+}
+
+// halfArith is one element of TFLite's float16 ADD or MUL: Eigen's half
+// arithmetic widens both operands to float32, computes r (given here) and
+// rounds it to half; ActivationFunctionWithMinMax then clamps with
+// std::max and std::min in half, so a NaN stays NaN and ±Inf become the
+// bounds.
+func halfArith(r, lo, hi float32) uint16 {
+	h := float32ToHalf(r)
+	v := halfToFloat32(h)
+	switch {
+	case v < lo:
+		return float32ToHalf(lo)
+	case hi < v:
+		return float32ToHalf(hi)
+	}
+	return h
+}

@@ -3,6 +3,7 @@ package builtin
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/tflrun/tflrun/ops"
 )
@@ -22,10 +23,14 @@ import (
 //     so inputs with different quantisation compare by real value;
 //   - int16: EQUAL/NOT_EQUAL rescale like int8 when the tensors are
 //     quantised and compare raw values otherwise; the ordering operators
-//     compare raw values.
+//     compare raw values;
+//   - float16 (all six) and bfloat16 (LESS and GREATER, which TFLite
+//     computes as LESS with the inputs swapped): compared as the float32
+//     values they widen to exactly, as Eigen's half and bfloat16
+//     comparisons do.
 //
-// Strings and float16 are not supported. Each operator's file (equal.go,
-// less.go, …) gives its predicate on each type in a comparisonOp.
+// Strings are not supported. Each operator's file (equal.go, less.go, …)
+// gives its predicate on each type in a comparisonOp.
 type Comparison struct {
 	op     *comparisonOp
 	bc     broadcast
@@ -46,11 +51,13 @@ type comparisonOp struct {
 	// bools: the operator also takes bool inputs (EQUAL, NOT_EQUAL), and
 	// rescales quantised int16 inputs like int8 ones.
 	bools bool
-	f32   func(x, y float32) bool
-	i16   func(x, y int16) bool
-	i32   func(x, y int32) bool
-	i64   func(x, y int64) bool
-	b     func(x, y bool) bool
+	// bf16: the operator also takes bfloat16 inputs (LESS, GREATER).
+	bf16 bool
+	f32  func(x, y float32) bool
+	i16  func(x, y int16) bool
+	i32  func(x, y int32) bool
+	i64  func(x, y int64) bool
+	b    func(x, y bool) bool
 }
 
 // Prepare validates the node and sets the broadcast output shape.
@@ -78,9 +85,12 @@ func (k *Comparison) Prepare(n *ops.Node) error {
 	if out.Type != ops.Bool {
 		return fmt.Errorf("output 0: type %s, need bool", out.Type)
 	}
-	types := []ops.DataType{ops.Float32, ops.Int32, ops.Int64, ops.Int8, ops.Uint8, ops.Int16}
+	types := []ops.DataType{ops.Float32, ops.Int32, ops.Int64, ops.Int8, ops.Uint8, ops.Int16, ops.Float16}
 	if op.bools {
 		types = append(types, ops.Bool)
+	}
+	if op.bf16 {
+		types = append(types, ops.BFloat16)
 	}
 	if err := requireType(a, "input 0", types...); err != nil {
 		return fmt.Errorf("%v for %s", err, op.name)
@@ -145,6 +155,16 @@ func (k *Comparison) Eval(n *ops.Node) error {
 		broadcastMap(&k.bc, a.Int16s(), b.Int16s(), o, k.op.i16)
 	case ops.Bool:
 		broadcastMap(&k.bc, a.Bools(), b.Bools(), o, k.op.b)
+	case ops.Float16:
+		f := k.op.f32
+		broadcastMap(&k.bc, a.Uint16s(), b.Uint16s(), o, func(x, y uint16) bool {
+			return f(halfToFloat32(x), halfToFloat32(y))
+		})
+	case ops.BFloat16:
+		f := k.op.f32
+		broadcastMap(&k.bc, a.Uint16s(), b.Uint16s(), o, func(x, y uint16) bool {
+			return f(math.Float32frombits(uint32(x)<<16), math.Float32frombits(uint32(y)<<16))
+		})
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/tflrun/tflrun/ops"
@@ -95,4 +96,41 @@ func TestComparisonsErrors(t *testing.T) {
 	wantPrepareError(t, NewEqual(), node(nil, []*ops.Tensor{a, a}, outTensor(ops.Float32)), "need bool")
 	wantPrepareError(t, NewLess(), node(nil, []*ops.Tensor{tensorOf(ops.Bool, []int{1}, []bool{true}), tensorOf(ops.Bool, []int{1}, []bool{true})}, outTensor(ops.Bool)), "LESS")
 	wantPrepareError(t, NewEqual(), node(nil, []*ops.Tensor{a, tensorOf(ops.Float32, []int{3}, []float32{1, 2, 3})}, outTensor(ops.Bool)), "broadcastable")
+}
+
+// TestComparisonHalfTypes compares float16 (every operator) and bfloat16
+// (LESS and GREATER) inputs by their float32 values, with broadcasting.
+func TestComparisonHalfTypes(t *testing.T) {
+	// float16: 1, -2, 0.5, NaN against the scalar 0.5.
+	a := tensorOf(ops.Float16, []int{4}, []uint16{0x3c00, 0xc000, 0x3800, 0x7e00})
+	b := tensorOf(ops.Float16, []int{1}, []uint16{0x3800})
+	for _, c := range []struct {
+		newK func() ops.Kernel
+		want []bool
+	}{
+		{NewEqual, []bool{false, false, true, false}},
+		{NewNotEqual, []bool{true, true, false, true}},
+		{NewLess, []bool{false, true, false, false}},
+		{NewLessEqual, []bool{false, true, true, false}},
+		{NewGreater, []bool{true, false, false, false}},
+		{NewGreaterEqual, []bool{true, false, true, false}},
+	} {
+		k := c.newK()
+		out := binRun(t, k, nil, a, b, ops.Bool)
+		if got := out.Bools(); !slices.Equal(got, c.want) {
+			t.Errorf("%s float16: %v, want %v", k.(*Comparison).op.name, got, c.want)
+		}
+	}
+	// bfloat16: 1.5, -3 against 1.5.
+	x := tensorOf(ops.BFloat16, []int{2}, []uint16{0x3fc0, 0xc040})
+	y := tensorOf(ops.BFloat16, []int{2}, []uint16{0x3fc0, 0x3fc0})
+	if got := binRun(t, NewLess(), nil, x, y, ops.Bool).Bools(); !slices.Equal(got, []bool{false, true}) {
+		t.Errorf("LESS bfloat16: %v", got)
+	}
+	if got := binRun(t, NewGreater(), nil, y, x, ops.Bool).Bools(); !slices.Equal(got, []bool{false, true}) {
+		t.Errorf("GREATER bfloat16: %v", got)
+	}
+	for _, newK := range []func() ops.Kernel{NewEqual, NewLessEqual, NewGreaterEqual, NewNotEqual} {
+		wantPrepareError(t, newK(), binNode(nil, x, y, outTensor(ops.Bool)), "bfloat16")
+	}
 }

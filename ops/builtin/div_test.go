@@ -43,5 +43,64 @@ func TestDiv(t *testing.T) {
 	if err := k.Eval(n); err == nil || !contains(err.Error(), "element 1 is 0") {
 		t.Fatalf("int32 division by zero: err %v", err)
 	}
-	wantPrepareError(t, NewDiv(), binNode(nil, quantTensor(ops.Uint8, []int{2}, []float32{0, 1}, -1, 1), quantTensor(ops.Uint8, []int{2}, []float32{0, 1}, -1, 1), quantOut(ops.Uint8, -1, 1)), "quantised DIV")
+}
+
+// TestDivQuantized runs TFLite's QuantizedNoActivation and
+// QuantizedActivationRELU_N1_TO_1 vectors (within their tolerance of two
+// steps plus a step squared) for every quantised type, and checks the
+// divisor-equals-zero-point error.
+func TestDivQuantized(t *testing.T) {
+	tol := float64(2*(2.0/255) + (2.0/255)*(2.0/255))
+	sh := []int{1, 2, 2, 1}
+	for _, typ := range []ops.DataType{ops.Uint8, ops.Int8, ops.Int16} {
+		for _, c := range []struct {
+			act  ops.Activation
+			a, b []float32
+			want []float64
+		}{
+			{ops.ActNone, []float32{-0.8, -0.2, 0.3, 0.7}, []float32{-0.8, 0.4, 0.8, 1.0}, []float64{1.0, -0.5, 0.375, 0.7}},
+			{ops.ActReluN1To1, []float32{-0.8, 0.2, 0.9, 0.7}, []float32{0.6, 0.4, 0.9, -0.8}, []float64{-1.0, 0.5, 1.0, -0.875}},
+			{ops.ActReluN1To1, []float32{-0.5, 0.2, 0.6, 0.3}, []float32{0.6, 0.5, -0.8, 0.5}, []float64{-0.833, 0.4, -0.75, 0.6}},
+		} {
+			n := binNode(&DivOptions{Activation: c.act}, quantTensor(typ, sh, c.a, -1, 1), quantTensor(typ, sh, c.b, -1, 1), quantOut(typ, -1, 1))
+			k := NewDiv()
+			run(t, k, n)
+			noAllocs(t, k, n)
+			o := n.Outputs[0]
+			got := make([]float32, 4)
+			for i := range got {
+				got[i] = o.Scale() * float32(loadInt(o, i)-o.ZeroPoint())
+			}
+			nearFloats(t, typ.String()+" quantised DIV", got, c.want, tol)
+		}
+	}
+	// A divisor equal to its zero point (a real zero) fails Eval.
+	n := binNode(nil, quantTensor(ops.Int8, []int{2}, []float32{0.5, 0.5}, -1, 1), quantTensor(ops.Int8, []int{2}, []float32{0.5, 0}, -1, 1), quantOut(ops.Int8, -1, 1))
+	k := NewDiv()
+	if err := prepare(k, n); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Eval(n); err == nil || !contains(err.Error(), "element 1 equals the zero point") {
+		t.Fatalf("division by a quantised zero: %v", err)
+	}
+}
+
+// TestDivRoundingPOT checks the shifts outside [0, 31] against the x86
+// semantics spelled out: mask from a 64-bit shift, sar by e mod 32.
+func TestDivRoundingPOT(t *testing.T) {
+	for _, c := range []struct {
+		x    int32
+		e    int
+		want int32
+	}{
+		{100, 3, 13}, {-100, 3, -13}, {5, 31, 0},
+		{5, 32, 6},   // mask −1, threshold −1: 5 + 1
+		{-5, 32, -5}, // threshold 0, remainder −5
+		{1 << 20, 40, 1<<12 + 1},
+		{7, -1, 1}, // mask −1 (1<<63 − 1), sar by 31 gives 0, plus 1
+	} {
+		if got := divRoundingPOT(c.x, c.e); got != c.want {
+			t.Errorf("divRoundingPOT(%d, %d) = %d, want %d", c.x, c.e, got, c.want)
+		}
+	}
 }

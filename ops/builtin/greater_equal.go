@@ -3,8 +3,8 @@ package builtin
 import "github.com/tflrun/tflrun/ops"
 
 // NewGreaterEqual returns a GREATER_EQUAL kernel for one node (a Comparison):
-// out[i] = a[i] >= b[i], on float32, int32, int64, int8, uint8 and int16
-// inputs.
+// out[i] = a[i] >= b[i], on float32, int32, int64, int8, uint8, int16 and
+// float16 inputs. Versions 1-3, as TFLite's register.cc (3: int16).
 func NewGreaterEqual() ops.Kernel { return &Comparison{op: &greaterEqualOp} }
 
 var greaterEqualOp = comparisonOp{

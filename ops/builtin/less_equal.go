@@ -3,8 +3,9 @@ package builtin
 import "github.com/tflrun/tflrun/ops"
 
 // NewLessEqual returns a LESS_EQUAL kernel for one node (a Comparison):
-// out[i] = a[i] <= b[i], on float32, int32, int64, int8, uint8 and int16
-// inputs.
+// out[i] = a[i] <= b[i], on float32, int32, int64, int8, uint8, int16 and
+// float16 inputs. Versions 1-2, as TFLite's register.cc (which has no
+// version 3 of LESS_EQUAL; int16 inputs are version 1).
 func NewLessEqual() ops.Kernel { return &Comparison{op: &lessEqualOp} }
 
 var lessEqualOp = comparisonOp{
@@ -18,5 +19,5 @@ var lessEqualOp = comparisonOp{
 func lessEqualOf[T float32 | int16 | int32 | int64](x, y T) bool { return x <= y }
 
 func init() {
-	register(ops.OpLessEqual, NewLessEqual, [2]int{1, 3})
+	register(ops.OpLessEqual, NewLessEqual, [2]int{1, 2})
 }

@@ -3,6 +3,7 @@ package builtin
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/tflrun/tflrun/ops"
 	"github.com/tflrun/tflrun/schema"
@@ -17,10 +18,17 @@ import (
 // quantised as TFLite's MulElementwise: (a − za)(b − zb) rescaled by
 // sa·sb/so (computed in float32 as TFLite does) with gemmlowp's double
 // rounding, plus the output zero point, clamped to the quantised
-// activation range. Non-quantised int16, int16 → int8/uint8, uint32 and
-// complex64 are not supported.
+// activation range; complex64 (version 6; no fused activation allowed;
+// the product as C++'s std::complex<float>, with C99 Annex G's recovery of
+// infinities); non-quantised int16 and uint32 (version 7: wrapping
+// product, then the activation's bounds in the type, where RELU_N1_TO_1's
+// −1 becomes uint32's maximum as in TFLite); float16 (version 8: each
+// product computed in float32 and rounded to half, then clamped to the
+// activation's half range). int16 inputs with an int8 or uint8 output are
+// not supported.
 type Mul struct {
 	arithBase
+	plain16    bool // non-quantised int16
 	off1, off2 int32
 	outOff     int32
 	mult       int32
@@ -37,8 +45,8 @@ type MulOptions struct {
 }
 
 func init() {
-	// TFLite 1-7; 6 is complex64, 7 non-quantised int16 and uint32.
-	register(ops.OpMul, NewMul, [2]int{1, 5})
+	// Versions 1-8, as TFLite's register.cc.
+	register(ops.OpMul, NewMul, [2]int{1, 8})
 	registerOptions(schema.BuiltinOptionsMulOptions, decodeMulOptions)
 }
 
@@ -65,12 +73,26 @@ func (k *Mul) Prepare(n *ops.Node) error {
 	switch a.Type {
 	case ops.Float32, ops.Int32, ops.Int64:
 		return nil
+	case ops.Float16:
+		k.fMin, k.fMax = halfActivationRange(k.act)
+		return nil
+	case ops.Complex64:
+		if k.act != ops.ActNone {
+			return fmt.Errorf("options: fused activation %s is not allowed for complex64 (TFLite refuses it)", k.act)
+		}
+		return nil
+	case ops.Uint32:
+		lo, hi := activationRangeInt(k.act, 0, math.MaxUint32)
+		k.iMin, k.iMax = int64(uint32(lo)), hi // −1 wraps, as TFLite's T(−1)
+		return nil
 	case ops.Int8, ops.Uint8, ops.Int16:
 		if a.Type == ops.Int16 && !isQuantized(out) {
-			return errors.New("output 0: non-quantized int16 MUL is not supported")
+			k.plain16 = true
+			k.iMin, k.iMax = activationRangeInt(k.act, math.MinInt16, math.MaxInt16)
+			return nil
 		}
 	default:
-		return fmt.Errorf("input 0: type %s not supported (float32, int32, int64, int8, uint8, int16)", a.Type)
+		return fmt.Errorf("input 0: type %s not supported (float32, float16, complex64, int32, uint32, int64, int8, uint8, int16)", a.Type)
 	}
 	s1, z1, err := perTensorQuant(a, "input 0")
 	if err != nil {
@@ -127,9 +149,78 @@ func (k *Mul) Eval(n *ops.Node) error {
 			return uint8(k.quant(int32(x), int32(y)))
 		})
 	case ops.Int16:
+		if k.plain16 {
+			lo, hi := int16(k.iMin), int16(k.iMax)
+			broadcastApply(&k.bc, a.Int16s(), b.Int16s(), out.Int16s(), func(x, y int16) int16 {
+				return min(max(x*y, lo), hi)
+			})
+			return nil
+		}
 		broadcastApply(&k.bc, a.Int16s(), b.Int16s(), out.Int16s(), func(x, y int16) int16 {
 			return int16(k.quant(int32(x), int32(y)))
 		})
+	case ops.Uint32:
+		lo, hi := uint32(k.iMin), uint32(k.iMax)
+		broadcastApply(&k.bc, a.Uint32s(), b.Uint32s(), out.Uint32s(), func(x, y uint32) uint32 {
+			return min(max(x*y, lo), hi)
+		})
+	case ops.Float16:
+		lo, hi := k.fMin, k.fMax
+		broadcastApply(&k.bc, a.Uint16s(), b.Uint16s(), out.Uint16s(), func(x, y uint16) uint16 {
+			return halfArith(halfToFloat32(x)*halfToFloat32(y), lo, hi)
+		})
+	case ops.Complex64:
+		broadcastApply(&k.bc, ops.View[[2]float32](a.Data), ops.View[[2]float32](b.Data), ops.View[[2]float32](out.Data), complexMul)
 	}
 	return nil
+}
+
+// complexMul is std::complex<float> multiplication as GCC compiles it: the
+// schoolbook formula in float32 (each product rounded on its own), and,
+// when both parts come out NaN, libgcc's __mulsc3 recovery of infinite
+// operands and overflowed products (C99 Annex G).
+func complexMul(x, y [2]float32) [2]float32 {
+	a, b, c, d := x[0], x[1], y[0], y[1]
+	ac, bd, ad, bc := float32(a*c), float32(b*d), float32(a*d), float32(b*c)
+	re, im := ac-bd, ad+bc
+	if !cmulIsNaN(re) || !cmulIsNaN(im) {
+		return [2]float32{re, im}
+	}
+	box := func(v float32) float32 { // copysign(isinf(v) ? 1 : 0, v)
+		if cmulIsInf(v) {
+			return cmulCopySign(1, v)
+		}
+		return cmulCopySign(0, v)
+	}
+	zero := func(v float32) float32 { // NaN → copysign(0, v)
+		if cmulIsNaN(v) {
+			return cmulCopySign(0, v)
+		}
+		return v
+	}
+	recalc := false
+	if cmulIsInf(a) || cmulIsInf(b) {
+		a, b, c, d = box(a), box(b), zero(c), zero(d)
+		recalc = true
+	}
+	if cmulIsInf(c) || cmulIsInf(d) {
+		c, d, a, b = box(c), box(d), zero(a), zero(b)
+		recalc = true
+	}
+	if !recalc && (cmulIsInf(ac) || cmulIsInf(bd) || cmulIsInf(ad) || cmulIsInf(bc)) {
+		a, b, c, d = zero(a), zero(b), zero(c), zero(d)
+		recalc = true
+	}
+	if recalc {
+		inf := float32(math.Inf(1))
+		re = inf * (float32(a*c) - float32(b*d))
+		im = inf * (float32(a*d) + float32(b*c))
+	}
+	return [2]float32{re, im}
+}
+
+func cmulIsNaN(v float32) bool { return v != v }
+func cmulIsInf(v float32) bool { return v > math.MaxFloat32 || v < -math.MaxFloat32 }
+func cmulCopySign(v, sign float32) float32 {
+	return float32(math.Copysign(float64(v), float64(sign)))
 }

@@ -3,8 +3,9 @@ package builtin
 import "github.com/tflrun/tflrun/ops"
 
 // NewNotEqual returns a NOT_EQUAL kernel for one node (a Comparison):
-// out[i] = a[i] != b[i], on float32, int32, int64, int8, uint8, int16 and bool
-// inputs.
+// out[i] = a[i] != b[i], on float32, int32, int64, int8, uint8, int16,
+// float16 and bool inputs. Versions 1-4, as TFLite's register.cc (4:
+// int16); version 3 is string inputs, which Prepare refuses.
 func NewNotEqual() ops.Kernel { return &Comparison{op: &notEqualOp} }
 
 var notEqualOp = comparisonOp{
@@ -20,5 +21,5 @@ var notEqualOp = comparisonOp{
 func notEqualOf[T comparable](x, y T) bool { return x != y }
 
 func init() {
-	register(ops.OpNotEqual, NewNotEqual, [2]int{1, 3})
+	register(ops.OpNotEqual, NewNotEqual, [2]int{1, 4})
 }
