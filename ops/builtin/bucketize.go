@@ -29,6 +29,10 @@ type Bucketize struct {
 // BucketizeOptions is TFLite's BucketizeOptions.
 type BucketizeOptions struct {
 	Boundaries []float32
+	// missing records a decoded table without the boundaries field, which
+	// TFLite's parser refuses; Prepare does so here, so that decoding
+	// itself takes every table.
+	missing bool
 }
 
 // NewBucketize returns a BUCKETIZE kernel for one node.
@@ -39,7 +43,8 @@ func init() {
 	registerOptions(schema.BuiltinOptionsBucketizeOptions, decodeBucketizeOptions)
 }
 
-// decodeBucketizeOptions decodes TFLite's BucketizeOptions table.
+// decodeBucketizeOptions decodes TFLite's BucketizeOptions table, noting
+// a table without the boundaries field (an empty list is fine).
 func decodeBucketizeOptions(t ops.OptionsTable) (any, error) {
 	var o schema.BucketizeOptions
 	initTable(&o, t)
@@ -47,13 +52,19 @@ func decodeBucketizeOptions(t ops.OptionsTable) (any, error) {
 	for i := range b {
 		b[i] = o.Boundaries(i)
 	}
-	return &BucketizeOptions{Boundaries: b}, nil
+	tab := o.Table()
+	return &BucketizeOptions{Boundaries: b, missing: tab.Offset(4) == 0}, nil
 }
+
+var errBucketizeNoBoundaries = errors.New("options: BucketizeOptions has no boundaries array (TFLite's parser refuses the model)")
 
 // Prepare validates the node and gives the output the input's shape.
 func (k *Bucketize) Prepare(n *ops.Node) error {
 	*k = Bucketize{}
 	if o, ok := n.Options.(*BucketizeOptions); ok && o != nil {
+		if o.missing {
+			return errBucketizeNoBoundaries
+		}
 		k.boundaries = append([]float32(nil), o.Boundaries...)
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *BucketizeOptions", n.Options)

@@ -21,7 +21,7 @@ func TestRecordBucketize(t *testing.T) {
 		{variant: "f64", model: bucketizeModel(schema.TensorTypeFLOAT64, []float32{-0.75, -0.1, 0.3}, 17)},
 		{variant: "int32", model: bucketizeModel(schema.TensorTypeINT32, []float32{1.5, 3, 3, 7}, 3, 5)},
 		{variant: "int64", model: bucketizeModel(schema.TensorTypeINT64, []float32{0, 4.5, 9}, 2, 2, 3)},
-		{variant: "f32_no_boundaries", model: bucketizeModel(schema.TensorTypeFLOAT32, nil, 5)},
+		{variant: "f32_no_boundaries", model: bucketizeModel(schema.TensorTypeFLOAT32, []float32{}, 5)},
 	})
 }
 

@@ -3,9 +3,13 @@ package builtin
 import (
 	"math"
 	"sort"
+	"strings"
 	"testing"
 
+	flatbuffers "github.com/google/flatbuffers/go"
+
 	"github.com/tflrun/tflrun/ops"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Tests of BUCKETIZE: TFLite's kernel test vector, every input type against
@@ -70,6 +74,22 @@ func TestBucketize(t *testing.T) {
 	run(t, NewBucketize(), n)
 	equalInts(t, "no boundaries", n.Outputs[0].Int32s(), []int{0})
 
+	// A table without boundaries fails Prepare, as TFLite's parser refuses
+	// it; an empty list is fine.
+	for _, bs := range [][]float32{nil, {}} {
+		fb := flatbuffers.NewBuilder(64)
+		fb.Finish((&schema.BucketizeOptionsT{Boundaries: bs}).Pack(fb))
+		buf := fb.FinishedBytes()
+		o, err := decodeBucketizeOptions(ops.OptionsTable{Type: uint8(schema.BuiltinOptionsBucketizeOptions), Bytes: buf, Pos: uint32(flatbuffers.GetUOffsetT(buf))})
+		if err != nil {
+			t.Fatalf("boundaries %#v: decoder error %v", bs, err)
+		}
+		n := node(o, []*ops.Tensor{tensorOf(ops.Float32, []int{2}, []float32{1, 2})}, outTensor(ops.Int32))
+		err = prepare(NewBucketize(), n)
+		if bs == nil && (err == nil || !strings.Contains(err.Error(), "no boundaries array")) || bs != nil && err != nil {
+			t.Errorf("boundaries %#v: Prepare error %v", bs, err)
+		}
+	}
 	for _, c := range []struct {
 		name  string
 		n     *ops.Node

@@ -14,10 +14,11 @@ import (
 //
 //	out[i..., :] = params[indices[i..., 0], …, indices[i..., nd-1], :].
 //
-// nd 0 makes every slice the whole of params. As TFLite's gather_nd.cc,
-// Eval fails when any index is negative (checked over all indices first)
-// or at or beyond its dimension, naming the first offender, and when params
-// is empty but indices is not.
+// As TFLite's gather_nd.cc, Eval fails when any index is negative
+// (checked over all indices first) or at or beyond its dimension, naming
+// the first offender, when params is empty but indices is not, and when
+// nd is 0 with slices to gather (TFLite's kernel then finds no index data
+// and refuses).
 //
 // Params types: float32, float16, bfloat16, int8, uint8, int16, int32,
 // int64 and bool (copied bit for bit); indices int16, int32 or int64; the
@@ -31,6 +32,7 @@ type GatherND struct {
 	elem         int   // bytes per element
 	dims, stride []int // params dimension sizes and element strides of the first nd dimensions
 	paramsEmpty  bool
+	noIndexData  bool
 }
 
 // NewGatherND returns a GATHER_ND kernel for one node.
@@ -113,6 +115,9 @@ func (k *GatherND) Prepare(n *ops.Node) error {
 		s *= params.Shape[j]
 	}
 	k.paramsEmpty = pn == 0 && in > 0
+	// TFLite's GatherNd fails when there are slices to gather but the
+	// indices tensor holds no elements (nd 0): its data pointer is null.
+	k.noIndexData = in == 0 && k.slices > 0
 	return nil
 }
 
@@ -131,7 +136,10 @@ func (e gatherNDIndexError) Error() string {
 	return fmt.Sprintf("input 1 (indices): element %d is %d, outside [0, %d) of params dimension %d", e.pos, e.value, e.size, e.dim)
 }
 
-var errGatherNDEmpty = errors.New("input 0 (params): empty, but indices are not (TFLite refuses this)")
+var (
+	errGatherNDEmpty     = errors.New("input 0 (params): empty, but indices are not (TFLite refuses this)")
+	errGatherNDNoIndices = errors.New("input 1 (indices): rows of 0 coordinates (an empty indices tensor with slices to gather), which TFLite's kernel refuses")
+)
 
 // Eval copies the addressed slices.
 func (k *GatherND) Eval(n *ops.Node) error {
@@ -144,6 +152,9 @@ func (k *GatherND) Eval(n *ops.Node) error {
 	}
 	if k.paramsEmpty {
 		return errGatherNDEmpty
+	}
+	if k.noIndexData {
+		return errGatherNDNoIndices
 	}
 	switch idx.Type {
 	case ops.Int16:

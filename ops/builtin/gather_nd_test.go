@@ -79,6 +79,17 @@ func TestGatherNDAgainstDefinition(t *testing.T) {
 		}
 		n := node(nil, []*ops.Tensor{tensorOf(pt, pshape, raw), indexTensor(it, ishape, idx)}, outTensor(pt))
 		k := NewGatherND()
+		if nd == 0 && prod(ishape[:len(ishape)-1]) > 0 {
+			// Rows of 0 coordinates: TFLite refuses them (see
+			// TestGatherNDIndexErrors).
+			if err := prepare(k, n); err != nil {
+				t.Fatal(err)
+			}
+			if err := k.Eval(n); err == nil {
+				t.Fatalf("params %v, indices %v: Eval succeeded, TFLite refuses nd 0", pshape, ishape)
+			}
+			continue
+		}
 		run(t, k, n)
 		outShape := append(append([]int{}, ishape[:len(ishape)-1]...), pshape[nd:]...)
 		wantShape(t, n.Outputs[0].Shape, outShape)
@@ -131,7 +142,22 @@ func TestGatherNDIndexErrors(t *testing.T) {
 	if err := k.Eval(n); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("empty params: %v", err)
 	}
-	// ... but empty params with empty indices is fine.
+	// Rows of 0 coordinates (nd 0) with slices to gather: TFLite's kernel
+	// finds no index data and fails (recorded with tflite_ref).
+	n = node(nil, []*ops.Tensor{params, tensorOf(ops.Int32, []int{3, 0}, []int32{})}, outTensor(ops.Float32))
+	k = NewGatherND()
+	if err := prepare(k, n); err != nil {
+		t.Fatal(err)
+	}
+	wantShape(t, n.Outputs[0].Shape, []int{3, 2, 2})
+	if err := k.Eval(n); err == nil || !strings.Contains(err.Error(), "input 1 (indices): rows of 0 coordinates") {
+		t.Errorf("nd 0: %v", err)
+	}
+	// No slices at all is fine, whatever nd.
+	n = node(nil, []*ops.Tensor{params, tensorOf(ops.Int32, []int{0, 0}, []int32{})}, outTensor(ops.Float32))
+	run(t, NewGatherND(), n)
+	wantShape(t, n.Outputs[0].Shape, []int{0, 2, 2})
+	// ... and empty params with empty indices is fine.
 	n = node(nil, []*ops.Tensor{tensorOf(ops.Float32, []int{0, 2}, []float32{}), tensorOf(ops.Int32, []int{0, 1}, []int32{})}, outTensor(ops.Float32))
 	run(t, NewGatherND(), n)
 	wantShape(t, n.Outputs[0].Shape, []int{0, 2})
