@@ -7,7 +7,8 @@ import (
 	"github.com/tflrun/tflrun/schema"
 )
 
-// Golden cases of SPACE_TO_BATCH_ND: every element size class, 3-D and
+// Golden cases of SPACE_TO_BATCH_ND: every type npy holds (TFLite copies
+// by element size, so each is accepted), 3-D and
 // 4-D inputs, unequal block sizes, padding on both sides, negative paddings
 // (which TFLite accepts as crops) and quantised types whose zero point is
 // the pad value.
@@ -35,7 +36,21 @@ func spaceToBatchModels() []goldenModel {
 		{variant: "int32_3d", model: spaceBatchModel(s2b, 3, schema.TensorTypeINT32, nil, []int32{3, 4, 5}, []int32{2}, []int32{1, 1}, []int32{6, 3, 5})},
 		{variant: "int64", model: spaceBatchModel(s2b, 1, schema.TensorTypeINT64, nil, []int32{1, 2, 2, 2}, []int32{2, 1}, []int32{0, 0, 1, 0}, []int32{2, 1, 3, 2})},
 		{variant: "bool", model: spaceBatchModel(s2b, 1, schema.TensorTypeBOOL, nil, []int32{1, 3, 2, 2}, []int32{3, 2}, []int32{0, 0, 1, 1}, []int32{6, 1, 2, 2})},
+		{variant: "uint16", model: spaceBatchModel(s2b, 1, schema.TensorTypeUINT16, nil, []int32{1, 3, 4, 2}, []int32{2, 2}, []int32{1, 0, 0, 2}, []int32{4, 2, 3, 2}), tol: optest.Case{Exact: true}},
+		{variant: "uint32", model: spaceBatchModel(s2b, 1, schema.TensorTypeUINT32, nil, []int32{2, 3, 1}, []int32{2}, []int32{0, 1}, []int32{4, 2, 1}), tol: optest.Case{Exact: true}},
+		{variant: "f64", model: spaceBatchModel(s2b, 1, schema.TensorTypeFLOAT64, nil, []int32{1, 3, 3, 2}, []int32{2, 2}, []int32{1, 0, 0, 1}, []int32{4, 2, 2, 2}), tol: optest.Case{Exact: true}},
+		{variant: "uint64", model: spaceBatchModel(s2b, 1, schema.TensorTypeUINT64, nil, []int32{1, 2, 3, 1}, []int32{1, 3}, []int32{0, 0, 0, 0}, []int32{3, 2, 1, 1}), tol: optest.Case{Exact: true}},
+		{variant: "f16_const", runs: 1, model: spaceBatchConstModel(s2b, schema.TensorTypeFLOAT16, halfConsts(11, 24, false), []int32{1, 4, 3, 2}, []int32{2, 2}, []int32{0, 0, 1, 0}, []int32{4, 2, 2, 2}), tol: optest.Case{Exact: true}},
 	}
+}
+
+// spaceBatchConstModel is spaceBatchModel with a constant input (float16,
+// which the case files' random inputs cannot draw).
+func spaceBatchConstModel(code schema.BuiltinOperator, typ schema.TensorType, data []byte, in []int32, block []int32, pads []int32, out []int32) []byte {
+	spatial := int32(len(block))
+	return opModel(code, 1, nil,
+		[]gIn{cst(typ, data, in...), cst(schema.TensorTypeINT32, optest.I32(block...), spatial), cst(schema.TensorTypeINT32, optest.I32(pads...), spatial, 2)},
+		[]gOut{res(typ, out...)})
 }
 
 func TestRecordSpaceToBatchND(t *testing.T) {
