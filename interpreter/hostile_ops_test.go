@@ -336,12 +336,21 @@ func TestHostileOpsModels(t *testing.T) {
 		{"mean axis out of range", edit(hostileMean, func(sg *schema.SubGraphT, m *schema.ModelT) {
 			m.Buffers[sg.Tensors[1].Buffer].Data = i32s(4)
 		}), []string{"MEAN", "axis"}},
-		{"div quantised", edit(hostileDivFloat, func(sg *schema.SubGraphT, _ *schema.ModelT) {
+		// Quantised DIV runs (TFLite's DivElementwise); the zeroed divisor
+		// equals its zero point, a real zero.
+		{"div quantised by zero", edit(hostileDivFloat, func(sg *schema.SubGraphT, _ *schema.ModelT) {
 			for _, t := range sg.Tensors {
 				t.Type = schema.TensorTypeUINT8
 				t.Quantization = &schema.QuantizationParametersT{Scale: []float32{0.5}, ZeroPoint: []int64{0}}
 			}
-		}), []string{"DIV", "quantised"}},
+		}), []string{"DIV", "division by zero"}},
+		{"div quantised per channel", edit(hostileDivFloat, func(sg *schema.SubGraphT, _ *schema.ModelT) {
+			for _, t := range sg.Tensors {
+				t.Type = schema.TensorTypeINT8
+				t.Quantization = &schema.QuantizationParametersT{Scale: []float32{0.5}, ZeroPoint: []int64{0}}
+			}
+			sg.Tensors[1].Quantization = &schema.QuantizationParametersT{Scale: []float32{0.5, 0.25, 1}, ZeroPoint: []int64{0, 0, 0}}
+		}), []string{"DIV", "per-tensor"}},
 		{"slice past the end", edit(hostileSlice, func(sg *schema.SubGraphT, m *schema.ModelT) {
 			m.Buffers[sg.Tensors[2].Buffer].Data = i32s(4, 1)
 		}), []string{"SLICE", "size"}},
