@@ -13,9 +13,11 @@ import (
 // y and input 1 x of one shape (no broadcasting) and type.
 //
 // Types, as TFLite's atan2.cc: float32 and float64 (computed in float64
-// and, for float32, rounded once: this agrees with a correctly rounded
-// atan2f), and float16 and bfloat16, which TFLite widens to float32,
-// computes with atan2f and rounds back to nearest even. TFLite's Prepare
+// and, for float32, rounded once: a correctly rounded atan2f; TFLite calls
+// the C library's atan2f, which need not be, so results may differ from
+// TFLite's by an ulp — glibc 2.36's did on one of the corpus's inputs),
+// and float16 and bfloat16, which TFLite widens to float32, computes with
+// atan2f and rounds back to nearest even. TFLite's Prepare
 // checks only that the ranks agree and then reads x at y's indices; tflrun
 // needs the shapes to agree, so it never reads past x. Version 1, as
 // TFLite's register.cc.
