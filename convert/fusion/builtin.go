@@ -25,9 +25,14 @@ var DefaultBuiltinOptions = BuiltinOptions{LSTMCellClip: 10}
 // A Keras Bidirectional(LSTM) layer is two composite calls (the forward
 // layer, and the backward one with go_backwards) merged by ordinary ops,
 // so it becomes two fused operators with the merge lowered as usual.
-// Keras SimpleRNN layers carry no annotation: the loop rule
-// KerasSimpleRNN (UNIDIRECTIONAL_SEQUENCE_RNN) recognises their loops
-// (see OfferLoops). It fails when one of the names is already registered
+// Layers without an annotation run their cell in a plain While loop,
+// which the loop rules recognise by what the body computes (see
+// OfferLoops):
+//
+//	keras-lstm-loop    KerasLSTMLoop → UNIDIRECTIONAL_SEQUENCE_LSTM
+//	keras-gru-loop     KerasGRULoop → UNIDIRECTIONAL_SEQUENCE_GRU (custom)
+//	keras-simple-rnn   KerasSimpleRNN → UNIDIRECTIONAL_SEQUENCE_RNN It fails when one of the names is already registered
+//
 // in r.
 func RegisterBuiltins(r *Registry, opts BuiltinOptions) error {
 	prefixes := []struct {
@@ -58,7 +63,14 @@ func RegisterBuiltins(r *Registry, opts BuiltinOptions) error {
 			return err
 		}
 	}
-	return r.RegisterLoop(KerasSimpleRNN{})
+	// The LSTM and GRU loop rules first: a GRU body written per gate
+	// (implementation=1) has products of a SimpleRNN's shapes.
+	for _, rule := range []Rule{KerasLSTMLoop{CellClip: opts.LSTMCellClip}, KerasGRULoop{}, KerasSimpleRNN{}} {
+		if err := r.RegisterLoop(rule); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func init() {

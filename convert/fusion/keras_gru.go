@@ -182,19 +182,48 @@ func (r KerasGRU) fuse(s *Site) (Result, error) {
 // computes the Keras GRU cell (sigmoid gates, tanh candidate) with the
 // layer's weights and reset_after form.
 func matchGRU(L *loopInfo, cell *gruCell) error {
+	p, err := L.gruProbe()
+	if err != nil {
+		return err
+	}
+	return p.fit(cell).check(cell)
+}
+
+// gruProbe is one evaluation of a GRU loop body on probe values.
+type gruProbe struct {
+	batch int
+	x, h  []float64
+	got   []float64
+}
+
+func (L *loopInfo) gruProbe() (*gruProbe, error) {
 	rng := &probeRand{s: 0x6a0}
-	B, u := L.batch, cell.units
+	B, u := L.batch, L.stateShapes[0][1]
 	x := rng.uniform(ir.Shape{B, L.nIn}, -1, 1)
 	h := rng.uniform(ir.Shape{B, u}, -1, 1)
 	out, next, err := L.step(x, []*ir.Tensor{h})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	o := out.Float64s()
 	if maxDiff(o, next[0].Float64s()) != 0 {
-		return refuse("the loop's output is not its state (not a GRU)")
+		return nil, refuse("the loop's output is not its state (not a GRU)")
 	}
-	best, bestRec, bestAct, bestRA := -1.0, activation{}, activation{}, false
+	return &gruProbe{batch: B, x: x.Float64s(), h: h.Float64s(), got: o}, nil
+}
+
+// gruFit is how close a cell comes to a probed body.
+type gruFit struct {
+	diff       float64
+	rec, act   activation
+	resetAfter bool
+}
+
+// fit finds the gate and candidate activations, and the reset form, with
+// which cell comes closest to the probed body (the other reset form is
+// tried only when the bias layout does not fix it).
+func (p *gruProbe) fit(cell *gruCell) gruFit {
+	best := gruFit{diff: -1}
 	for _, ra := range []bool{cell.resetAfter, !cell.resetAfter} {
 		c := *cell
 		if ra != cell.resetAfter {
@@ -205,22 +234,28 @@ func matchGRU(L *loopInfo, cell *gruCell) error {
 		}
 		for _, rec := range gateActivations {
 			for _, a := range activations {
-				d := maxDiff(o, c.step(x.Float64s(), h.Float64s(), B, rec, a))
-				if best < 0 || d < best {
-					best, bestRec, bestAct, bestRA = d, rec, a, ra
+				d := maxDiff(p.got, c.step(p.x, p.h, p.batch, rec, a))
+				if best.diff < 0 || d < best.diff {
+					best = gruFit{diff: d, rec: rec, act: a, resetAfter: ra}
 				}
 			}
 		}
 	}
+	return best
+}
+
+// check refuses a fit that is not close enough or that the GRU operator
+// cannot compute.
+func (f gruFit) check(cell *gruCell) error {
 	switch {
-	case best > cellTolerance:
-		return refuse("the loop body does not compute a Keras GRU cell with the layer's weights (closest: %s gates, %s activation, off by %.3g)", bestRec.name, bestAct.name, best)
-	case bestRA != cell.resetAfter:
-		return refuse("the loop body resets the state %s the recurrent product, which its bias layout does not match", map[bool]string{true: "after", false: "before"}[bestRA])
-	case bestRec.name != "sigmoid":
-		return refuse("the recurrent activation is %s, not sigmoid; the GRU operator's gates are sigmoid", bestRec.name)
-	case bestAct.name != "tanh":
-		return refuse("the activation is %s, not tanh; the GRU operator's candidate is tanh", bestAct.name)
+	case f.diff > cellTolerance || f.diff < 0:
+		return refuse("the loop body does not compute a Keras GRU cell with the layer's weights (closest: %s gates, %s activation, off by %.3g)", f.rec.name, f.act.name, f.diff)
+	case f.resetAfter != cell.resetAfter:
+		return refuse("the loop body resets the state %s the recurrent product, which its bias layout does not match", map[bool]string{true: "after", false: "before"}[f.resetAfter])
+	case f.rec.name != "sigmoid":
+		return refuse("the recurrent activation is %s, not sigmoid; the GRU operator's gates are sigmoid", f.rec.name)
+	case f.act.name != "tanh":
+		return refuse("the activation is %s, not tanh; the GRU operator's candidate is tanh (UNIDIRECTIONAL_SEQUENCE_GRU has no activation option, in TensorFlow Lite or tflrun)", f.act.name)
 	}
 	return nil
 }

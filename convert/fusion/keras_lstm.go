@@ -225,50 +225,89 @@ func checkSequenceInput(s *Site, g *ir.Function, what string) error {
 // is h and which gate and cell activations reproduce it. The gates must
 // be sigmoid; the activation must be one the fused operator has.
 func matchLSTM(L *loopInfo, cell *lstmCell) (hIdx int, act schema.ActivationFunctionType, err error) {
-	rng := &probeRand{s: 0x5eed}
-	B, u := L.batch, cell.units
-	x := rng.uniform(ir.Shape{B, L.nIn}, -1, 1)
-	s0 := rng.uniform(ir.Shape{B, u}, -1, 1)
-	s1 := rng.uniform(ir.Shape{B, u}, -2, 2)
-	out, next, err := L.step(x, []*ir.Tensor{s0, s1})
+	p, err := L.lstmProbe()
 	if err != nil {
 		return 0, 0, err
 	}
+	return p.fit(cell).check()
+}
+
+// lstmProbe is one evaluation of an LSTM loop body on probe values.
+type lstmProbe struct {
+	batch      int
+	x, h, c    []float64
+	hIdx       int
+	gotH, gotC []float64
+}
+
+// lstmProbe evaluates the body once and finds which state is h (the one
+// the body writes to its output list).
+func (L *loopInfo) lstmProbe() (*lstmProbe, error) {
+	rng := &probeRand{s: 0x5eed}
+	B := L.batch
+	u := L.stateShapes[0][1]
+	x := rng.uniform(ir.Shape{B, L.nIn}, -1, 1)
+	s0 := rng.uniform(ir.Shape{B, u}, -1, 1)
+	s1 := rng.uniform(ir.Shape{B, L.stateShapes[1][1]}, -2, 2)
+	out, next, err := L.step(x, []*ir.Tensor{s0, s1})
+	if err != nil {
+		return nil, err
+	}
+	p := &lstmProbe{batch: B, x: x.Float64s()}
 	o := out.Float64s()
 	switch {
 	case maxDiff(o, next[0].Float64s()) == 0:
-		hIdx = 0
+		p.hIdx = 0
 	case maxDiff(o, next[1].Float64s()) == 0:
-		hIdx = 1
+		p.hIdx = 1
 	default:
-		return 0, 0, refuse("the loop's output is neither of its states (not an LSTM without projection)")
+		return nil, refuse("the loop's output is neither of its states (not an LSTM without projection)")
 	}
-	h, c := s0.Float64s(), s1.Float64s()
-	if hIdx == 1 {
-		h, c = c, h
+	p.h, p.c = s0.Float64s(), s1.Float64s()
+	if p.hIdx == 1 {
+		p.h, p.c = p.c, p.h
 	}
-	gotH, gotC := o, next[1-hIdx].Float64s()
-	best, bestRec, bestAct := -1.0, activation{}, activation{}
+	p.gotH, p.gotC = o, next[1-p.hIdx].Float64s()
+	return p, nil
+}
+
+// lstmFit is how close a cell comes to a probed body.
+type lstmFit struct {
+	hIdx     int
+	diff     float64
+	rec, act activation
+}
+
+// fit finds the gate and cell activations with which cell comes closest
+// to the probed body.
+func (p *lstmProbe) fit(cell *lstmCell) lstmFit {
+	best := lstmFit{hIdx: p.hIdx, diff: -1}
 	for _, rec := range gateActivations {
 		for _, a := range activations {
-			wh, wc := cell.step(x.Float64s(), h, c, B, rec, a)
-			d := max(maxDiff(gotH, wh), maxDiff(gotC, wc))
-			if best < 0 || d < best {
-				best, bestRec, bestAct = d, rec, a
+			wh, wc := cell.step(p.x, p.h, p.c, p.batch, rec, a)
+			d := max(maxDiff(p.gotH, wh), maxDiff(p.gotC, wc))
+			if best.diff < 0 || d < best.diff {
+				best.diff, best.rec, best.act = d, rec, a
 			}
 		}
 	}
-	if best > cellTolerance {
-		return 0, 0, refuse("the loop body does not compute a Keras LSTM cell with the layer's weights (closest: %s gates, %s activation, off by %.3g)", bestRec.name, bestAct.name, best)
+	return best
+}
+
+// check refuses a fit that is not close enough, non-sigmoid gates or an
+// activation UNIDIRECTIONAL_SEQUENCE_LSTM does not have.
+func (f lstmFit) check() (hIdx int, act schema.ActivationFunctionType, err error) {
+	if f.diff > cellTolerance || f.diff < 0 {
+		return 0, 0, refuse("the loop body does not compute a Keras LSTM cell with the layer's weights (closest: %s gates, %s activation, off by %.3g)", f.rec.name, f.act.name, f.diff)
 	}
-	if bestRec.name != "sigmoid" {
-		return 0, 0, refuse("the recurrent activation is %s, not sigmoid; UNIDIRECTIONAL_SEQUENCE_LSTM's gates are sigmoid", bestRec.name)
+	if f.rec.name != "sigmoid" {
+		return 0, 0, refuse("the recurrent activation is %s, not sigmoid; UNIDIRECTIONAL_SEQUENCE_LSTM's gates are sigmoid", f.rec.name)
 	}
-	a, ok := lstmActivations[bestAct.name]
+	a, ok := lstmActivations[f.act.name]
 	if !ok {
-		return 0, 0, refuse("the activation is %s; the fused LSTM applies tanh, relu or relu6", bestAct.name)
+		return 0, 0, refuse("the activation is %s; the fused LSTM applies tanh, relu or relu6 (TensorFlow Lite's kernel has no linear form: with NONE it leaves its gate buffer unwritten)", f.act.name)
 	}
-	return hIdx, a, nil
+	return f.hIdx, a, nil
 }
 
 // lstmActivations are the cell activations UNIDIRECTIONAL_SEQUENCE_LSTM

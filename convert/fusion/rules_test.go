@@ -106,19 +106,25 @@ func TestKerasLSTMRefusals(t *testing.T) {
 		reason     string
 		gate       func(float64) float64 // reference gate activation; nil: no run
 		convertErr bool
+		// loop is what the loop rule keras-lstm-loop then made of the
+		// inlined layer's loop: "" not its kind (not reported), "fused",
+		// or its refusal.
+		loop string
 	}{
 		{"mask", "testdata/lstm_mask.pbtxt", convert.Options{OutputArrays: []string{"last"}},
-			"the layer has a mask input", sigmoid, false},
+			"the layer has a mask input", sigmoid, false, "fused"},
 		{"return_state", "testdata/lstm.pbtxt", convert.Options{OutputArrays: []string{"last", "call:2"}},
-			"(return_state)", sigmoid, false},
+			"(return_state)", sigmoid, false, "fused"},
 		{"dynamic batch", "testdata/lstm.pbtxt", convert.Options{OutputArrays: []string{"last"}, InputShapes: []ir.Shape{{-1, 3, 2}}},
-			"the batch size is not static (input shape [? 3 2])", nil, true},
+			"the batch size is not static (input shape [? 3 2])", nil, true, ""},
 		{"non-sigmoid recurrent activation", "testdata/lstm_hard_sigmoid.pbtxt", convert.Options{OutputArrays: []string{"last"}},
-			"the recurrent activation is hard_sigmoid, not sigmoid", func(x float64) float64 { return math.Min(math.Max(0.2*x+0.5, 0), 1) }, false},
+			"the recurrent activation is hard_sigmoid, not sigmoid", func(x float64) float64 { return math.Min(math.Max(0.2*x+0.5, 0), 1) }, false,
+			"the recurrent activation is hard_sigmoid, not sigmoid"},
 		{"non-constant weights", "testdata/lstm.pbtxt", convert.Options{InputArrays: []string{"x", "kernel"}, OutputArrays: []string{"last"},
-			InputShapes: []ir.Shape{{1, 3, 2}, {2, 8}}}, "the kernel is not a constant", sigmoid, false},
+			InputShapes: []ir.Shape{{1, 3, 2}, {2, 8}}}, "the kernel is not a constant", sigmoid, false, ""},
 		{"run-time initial state", "testdata/lstm.pbtxt", convert.Options{InputArrays: []string{"x", "zeros"}, OutputArrays: []string{"last"},
-			InputShapes: []ir.Shape{{1, 3, 2}, {1, 2}}}, "the initial h state is a tensor computed at run time", nil, false},
+			InputShapes: []ir.Shape{{1, 3, 2}, {1, 2}}}, "the initial h state is a tensor computed at run time", nil, false,
+			"the initial h state is a tensor computed at run time"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -138,15 +144,21 @@ func TestKerasLSTMRefusals(t *testing.T) {
 			}
 			j, err2 := res.Report.JSON()
 			var back fusion.Report
-			if err2 != nil || json.Unmarshal(j, &back) != nil || len(back.Composites) != 1 || back.Composites[0].Reason != e.Reason || back.Composites[0].Fused {
+			if err2 != nil || json.Unmarshal(j, &back) != nil || len(back.Composites) != 1+btoi(c.loop != "") || back.Composites[0].Reason != e.Reason || back.Composites[0].Fused {
 				t.Errorf("JSON report %s", j)
+			}
+			if c.loop != "" {
+				l := reportEntry(t, res, "call/while")
+				if l.Rule != "keras-lstm-loop" || l.Fused != (c.loop == "fused") || !l.Fused && !strings.Contains(l.Reason, c.loop) {
+					t.Errorf("loop entry %+v, want %q", l, c.loop)
+				}
 			}
 			if err != nil {
 				t.Logf("refused: %s; the lowering then fails: %v", e.Reason, err)
 				return
 			}
-			if n := opCounts(res)["UNIDIRECTIONAL_SEQUENCE_LSTM"]; n != 0 {
-				t.Errorf("%d fused operators in a refused conversion", n)
+			if n := opCounts(res)["UNIDIRECTIONAL_SEQUENCE_LSTM"]; n != btoi(c.loop == "fused") {
+				t.Errorf("%d fused operators", n)
 			}
 			if c.gate == nil {
 				return
@@ -517,4 +529,11 @@ func TestKerasGRURefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -56,45 +56,62 @@ func stateVariable(v *ir.Value) *ir.Variable {
 	return v.Producer.Inputs[0].Variable
 }
 
-// analyseState decides how one loop state maps to a variable tensor: init
-// is the loop's initial value in the callee, finals the call outputs that
-// are this state's final value. With returnState, the final state may also
-// be used by other nodes (the operator outputs it).
+// analyseState decides how one state of a composite call maps to a
+// variable tensor: init is the loop's initial value in the callee, finals
+// the call outputs that are this state's final value. With returnState,
+// the final state may also be used by other nodes (the operator outputs
+// it).
 func analyseState(s *Site, what string, init *ir.Value, finals []int, returnState bool) (*stateUse, error) {
-	u := &stateUse{what: what}
-	var start *ir.Tensor
-	switch {
-	case stateVariable(init) != nil:
-		u.variable = stateVariable(init)
-	case init.IsParam():
+	src := init
+	if stateVariable(init) == nil && init.IsParam() && init.Const == nil {
 		j, ok := paramIndex(s.Callee, init)
 		if !ok {
 			return nil, refuse("the initial %s state is not an input of the layer", what)
 		}
-		src := s.Call.Inputs[j]
-		switch {
-		case stateVariable(src) != nil:
-			u.variable = stateVariable(src)
-		case src.Const != nil:
-			start = src.Const
-		default:
-			return nil, refuse("the initial %s state is a tensor computed at run time (%s); the fused operator's state can only start from zeros or a stateful layer's variable", what, src.Name)
-		}
-	case init.Const != nil:
-		start = init.Const
-	default:
+		src = s.Call.Inputs[j]
+	} else if stateVariable(init) == nil && init.Const == nil {
 		return nil, refuse("the initial %s state is computed inside the layer at run time", what)
+	}
+	outs := make([]stateOut, len(finals))
+	for k, i := range finals {
+		outs[k] = stateOut{s.Call.Outputs[i], fmt.Sprintf("call output %d", i)}
+	}
+	return initialState(s.Caller, what, src, outs, returnState)
+}
+
+// stateOut is a value holding a state's final value, and how the report
+// names it.
+type stateOut struct {
+	v    *ir.Value
+	desc string
+}
+
+// initialState decides how one recurrent state maps to a variable tensor
+// given src, its initial value in f (a read of a stateful variable, or a
+// constant), and finals, the values of f holding its final value. With
+// returnState, the final values may be used by other nodes (the fused
+// operators provide them).
+func initialState(f *ir.Function, what string, src *ir.Value, finals []stateOut, returnState bool) (*stateUse, error) {
+	u := &stateUse{what: what}
+	var start *ir.Tensor
+	switch {
+	case stateVariable(src) != nil:
+		u.variable = stateVariable(src)
+	case src.Const != nil:
+		start = src.Const
+	default:
+		return nil, refuse("the initial %s state is a tensor computed at run time (%s: an initial_state argument?); the fused operator's state is a variable tensor that starts from zeros (or a stateful layer's variable), which neither TensorFlow Lite nor tflrun lets a model input set", what, src.Name)
 	}
 	if u.variable != nil && !u.variable.State {
 		// A variable the model never updates: a constant start.
 		start, u.variable = u.variable.Value, nil
 	}
-	for _, i := range finals {
-		o := s.Call.Outputs[i]
-		if s.Caller.IsResult(o) && !returnState {
-			return nil, refuse("the final %s state (call output %d) is a model output (return_state); the fused operator keeps its state internal", what, i)
+	for _, fo := range finals {
+		o := fo.v
+		if f.IsResult(o) && !returnState {
+			return nil, refuse("the final %s state (%s) is a model output (return_state); the fused operator keeps its state internal", what, fo.desc)
 		}
-		for _, n := range s.Caller.Nodes {
+		for _, n := range f.Nodes {
 			for j, in := range n.Inputs {
 				if in != o {
 					continue
@@ -106,7 +123,7 @@ func analyseState(s *Site, what string, init *ir.Value, finals []int, returnStat
 				case isAssign:
 					return nil, refuse("the final %s state is assigned to variable %q, which is not the variable the state starts from", what, n.Inputs[0].Variable.Name)
 				case !returnState:
-					return nil, refuse("the final %s state (call output %d) is used by %s (return_state); the fused operator keeps its state internal", what, i, n)
+					return nil, refuse("the final %s state (%s) is used by %s (return_state); the fused operator keeps its state internal", what, fo.desc, n)
 				}
 			}
 		}
