@@ -132,6 +132,7 @@ func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	returnState := used(hOut) && hUse.variable == nil
 	hUse.tensor, cUse.tensor = hT, cT
 	bindStates([]*stateUse{hUse, cUse})
 	ops := []string{"UNIDIRECTIONAL_SEQUENCE_LSTM"}
@@ -140,7 +141,7 @@ func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
 	if act != lstmActivations["tanh"] {
 		note = fmt.Sprintf("%s activation; %s", best.act.name, note)
 	}
-	if used(hOut) && hUse.variable == nil {
+	if returnState {
 		note += "; final h (return_state) is the last output step"
 	}
 	return Result{Fused: true, Ops: ops, Reason: note}, nil
