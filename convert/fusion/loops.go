@@ -1,6 +1,7 @@
 package fusion
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/tflrun/tflrun/convert/ir"
@@ -20,7 +21,8 @@ import (
 // loop's results flow into (the stacked output list, the final state),
 // after which the loop is dead code; it refuses with a reason; or, for a
 // loop that is not its kind at all, it returns a Result with neither
-// Fused nor Reason set, and the loop does not appear in the report.
+// Fused nor Reason set. A loop no rule takes appears in the report with
+// no rule and the reason (what differs from a recurrent layer's loop).
 
 // RegisterLoop adds a loop rule (tried in registration order).
 func (r *Registry) RegisterLoop(rule Rule) error {
@@ -65,6 +67,7 @@ func OfferLoops(f *ir.Function, m *ir.Module, reg *Registry, report *Report, see
 		}
 		seen[n] = true
 		body, _ := n.AttrFunc("body")
+		claimed := false
 		for _, rule := range rules {
 			before := len(f.Nodes)
 			res, err := Offer(rule, &Site{Caller: f, Call: n, Attr: "loop", Name: body, Module: m})
@@ -77,6 +80,7 @@ func OfferLoops(f *ir.Function, m *ir.Module, reg *Registry, report *Report, see
 			if !res.Fused && res.Reason == "" {
 				continue // not this rule's kind of loop
 			}
+			claimed = true
 			report.Add(Entry{Function: body, Call: n.Name, Attr: "loop", Implements: n.Op, Rule: rule.Name(),
 				Fused: res.Fused, Reason: res.Reason, Ops: res.Ops})
 			if !res.Fused {
@@ -87,8 +91,27 @@ func OfferLoops(f *ir.Function, m *ir.Module, reg *Registry, report *Report, see
 			}
 			return true, nil
 		}
+		if !claimed {
+			report.Add(Entry{Function: body, Call: n.Name, Attr: "loop", Implements: n.Op,
+				Reason: unclaimedLoopReason(f, n, m)})
+		}
 	}
 	return false, nil
+}
+
+// unclaimedLoopReason says why no loop rule took a loop: what the
+// analysis of the keras.backend.rnn shape found different, or that the
+// body is no cell the rules know.
+func unclaimedLoopReason(f *ir.Function, n *ir.Node, m *ir.Module) string {
+	L, err := analyseLoop(f, n, m)
+	var ref *refusal
+	switch {
+	case errors.As(err, &ref):
+		return "no loop rule recognises it: " + ref.reason
+	case err != nil:
+		return "no loop rule recognises it: " + err.Error()
+	}
+	return fmt.Sprintf("no loop rule recognises its body (%d float state(s)): not a SimpleRNN, LSTM or GRU cell with constant weights", len(L.states))
 }
 
 // loopLive reports whether a result or a state update of f still depends
