@@ -13,8 +13,10 @@ import (
 // input decoded and turned into MFCCs in the graph, then an RNN built by
 // tf.nn.dynamic_rnn — a TF1 while-loop frame over TensorArrayV3 — and a
 // softmax classifier. Cut at the Mfcc output, each converts (the loop
-// functionalised and unrolled) and must match a float64 implementation
-// of TensorFlow 1's cell written here from the graph's constants.
+// functionalised, then fused by a loop rule where one applies —
+// BasicLSTMCell, GRUCell — or unrolled) and must match a float64
+// implementation of TensorFlow 1's cell written here from the graph's
+// constants, fused and with NoFuse.
 
 // kwsGraph loads one frozen graph, skipping when absent.
 func kwsGraph(t *testing.T, name string) *tfmodel.Model {
@@ -140,49 +142,66 @@ func kwsMFCC(frames int) ([][]float64, []float32) {
 	return nfSeries(frames, 10, 8)
 }
 
-func kwsConvert(t *testing.T, m *tfmodel.Model, frames int) *Result {
+// kwsConvert converts a graph twice, with the loop rules (which must emit
+// fused recurrent operators) and with NoFuse (which must emit none).
+func kwsConvert(t *testing.T, m *tfmodel.Model, frames, fused int) []*Result {
 	t.Helper()
-	res, err := ConvertModel(m, Options{InputArrays: []string{"Mfcc"}, OutputArrays: []string{"labels_softmax"}, InputShapes: []ir.Shape{{1, frames, 10}}})
-	if err != nil {
-		t.Fatal(err)
+	var out []*Result
+	for _, noFuse := range []bool{false, true} {
+		res, err := ConvertModel(m, Options{InputArrays: []string{"Mfcc"}, OutputArrays: []string{"labels_softmax"},
+			InputShapes: []ir.Shape{{1, frames, 10}}, NoFuse: noFuse})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if noFuse {
+			nfPrimitive(t, res)
+		} else if res.Report.Fused() != fused {
+			t.Errorf("%d loops fused, want %d:\n%s", res.Report.Fused(), fused, res.Report.Text())
+		}
+		out = append(out, res)
 	}
-	nfPrimitive(t, res)
-	return res
+	return out
 }
 
 func TestTF1BasicLSTM(t *testing.T) {
 	m := kwsGraph(t, "Basic_LSTM")
-	res := kwsConvert(t, m, 49)
+	runs := kwsConvert(t, m, 49, 1)
 	x, xf := kwsMFCC(49)
 	k := func(s string) []float64 { return kwsConst(t, m, s) }
 	h := tf1LSTM(x, k("lstm/rnn/basic_lstm_cell/kernel"), k("lstm/rnn/basic_lstm_cell/bias"), nil, nil, nil, nil, 118, 0)
 	want := softmax(matVec(h, k("W_o"), k("b_o"), 12))
-	nfNear(t, "Basic_LSTM softmax", nfRun(t, res.Model, xf)[0], want, 1e-5)
+	for _, res := range runs {
+		nfNear(t, "Basic_LSTM softmax", nfRun(t, res.Model, xf)[0], want, 1e-5)
+	}
 }
 
 func TestTF1LSTMPeepholeProjection(t *testing.T) {
 	m := kwsGraph(t, "LSTM")
-	res := kwsConvert(t, m, 25)
+	runs := kwsConvert(t, m, 25, 0)
 	x, xf := kwsMFCC(25)
 	k := func(s string) []float64 { return kwsConst(t, m, "lstm/rnn/lstm_cell/"+s) }
 	h := tf1LSTM(x, k("kernel"), k("bias"), k("w_i_diag"), k("w_f_diag"), k("w_o_diag"), k("projection/kernel"), 144, 98)
 	want := softmax(matVec(h, kwsConst(t, m, "W_o"), kwsConst(t, m, "b_o"), 12))
-	nfNear(t, "LSTM (peephole, projection) softmax", nfRun(t, res.Model, xf)[0], want, 1e-5)
+	for _, res := range runs {
+		nfNear(t, "LSTM (peephole, projection) softmax", nfRun(t, res.Model, xf)[0], want, 1e-5)
+	}
 }
 
 func TestTF1GRU(t *testing.T) {
 	m := kwsGraph(t, "GRU")
-	res := kwsConvert(t, m, 25)
+	runs := kwsConvert(t, m, 25, 1)
 	x, xf := kwsMFCC(25)
 	k := func(s string) []float64 { return kwsConst(t, m, "rnn/multi_rnn_cell/cell_0/gru_cell/"+s) }
 	hs := tf1GRU(x, k("gates/kernel"), k("gates/bias"), k("candidate/kernel"), k("candidate/bias"), 154)
 	want := softmax(matVec(hs[len(hs)-1], kwsConst(t, m, "W_o"), kwsConst(t, m, "b_o"), 12))
-	nfNear(t, "GRU softmax", nfRun(t, res.Model, xf)[0], want, 1e-5)
+	for _, res := range runs {
+		nfNear(t, "GRU softmax", nfRun(t, res.Model, xf)[0], want, 1e-5)
+	}
 }
 
 func TestTF1CRNN(t *testing.T) {
 	m := kwsGraph(t, "CRNN")
-	res := kwsConvert(t, m, 49)
+	runs := kwsConvert(t, m, 49, 0)
 	x, xf := kwsMFCC(49)
 	// Conv2D 10×4, stride 2×2, VALID, 48 filters on [49][10][1], bias,
 	// ReLU → [20][4][48], flattened per time step to 192 features.
@@ -212,5 +231,7 @@ func TestTF1CRNN(t *testing.T) {
 		fc[i] = math.Max(fc[i], 0)
 	}
 	want := softmax(matVec(fc, kwsConst(t, m, "Variable_2"), kwsConst(t, m, "Variable_3"), 12))
-	nfNear(t, "CRNN softmax", nfRun(t, res.Model, xf)[0], want, 1e-5)
+	for _, res := range runs {
+		nfNear(t, "CRNN softmax", nfRun(t, res.Model, xf)[0], want, 1e-5)
+	}
 }

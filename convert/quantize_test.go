@@ -264,11 +264,12 @@ func TestQuantizeDTLNFusedHybridLSTM(t *testing.T) {
 	t.Logf("%s; max |diff| of the mask over 3 invocations %.3g; %d → %d bytes", res.Quantization.Describe(), worst, len(float.Model), len(res.Model))
 }
 
-// TestQuantizeUnrolledSharesWeights quantises an unrolled TF1 LSTM: the
-// per-step FULLY_CONNECTED operators share one quantised weight tensor.
+// TestQuantizeUnrolledSharesWeights quantises an unrolled TF1 LSTM (NoFuse:
+// the loop rules would fuse it): the per-step FULLY_CONNECTED operators
+// share one quantised weight tensor.
 func TestQuantizeUnrolledSharesWeights(t *testing.T) {
 	m := kwsGraph(t, "Basic_LSTM")
-	opts := Options{InputArrays: []string{"Mfcc"}, OutputArrays: []string{"labels_softmax"}, InputShapes: []ir.Shape{{1, 49, 10}}}
+	opts := Options{InputArrays: []string{"Mfcc"}, OutputArrays: []string{"labels_softmax"}, InputShapes: []ir.Shape{{1, 49, 10}}, NoFuse: true}
 	float, err := ConvertModel(m, opts)
 	if err != nil {
 		t.Fatal(err)

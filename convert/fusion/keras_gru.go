@@ -205,8 +205,8 @@ func (L *loopInfo) gruProbe() (*gruProbe, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := out.Float64s()
-	if maxDiff(o, next[0].Float64s()) != 0 {
+	o := next[0].Float64s()
+	if out != nil && maxDiff(out.Float64s(), o) != 0 {
 		return nil, refuse("the loop's output is not its state (not a GRU)")
 	}
 	return &gruProbe{batch: B, x: x.Float64s(), h: h.Float64s(), got: o}, nil

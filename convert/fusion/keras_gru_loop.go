@@ -81,11 +81,6 @@ func (r KerasGRULoop) fuse(s *Site) (Result, error) {
 		}
 		return Result{}, refuse("loop output %d (%s) is used; only the outputs and the final state can be", i, o.Name)
 	}
-	for _, n := range uses[L.while.Outputs[L.outList]] {
-		if n.Op != "TensorListStack" {
-			return Result{}, refuse("the output list is used by %s, not only stacked", n)
-		}
-	}
 	hOut := L.while.Outputs[L.states[0]]
 	use, err := initialState(f, "h", L.while.Inputs[L.states[0]], []stateOut{{hOut, fmt.Sprintf("loop output %d", L.states[0])}}, true)
 	if err != nil {
@@ -109,6 +104,7 @@ func (r KerasGRULoop) fuse(s *Site) (Result, error) {
 	if len(f.Uses()[hOut]) > 0 || f.IsResult(hOut) {
 		f.ReplaceAllUses(hOut, final)
 	}
+	L.detachSizes(f)
 	return Result{Fused: true, Ops: ops, Reason: gruNote(cell) + "; " + layoutNote(L, 0, stateNotes([]*stateUse{use}))}, nil
 }
 
@@ -151,6 +147,32 @@ func gruCandidates(L *loopInfo) []*gruCell {
 			return nil
 		}
 		return []*gruCell{newGRUCell(L.nIn, u, false, []*cellProduct{in}, []*cellProduct{zr, h})}
+	case len(cs.in) == 2 && len(cs.rec) == 2:
+		// TF1's GRUCell: [x, h]·gate_kernel (r, then u) and [x, r⊙h]·
+		// candidate_kernel, each split into its input and recurrent
+		// rows (loop_cell.go), the gate bias on the first.
+		gi, ci := cs.in[0], cs.in[1]
+		if gi.kernel.Shape[1] != 2*u {
+			gi, ci = ci, gi
+		}
+		gr, cr := gi.partner, ci.partner
+		if !blockOK(gi, L.nIn, 2*u) || !blockOK(ci, L.nIn, u) || !blockOK(gr, u, 2*u) || !blockOK(cr, u, u) || gr.src != 0 || cr.src != srcComputed {
+			return nil
+		}
+		var out []*gruCell
+		for _, perm := range permutations(2) {
+			split := func(p *cellProduct) []*cellProduct {
+				var bs [2]*cellProduct
+				for k, j := range perm {
+					bs[k] = &cellProduct{kernel: colBlock(p.kernel, j*u, u), src: p.src, bias: vecPart(p.bias, j*u, u)}
+				}
+				return bs[:]
+			}
+			in := append(split(gi), ci)
+			rec := append(split(gr), cr)
+			out = append(out, newGRUCell(L.nIn, u, false, in, rec))
+		}
+		return out
 	case len(cs.in) == 3 && len(cs.rec) == 3:
 		// implementation=1: z and r are joined to their recurrent
 		// products by an addition; the candidate's input product is not.

@@ -234,10 +234,13 @@ func matchLSTM(L *loopInfo, cell *lstmCell) (hIdx int, act schema.ActivationFunc
 
 // lstmProbe is one evaluation of an LSTM loop body on probe values.
 type lstmProbe struct {
-	batch      int
-	x, h, c    []float64
-	hIdx       int
-	gotH, gotC []float64
+	batch  int
+	x      []float64
+	states [2][]float64 // the states bound, in loop order
+	next   [2][]float64 // the states the body returned
+	// hIdxs are the states that may be h: the one the body writes to its
+	// output list, or either when it writes none.
+	hIdxs []int
 }
 
 // lstmProbe evaluates the body once and finds which state is h (the one
@@ -245,29 +248,25 @@ type lstmProbe struct {
 func (L *loopInfo) lstmProbe() (*lstmProbe, error) {
 	rng := &probeRand{s: 0x5eed}
 	B := L.batch
-	u := L.stateShapes[0][1]
 	x := rng.uniform(ir.Shape{B, L.nIn}, -1, 1)
-	s0 := rng.uniform(ir.Shape{B, u}, -1, 1)
+	s0 := rng.uniform(ir.Shape{B, L.stateShapes[0][1]}, -1, 1)
 	s1 := rng.uniform(ir.Shape{B, L.stateShapes[1][1]}, -2, 2)
 	out, next, err := L.step(x, []*ir.Tensor{s0, s1})
 	if err != nil {
 		return nil, err
 	}
-	p := &lstmProbe{batch: B, x: x.Float64s()}
-	o := out.Float64s()
+	p := &lstmProbe{batch: B, x: x.Float64s(), states: [2][]float64{s0.Float64s(), s1.Float64s()},
+		next: [2][]float64{next[0].Float64s(), next[1].Float64s()}}
 	switch {
-	case maxDiff(o, next[0].Float64s()) == 0:
-		p.hIdx = 0
-	case maxDiff(o, next[1].Float64s()) == 0:
-		p.hIdx = 1
+	case out == nil:
+		p.hIdxs = []int{0, 1}
+	case maxDiff(out.Float64s(), p.next[0]) == 0:
+		p.hIdxs = []int{0}
+	case maxDiff(out.Float64s(), p.next[1]) == 0:
+		p.hIdxs = []int{1}
 	default:
 		return nil, refuse("the loop's output is neither of its states (not an LSTM without projection)")
 	}
-	p.h, p.c = s0.Float64s(), s1.Float64s()
-	if p.hIdx == 1 {
-		p.h, p.c = p.c, p.h
-	}
-	p.gotH, p.gotC = o, next[1-p.hIdx].Float64s()
 	return p, nil
 }
 
@@ -278,16 +277,23 @@ type lstmFit struct {
 	rec, act activation
 }
 
-// fit finds the gate and cell activations with which cell comes closest
-// to the probed body.
+// fit finds which state is h and the gate and cell activations with which
+// cell comes closest to the probed body.
 func (p *lstmProbe) fit(cell *lstmCell) lstmFit {
-	best := lstmFit{hIdx: p.hIdx, diff: -1}
-	for _, rec := range gateActivations {
-		for _, a := range activations {
-			wh, wc := cell.step(p.x, p.h, p.c, p.batch, rec, a)
-			d := max(maxDiff(p.gotH, wh), maxDiff(p.gotC, wc))
-			if best.diff < 0 || d < best.diff {
-				best.diff, best.rec, best.act = d, rec, a
+	best := lstmFit{diff: -1}
+	for _, hIdx := range p.hIdxs {
+		h, c := p.states[hIdx], p.states[1-hIdx]
+		gotH, gotC := p.next[hIdx], p.next[1-hIdx]
+		if len(h) != cell.units*p.batch || len(c) != cell.units*p.batch {
+			continue
+		}
+		for _, rec := range gateActivations {
+			for _, a := range activations {
+				wh, wc := cell.step(p.x, h, c, p.batch, rec, a)
+				d := max(maxDiff(gotH, wh), maxDiff(gotC, wc))
+				if best.diff < 0 || d < best.diff {
+					best = lstmFit{hIdx: hIdx, diff: d, rec: rec, act: a}
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package fusion
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/tflrun/tflrun/convert/ir"
 )
@@ -104,11 +105,6 @@ func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
 		}
 		return Result{}, refuse("loop output %d (%s) is used; only the outputs and the final states can be", i, o.Name)
 	}
-	for _, n := range uses[L.while.Outputs[L.outList]] {
-		if n.Op != "TensorListStack" {
-			return Result{}, refuse("the output list is used by %s, not only stacked", n)
-		}
-	}
 	hOut, cOut := L.while.Outputs[L.states[hIdx]], L.while.Outputs[L.states[cIdx]]
 	hUse, err := initialState(f, "h", L.while.Inputs[L.states[hIdx]], []stateOut{{hOut, fmt.Sprintf("loop output %d", L.states[hIdx])}}, true)
 	if err != nil {
@@ -137,6 +133,7 @@ func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
 	bindStates([]*stateUse{hUse, cUse})
 	ops := []string{"UNIDIRECTIONAL_SEQUENCE_LSTM"}
 	ops = append(ops, replaceLoopOutputs(f, name, L, seq, hOut, u)...)
+	L.detachSizes(f)
 	note := layoutNote(L, r.CellClip, stateNotes([]*stateUse{hUse, cUse}))
 	if act != lstmActivations["tanh"] {
 		note = fmt.Sprintf("%s activation; %s", best.act.name, note)
@@ -187,62 +184,77 @@ func replaceLoopOutputs(f *ir.Function, name string, L *loopInfo, seq, stateOut 
 }
 
 // lstmCandidates returns the LSTM cells L's body may compute, read from
-// its products (see loop_cell.go): one cell for a body with one product
-// per operand, one per gate order for a body with one per gate. It
-// returns nil when the body does not have an LSTM's products.
+// its products (see loop_cell.go): the kernel's four column blocks (one
+// product per operand, as Keras's implementation=2 and TF1's cells
+// write it, or one per gate, implementation=1) in every order, the
+// body's order first (Keras's i, f, c, o; TF1 writes i, c, f, o), each
+// also with the forget gate's bias raised by any scalar the body adds
+// (TF1's forget_bias). It returns nil when the body does not have an
+// LSTM's products.
 func lstmCandidates(L *loopInfo) []*lstmCell {
 	cs := L.cellProducts()
 	if cs == nil {
 		return nil
 	}
 	u := L.stateShapes[0][1]
+	type gate struct{ w, r, b *ir.Tensor }
+	var gates [4]gate
 	switch {
 	case len(cs.in) == 1 && len(cs.rec) == 1:
-		W, R := cs.in[0].kernel, cs.rec[0].kernel
-		if !W.Shape.Equal(ir.Shape{L.nIn, 4 * u}) || !R.Shape.Equal(ir.Shape{u, 4 * u}) || cs.rec[0].src < 0 {
+		in, rec := cs.in[0], cs.rec[0]
+		if !in.kernel.Shape.Equal(ir.Shape{L.nIn, 4 * u}) || !rec.kernel.Shape.Equal(ir.Shape{u, 4 * u}) || rec.src < 0 {
 			return nil
 		}
 		b := cs.sumBias
-		for _, p := range []*cellProduct{cs.in[0], cs.rec[0]} {
+		for _, p := range []*cellProduct{in, rec} {
 			if b == nil {
 				b = p.bias
 			}
 		}
-		cell := &lstmCell{nIn: L.nIn, units: u, W: W.Float64s(), R: R.Float64s(), b: make([]float64, 4*u)}
-		if b != nil {
-			if !b.Shape.Equal(ir.Shape{4 * u}) {
-				return nil
-			}
-			cell.b = b.Float64s()
+		if b != nil && !b.Shape.Equal(ir.Shape{4 * u}) {
+			return nil
 		}
-		return []*lstmCell{cell}
+		for k := range gates {
+			gates[k] = gate{colBlock(in.kernel, k*u, u), colBlock(rec.kernel, k*u, u), vecPart(b, k*u, u)}
+		}
 	case len(cs.in) == 4 && len(cs.rec) == 4:
-		var gates [4]*cellProduct
 		for k, p := range cs.in {
 			q := p.partner
 			if !p.kernel.Shape.Equal(ir.Shape{L.nIn, u}) || q == nil || q.src < 0 || !q.kernel.Shape.Equal(ir.Shape{u, u}) {
 				return nil
 			}
-			gates[k] = p
-		}
-		var out []*lstmCell
-		for _, perm := range permutations(4) {
-			var ws, rs, bs [4]*ir.Tensor
-			for k, j := range perm {
-				g := gates[j]
-				ws[k], rs[k] = g.kernel, g.partner.kernel
-				bs[k] = g.bias
-				if bs[k] == nil {
-					bs[k] = g.partner.bias
-				}
-			}
-			b := concatVecs(u, bs[:]...)
+			b := p.bias
 			if b == nil {
-				b = make([]float64, 4*u)
+				b = q.bias
 			}
-			out = append(out, &lstmCell{nIn: L.nIn, units: u, W: concatCols(ws[:]...), R: concatCols(rs[:]...), b: b})
+			gates[k] = gate{p.kernel, q.kernel, b}
 		}
-		return out
+	default:
+		return nil
 	}
-	return nil
+	forget := []float64{0}
+	for _, x := range cs.scalars {
+		if x != 0 && !slices.Contains(forget, x) {
+			forget = append(forget, x)
+		}
+	}
+	var out []*lstmCell
+	for _, perm := range permutations(4) {
+		var ws, rs, bs [4]*ir.Tensor
+		for k, j := range perm {
+			ws[k], rs[k], bs[k] = gates[j].w, gates[j].r, gates[j].b
+		}
+		b := concatVecs(u, bs[:]...)
+		if b == nil {
+			b = make([]float64, 4*u)
+		}
+		for _, fb := range forget {
+			bf := append([]float64(nil), b...)
+			for k := u; k < 2*u; k++ {
+				bf[k] += fb
+			}
+			out = append(out, &lstmCell{nIn: L.nIn, units: u, W: concatCols(ws[:]...), R: concatCols(rs[:]...), b: bf})
+		}
+	}
+	return out
 }

@@ -34,13 +34,15 @@ type loopInfo struct {
 	// variables bound and simplified; cond a private copy of the
 	// condition.
 	body, cond *ir.Function
-	// Loop variable indices: the time index, the input list, the output
-	// list, and the float state variables in loop order.
+	// Loop variable indices: the time index, the input list (or
+	// TensorArray handle), the output list (or TensorArray flow; -1 when
+	// the loop writes no outputs, only its final state being used), and
+	// the float state variables in loop order.
 	time, inList, outList int
 	states                []int
 	invariant             []bool
 	// In body: the element read from the input list, and the element
-	// written to the output list.
+	// written to the output list (nil when none is).
 	read, write *ir.Value
 	// writeAll is true when step t is written to item t of the output
 	// list; false when every step overwrites item 0 of a one-item list
@@ -153,24 +155,26 @@ func analyseLoop(fn *ir.Function, w *ir.Node, m *ir.Module) (*loopInfo, error) {
 	}
 	L.cond = rawCond.Clone()
 
-	// The list read and the list write.
+	// The list read and the list write: TensorList ops (TF2), or
+	// TensorArray ops (TF1 loops, which thread a flow value through every
+	// write; the handles are loop invariants).
 	var gets, sets []*ir.Node
 	for _, n := range L.body.Nodes {
 		switch n.Op {
-		case "TensorListGetItem":
+		case "TensorListGetItem", "TensorArrayReadV3":
 			gets = append(gets, n)
-		case "TensorListSetItem":
+		case "TensorListSetItem", "TensorArrayWriteV3":
 			sets = append(sets, n)
 		}
 	}
 	if len(gets) != 1 {
 		return nil, refuse("the loop body reads %d sequences (a Keras layer without a mask reads one)", len(gets))
 	}
-	if len(sets) != 1 {
+	if len(sets) > 1 {
 		return nil, refuse("the loop body writes %d sequences (a Keras layer writes one)", len(sets))
 	}
-	get, set := gets[0], sets[0]
-	if len(get.Inputs) < 2 || len(set.Inputs) < 3 || set.Inputs[1] == nil || set.Inputs[2] == nil {
+	get := gets[0]
+	if len(get.Inputs) < 2 || get.Inputs[0] == nil || get.Inputs[1] == nil {
 		return nil, get.Errorf("list access with too few inputs")
 	}
 	var ok bool
@@ -180,18 +184,29 @@ func analyseLoop(fn *ir.Function, w *ir.Node, m *ir.Module) (*loopInfo, error) {
 	if L.time, ok = paramIndex(L.body, get.Inputs[1]); !ok || L.invariant[L.time] {
 		return nil, refuse("the loop reads its input at an index that is not the loop's time variable")
 	}
-	if L.outList, ok = paramIndex(L.body, set.Inputs[0]); !ok || L.invariant[L.outList] {
-		return nil, refuse("the loop writes to a list that is not a loop variable")
+	L.read, L.outList = get.Outputs[0], -1
+	if len(sets) == 1 {
+		set := sets[0]
+		listIn := 0
+		if set.Op == "TensorArrayWriteV3" {
+			listIn = 3 // the flow; input 0 is the invariant handle
+		}
+		if len(set.Inputs) <= listIn || len(set.Inputs) < 3 || set.Inputs[listIn] == nil || set.Inputs[1] == nil || set.Inputs[2] == nil {
+			return nil, set.Errorf("list access with too few inputs")
+		}
+		if L.outList, ok = paramIndex(L.body, set.Inputs[listIn]); !ok || L.invariant[L.outList] {
+			return nil, refuse("the loop writes to a list that is not a loop variable")
+		}
+		if j, ok := paramIndex(L.body, set.Inputs[1]); ok && j == L.time {
+			L.writeAll = true
+		} else if c := set.Inputs[1].Const; c == nil || c.NumElements() != 1 || c.Ints()[0] != 0 {
+			return nil, refuse("the loop writes its output at an index other than the time it reads (or item 0)")
+		}
+		if throughIdentities(L.body.Results[L.outList]) != set.Outputs[0] {
+			return nil, refuse("the loop's output list is not the list it writes")
+		}
+		L.write = set.Inputs[2]
 	}
-	if j, ok := paramIndex(L.body, set.Inputs[1]); ok && j == L.time {
-		L.writeAll = true
-	} else if c := set.Inputs[1].Const; c == nil || c.NumElements() != 1 || c.Ints()[0] != 0 {
-		return nil, refuse("the loop writes its output at an index other than the time it reads (or item 0)")
-	}
-	if throughIdentities(L.body.Results[L.outList]) != set.Outputs[0] {
-		return nil, refuse("the loop's output list is not the list it writes")
-	}
-	L.read, L.write = get.Outputs[0], set.Inputs[2]
 	for i, p := range L.body.Params {
 		if L.invariant[i] || i == L.time || i == L.inList || i == L.outList {
 			continue
@@ -202,12 +217,21 @@ func analyseLoop(fn *ir.Function, w *ir.Node, m *ir.Module) (*loopInfo, error) {
 	}
 
 	// The sequence: TensorListFromTensor(seq) of the loop's input list,
+	// or TensorArrayScatterV3 of seq over 0..T-1 into its TensorArray;
 	// seq a transposition/reversal of the layer input.
-	lf := w.Inputs[L.inList].Producer
-	if lf == nil || lf.Op != "TensorListFromTensor" || len(lf.Inputs) < 1 || lf.Inputs[0] == nil {
-		return nil, refuse("the loop's input list is not built from a tensor (TensorListFromTensor)")
+	if get.Op == "TensorArrayReadV3" {
+		seq, err := scatteredSequence(fn, w.Inputs[L.inList])
+		if err != nil {
+			return nil, err
+		}
+		L.seq = seq
+	} else {
+		lf := w.Inputs[L.inList].Producer
+		if lf == nil || lf.Op != "TensorListFromTensor" || len(lf.Inputs) < 1 || lf.Inputs[0] == nil {
+			return nil, refuse("the loop's input list is not built from a tensor (TensorListFromTensor)")
+		}
+		L.seq = lf.Inputs[0]
 	}
-	L.seq = lf.Inputs[0]
 	if !L.seq.Shape.Static() || L.seq.Shape.Rank() != 3 {
 		return nil, refuse("the input sequence has shape %s; a static [time, batch, features] shape is needed (dynamic batch or time?)", L.seq.Shape)
 	}
@@ -234,16 +258,28 @@ func analyseLoop(fn *ir.Function, w *ir.Node, m *ir.Module) (*loopInfo, error) {
 		L.stateShapes = append(L.stateShapes, s)
 	}
 
-	// The stacked outputs.
-	for _, n := range fn.Nodes {
-		for _, in := range n.Inputs {
-			if in != w.Outputs[L.outList] {
-				continue
+	// The stacked outputs: TensorListStack of the output list, or
+	// TensorArrayGatherV3 of the TensorArray the final flow belongs to.
+	if L.outList >= 0 {
+		for _, n := range fn.Nodes {
+			for j, in := range n.Inputs {
+				if in != w.Outputs[L.outList] {
+					continue
+				}
+				switch {
+				case n.Op == "TensorArraySizeV3" && j == 1:
+					continue // the size of the stack, static
+				case n.Op == "TensorArrayGatherV3" && j == 2 && L.stack == nil:
+					if !gathersAll(n.Inputs[1], L.steps) {
+						return nil, refuse("the loop's outputs are gathered at indices other than 0..T-1")
+					}
+					L.stack = n.Outputs[0]
+				case n.Op == "TensorListStack" && L.stack == nil:
+					L.stack = n.Outputs[0]
+				default:
+					return nil, refuse("the loop's output list is used by %s, not only stacked", n)
+				}
 			}
-			if n.Op != "TensorListStack" || L.stack != nil {
-				return nil, refuse("the loop's output list is used by %s, not only stacked", n)
-			}
-			L.stack = n.Outputs[0]
 		}
 	}
 	if err := L.checkCounting(); err != nil {
@@ -390,10 +426,15 @@ func (L *loopInfo) checkCounting() error {
 
 // step evaluates the loop body once: the element read is x [batch,
 // n_input], the state variables are states (in L.states order); it
-// returns the element written and the new states.
+// returns the element written (nil when the loop writes none) and the new
+// states.
 func (L *loopInfo) step(x *ir.Tensor, states []*ir.Tensor) (out *ir.Tensor, next []*ir.Tensor, err error) {
 	bind := map[*ir.Value]binding{L.read: {t: x}}
-	want := []*ir.Value{L.write}
+	write := L.write
+	if write == nil {
+		write = L.read // a loop that writes nothing (only its final state is used)
+	}
+	want := []*ir.Value{write}
 	for k, i := range L.states {
 		bind[L.body.Params[i]] = binding{t: states[k]}
 		want = append(want, L.body.Results[i])
@@ -406,6 +447,9 @@ func (L *loopInfo) step(x *ir.Tensor, states []*ir.Tensor) (out *ir.Tensor, next
 		if t == nil {
 			return nil, nil, refuse("the loop body could not be evaluated at conversion time (an op tflrun cannot fold, or a state that depends on something else)")
 		}
+	}
+	if L.write == nil {
+		return nil, got[1:], nil
 	}
 	return got[0], got[1:], nil
 }
@@ -515,4 +559,76 @@ func (L *loopInfo) resultRoles() (roles []outputRole, stateIndex []int, err erro
 		}
 	}
 	return roles, stateIndex, nil
+}
+
+// scatteredSequence returns the tensor a TF1 loop's input TensorArray
+// (handle, a value of fn) is filled from: TensorArrayScatterV3(handle,
+// 0..T-1, seq) in fn.
+func scatteredSequence(fn *ir.Function, handle *ir.Value) (*ir.Value, error) {
+	var sc *ir.Node
+	for _, n := range fn.Nodes {
+		if n.Op == "TensorArrayScatterV3" && len(n.Inputs) >= 3 && n.Inputs[0] == handle {
+			if sc != nil {
+				return nil, refuse("the loop's input TensorArray is scattered into twice")
+			}
+			sc = n
+		}
+	}
+	if sc == nil || sc.Inputs[1] == nil || sc.Inputs[2] == nil {
+		return nil, refuse("the loop's input TensorArray is not filled from a tensor (TensorArrayScatterV3)")
+	}
+	seq, idx := sc.Inputs[2], sc.Inputs[1].Const
+	if idx == nil || !seq.Shape.Static() || seq.Shape.Rank() < 1 || idx.NumElements() != seq.Shape[0] {
+		return nil, refuse("the loop's input TensorArray is scattered at indices not known at conversion time")
+	}
+	for i, k := range idx.Ints() {
+		if k != i {
+			return nil, refuse("the loop's input TensorArray is scattered in another order than 0..T-1")
+		}
+	}
+	return seq, nil
+}
+
+// gathersAll reports whether indices are 0..T-1: a constant, or
+// Range(0, TensorArraySizeV3(...), 1) as TensorArray.stack builds it.
+func gathersAll(indices *ir.Value, T int) bool {
+	if indices == nil {
+		return false
+	}
+	if c := indices.Const; c != nil {
+		if c.NumElements() != T {
+			return false
+		}
+		for i, k := range c.Ints() {
+			if k != i {
+				return false
+			}
+		}
+		return true
+	}
+	r := indices.Producer
+	if r == nil || r.Op != "Range" || len(r.Inputs) != 3 || r.Inputs[0] == nil || r.Inputs[1] == nil || r.Inputs[2] == nil {
+		return false
+	}
+	scalar := func(v *ir.Value, want int) bool {
+		return v.Const != nil && v.Const.NumElements() == 1 && v.Const.Ints()[0] == want
+	}
+	size := r.Inputs[1].Producer
+	return scalar(r.Inputs[0], 0) && scalar(r.Inputs[2], 1) && size != nil && size.Op == "TensorArraySizeV3"
+}
+
+// detachSizes replaces the TensorArraySizeV3 reads of the loop's final
+// output flow (TF1's stack) by the constant step count, so that nothing
+// depends on the fused loop.
+func (L *loopInfo) detachSizes(f *ir.Function) {
+	if L.outList < 0 {
+		return
+	}
+	out := L.while.Outputs[L.outList]
+	for _, n := range append([]*ir.Node(nil), f.Nodes...) {
+		if n.Op == "TensorArraySizeV3" && len(n.Inputs) == 2 && n.Inputs[1] == out && len(n.Outputs) == 1 {
+			c := f.NewConst(n.Name+"/steps", ir.FromInt32s(ir.Scalar(), []int32{int32(L.steps)}))
+			f.ReplaceAllUses(n.Outputs[0], c)
+		}
+	}
 }

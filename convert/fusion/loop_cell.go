@@ -53,6 +53,9 @@ type cellStructure struct {
 	// sumBias is a constant vector added to the sum of an input and a
 	// recurrent product (Keras 2's bias_add(x·W + h·R, b)); nil: none.
 	sumBias *ir.Tensor
+	// scalars are the float scalar constants the body adds to something
+	// (candidates for TF1's forget_bias).
+	scalars []float64
 }
 
 // cellProducts finds the constant-kernel products of L's body. It returns
@@ -75,6 +78,12 @@ func (L *loopInfo) cellProducts() *cellStructure {
 			continue
 		}
 		p := &cellProduct{node: n, kernel: k, src: L.productSource(n.Inputs[0])}
+		if in, rec := L.splitConcatProduct(n, k); in != nil {
+			// TF1's cells: [x, h]·kernel, one product of both operands.
+			byNode[n] = in
+			cs.in, cs.rec = append(cs.in, in), append(cs.rec, rec)
+			continue
+		}
 		byNode[n] = p
 		if p.src == srcInput {
 			cs.in = append(cs.in, p)
@@ -105,6 +114,12 @@ func (L *loopInfo) cellProducts() *cellStructure {
 				cs.sumBias = c
 			}
 		}
+		// A scalar added (TF1's forget_bias).
+		for j := 0; j < 2; j++ {
+			if c := n.Inputs[j].Const; c != nil && c.NumElements() == 1 && c.DType.IsFloat() && n.Op != "BiasAdd" {
+				cs.scalars = append(cs.scalars, c.Float64s()[0])
+			}
+		}
 		// A join of an input product and a recurrent product.
 		a, b := productBehind(n.Inputs[0], byNode), productBehind(n.Inputs[1], byNode)
 		if a == nil || b == nil || (a.src == srcInput) == (b.src == srcInput) {
@@ -115,6 +130,60 @@ func (L *loopInfo) cellProducts() *cellStructure {
 		}
 	}
 	return cs
+}
+
+// splitConcatProduct splits a product of ConcatV2(x, s) along the
+// features (TF1's rnn cells: [x, h]·kernel, the kernel [n_input+units,
+// cols]) into an input product (the kernel's first n_input rows) and a
+// recurrent one, partners of each other. It returns nils for any other
+// product.
+func (L *loopInfo) splitConcatProduct(n *ir.Node, k *ir.Tensor) (in, rec *cellProduct) {
+	c := throughIdentities(n.Inputs[0]).Producer
+	if c == nil || c.Op != "ConcatV2" || len(c.Inputs) != 3 || c.Inputs[0] == nil || c.Inputs[1] == nil || c.Inputs[2] == nil {
+		return nil, nil
+	}
+	ax := c.Inputs[2].Const
+	if ax == nil || ax.NumElements() != 1 || ax.Ints()[0] != 1 && ax.Ints()[0] != -1 {
+		return nil, nil
+	}
+	a, b := c.Inputs[0], c.Inputs[1]
+	if L.productSource(a) != srcInput || L.productSource(b) == srcInput {
+		return nil, nil
+	}
+	// The element read has the sequence's feature count (a TensorArray
+	// read carries no static shape of its own).
+	na, cols := L.nIn, k.Shape[1]
+	if k.Shape[0] <= na || b.Shape.Rank() == 2 && b.Shape[1] >= 0 && b.Shape[1] != k.Shape[0]-na {
+		return nil, nil
+	}
+	v := k.Float64s()
+	top, _ := ir.FromFloat64s(k.DType, ir.Shape{na, cols}, v[:na*cols])
+	bottom, _ := ir.FromFloat64s(k.DType, ir.Shape{k.Shape[0] - na, cols}, v[na*cols:])
+	in = &cellProduct{node: n, kernel: top, src: srcInput}
+	rec = &cellProduct{node: n, kernel: bottom, src: L.productSource(b)}
+	in.partner, rec.partner = rec, in
+	return in, rec
+}
+
+// colBlock returns columns [c0, c0+n) of a rank-2 tensor.
+func colBlock(t *ir.Tensor, c0, n int) *ir.Tensor {
+	rows, cols := t.Shape[0], t.Shape[1]
+	v := t.Float64s()
+	out := make([]float64, rows*n)
+	for r := 0; r < rows; r++ {
+		copy(out[r*n:(r+1)*n], v[r*cols+c0:r*cols+c0+n])
+	}
+	b, _ := ir.FromFloat64s(ir.Float64, ir.Shape{rows, n}, out)
+	return b
+}
+
+// vecPart returns elements [c0, c0+n) of a vector (nil for nil).
+func vecPart(t *ir.Tensor, c0, n int) *ir.Tensor {
+	if t == nil {
+		return nil
+	}
+	b, _ := ir.FromFloat64s(ir.Float64, ir.Shape{n}, t.Float64s()[c0:c0+n])
+	return b
 }
 
 // addOps are the ops that add a bias or join two products.

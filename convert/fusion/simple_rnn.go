@@ -85,11 +85,6 @@ func (r KerasSimpleRNN) fuse(s *Site) (Result, error) {
 		}
 		return Result{}, refuse("loop output %d (%s) is used; only the outputs and the final state can be", i, o.Name)
 	}
-	for _, n := range uses[L.while.Outputs[L.outList]] {
-		if n.Op != "TensorListStack" {
-			return Result{}, refuse("the output list is used by %s, not only stacked", n)
-		}
-	}
 	init := L.while.Inputs[L.states[0]]
 	if stateVariable(init) != nil {
 		return Result{}, refuse("the initial state is read from variable %q (a stateful SimpleRNN); only a state starting from zeros is fused", stateVariable(init).Name)
@@ -127,6 +122,7 @@ func (r KerasSimpleRNN) fuse(s *Site) (Result, error) {
 	if len(uses[stateOut]) > 0 || f.IsResult(stateOut) {
 		f.ReplaceAllUses(stateOut, lastStep())
 	}
+	L.detachSizes(f)
 	return Result{Fused: true, Ops: ops, Reason: layoutNote(L, 0, "")}, nil
 }
 
@@ -182,8 +178,8 @@ func matchRNN(L *loopInfo, cell *rnnCell) (schema.ActivationFunctionType, error)
 	if err != nil {
 		return 0, err
 	}
-	o := out.Float64s()
-	if maxDiff(o, next[0].Float64s()) != 0 {
+	o := next[0].Float64s()
+	if out != nil && maxDiff(out.Float64s(), o) != 0 {
 		return 0, refuse("the loop's output is not its state (not a simple RNN)")
 	}
 	best, bestAct := -1.0, activation{}
