@@ -139,7 +139,7 @@ func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
 		note = fmt.Sprintf("%s activation; %s", best.act.name, note)
 	}
 	if returnState {
-		note += "; final h (return_state) is the last output step"
+		note += "; the final h (return_state, or a TF1 loop's final state) is the last output step"
 	}
 	return Result{Fused: true, Ops: ops, Reason: note}, nil
 }

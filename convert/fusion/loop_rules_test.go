@@ -1,6 +1,7 @@
 package fusion_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -215,4 +216,50 @@ func TestGRULoopRule(t *testing.T) {
 			t.Errorf("%d fused operators in a refused conversion", n)
 		}
 	})
+}
+
+// tf1LSTM runs TensorFlow 1's BasicLSTMCell (kernel [n_in+u, 4u] over
+// [x, h], gates i, j, f, o, forget_bias fb) over xs from zeros.
+func tf1LSTM(W, b tensorData, fb float64, xs [][]float64) [][]float64 {
+	u := W.shape[1] / 4
+	h, c := make([]float64, u), make([]float64, u)
+	var outs [][]float64
+	for _, x := range xs {
+		in := append(append([]float64(nil), x...), h...)
+		z := make([]float64, 4*u)
+		for j := range z {
+			z[j] = b.v[j]
+			for k, v := range in {
+				z[j] += v * W.v[k*4*u+j]
+			}
+		}
+		for j := 0; j < u; j++ {
+			c[j] = c[j]*sigmoid(z[2*u+j]+fb) + sigmoid(z[j])*math.Tanh(z[u+j])
+			h[j] = math.Tanh(c[j]) * sigmoid(z[3*u+j])
+		}
+		outs = append(outs, append([]float64(nil), h...))
+	}
+	return outs
+}
+
+// TestTF1LoopRule: a TF1 while frame over TensorArrays with a
+// BasicLSTMCell, functionalised by package controlflow, fused by
+// keras-lstm-loop (TF1's gate order and forget_bias found on probe
+// values).
+func TestTF1LoopRule(t *testing.T) {
+	const path = "testdata/tf1_basic_lstm.pbtxt"
+	opts := convert.Options{OutputArrays: []string{"gather", "last"}}
+	res := conversion(t, path, opts)
+	loopEntry(t, res, "while", "keras-lstm-loop", "UNIDIRECTIONAL_SEQUENCE_LSTM STRIDED_SLICE", "time-major")
+	if ops := opCounts(res); len(ops) != 2 {
+		t.Errorf("operators %v", ops)
+	}
+	x := probeInput(6, 0.5)
+	out := compareRuns(t, path, opts, x)
+	seq := tf1LSTM(graphConst(t, path, "kernel"), graphConst(t, path, "bias"), 1, steps(x, 3))
+	for i, want := range [][]float64{flatten(seq...), seq[2]} {
+		if e := maxErr(t, out[i], want); e > refTol {
+			t.Errorf("%s: error %g", opts.OutputArrays[i], e)
+		}
+	}
 }
