@@ -19,8 +19,8 @@
 //     declines with a reason; a declined call is inlined and lowered like
 //     any other.
 //
-// Every annotated call ends up in the Report: the rule that saw it (or
-// none), fused or not, and why.
+// Every annotated call and every While loop ends up in the Report: the
+// rule that saw it (or none), fused or not, and why.
 //
 // Built-in rules (RegisterBuiltins; all registered in Default):
 //
@@ -35,8 +35,13 @@
 //   - LSTMCellSimple, "LSTMCellSimple[,CoupleInputForgetGates]" and
 //     "LayerNormalizedLstmCellSimple" → LSTM; EmbeddingMatmul,
 //     "embedding_matmul" → EMBEDDING_LOOKUP.
-//   - the loop rule KerasSimpleRNN: unannotated Keras SimpleRNN loops →
-//     UNIDIRECTIONAL_SEQUENCE_RNN (see RegisterLoop, OfferLoops).
+//   - the loop rules (see RegisterLoop, OfferLoops), for layers that run
+//     their cell in a plain While loop with no annotation (a non-default
+//     activation, recurrent_dropout, Keras 3 exports, TF1 graphs):
+//     KerasLSTMLoop → UNIDIRECTIONAL_SEQUENCE_LSTM with the activation
+//     found, KerasGRULoop → UNIDIRECTIONAL_SEQUENCE_GRU, KerasSimpleRNN →
+//     UNIDIRECTIONAL_SEQUENCE_RNN. TF1's BasicLSTMCell and GRUCell loops
+//     are recognised too.
 //
 // The Keras rules recognise a composite by evaluating its loop body and
 // the code around the loop on probe values (constant folding) and
