@@ -134,7 +134,7 @@ func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
 	ops := []string{"UNIDIRECTIONAL_SEQUENCE_LSTM"}
 	ops = append(ops, replaceLoopOutputs(f, name, L, seq, hOut, u)...)
 	L.detachSizes(f)
-	note := layoutNote(L, r.CellClip, stateNotes([]*stateUse{hUse, cUse}))
+	note := layoutNote(L, r.CellClip, stateNotes([]*stateUse{hUse, cUse})) + "; TensorFlow Lite runs it (builtin UNIDIRECTIONAL_SEQUENCE_LSTM)"
 	if act != lstmActivations["tanh"] {
 		note = fmt.Sprintf("%s activation; %s", best.act.name, note)
 	}

@@ -70,7 +70,7 @@ func TestLSTMLoopRule(t *testing.T) {
 		const path = "testdata/lstm_loop_relu.pbtxt"
 		opts := convert.Options{OutputArrays: []string{"last", "call:1", "call:2", "stacked"}}
 		res := conversion(t, path, opts)
-		loopEntry(t, res, "call/while", "keras-lstm-loop", "UNIDIRECTIONAL_SEQUENCE_LSTM STRIDED_SLICE", "relu activation")
+		loopEntry(t, res, "call/while", "keras-lstm-loop", "UNIDIRECTIONAL_SEQUENCE_LSTM STRIDED_SLICE", "TensorFlow Lite runs it")
 		loopEntry(t, res, "stacked/while", "keras-lstm-loop", "UNIDIRECTIONAL_SEQUENCE_LSTM", "relu activation")
 		if e := reportEntry(t, res, "call/while"); !strings.Contains(e.Reason, "return_state") {
 			t.Errorf("the note does not mention the returned state: %q", e.Reason)
@@ -182,8 +182,9 @@ func TestGRULoopRule(t *testing.T) {
 	}{
 		{"testdata/gru_loop.pbtxt", "reset_after=True", []string{"last", "call:1", "call:2"}, kerasGRU},
 		{"testdata/gru_loop_reset_before.pbtxt", "reset_after=False", []string{"last", "call:1"}, kerasGRUBefore},
+		{"testdata/gru_loop_dropout.pbtxt", "reset_after=True", []string{"last", "call:1"}, kerasGRU},
 	} {
-		t.Run(c.note, func(t *testing.T) {
+		t.Run(c.path, func(t *testing.T) {
 			opts := convert.Options{OutputArrays: c.outputs}
 			res := conversion(t, c.path, opts)
 			loopEntry(t, res, "call/while", "keras-gru-loop", "UNIDIRECTIONAL_SEQUENCE_GRU", c.note)
