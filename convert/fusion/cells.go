@@ -71,6 +71,13 @@ type lstmCell struct {
 // step runs one Keras LSTM step for a batch: z = x·W + h·R + b, split
 // into i, f, g, o; c' = rec(f)⊙c + rec(i)⊙act(g); h' = rec(o)⊙act(c').
 func (l *lstmCell) step(x, h, c []float64, batch int, rec, act activation) (hNew, cNew []float64) {
+	return l.apply(l.preact(x, h, batch), c, batch, rec, act)
+}
+
+// preact returns the gate pre-activations z = x·W + h·R + b [batch,
+// 4·units], which do not depend on the activations (so that a fit over
+// activations computes them once).
+func (l *lstmCell) preact(x, h []float64, batch int) []float64 {
 	u, g := l.units, 4*l.units
 	var z []float64
 	if l.diagonal {
@@ -83,14 +90,23 @@ func (l *lstmCell) step(x, h, c []float64, batch int, rec, act activation) (hNew
 	} else {
 		z = affine(x, l.nIn, l.W, h, u, l.R, batch, g)
 	}
-	hNew, cNew = make([]float64, batch*u), make([]float64, batch*u)
-	for b := 0; b < batch; b++ {
-		zb := z[b*g : (b+1)*g]
-		if l.b != nil {
+	if l.b != nil {
+		for b := 0; b < batch; b++ {
+			zb := z[b*g : (b+1)*g]
 			for j := range zb {
 				zb[j] += l.b[j]
 			}
 		}
+	}
+	return z
+}
+
+// apply finishes a step from the pre-activations z.
+func (l *lstmCell) apply(z, c []float64, batch int, rec, act activation) (hNew, cNew []float64) {
+	u, g := l.units, 4*l.units
+	hNew, cNew = make([]float64, batch*u), make([]float64, batch*u)
+	for b := 0; b < batch; b++ {
+		zb := z[b*g : (b+1)*g]
 		for k := 0; k < u; k++ {
 			i := rec.f(zb[k])
 			f := rec.f(zb[u+k])

@@ -287,9 +287,10 @@ func (p *lstmProbe) fit(cell *lstmCell) lstmFit {
 		if len(h) != cell.units*p.batch || len(c) != cell.units*p.batch {
 			continue
 		}
+		z := cell.preact(p.x, h, p.batch)
 		for _, rec := range gateActivations {
 			for _, a := range activations {
-				wh, wc := cell.step(p.x, h, c, p.batch, rec, a)
+				wh, wc := cell.apply(z, c, p.batch, rec, a)
 				d := max(maxDiff(gotH, wh), maxDiff(gotC, wc))
 				if best.diff < 0 || d < best.diff {
 					best = lstmFit{hIdx: hIdx, diff: d, rec: rec, act: a}
