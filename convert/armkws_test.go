@@ -14,7 +14,8 @@ import (
 // tf.nn.dynamic_rnn — a TF1 while-loop frame over TensorArrayV3 — and a
 // softmax classifier. Cut at the Mfcc output, each converts (the loop
 // functionalised, then fused by a loop rule where one applies —
-// BasicLSTMCell, GRUCell — or unrolled) and must match a float64
+// BasicLSTMCell, LSTMCell with peepholes and projection, GRUCell — or
+// unrolled: CRNN's two GRU cells share one loop) and must match a float64
 // implementation of TensorFlow 1's cell written here from the graph's
 // constants, fused and with NoFuse.
 
@@ -177,7 +178,7 @@ func TestTF1BasicLSTM(t *testing.T) {
 
 func TestTF1LSTMPeepholeProjection(t *testing.T) {
 	m := kwsGraph(t, "LSTM")
-	runs := kwsConvert(t, m, 25, 0)
+	runs := kwsConvert(t, m, 25, 1)
 	x, xf := kwsMFCC(25)
 	k := func(s string) []float64 { return kwsConst(t, m, "lstm/rnn/lstm_cell/"+s) }
 	h := tf1LSTM(x, k("kernel"), k("bias"), k("w_i_diag"), k("w_f_diag"), k("w_o_diag"), k("projection/kernel"), 144, 98)

@@ -66,6 +66,20 @@ type lstmCell struct {
 	nIn, units int
 	W, R, b    []float64
 	diagonal   bool
+	// peep are TF1's peephole weights [units] of the input, forget and
+	// output gates (nil: none); proj a projection [units, nOut] of the
+	// output (nil: none, nOut = units), in which case R is [nOut, 4u].
+	peep [3][]float64
+	proj []float64
+	nOut int
+}
+
+// outUnits is the width of h.
+func (l *lstmCell) outUnits() int {
+	if l.proj != nil {
+		return l.nOut
+	}
+	return l.units
 }
 
 // step runs one Keras LSTM step for a batch: z = x·W + h·R + b, split
@@ -88,7 +102,7 @@ func (l *lstmCell) preact(x, h []float64, batch int) []float64 {
 			}
 		}
 	} else {
-		z = affine(x, l.nIn, l.W, h, u, l.R, batch, g)
+		z = affine(x, l.nIn, l.W, h, l.outUnits(), l.R, batch, g)
 	}
 	if l.b != nil {
 		for b := 0; b < batch; b++ {
@@ -105,17 +119,27 @@ func (l *lstmCell) preact(x, h []float64, batch int) []float64 {
 func (l *lstmCell) apply(z, c []float64, batch int, rec, act activation) (hNew, cNew []float64) {
 	u, g := l.units, 4*l.units
 	hNew, cNew = make([]float64, batch*u), make([]float64, batch*u)
+	peep := func(k, j int, v float64) float64 {
+		if l.peep[k] == nil {
+			return 0
+		}
+		return l.peep[k][j] * v
+	}
 	for b := 0; b < batch; b++ {
 		zb := z[b*g : (b+1)*g]
 		for k := 0; k < u; k++ {
-			i := rec.f(zb[k])
-			f := rec.f(zb[u+k])
+			cp := c[b*u+k]
+			i := rec.f(zb[k] + peep(0, k, cp))
+			f := rec.f(zb[u+k] + peep(1, k, cp))
 			cc := act.f(zb[2*u+k])
-			o := rec.f(zb[3*u+k])
-			cn := f*c[b*u+k] + i*cc
+			cn := f*cp + i*cc
+			o := rec.f(zb[3*u+k] + peep(2, k, cn))
 			cNew[b*u+k] = cn
 			hNew[b*u+k] = o * act.f(cn)
 		}
+	}
+	if l.proj != nil {
+		hNew = affine(hNew, u, l.proj, nil, 0, nil, batch, l.nOut)
 	}
 	return hNew, cNew
 }

@@ -112,6 +112,11 @@ type LSTMGates struct {
 	// LayerNorm[g] are layer-normalisation coefficients [n_cell] (all
 	// used gates or none).
 	LayerNorm [4]*ir.Tensor
+	// Peephole[k] are the optional diagonal cell-to-gate weights [n_cell]
+	// of the input (k = 0), forget (1) and output (2) gates (TFLite's
+	// cell_to_*_weights, inputs 9–11; the input gate's is omitted with
+	// CIFG). All used gates or none.
+	Peephole [3]*ir.Tensor
 	// Projection [n_output, n_cell] and ProjectionBias [n_output] are
 	// optional.
 	Projection, ProjectionBias *ir.Tensor
@@ -152,6 +157,13 @@ func lstmInputs(f *ir.Function, name string, x *ir.Value, g *LSTMGates, outState
 		in[5+k] = c(g.Recurrent[k], "recurrent_to_"+gateName[k]+"_weights")
 		in[12+k] = c(g.Bias[k], gateName[k]+"_gate_bias")
 		in[20+k] = c(g.LayerNorm[k], gateName[k]+"_layer_norm_coefficients")
+	}
+	peepName := [3]string{"cell_to_input", "cell_to_forget", "cell_to_output"}
+	for k := 0; k < 3; k++ {
+		if g.CIFG && k == 0 {
+			continue
+		}
+		in[9+k] = c(g.Peephole[k], peepName[k]+"_weights")
 	}
 	in[16] = c(g.Projection, "projection_weights")
 	in[17] = c(g.ProjectionBias, "projection_bias")
@@ -197,6 +209,19 @@ func (g *LSTMGates) lstmShapes(nIn int) (nCell, nOut int, diagonal bool, err err
 		if (g.LayerNorm[k] != nil) != ln || ln && !g.LayerNorm[k].Shape.Equal(ir.Shape{nCell}) {
 			return 0, 0, false, fmt.Errorf("LSTM layer-norm coefficients must be [%d] for every used gate", nCell)
 		}
+	}
+	p0 := 0
+	if g.CIFG {
+		p0 = 1
+	}
+	peep := g.Peephole[p0] != nil
+	for k := p0; k < 3; k++ {
+		if (g.Peephole[k] != nil) != peep || peep && (!g.Peephole[k].Shape.Equal(ir.Shape{nCell}) || g.Peephole[k].DType != ir.Float32) {
+			return 0, 0, false, fmt.Errorf("LSTM peephole weights must be float32[%d] for every used gate", nCell)
+		}
+	}
+	if g.CIFG && g.Peephole[0] != nil {
+		return 0, 0, false, fmt.Errorf("LSTM with CIFG takes no input-gate peephole weights")
 	}
 	return nCell, nOut, diagonal, nil
 }

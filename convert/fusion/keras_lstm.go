@@ -284,7 +284,7 @@ func (p *lstmProbe) fit(cell *lstmCell) lstmFit {
 	for _, hIdx := range p.hIdxs {
 		h, c := p.states[hIdx], p.states[1-hIdx]
 		gotH, gotC := p.next[hIdx], p.next[1-hIdx]
-		if len(h) != cell.units*p.batch || len(c) != cell.units*p.batch {
+		if len(h) != cell.outUnits()*p.batch || len(c) != cell.units*p.batch {
 			continue
 		}
 		z := cell.preact(p.x, h, p.batch)

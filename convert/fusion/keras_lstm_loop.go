@@ -25,6 +25,11 @@ import (
 // probe values, which also gives the activation (tanh, relu or relu6; the
 // fused operator has no linear or sigmoid form) and the gate order of a
 // per-gate body. Dropout masks are all ones at inference and drop out.
+// TF1's BasicLSTMCell and LSTMCell ([x, h]·kernel, gates i, j, f, o, a
+// forget_bias, optional peepholes — constant vectors times the cell
+// state — and projection — a product of the output by a constant
+// [units, n_output]) are recognised the same way and map onto the
+// operator's peephole and projection weights.
 //
 // It emits UNIDIRECTIONAL_SEQUENCE_LSTM, time-major, over the very
 // sequence the loop walks (so go_backwards needs nothing more; a
@@ -70,10 +75,10 @@ func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
 	if len(cells) == 0 {
 		return Result{}, nil
 	}
-	u := cells[0].units
+	u, nOut := cells[0].units, cells[0].outUnits()
 	for k := range L.states {
-		if !L.stateShapes[k].Equal(ir.Shape{L.batch, u}) {
-			return Result{}, refuse("loop state %d has shape %s, want [%d, %d]", k, L.stateShapes[k], L.batch, u)
+		if w := L.stateShapes[k]; !w.Equal(ir.Shape{L.batch, u}) && !w.Equal(ir.Shape{L.batch, nOut}) {
+			return Result{}, refuse("loop state %d has shape %s, want [%d, %d]", k, w, L.batch, u)
 		}
 	}
 	probe, err := L.lstmProbe()
@@ -121,8 +126,16 @@ func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
 	gates := &LSTMGates{}
 	for k := 0; k < 4; k++ {
 		gates.Input[k] = gateBlockT(cell.W, L.nIn, 4*u, k*u, u)
-		gates.Recurrent[k] = gateBlockT(cell.R, u, 4*u, k*u, u)
+		gates.Recurrent[k] = gateBlockT(cell.R, nOut, 4*u, k*u, u)
 		gates.Bias[k] = vecBlock(cell.b, k*u, u)
+	}
+	for k, p := range cell.peep {
+		if p != nil {
+			gates.Peephole[k] = vecBlock(p, 0, u)
+		}
+	}
+	if cell.proj != nil {
+		gates.Projection = gateBlockT(cell.proj, u, nOut, 0, nOut)
 	}
 	seq, hT, cT, err := emitSequenceLSTM(f, name+"/lstm", L.seq, gates, LSTMOptions{Activation: act, CellClip: r.CellClip, TimeMajor: true}, nil, nil)
 	if err != nil {
@@ -132,9 +145,15 @@ func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
 	hUse.tensor, cUse.tensor = hT, cT
 	bindStates([]*stateUse{hUse, cUse})
 	ops := []string{"UNIDIRECTIONAL_SEQUENCE_LSTM"}
-	ops = append(ops, replaceLoopOutputs(f, name, L, seq, hOut, u)...)
+	ops = append(ops, replaceLoopOutputs(f, name, L, seq, hOut, nOut)...)
 	L.detachSizes(f)
 	note := layoutNote(L, r.CellClip, stateNotes([]*stateUse{hUse, cUse})) + "; TensorFlow Lite runs it (builtin UNIDIRECTIONAL_SEQUENCE_LSTM)"
+	if cell.peep[0] != nil {
+		note = "peephole; " + note
+	}
+	if cell.proj != nil {
+		note = fmt.Sprintf("projection to %d; %s", nOut, note)
+	}
 	if act != lstmActivations["tanh"] {
 		note = fmt.Sprintf("%s activation; %s", best.act.name, note)
 	}
@@ -196,13 +215,40 @@ func lstmCandidates(L *loopInfo) []*lstmCell {
 	if cs == nil {
 		return nil
 	}
-	u := L.stateShapes[0][1]
+	// TF1's LSTMCell(num_proj): the output multiplied by a projection
+	// [units, n_output], a product of a computed value.
+	var proj *cellProduct
+	var rec []*cellProduct
+	for _, p := range cs.rec {
+		if p.src == srcComputed && proj == nil && len(cs.rec) == len(cs.in)+1 {
+			proj = p
+			continue
+		}
+		rec = append(rec, p)
+	}
+	u := 0
+	switch {
+	case len(cs.in) == 1:
+		u = cs.in[0].kernel.Shape[1] / 4
+	case len(cs.in) == 4:
+		u = cs.in[0].kernel.Shape[1]
+	}
+	nOut := u
+	if proj != nil {
+		if proj.kernel.Shape[0] != u {
+			return nil
+		}
+		nOut = proj.kernel.Shape[1]
+	}
+	if u < 1 {
+		return nil
+	}
 	type gate struct{ w, r, b *ir.Tensor }
 	var gates [4]gate
 	switch {
-	case len(cs.in) == 1 && len(cs.rec) == 1:
-		in, rec := cs.in[0], cs.rec[0]
-		if !in.kernel.Shape.Equal(ir.Shape{L.nIn, 4 * u}) || !rec.kernel.Shape.Equal(ir.Shape{u, 4 * u}) || rec.src < 0 {
+	case len(cs.in) == 1 && len(rec) == 1:
+		in, rec := cs.in[0], rec[0]
+		if !in.kernel.Shape.Equal(ir.Shape{L.nIn, 4 * u}) || !rec.kernel.Shape.Equal(ir.Shape{nOut, 4 * u}) || rec.src < 0 {
 			return nil
 		}
 		b := cs.sumBias
@@ -217,10 +263,10 @@ func lstmCandidates(L *loopInfo) []*lstmCell {
 		for k := range gates {
 			gates[k] = gate{colBlock(in.kernel, k*u, u), colBlock(rec.kernel, k*u, u), vecPart(b, k*u, u)}
 		}
-	case len(cs.in) == 4 && len(cs.rec) == 4:
+	case len(cs.in) == 4 && len(rec) == 4:
 		for k, p := range cs.in {
 			q := p.partner
-			if !p.kernel.Shape.Equal(ir.Shape{L.nIn, u}) || q == nil || q.src < 0 || !q.kernel.Shape.Equal(ir.Shape{u, u}) {
+			if !p.kernel.Shape.Equal(ir.Shape{L.nIn, u}) || q == nil || q.src < 0 || !q.kernel.Shape.Equal(ir.Shape{nOut, u}) {
 				return nil
 			}
 			b := p.bias
@@ -238,6 +284,10 @@ func lstmCandidates(L *loopInfo) []*lstmCell {
 			forget = append(forget, x)
 		}
 	}
+	peeps := L.peepholes(u)
+	if peeps == nil {
+		return nil
+	}
 	var out []*lstmCell
 	for _, perm := range permutations(4) {
 		var ws, rs, bs [4]*ir.Tensor
@@ -253,8 +303,47 @@ func lstmCandidates(L *loopInfo) []*lstmCell {
 			for k := u; k < 2*u; k++ {
 				bf[k] += fb
 			}
-			out = append(out, &lstmCell{nIn: L.nIn, units: u, W: concatCols(ws[:]...), R: concatCols(rs[:]...), b: bf})
+			for _, pp := range peeps {
+				c := &lstmCell{nIn: L.nIn, units: u, W: concatCols(ws[:]...), R: concatCols(rs[:]...), b: bf, peep: pp}
+				if proj != nil {
+					c.proj, c.nOut = proj.kernel.Float64s(), nOut
+				}
+				out = append(out, c)
+			}
 		}
 	}
 	return out
+}
+
+// peepholes finds TF1's peephole weights: constant vectors [u]
+// multiplying the previous cell state (input and forget gates, in either
+// order) and the new one (output gate). It returns the assignments to
+// (input, forget, output) to try: one without peepholes when the body
+// has none, nil when its vector products are no peepholes.
+func (L *loopInfo) peepholes(u int) [][3][]float64 {
+	var prev [][]float64
+	var next []float64
+	for _, n := range L.body.Nodes {
+		if n.Op != "Mul" || len(n.Inputs) != 2 || n.Inputs[0] == nil || n.Inputs[1] == nil {
+			continue
+		}
+		for j := 0; j < 2; j++ {
+			c, other := n.Inputs[j].Const, n.Inputs[1-j]
+			if c == nil || c.Shape.Rank() != 1 || c.Shape[0] != u || !c.DType.IsFloat() || other.Const != nil {
+				continue
+			}
+			if L.productSource(other) >= 0 {
+				prev = append(prev, c.Float64s())
+			} else {
+				next = append(next, c.Float64s()...)
+			}
+		}
+	}
+	switch {
+	case len(prev) == 0 && next == nil:
+		return [][3][]float64{{}}
+	case len(prev) == 2 && len(next) == u:
+		return [][3][]float64{{prev[0], prev[1], next}, {prev[1], prev[0], next}}
+	}
+	return nil
 }

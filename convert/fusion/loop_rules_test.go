@@ -264,3 +264,45 @@ func TestTF1LoopRule(t *testing.T) {
 		}
 	}
 }
+
+// TestTF1PeepholeProjectionLoopRule: TF1's LSTMCell with peepholes and a
+// projection, fused with UNIDIRECTIONAL_SEQUENCE_LSTM's peephole and
+// projection weights.
+func TestTF1PeepholeProjectionLoopRule(t *testing.T) {
+	const path = "testdata/tf1_lstm_peephole_projection.pbtxt"
+	opts := convert.Options{OutputArrays: []string{"gather", "last"}}
+	res := conversion(t, path, opts)
+	loopEntry(t, res, "while", "keras-lstm-loop", "UNIDIRECTIONAL_SEQUENCE_LSTM STRIDED_SLICE", "projection to 1; peephole")
+	x := probeInput(6, 0.9)
+	out := compareRuns(t, path, opts, x)
+	K, b := graphConst(t, path, "kernel"), graphConst(t, path, "bias")
+	wi, wf, wo := graphConst(t, path, "w_i_diag"), graphConst(t, path, "w_f_diag"), graphConst(t, path, "w_o_diag")
+	P := graphConst(t, path, "projection")
+	const u = 2
+	c, m := make([]float64, u), []float64{0}
+	var seq []float64
+	for _, xt := range steps(x, 3) {
+		in := append(append([]float64(nil), xt...), m...)
+		z := make([]float64, 4*u)
+		for j := range z {
+			z[j] = b.v[j]
+			for k, v := range in {
+				z[j] += v * K.v[k*4*u+j]
+			}
+		}
+		h := make([]float64, u)
+		for j := 0; j < u; j++ {
+			c[j] = sigmoid(z[2*u+j]+1+wf.v[j]*c[j])*c[j] + sigmoid(z[j]+wi.v[j]*c[j])*math.Tanh(z[u+j])
+			h[j] = sigmoid(z[3*u+j]+wo.v[j]*c[j]) * math.Tanh(c[j])
+		}
+		m = []float64{h[0]*P.v[0] + h[1]*P.v[1]}
+		seq = append(seq, m[0])
+	}
+	for i, want := range [][]float64{seq, m} {
+		e := maxErr(t, out[i], want)
+		t.Logf("%s: max |error| %.3g", opts.OutputArrays[i], e)
+		if e > refTol {
+			t.Errorf("%s: error %g", opts.OutputArrays[i], e)
+		}
+	}
+}
