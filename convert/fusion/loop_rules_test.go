@@ -106,6 +106,21 @@ func TestLSTMLoopRule(t *testing.T) {
 			}
 		}
 	})
+	t.Run("return_sequences=False, one-item list", func(t *testing.T) {
+		const path = "testdata/lstm_loop_last.pbtxt"
+		opts := convert.Options{OutputArrays: []string{"last", "call:1"}}
+		res := conversion(t, path, opts)
+		loopEntry(t, res, "call/while", "keras-lstm-loop", "UNIDIRECTIONAL_SEQUENCE_LSTM STRIDED_SLICE RESHAPE", "batch-major")
+		x := probeInput(6, 0.6)
+		out := compareRuns(t, path, opts, x)
+		kW, kR, kb := W(path)
+		seq, _ := kerasLSTM(kW, kR, kb, steps(x, 3), make([]float64, 2), make([]float64, 2))
+		for i := range out {
+			if e := maxErr(t, out[i], seq[2]); e > refTol {
+				t.Errorf("%s: error %g", opts.OutputArrays[i], e)
+			}
+		}
+	})
 	t.Run("bidirectional", func(t *testing.T) {
 		const path = "testdata/bidirectional_lstm_loop.pbtxt"
 		opts := convert.Options{OutputArrays: []string{"concat", "sum"}, InputShapes: []ir.Shape{{3, 1, 2}}}
