@@ -37,15 +37,19 @@ import (
 // activation found, cell_clip as KerasLSTM and variable state tensors,
 // and rewires what the loop's results flowed into: the stacked outputs
 // become the operator's output, and the final h (return_state, or the
-// last output) its last step (STRIDED_SLICE). A Bidirectional layer is
-// two loops, a stacked one a loop over the previous operator's output.
+// last output) its last step (STRIDED_SLICE). A final cell state c that
+// is a model output (return_state) becomes the operator's cell-state
+// variable tensor itself, named as the output: the operator leaves the
+// final state there after each invoke. A Bidirectional layer is two
+// loops, a stacked one a loop over the previous operator's output.
 //
 // Refused, with the reason in the report: a cell that the weights found
 // do not reproduce; gates other than sigmoid; a linear activation; an
 // initial state computed at run time (initial_state from an input: the
 // operator's state is a variable tensor starting at zero); a final cell
-// state c in use (return_state: the operator does not output it); any
-// other loop output in use. A stateful layer keeps its state in the
+// state c used by another node (the operator does not output it, and a
+// read of its variable tensor would not be ordered after it); any other
+// loop output in use. A stateful layer keeps its state in the
 // variable tensors, as with KerasLSTM. A loop that is not an LSTM's at
 // all (one state, no matrix product of the input) is not this rule's.
 type KerasLSTMLoop struct {
@@ -115,7 +119,12 @@ func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	cUse, err := initialState(f, "c", L.while.Inputs[L.states[cIdx]], []stateOut{{cOut, fmt.Sprintf("loop output %d", L.states[cIdx])}}, false)
+	// The final cell state can be a model output only (return_state):
+	// it is then the operator's cell-state variable tensor, which holds
+	// it after the invoke. Any other use would need a value the operator
+	// does not output.
+	cResult := f.IsResult(cOut) && len(uses[cOut]) == 0
+	cUse, err := initialState(f, "c", L.while.Inputs[L.states[cIdx]], []stateOut{{cOut, fmt.Sprintf("loop output %d", L.states[cIdx])}}, cResult)
 	if err != nil {
 		return Result{}, refuseCellState(err)
 	}
@@ -146,6 +155,12 @@ func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
 	bindStates([]*stateUse{hUse, cUse})
 	ops := []string{"UNIDIRECTIONAL_SEQUENCE_LSTM"}
 	ops = append(ops, replaceLoopOutputs(f, name, L, seq, hOut, nOut)...)
+	cNote := ""
+	if cResult {
+		cNote = "; the final c (return_state) is the model output " + cOut.Name + ": the operator's cell-state variable tensor, which holds it after each invoke (TensorFlow Lite's kernel updates it in place too)"
+		cT.Name = cOut.Name // the model output keeps its name
+		f.ReplaceAllUses(cOut, cT)
+	}
 	L.detachSizes(f)
 	note := layoutNote(L, r.CellClip, stateNotes([]*stateUse{hUse, cUse})) + "; TensorFlow Lite runs it (builtin UNIDIRECTIONAL_SEQUENCE_LSTM)"
 	if cell.peep[0] != nil {
@@ -157,6 +172,7 @@ func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
 	if act != lstmActivations["tanh"] {
 		note = fmt.Sprintf("%s activation; %s", best.act.name, note)
 	}
+	note += cNote
 	if returnState {
 		note += "; the final h (return_state, or a TF1 loop's final state) is the last output step"
 	}
