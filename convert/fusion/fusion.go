@@ -101,6 +101,26 @@ type Site struct {
 	// Module gives access to the model's other functions (a While loop's
 	// body and cond, for instance).
 	Module *ir.Module
+
+	// loop caches the analysis of a loop site (see Site.loop), which
+	// every built-in loop rule starts with.
+	loop *loopAnalysis
+}
+
+// loopAnalysis is the result of analyseLoop on a loop site.
+type loopAnalysis struct {
+	L   *loopInfo
+	err error
+}
+
+// analysedLoop analyses the site's While loop once for all loop rules
+// (the rules only read the result).
+func (s *Site) analysedLoop() (*loopInfo, error) {
+	if s.loop == nil {
+		L, err := analyseLoop(s.Caller, s.Call, s.Module)
+		s.loop = &loopAnalysis{L, err}
+	}
+	return s.loop.L, s.loop.err
 }
 
 // OutputUsed reports whether output i of the call is used by any node or

@@ -39,7 +39,7 @@ func (KerasGRULoop) Name() string { return "keras-gru-loop" }
 func (r KerasGRULoop) Fuse(s *Site) (Result, error) { return refusalResult(r.fuse(s)) }
 
 func (r KerasGRULoop) fuse(s *Site) (Result, error) {
-	L, err := analyseLoop(s.Caller, s.Call, s.Module)
+	L, err := s.analysedLoop()
 	if err != nil {
 		var ref *refusal
 		if errors.As(err, &ref) {

@@ -64,7 +64,7 @@ func (KerasLSTMLoop) Name() string { return "keras-lstm-loop" }
 func (r KerasLSTMLoop) Fuse(s *Site) (Result, error) { return refusalResult(r.fuse(s)) }
 
 func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
-	L, err := analyseLoop(s.Caller, s.Call, s.Module)
+	L, err := s.analysedLoop()
 	if err != nil {
 		var ref *refusal
 		if errors.As(err, &ref) {

@@ -68,9 +68,10 @@ func OfferLoops(f *ir.Function, m *ir.Module, reg *Registry, report *Report, see
 		seen[n] = true
 		body, _ := n.AttrFunc("body")
 		claimed := false
+		site := &Site{Caller: f, Call: n, Attr: "loop", Name: body, Module: m}
 		for _, rule := range rules {
 			before := len(f.Nodes)
-			res, err := Offer(rule, &Site{Caller: f, Call: n, Attr: "loop", Name: body, Module: m})
+			res, err := Offer(rule, site)
 			if err != nil {
 				return false, fmt.Errorf("loop rule %s on %s: %w", rule.Name(), n, err)
 			}
@@ -93,7 +94,7 @@ func OfferLoops(f *ir.Function, m *ir.Module, reg *Registry, report *Report, see
 		}
 		if !claimed {
 			report.Add(Entry{Function: body, Call: n.Name, Attr: "loop", Implements: n.Op,
-				Reason: unclaimedLoopReason(f, n, m)})
+				Reason: unclaimedLoopReason(site)})
 		}
 	}
 	return false, nil
@@ -102,8 +103,8 @@ func OfferLoops(f *ir.Function, m *ir.Module, reg *Registry, report *Report, see
 // unclaimedLoopReason says why no loop rule took a loop: what the
 // analysis of the keras.backend.rnn shape found different, or that the
 // body is no cell the rules know.
-func unclaimedLoopReason(f *ir.Function, n *ir.Node, m *ir.Module) string {
-	L, err := analyseLoop(f, n, m)
+func unclaimedLoopReason(s *Site) string {
+	L, err := s.analysedLoop()
 	var ref *refusal
 	switch {
 	case errors.As(err, &ref):

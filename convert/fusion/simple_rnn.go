@@ -47,7 +47,7 @@ func (r KerasSimpleRNN) Fuse(s *Site) (Result, error) {
 }
 
 func (r KerasSimpleRNN) fuse(s *Site) (Result, error) {
-	L, err := analyseLoop(s.Caller, s.Call, s.Module)
+	L, err := s.analysedLoop()
 	if err != nil {
 		var ref *refusal
 		if errors.As(err, &ref) {
