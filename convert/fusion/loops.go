@@ -3,6 +3,7 @@ package fusion
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tflrun/tflrun/convert/ir"
 )
@@ -67,6 +68,7 @@ func OfferLoops(f *ir.Function, m *ir.Module, reg *Registry, report *Report, see
 		}
 		seen[n] = true
 		body, _ := n.AttrFunc("body")
+		body = stableBodyName(m, body)
 		claimed := false
 		site := &Site{Caller: f, Call: n, Attr: "loop", Name: body, Module: m}
 		for _, rule := range rules {
@@ -144,4 +146,35 @@ func loopLive(f *ir.Function, loop *ir.Node) bool {
 		}
 	}
 	return live[loop]
+}
+
+// stableBodyName is the name the report gives a loop body: its own, or,
+// for a body package controlflow made from a TF1 frame in an earlier
+// conversion of the same model and so registered again under a numbered
+// name (name_1, name_2, ...), the first conversion's name, so that
+// converting a model twice reports the same. (Two frames of one graph
+// with the same name are then reported under one function name; their
+// Call names tell them apart.)
+func stableBodyName(m *ir.Module, name string) string {
+	if m == nil {
+		return name
+	}
+	if _, ok := m.Library[name]; ok {
+		return name
+	}
+	i := strings.LastIndexByte(name, '_')
+	if i <= 0 || i == len(name)-1 {
+		return name
+	}
+	for _, c := range name[i+1:] {
+		if c < '0' || c > '9' {
+			return name
+		}
+	}
+	if base := name[:i]; m.HasFunction(base) {
+		if _, lib := m.Library[base]; !lib {
+			return base
+		}
+	}
+	return name
 }
