@@ -59,7 +59,7 @@ var tfPasses = []Pass{
 				run: inlineCall},
 			// Only once no call is left: a loop's body must be final
 			// before a loop rule looks at it.
-			{Name: "fuse-loops", Doc: "an unannotated recurrent While loop offered to the fusion loop rules (SimpleRNN); not with NoFuse",
+			{Name: "fuse-loops", Doc: "an unannotated recurrent While loop offered to the fusion loop rules (Keras and TF1 LSTM, GRU, SimpleRNN); not with NoFuse",
 				run: func(s *state) (bool, error) {
 					if s.opts.NoFuse {
 						return false, nil
