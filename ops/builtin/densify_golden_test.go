@@ -170,10 +170,10 @@ func sparseConvModel(seed uint64) []byte {
 	return b.Bytes()
 }
 
-func densifyCases() []opCase {
+func densifyCases() []goldenModel {
 	f32, f16, i8 := schema.TensorTypeFLOAT32, schema.TensorTypeFLOAT16, schema.TensorTypeINT8
 	D, S := sparse.Dense, sparse.SparseCSR
-	return []opCase{
+	return []goldenModel{
 		{variant: "f32_csr_rows", runs: 1, model: densifyModel(f32, []int32{6, 8}, 0.3, sparseLayout{
 			traversal: []int{0, 1}, formats: []sparse.Format{D, S}, index: schema.SparseIndexVectorInt32Vector}, 1)},
 		{variant: "f32_block_1x4", runs: 1, model: densifyModel(f32, []int32{4, 16}, 0.2, sparseLayout{
@@ -190,5 +190,5 @@ func densifyCases() []opCase {
 	}
 }
 
-func TestRecordDensify(t *testing.T) { recordOpCases(t, "densify", densifyCases()) }
-func TestGoldenDensify(t *testing.T) { checkOpCases(t, "densify") }
+func TestRecordDensify(t *testing.T) { recordGoldenFrom(t, "densify", densifyCases(), 7) }
+func TestGoldenDensify(t *testing.T) { checkGolden(t, "densify") }

@@ -126,7 +126,7 @@ func detGen(levels int) optest.InputGen {
 	}
 }
 
-func detectionCases() []opCase {
+func detectionCases() []goldenModel {
 	yes, no := true, false
 	fast := func(maxDet, maxCls, classes int, thr float32) detOpts {
 		return detOpts{maxDet: maxDet, maxCls: maxCls, scoreThr: thr, iou: 0.5, classes: classes}
@@ -136,7 +136,7 @@ func detectionCases() []opCase {
 	}
 	explicitFast := fast(10, 1, 5, 0.3)
 	explicitFast.regular = &no
-	return []opCase{
+	return []goldenModel{
 		{variant: "fast_f32", model: detModel(fast(10, 1, 5, 0.3), 30, 4, 6, false, false, 1), gen: detGen(0)},
 		{variant: "fast_f32_explicit_flag", model: detModel(explicitFast, 30, 4, 6, false, false, 2), gen: detGen(0)},
 		{variant: "fast_f32_3_classes_ties", model: detModel(fast(8, 3, 6, 0.2), 24, 4, 7, false, false, 3), gen: detGen(6)},
@@ -159,6 +159,6 @@ func detectionCases() []opCase {
 }
 
 func TestRecordDetectionPostProcess(t *testing.T) {
-	recordOpCases(t, "detection_postprocess", detectionCases())
+	recordGoldenFrom(t, "detection_postprocess", detectionCases(), 7)
 }
-func TestGoldenDetectionPostProcess(t *testing.T) { checkOpCases(t, "detection_postprocess") }
+func TestGoldenDetectionPostProcess(t *testing.T) { checkGolden(t, "detection_postprocess") }

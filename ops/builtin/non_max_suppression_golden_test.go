@@ -51,9 +51,9 @@ func nmsGen(levels int) optest.InputGen {
 	}
 }
 
-func nmsCases() []opCase {
+func nmsCases() []goldenModel {
 	v4, v5 := schema.BuiltinOperatorNON_MAX_SUPPRESSION_V4, schema.BuiltinOperatorNON_MAX_SUPPRESSION_V5
-	return []opCase{
+	return []goldenModel{
 		{variant: "v4_20_boxes", model: nmsModel(v4, 20, 10, 0.5, 0.2, -1), gen: nmsGen(0)},
 		{variant: "v4_ties", model: nmsModel(v4, 40, 25, 0.4, 0.1, -1), gen: nmsGen(4)},
 		{variant: "v4_many", model: nmsModel(v4, 300, 60, 0.3, 0.0, -1), gen: nmsGen(0)},
@@ -68,5 +68,7 @@ func nmsCases() []opCase {
 	}
 }
 
-func TestRecordNonMaxSuppression(t *testing.T) { recordOpCases(t, "non_max_suppression", nmsCases()) }
-func TestGoldenNonMaxSuppression(t *testing.T) { checkOpCases(t, "non_max_suppression") }
+func TestRecordNonMaxSuppression(t *testing.T) {
+	recordGoldenFrom(t, "non_max_suppression", nmsCases(), 7)
+}
+func TestGoldenNonMaxSuppression(t *testing.T) { checkGolden(t, "non_max_suppression") }

@@ -52,8 +52,8 @@ func partModel(op schema.BuiltinOperator, typ schema.TensorType, shape []int32) 
 	return b.Bytes()
 }
 
-func rfft2dCases() []opCase {
-	return []opCase{
+func rfft2dCases() []goldenModel {
+	return []goldenModel{
 		{variant: "f32_4x8", model: rfftModel([]int32{4, 8}, 4, 8, true)},
 		{variant: "f32_pad_both", model: rfftModel([]int32{2, 3, 3, 5}, 4, 8, false)},
 		{variant: "f32_crop_both", model: rfftModel([]int32{6, 11}, 4, 8, false)},
@@ -64,21 +64,23 @@ func rfft2dCases() []opCase {
 	}
 }
 
-func complexPartCases() []opCase {
-	var cs []opCase
+func complexPartCases() []goldenModel {
+	var cs []goldenModel
 	for _, op := range []struct {
 		name string
 		code schema.BuiltinOperator
 	}{{"real", schema.BuiltinOperatorREAL}, {"imag", schema.BuiltinOperatorIMAG}, {"abs", schema.BuiltinOperatorCOMPLEX_ABS}} {
 		cs = append(cs,
-			opCase{variant: op.name + "_c64", model: partModel(op.code, schema.TensorTypeCOMPLEX64, []int32{2, 3, 5})},
-			opCase{variant: op.name + "_c128", model: partModel(op.code, schema.TensorTypeCOMPLEX128, []int32{7})},
+			goldenModel{variant: op.name + "_c64", model: partModel(op.code, schema.TensorTypeCOMPLEX64, []int32{2, 3, 5})},
+			goldenModel{variant: op.name + "_c128", model: partModel(op.code, schema.TensorTypeCOMPLEX128, []int32{7})},
 		)
 	}
 	return cs
 }
 
-func TestRecordRfft2d(t *testing.T)       { recordOpCases(t, "rfft2d", rfft2dCases()) }
-func TestRecordComplexParts(t *testing.T) { recordOpCases(t, "complex_parts", complexPartCases()) }
-func TestGoldenRfft2d(t *testing.T)       { checkOpCases(t, "rfft2d") }
-func TestGoldenComplexParts(t *testing.T) { checkOpCases(t, "complex_parts") }
+func TestRecordRfft2d(t *testing.T) { recordGoldenFrom(t, "rfft2d", rfft2dCases(), 7) }
+func TestRecordComplexParts(t *testing.T) {
+	recordGoldenFrom(t, "complex_parts", complexPartCases(), 7)
+}
+func TestGoldenRfft2d(t *testing.T)       { checkGolden(t, "rfft2d") }
+func TestGoldenComplexParts(t *testing.T) { checkGolden(t, "complex_parts") }
