@@ -390,9 +390,10 @@ func (k *SVDF) hybridFeatures(n *ops.Node, x, scratch []float32) error {
 	if err != nil {
 		return err
 	}
-	wf := n.Inputs[svdfWeightsFeature].Int8s()
+	// As TFLite, uint8 hybrid weights are read as int8 bytes.
+	wf := ops.View[int8](n.Inputs[svdfWeightsFeature].Data)
 	if !k.wtReady {
-		wtq := n.Inputs[svdfWeightsTime].Int8s()
+		wtq := ops.View[int8](n.Inputs[svdfWeightsTime].Data)
 		for i := range k.wtFloat {
 			k.wtFloat[i] = float32(wtq[i]) * k.wtScale
 		}

@@ -97,7 +97,7 @@ func TestMulUint32Complex64(t *testing.T) {
 	x := tensorOf(ops.Complex64, []int{4}, []float32{1, 2, 3, -1, inf, float32(math.NaN()), 1e30, 1e30})
 	y := tensorOf(ops.Complex64, []int{4}, []float32{3, 4, 0, 2, 1, 0, 1e30, 1e30})
 	out = binRun(t, NewMul(), &MulOptions{}, x, y, ops.Complex64)
-	got := out.Float32s()
+	got := ops.View[float32](out.Data) // (re, im) pairs
 	// (1+2i)(3+4i) = -5+10i; (3-i)(2i) = 2+6i.
 	if !slices.Equal(got[:4], []float32{-5, 10, 2, 6}) {
 		t.Errorf("complex64: %v", got[:4])

@@ -46,13 +46,15 @@ func (k *BitwiseXor) Eval(n *ops.Node) error {
 	if err := checkData(a, b, out); err != nil {
 		return err
 	}
+	// XOR is the same on signed and unsigned bits: view every type as
+	// unsigned words of its size.
 	switch k.elem {
 	case 1:
-		broadcastApply(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), func(x, y uint8) uint8 { return x ^ y })
+		broadcastApply(&k.bc, a.Data, b.Data, out.Data, func(x, y uint8) uint8 { return x ^ y })
 	case 2:
-		broadcastApply(&k.bc, a.Uint16s(), b.Uint16s(), out.Uint16s(), func(x, y uint16) uint16 { return x ^ y })
+		broadcastApply(&k.bc, ops.View[uint16](a.Data), ops.View[uint16](b.Data), ops.View[uint16](out.Data), func(x, y uint16) uint16 { return x ^ y })
 	default:
-		broadcastApply(&k.bc, a.Uint32s(), b.Uint32s(), out.Uint32s(), func(x, y uint32) uint32 { return x ^ y })
+		broadcastApply(&k.bc, ops.View[uint32](a.Data), ops.View[uint32](b.Data), ops.View[uint32](out.Data), func(x, y uint32) uint32 { return x ^ y })
 	}
 	return nil
 }

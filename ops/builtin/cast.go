@@ -155,7 +155,7 @@ func castLoad(t *ops.Tensor, typ ops.DataType, i int) castValue {
 	case ops.Float64:
 		return castValue{kind: castF64, f: t.Float64s()[i]}
 	default: // Complex64: the real part
-		return castValue{kind: castF32, f: float64(t.Float32s()[2*i])}
+		return castValue{kind: castF32, f: float64(ops.View[float32](t.Data)[2*i])} // (re, im) pairs
 	}
 }
 
@@ -266,7 +266,7 @@ func castStore(t *ops.Tensor, typ ops.DataType, i int, v castValue) {
 	case ops.Float64:
 		t.Float64s()[i] = v.asFloat64()
 	case ops.Complex64:
-		c := t.Float32s()
+		c := ops.View[float32](t.Data) // (re, im) pairs
 		c[2*i], c[2*i+1] = v.asFloat32(), 0
 	}
 }

@@ -67,7 +67,7 @@ func (k *complexPart) Eval(n *ops.Node) error {
 		return err
 	}
 	if k.wide {
-		src, dst := in.Float64s()[:2*k.cnt], out.Float64s()[:k.cnt]
+		src, dst := ops.View[float64](in.Data)[:2*k.cnt], out.Float64s()[:k.cnt] // complex128 as (re, im) pairs
 		for i := range dst {
 			dst[i] = k.part(src[2*i], src[2*i+1])
 		}
@@ -77,7 +77,7 @@ func (k *complexPart) Eval(n *ops.Node) error {
 	if k.part32 != nil {
 		part = k.part32
 	}
-	src, dst := in.Float32s()[:2*k.cnt], out.Float32s()[:k.cnt]
+	src, dst := ops.View[float32](in.Data)[:2*k.cnt], out.Float32s()[:k.cnt] // complex64 as (re, im) pairs
 	for i := range dst {
 		dst[i] = float32(part(float64(src[2*i]), float64(src[2*i+1])))
 	}

@@ -144,7 +144,7 @@ func (k *Rfft2d) Eval(n *ops.Node) error {
 	work := ops.View[float64](sb)
 	mat := work[:k.matLen]
 	re, im := work[k.matLen:k.matLen+k.rowLen], work[k.matLen+k.rowLen:k.matLen+2*k.rowLen]
-	src, dst := in.Float32s(), out.Float32s()
+	src, dst := in.Float32s(), ops.View[float32](out.Data) // complex64 output as (re, im) pairs
 	h, w, outW := k.height, k.width, k.outW
 	copyH, copyW := min(k.inH, h), min(k.inW, w)
 	for s := 0; s < k.slices; s++ {

@@ -171,8 +171,8 @@ func (k *ScatterND) Eval(n *ops.Node) error {
 		return scatterND(k, ix, upd.Int8s(), out.Int8s(), false)
 	case ops.Uint8:
 		return scatterND(k, ix, upd.Uint8s(), out.Uint8s(), false)
-	default: // Bool: a sum of bools is their OR
-		return scatterND(k, ix, upd.Uint8s(), out.Uint8s(), true)
+	default: // Bool, as its 0/1 bytes: a sum of bools is their OR
+		return scatterND(k, ix, upd.Data, out.Data, true)
 	}
 }
 

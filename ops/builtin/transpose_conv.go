@@ -464,7 +464,7 @@ func (k *TransposeConv) loadWeights(w *ops.Tensor) {
 		}
 		return
 	}
-	src := w.Int8s()
+	src := ops.View[int8](w.Data) // int8, or uint8 weights read as int8 bytes
 	for oc := 0; oc < outC; oc++ {
 		for t := 0; t < taps; t++ {
 			dst := k.wT8[(t*outC+oc)*inC : (t*outC+oc+1)*inC]
