@@ -47,10 +47,13 @@ func (c *rnnCell) views(n *ops.Node) rnnCellTensors {
 	var v rnnCellTensors
 	v.bias = n.Inputs[c.bias].Float32s()
 	if c.hybrid {
-		v.wq = n.Inputs[c.w].Int8s()
-		v.recq = n.Inputs[c.rec].Int8s()
+		// TFLite's hybrid RNN kernels accept uint8 weights too and read
+		// their bytes as int8 (GetTensorData<int8_t>), so view the bytes
+		// rather than ask for the type.
+		v.wq = ops.View[int8](n.Inputs[c.w].Data)
+		v.recq = ops.View[int8](n.Inputs[c.rec].Data)
 		if c.aux >= 0 {
-			v.auxq = n.Inputs[c.aux].Int8s()
+			v.auxq = ops.View[int8](n.Inputs[c.aux].Data)
 		}
 		return v
 	}

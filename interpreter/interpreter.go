@@ -81,6 +81,7 @@ type Interpreter struct {
 	varBytes   int
 	preBytes   int
 	allocated  bool
+	planned    []plannedInput // the graph inputs as planned (tensor_access.go)
 
 	profiling bool
 	opNanos   []int64
@@ -94,8 +95,17 @@ type Interpreter struct {
 // bound when the interpreter's own lists of m's tensors and operators
 // exceed Options.MaxArenaBytes, and as Options.ISA says.
 func New(m *Model, opts *Options) (*Interpreter, error) {
+	return newInterpreter(m, 0, opts)
+}
+
+// newInterpreter is New for an interpreter whose entry is subgraph entry
+// (a SignatureRunner's signature may name any subgraph).
+func newInterpreter(m *Model, entry int, opts *Options) (*Interpreter, error) {
 	if m == nil || len(m.Subgraphs) == 0 {
 		return nil, errors.New("model has no subgraphs")
+	}
+	if entry < 0 || entry >= len(m.Subgraphs) {
+		return nil, fmt.Errorf("no subgraph %d (the model has %d)", entry, len(m.Subgraphs))
 	}
 	it := &Interpreter{model: m, maxBytes: DefaultMaxArenaBytes, cur: -1}
 	if opts != nil {
@@ -111,7 +121,7 @@ func New(m *Model, opts *Options) (*Interpreter, error) {
 		it.resolver = DefaultResolver()
 	}
 	it.budget = ops.NewMemoryBudget(it.maxBytes)
-	info := &m.Subgraphs[0]
+	info := &m.Subgraphs[entry]
 	if err := it.budget.Reserve(subgraphBytes(info), "the interpreter's tensor and operator lists"); err != nil {
 		return nil, err
 	}
@@ -125,7 +135,7 @@ func New(m *Model, opts *Options) (*Interpreter, error) {
 			return nil, fmt.Errorf("Options.ISA: %w", err)
 		}
 	}
-	it.sg = newSubgraph(0, info)
+	it.sg = newSubgraph(entry, info)
 	for k := range it.sg.nodes {
 		it.sg.nodes[k].Memory = it.budget
 	}

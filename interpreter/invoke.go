@@ -27,6 +27,9 @@ func (it *Interpreter) Invoke() (err error) {
 	if !it.allocated {
 		return ErrNotAllocated
 	}
+	if err := it.checkInputs(); err != nil { // tensor_access.go
+		return err
+	}
 	arch.BeginRun()
 	defer it.guard(&err, debug.SetPanicOnFault(true))
 	return it.invoke()

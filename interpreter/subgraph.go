@@ -246,6 +246,7 @@ func (it *Interpreter) allocate() error {
 	it.opNanos = make([]int64, len(sg.nodes))
 	it.opCounts = make([]int64, len(sg.nodes))
 	it.allocated = true
+	it.savePlannedInputs() // tensor_access.go
 	it.resetVariables()
 	return nil
 }

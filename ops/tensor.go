@@ -230,38 +230,81 @@ func View[E any](b []byte) []E {
 	return unsafe.Slice((*E)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/size)
 }
 
-// Float32s returns the data as []float32 sharing the tensor's memory. It
-// does not check Type; callers check types in Prepare.
-func (t *Tensor) Float32s() []float32 { return View[float32](t.Data) }
+// The typed views below check the tensor's Type: each returns nil when
+// the tensor does not hold its element type (Float32s on an int8 tensor
+// is nil, never int8 bytes reinterpreted as float32s of the wrong
+// length), and when the tensor has no data yet (before AllocateTensors).
+// A nil view has length 0, so a copy into it copies nothing and an index
+// into it panics: check it, or use Elements, which returns an error
+// saying what is wrong. The views share the tensor's memory: writing
+// them writes the tensor. Kernels that move elements of any type by
+// their size use View on Data instead.
 
-// Float64s returns the data as []float64 sharing the tensor's memory.
-func (t *Tensor) Float64s() []float64 { return View[float64](t.Data) }
+// Float32s returns the data of a Float32 tensor as []float32 sharing its
+// memory, nil for any other type.
+func (t *Tensor) Float32s() []float32 { return typedView[float32](t, Float32) }
 
-// Int8s returns the data as []int8 sharing the tensor's memory.
-func (t *Tensor) Int8s() []int8 { return View[int8](t.Data) }
+// Float64s returns the data of a Float64 tensor as []float64 sharing its
+// memory, nil for any other type.
+func (t *Tensor) Float64s() []float64 { return typedView[float64](t, Float64) }
 
-// Uint8s returns the data as []uint8 sharing the tensor's memory (the same
-// slice as Data).
-func (t *Tensor) Uint8s() []uint8 { return t.Data }
+// Int8s returns the data of an Int8 tensor as []int8 sharing its memory,
+// nil for any other type.
+func (t *Tensor) Int8s() []int8 { return typedView[int8](t, Int8) }
 
-// Int16s returns the data as []int16 sharing the tensor's memory.
-func (t *Tensor) Int16s() []int16 { return View[int16](t.Data) }
+// Uint8s returns the data of a Uint8 tensor as []uint8 (the same slice as
+// Data), nil for any other type; Data itself is the raw bytes of any
+// tensor.
+func (t *Tensor) Uint8s() []uint8 {
+	if t.Type != Uint8 {
+		return nil
+	}
+	return t.Data
+}
 
-// Uint16s returns the data as []uint16 sharing the tensor's memory.
-func (t *Tensor) Uint16s() []uint16 { return View[uint16](t.Data) }
+// Int16s returns the data of an Int16 tensor as []int16 sharing its
+// memory, nil for any other type.
+func (t *Tensor) Int16s() []int16 { return typedView[int16](t, Int16) }
 
-// Int32s returns the data as []int32 sharing the tensor's memory.
-func (t *Tensor) Int32s() []int32 { return View[int32](t.Data) }
+// Uint16s returns the data of a Uint16 tensor as []uint16 sharing its
+// memory. Go has no 16-bit float type, so for Float16 (IEEE binary16) and
+// BFloat16 tensors it returns the elements' bit patterns, one uint16 per
+// element; it is nil for any other type.
+func (t *Tensor) Uint16s() []uint16 {
+	if t.Type == Float16 || t.Type == BFloat16 {
+		return View[uint16](t.Data)
+	}
+	return typedView[uint16](t, Uint16)
+}
 
-// Uint32s returns the data as []uint32 sharing the tensor's memory.
-func (t *Tensor) Uint32s() []uint32 { return View[uint32](t.Data) }
+// Int32s returns the data of an Int32 tensor as []int32 sharing its
+// memory, nil for any other type.
+func (t *Tensor) Int32s() []int32 { return typedView[int32](t, Int32) }
 
-// Int64s returns the data as []int64 sharing the tensor's memory.
-func (t *Tensor) Int64s() []int64 { return View[int64](t.Data) }
+// Uint32s returns the data of a Uint32 tensor as []uint32 sharing its
+// memory, nil for any other type.
+func (t *Tensor) Uint32s() []uint32 { return typedView[uint32](t, Uint32) }
 
-// Bools returns the data as []bool sharing the tensor's memory (TFLite
-// stores bool as one byte, 0 or 1).
-func (t *Tensor) Bools() []bool { return View[bool](t.Data) }
+// Int64s returns the data of an Int64 tensor as []int64 sharing its
+// memory, nil for any other type.
+func (t *Tensor) Int64s() []int64 { return typedView[int64](t, Int64) }
+
+// Uint64s returns the data of a Uint64 tensor as []uint64 sharing its
+// memory, nil for any other type.
+func (t *Tensor) Uint64s() []uint64 { return typedView[uint64](t, Uint64) }
+
+// Bools returns the data of a Bool tensor as []bool sharing its memory
+// (TFLite stores bool as one byte, 0 or 1), nil for any other type.
+func (t *Tensor) Bools() []bool { return typedView[bool](t, Bool) }
+
+// typedView is View of t.Data when t holds elements of type want, else
+// nil.
+func typedView[E any](t *Tensor, want DataType) []E {
+	if t.Type != want {
+		return nil
+	}
+	return View[E](t.Data)
+}
 
 // ShapeElements multiplies dims with overflow and sign checks: it returns
 // the element count, or an error when a dimension is negative or the

@@ -132,3 +132,33 @@ func (t *Tensor) CopyFromBytes(b []byte) error {
 	copy(t.Data, b)
 	return nil
 }
+
+// Element is the set of Go element types a tensor's data can be viewed
+// as (see Elements).
+type Element interface {
+	float32 | float64 | int8 | uint8 | int16 | uint16 | int32 | uint32 | int64 | uint64 | bool
+}
+
+// Elements returns t's data as a []E sharing its memory, or an error
+// saying what is wrong: t is nil, E is not t's element type (for a
+// Float16 or BFloat16 tensor E may be uint16, the elements' bit
+// patterns), or t's Data is not exactly Bytes() long (not allocated yet,
+// or Shape or Data changed since AllocateTensors). It is the checked
+// form of the typed views (Float32s, Int8s, …), which return nil instead.
+func Elements[E Element](t *Tensor) ([]E, error) {
+	if t == nil {
+		return nil, fmt.Errorf("nil tensor")
+	}
+	var z E
+	typ, _, _ := elementTypeOf([]E(nil))
+	if typ != t.Type && !(typ == Uint16 && (t.Type == Float16 || t.Type == BFloat16)) {
+		return nil, fmt.Errorf("%s: cannot view it as []%T: the tensor holds %s", t, z, t.Type)
+	}
+	if len(t.Data) != t.Bytes() {
+		if t.Data == nil {
+			return nil, fmt.Errorf("%s: tensor is not allocated (call AllocateTensors)", t)
+		}
+		return nil, fmt.Errorf("%s: Data holds %d bytes but the shape needs %d (Shape or Data was changed; resize with ResizeInputTensor)", t, len(t.Data), t.Bytes())
+	}
+	return View[E](t.Data), nil
+}

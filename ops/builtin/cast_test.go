@@ -34,9 +34,9 @@ func TestCastTFLiteVectors(t *testing.T) {
 	b := tensorOf(ops.Bool, []int{6}, []bool{true, true, false, true, false, true})
 	nearFloats(t, "CastBoolToFloat", castRun(t, b, ops.Float32).Float32s(), []float64{1, 1, 0, 1, 0, 1}, 0)
 	fb := tensorOf(ops.Float32, []int{6}, []float32{100, -1, 0, 0.4, 0.001, float32(math.NaN())})
-	equalInts(t, "CastFloatToBool", castRun(t, fb, ops.Bool).Uint8s(), []int{1, 1, 0, 1, 1, 1})
+	equalInts(t, "CastFloatToBool", castRun(t, fb, ops.Bool).Data, []int{1, 1, 0, 1, 1, 1})
 	i16 := tensorOf(ops.Int16, []int{6}, []int16{100, -1, 0, 5, 0, 32767})
-	equalInts(t, "CastInt16ToBool", castRun(t, i16, ops.Bool).Uint8s(), []int{1, 1, 0, 1, 0, 1})
+	equalInts(t, "CastInt16ToBool", castRun(t, i16, ops.Bool).Data, []int{1, 1, 0, 1, 0, 1})
 	c := tensorOf(ops.Float32, []int{3}, []float32{1, 11, 2, 12, 3, 13}) // complex64 pairs
 	c.Type = ops.Complex64
 	nearFloats(t, "CastComplex64ToFloat", castRun(t, c, ops.Float32).Float32s(), []float64{1, 2, 3}, 0)

@@ -109,9 +109,9 @@ func (k *Transpose) Eval(n *ops.Node) error {
 	case 1:
 		transposeElems(k, in.Data, out.Data)
 	case 2:
-		transposeElems(k, in.Uint16s(), out.Uint16s())
+		transposeElems(k, ops.View[uint16](in.Data), ops.View[uint16](out.Data))
 	case 4:
-		transposeElems(k, in.Uint32s(), out.Uint32s())
+		transposeElems(k, ops.View[uint32](in.Data), ops.View[uint32](out.Data))
 	case 8:
 		transposeElems(k, ops.View[uint64](in.Data), ops.View[uint64](out.Data))
 	default: // complex128
