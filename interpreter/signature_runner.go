@@ -28,6 +28,10 @@ func (m *Model) Signature(key string) (*SignatureInfo, error) {
 	return nil, fmt.Errorf("no signature %q (the model's signatures are %q)", key, m.SignatureKeys())
 }
 
+// Subgraph returns the index of the subgraph the interpreter runs: 0 for
+// one made by New, the signature's for a SignatureRunner's.
+func (it *Interpreter) Subgraph() int { return it.sg.index }
+
 // SignatureRunner runs one SignatureDef of a model, as TensorFlow Lite's
 // SignatureRunner (tflite/signature_runner.h) does: its inputs and
 // outputs are looked up by their names in the signature ("input_1",

@@ -41,6 +41,7 @@ type runOptions struct {
 	convertChannels bool
 	noMetadata      bool
 	threads         int
+	signature       string
 }
 
 func newRunCmd(stdout, stderr io.Writer) *cli.Command {
@@ -55,8 +56,11 @@ name, type, shape and values, and for an output of scores (a float or
 quantised 8/16-bit vector: [N] or [1, N] with N > 1) the top classes,
 dequantised, named by the model's label file when its metadata has one.
 
+--signature KEY runs the signature def KEY (the subgraph it names) instead of
+subgraph 0.
+
 --input NAME=FILE or INDEX=FILE sets an input (NAME: the input tensor's name
-or its name in a signature def) from:
+or its name in a signature def of the subgraph run) from:
   FILE.npy                 a NumPy array of exactly the input's dtype; its shape
                            must equal the input's, or the input is resized to it
                            when the model's shape_signature allows (-1 dims)
@@ -107,6 +111,7 @@ left of the bound).`,
 	f.StringVar(&o.resize, "resize", "none", "resize images of another size: none, bilinear or nearest (as tf.image.resize, half-pixel centres)")
 	f.BoolVar(&o.convertChannels, "convert-channels", false, "convert a colour image to gray (luma) for a 1-channel input, or gray to colour for a 3-channel one")
 	f.BoolVar(&o.noMetadata, "no-metadata", false, "ignore the model's metadata (labels and normalisation)")
+	f.StringVar(&o.signature, "signature", "", "run the model's signature def with this key (its subgraph; --input names are the signature's)")
 	f.IntVar(&o.threads, "num_threads", 1, "number of threads, as bench takes it (tflrun's kernels run on 1 thread; other values are noted, not used)")
 	return cmd
 }
@@ -204,8 +209,18 @@ func runModel(modelPath string, o *runOptions, stdout, stderr io.Writer) error {
 	if !o.noMetadata {
 		s.meta = readMetadata(modelPath, m, stderr)
 	}
-	it, err := interpreter.New(m, o.mem.options())
-	if err != nil {
+	var it *interpreter.Interpreter
+	if o.signature != "" {
+		r, err := interpreter.NewSignatureRunner(m, o.signature, o.mem.options())
+		if err != nil {
+			return fmt.Errorf("%s: --signature: %w", modelPath, err)
+		}
+		defer r.Close()
+		it = r.Interpreter()
+		if it.Subgraph() != 0 {
+			s.meta = nil // the metadata describes subgraph 0
+		}
+	} else if it, err = interpreter.New(m, o.mem.options()); err != nil {
 		return fmt.Errorf("%s: %w", modelPath, err)
 	}
 	s.it = it
@@ -412,7 +427,7 @@ func (s *runState) labels(i int, t *ops.Tensor, stderr io.Writer) []string {
 
 // resolveInput maps an --input key to an input position: a decimal index
 // below the input count, else an input tensor name, else the input name
-// of a signature def of subgraph 0 ("fixed_input" for the tensor
+// of a signature def of the subgraph run ("fixed_input" for the tensor
 // "serving_default_fixed_input:0").
 func resolveInput(it *interpreter.Interpreter, key string) (int, error) {
 	if n, err := strconv.Atoi(key); err == nil && n >= 0 && n < it.InputCount() {
@@ -423,7 +438,7 @@ func resolveInput(it *interpreter.Interpreter, key string) (int, error) {
 		return idx, nil
 	}
 	for _, sig := range it.Model().Signatures {
-		if sig.Subgraph != 0 {
+		if sig.Subgraph != it.Subgraph() {
 			continue
 		}
 		for _, p := range sig.Inputs {

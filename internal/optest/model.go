@@ -197,3 +197,34 @@ func I8(v ...int8) []byte {
 	}
 	return out
 }
+
+// NewSubgraph appends an empty subgraph called name and makes it the one
+// Tensor, Const, Op, Inputs and Outputs build from now on; it returns the
+// subgraph's index.
+func (b *Builder) NewSubgraph(name string) int {
+	b.sg = &schema.SubGraphT{Name: name}
+	b.m.Subgraphs = append(b.m.Subgraphs, b.sg)
+	return len(b.m.Subgraphs) - 1
+}
+
+// SigTensor is one name of a SignatureDef and the tensor it maps to.
+type SigTensor struct {
+	Name   string
+	Tensor int32
+}
+
+// Signature adds a SignatureDef with the given key for subgraph sg,
+// mapping the names in inputs and outputs (in that order) to tensors of
+// that subgraph.
+func (b *Builder) Signature(key string, sg int, inputs, outputs []SigTensor) {
+	maps := func(l []SigTensor) []*schema.TensorMapT {
+		out := make([]*schema.TensorMapT, len(l))
+		for i, s := range l {
+			out[i] = &schema.TensorMapT{Name: s.Name, TensorIndex: uint32(s.Tensor)}
+		}
+		return out
+	}
+	b.m.SignatureDefs = append(b.m.SignatureDefs, &schema.SignatureDefT{
+		SignatureKey: key, SubgraphIndex: uint32(sg), Inputs: maps(inputs), Outputs: maps(outputs),
+	})
+}
