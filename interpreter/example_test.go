@@ -1,6 +1,7 @@
 package interpreter_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
 
@@ -47,4 +48,58 @@ func Example() {
 	}
 	fmt.Printf("%d classes, best %d (p=%.2f)\n", len(scores), best, scores[best])
 	// Output: 10 classes, best 3 (p=0.11)
+}
+
+// Run one entry point of a model with several: SignatureRunner finds it
+// by its key and its inputs and outputs by the signature's names. The
+// model, written by this package's tests, has a signature "fc" (a dense
+// layer, subgraph 0) and a signature "add" (a + b over float32 vectors of
+// any length, subgraph 1).
+func ExampleNewSignatureRunner() {
+	model, err := interpreter.Load("testdata/two_signatures.tflite")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer model.Close()
+	fmt.Println("signatures:", model.SignatureKeys())
+
+	r, err := interpreter.NewSignatureRunner(model, "add", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer r.Close()
+	for _, name := range r.InputNames() {
+		if err := r.ResizeInput(name, []int{3}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := r.AllocateTensors(); err != nil {
+		log.Fatal(err)
+	}
+	a, err := r.Input("a")
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, err := r.Input("b")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := errors.Join(a.CopyFrom([]float32{1, 2, 3}), b.CopyFrom([]float32{10, 20, 30})); err != nil {
+		log.Fatal(err)
+	}
+	if err := r.Invoke(); err != nil {
+		log.Fatal(err)
+	}
+	sum, err := r.Output("sum")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("sum:", sum.Float32s())
+
+	_, err = r.Input("c")
+	fmt.Println(err)
+	// Output:
+	// signatures: [fc add]
+	// sum: [11 22 33]
+	// signature "add" has no input "c" (its inputs are ["b" "a"])
 }

@@ -204,3 +204,24 @@ func TestSignatureRunnerSharedModels(t *testing.T) {
 		m.Close()
 	}
 }
+
+// twoSignaturesFile is twoSignatureModel packed, for ExampleNewSignatureRunner.
+const twoSignaturesFile = "testdata/two_signatures.tflite"
+
+// TestTwoSignaturesFile keeps testdata/two_signatures.tflite equal to
+// twoSignatureModel; TFLRUN_TESTDATA_UPDATE=1 rewrites it.
+func TestTwoSignaturesFile(t *testing.T) {
+	want := pack(twoSignatureModel())
+	if os.Getenv("TFLRUN_TESTDATA_UPDATE") == "1" {
+		if err := os.WriteFile(twoSignaturesFile, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(twoSignaturesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs from twoSignatureModel: regenerate it with TFLRUN_TESTDATA_UPDATE=1 go test ./interpreter -run TestTwoSignaturesFile", twoSignaturesFile)
+	}
+}
