@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"slices"
 
 	"github.com/tflrun/tflrun/interpreter"
 )
@@ -102,4 +103,48 @@ func ExampleNewSignatureRunner() {
 	// signatures: [fc add]
 	// sum: [11 22 33]
 	// signature "add" has no input "c" (its inputs are ["b" "a"])
+}
+
+// Recurrent state persists across Invoke, as in TensorFlow Lite: the
+// second Invoke on the same image starts from the state the first one
+// left and gives other scores. ResetVariableTensors between independent
+// sequences gives each the model's initial state.
+func ExampleInterpreter_ResetVariableTensors() {
+	model, err := interpreter.Load("../cmd/tflrun/embedded/seeded_lstm.tflite")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer model.Close()
+	it, err := interpreter.New(model, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer it.Close()
+	if err := it.AllocateTensors(); err != nil {
+		log.Fatal(err)
+	}
+	image := make([]float32, 28*28)
+	for i := range image {
+		image[i] = float32(i%28) / 28
+	}
+	run := func() []float32 {
+		if err := it.Input(0).CopyFrom(image); err != nil {
+			log.Fatal(err)
+		}
+		if err := it.Invoke(); err != nil {
+			log.Fatal(err)
+		}
+		return append([]float32(nil), it.Output(0).Float32s()...)
+	}
+	first := run()
+	carried := run()
+	if err := it.ResetVariableTensors(); err != nil {
+		log.Fatal(err)
+	}
+	reset := run()
+	fmt.Println("carried over equals first:", slices.Equal(carried, first))
+	fmt.Println("after reset equals first:", slices.Equal(reset, first))
+	// Output:
+	// carried over equals first: false
+	// after reset equals first: true
 }
