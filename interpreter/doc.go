@@ -34,10 +34,31 @@
 //
 // Invoke (invoke.go) runs every operator's Eval once, in order, on the
 // inputs written into Input(i) (its Data, or CopyFrom), leaving the
-// results in Output(i). After the first call it allocates nothing on the
+// results in Output(i). It first checks that no input's Type, Shape or
+// Data was changed since AllocateTensors (tensor_access.go), and names
+// the input when one was. After the first call it allocates nothing on the
 // heap. A kernel that panics, or a memory fault (a mapped file truncated
 // after Load), comes back as an error naming the operator and its kernel
 // that wraps ErrPanic or ErrMemoryFault.
+//
+// # Signatures
+//
+// A model's SignatureDefs name its entry points (Model.SignatureKeys).
+// NewSignatureRunner runs one, as TensorFlow Lite's SignatureRunner does:
+// it makes an interpreter for the subgraph the signature names (any
+// subgraph, not only 0) and finds inputs and outputs by the signature's
+// names ("input_1"), with ResizeInput by name (signature_runner.go).
+//
+// # Checked access
+//
+// Tensor's fields are the kernels' contract and stay writable, so misuse
+// is caught where it matters: the typed views (Float32s, Int8s, …) are
+// nil for a tensor of another type, Elements is their checked form with
+// an error, CopyFrom and CopyTo check type and length, Input and Output
+// are nil out of range and InputTensor, OutputTensor, InputByName and
+// OutputByName return an error instead, and Invoke refuses inputs changed
+// behind its back. The data types are re-exported (Float32, Int8, …), so
+// a program needs no other import to name them.
 //
 // # Memory
 //

@@ -51,7 +51,8 @@ const DefaultMaxArenaBytes = min(2<<30, math.MaxInt/4+1)
 // AllocateTensors (and after a resize that needs a new plan).
 var ErrNotAllocated = errors.New("tensors are not allocated: call AllocateTensors first")
 
-// Interpreter runs subgraph 0 of a Model. It owns its tensors, its arena
+// Interpreter runs subgraph 0 of a Model (a SignatureRunner runs the
+// subgraph its signature names). It owns its tensors, its arena
 // and its variable state; it is not safe for concurrent use (make one
 // Interpreter per goroutine; they may share the Model): a call made while
 // another goroutine runs it returns ErrConcurrentUse. Close releases it
@@ -203,9 +204,11 @@ func (it *Interpreter) InputCount() int { return len(it.sg.inputs) }
 // OutputCount is the number of outputs of subgraph 0.
 func (it *Interpreter) OutputCount() int { return len(it.sg.outputs) }
 
-// Input returns input i of subgraph 0 (nil when out of range). Its Data is
-// valid after AllocateTensors; write the input there (or with CopyFrom)
-// before Invoke.
+// Input returns input i of subgraph 0, or nil when i is out of range
+// (InputTensor returns an error instead). Its Data is valid after
+// AllocateTensors; write the input there (or with CopyFrom) before
+// Invoke, without replacing the slice or changing Shape (Invoke refuses
+// that, naming the input; ResizeInputTensor changes a shape).
 func (it *Interpreter) Input(i int) *Tensor {
 	if i < 0 || i >= len(it.sg.inputs) {
 		return nil
@@ -213,8 +216,9 @@ func (it *Interpreter) Input(i int) *Tensor {
 	return &it.sg.tensors[it.sg.inputs[i]]
 }
 
-// Output returns output i of subgraph 0 (nil when out of range). Its Data
-// holds the result after Invoke.
+// Output returns output i of subgraph 0, or nil when i is out of range
+// (OutputTensor returns an error instead). Its Data holds the result
+// after Invoke.
 func (it *Interpreter) Output(i int) *Tensor {
 	if i < 0 || i >= len(it.sg.outputs) {
 		return nil

@@ -130,7 +130,11 @@ const (
 // shape and quantisation, and its bytes. Data is nil before
 // AllocateTensors (for non-constant tensors) and for tensors with no
 // elements. Kernels must not retain views across Prepare and Eval: the
-// arena may move when it is re-planned.
+// arena may move when it is re-planned. Users read the fields and write
+// an input's elements (through Data, a typed view or CopyFrom); Shape,
+// Type and the Data slice itself belong to the interpreter, which
+// refuses to Invoke on an input whose Shape or Data was changed (resize
+// with ResizeInputTensor).
 type Tensor struct {
 	// Index is the tensor's position in its subgraph's tensor list.
 	Index int
