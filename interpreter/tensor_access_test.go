@@ -49,6 +49,12 @@ func TestTypedViewsCheckType(t *testing.T) {
 	if v, err := Elements[float32](in); err != nil || len(v) != 4 {
 		t.Errorf("Elements[float32]: %d elements, %v", len(v), err)
 	}
+	data := in.Data
+	in.Data = in.Data[:8]
+	if _, err := Elements[float32](in); err == nil || !strings.Contains(err.Error(), "Data holds 8 bytes but the shape needs 16") {
+		t.Errorf("Elements of a shortened Data: %v", err)
+	}
+	in.Data = data
 	if _, err := Elements[float32](nil); err == nil {
 		t.Error("Elements of a nil tensor: no error")
 	}
