@@ -124,6 +124,9 @@ func legalizeGather(c *ctx) error {
 		if params.Variable == nil {
 			return fmt.Errorf("gathers from a resource that is not a resolved variable")
 		}
+		if params.Variable.State {
+			return fmt.Errorf("gathers from variable %q, which the model updates; tflrun gathers only from a variable that keeps its checkpoint value", params.Variable.Name)
+		}
 		params = c.f.NewConst(c.n.Name+"/params", params.Variable.Value)
 	}
 	if c.n.Op == "GatherV2" {

@@ -49,18 +49,27 @@ func inferReadVariable(n *ir.Node) error {
 	return nil
 }
 
-// legalizeVarHandle refuses a handle still in use: every read of a
-// variable has been folded or lowered by now.
+// legalizeVarHandle leaves a handle whose every user is a ResourceGather
+// (an embedding lookup with run-time ids): the gather, legalised after it
+// in topological order, reads the checkpoint value as a constant GATHER
+// table, and the handle is then unused and removed. Any other use is
+// refused: every ReadVariableOp has been folded to its checkpoint value or
+// lowered as state by now, so what is left cannot become a TFLite tensor.
 func legalizeVarHandle(c *ctx) error {
-	users := c.f.Uses()[c.n.Outputs[0]]
-	what := "a function result"
-	if len(users) > 0 {
-		what = users[0].String()
-	}
 	v := c.n.Outputs[0].Variable
 	name := c.n.Name
 	if v != nil {
 		name = v.Name
 	}
-	return fmt.Errorf("variable %q is used by %s; tflrun folds variables only where they are read (ReadVariableOp, ResourceGather)", name, what)
+	users := c.f.Uses()[c.n.Outputs[0]]
+	for _, u := range users {
+		if u.Op == "ResourceGather" && u.TFL == nil && len(u.Inputs) > 0 && u.Inputs[0] == c.n.Outputs[0] {
+			continue
+		}
+		return fmt.Errorf("variable %q is used by %s, which tflrun cannot turn into a TFLite tensor (it converts a variable only where it is read: a ReadVariableOp of an unmodified variable becomes its checkpoint value, a ResourceGather a GATHER from it)", name, u)
+	}
+	if len(users) == 0 || c.f.IsResult(c.n.Outputs[0]) {
+		return fmt.Errorf("variable %q is a function result; a resource handle has no TFLite tensor (return the value read from it)", name)
+	}
+	return nil
 }
