@@ -48,7 +48,11 @@ type Model struct {
 
 	varKeys    map[string]string // VarHandleOp/VariableV2 node → checkpoint key
 	varKeysErr error
-	varSources map[string]string // how each key was found ("object graph", "restore graph")
+	// restoreErrs are the restore functions restoreGraphKeys could not
+	// read: skipped, since inference never calls them, and named only
+	// when a variable the entry needs has no key.
+	restoreErrs []error
+	varSources  map[string]string // how each key was found ("object graph", "restore graph")
 }
 
 // IsSavedModel reports whether m came from a SavedModel directory.

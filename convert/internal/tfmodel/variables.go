@@ -1,6 +1,7 @@
 package tfmodel
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -264,12 +265,16 @@ func (m *Model) restoreGraphKeys(main *ir.Function) (map[string]string, error) {
 		if !ok || !containsOp(fd, "RestoreV2") {
 			continue
 		}
+		// A restore function is read only for its keys: inference never
+		// calls it, so an op tflrun does not know there (a lookup table's
+		// import, say) is no error unless a variable the entry needs is
+		// left without a key (see ResolveVariables).
 		callee, err := m.Module.Function(fname)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			err = scan(callee, n.Inputs)
 		}
-		if err := scan(callee, n.Inputs); err != nil {
-			return nil, err
+		if err != nil {
+			m.restoreErrs = append(m.restoreErrs, err)
 		}
 	}
 	return out, nil
@@ -388,6 +393,9 @@ func (m *Model) ResolveVariables(f *ir.Function) error {
 	for _, n := range vars {
 		key, ok := keys[n.Name]
 		if !ok {
+			if len(m.restoreErrs) > 0 {
+				return n.Errorf("no checkpoint key for this variable: the object graph does not assign it, and the restore graph could not be read: %v", errors.Join(m.restoreErrs...))
+			}
 			return n.Errorf("no checkpoint key for this variable: neither the object graph nor the restore graph assigns it")
 		}
 		if m.Bundle == nil {
