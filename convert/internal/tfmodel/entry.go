@@ -52,7 +52,9 @@ type Entry struct {
 
 // ParseInputShapes parses the --input_shapes syntax of TensorFlow's
 // converter: shapes separated by ":", dimensions by "," ("1,49,10,1:1,5";
-// an empty shape is a scalar; -1 or ? is unknown).
+// an empty shape is a scalar; -1, ? or None is unknown). Every other
+// dimension must be a size from 1 to 2³⁰: zero and negative sizes are
+// refused, naming the shape and the dimension.
 func ParseInputShapes(s string) ([]ir.Shape, error) {
 	if s == "" {
 		return nil, nil
@@ -68,8 +70,14 @@ func ParseInputShapes(s string) ([]ir.Shape, error) {
 					continue
 				}
 				k, err := strconv.Atoi(d)
-				if err != nil || k < 0 || k > 1<<30 {
+				if err != nil || k > 1<<30 {
 					return nil, fmt.Errorf("input shape %q: dimension %q is not a size", part, d)
+				}
+				if k <= 0 {
+					// A zero dimension would write a model whose input
+					// holds nothing (a batch of 0); -1 is the only
+					// negative value, meaning unknown.
+					return nil, fmt.Errorf("input shape %q: dimension %d is not a positive size (use -1 or ? for an unknown dimension)", part, k)
 				}
 				shape = append(shape, k)
 			}
@@ -223,6 +231,11 @@ func CheckInputShape(index int, name string, declared, given ir.Shape) (ir.Shape
 	const what = "the given shape %v (InputShapes; --input_shapes on the command line)"
 	if declared.RankKnown() && len(given) != len(declared) {
 		return nil, fmt.Errorf("input %d %q: "+what+" has rank %d, but the input's declared shape %v has rank %d", index, name, given, len(given), declared, len(declared))
+	}
+	for i, d := range given {
+		if d == 0 || d < -1 {
+			return nil, fmt.Errorf("input %d %q: "+what+" has dimension %d of %d, which is not a positive size (-1 is unknown)", index, name, given, i, d)
+		}
 	}
 	for i, d := range declared {
 		if d >= 0 && given[i] >= 0 && given[i] != d {

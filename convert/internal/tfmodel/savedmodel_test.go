@@ -289,6 +289,19 @@ func TestParseInputShapes(t *testing.T) {
 	if _, err := ParseInputShapes("1,x"); err == nil {
 		t.Error("accepted a bad dimension")
 	}
+	for _, bad := range []string{"0,5,1", "1,5:1,0", "-2,5", "1,-7"} {
+		if _, err := ParseInputShapes(bad); err == nil || !strings.Contains(err.Error(), "is not a positive size") {
+			t.Errorf("%q: err = %v, want a refusal of the non-positive dimension", bad, err)
+		}
+	}
+	// Shapes given through the Go API (Options.InputShapes) are checked
+	// the same way.
+	if _, err := CheckInputShape(0, "x", ir.Shape{-1, 5}, ir.Shape{0, 5}); err == nil || !strings.Contains(err.Error(), `input 0 "x": the given shape [0 5]`) || !strings.Contains(err.Error(), "dimension 0 of 0, which is not a positive size") {
+		t.Errorf("batch 0 through the API: err = %v", err)
+	}
+	if s, err := CheckInputShape(0, "x", ir.Shape{-1, 5}, ir.Shape{-1, 5}); err != nil || !s.Equal(ir.Shape{-1, 5}) {
+		t.Errorf("an unknown dimension given as -1: %v, %v", s, err)
+	}
 }
 
 // TestNotSavedModelDirectory: a directory without saved_model.pb is named
