@@ -269,3 +269,13 @@ func (n *Node) SetAttrInt(name string, v int64) {
 func (n *Node) SetAttrType(name string, dt DType) {
 	n.Attrs[name] = &tfpb.AttrValue{Value: &tfpb.AttrValue_Type{Type: dt.TF()}}
 }
+
+// SetAttrInts sets a list(int) attribute.
+func (n *Node) SetAttrInts(name string, v []int64) {
+	n.Attrs[name] = &tfpb.AttrValue{Value: &tfpb.AttrValue_List{List: &tfpb.AttrValue_ListValue{I: append([]int64(nil), v...)}}}
+}
+
+// SetAttrString sets a string attribute.
+func (n *Node) SetAttrString(name, v string) {
+	n.Attrs[name] = &tfpb.AttrValue{Value: &tfpb.AttrValue_S{S: []byte(v)}}
+}
