@@ -11,13 +11,15 @@ import (
 	"github.com/tflrun/tflrun/cmd/tflrun/internal/cli"
 	"github.com/tflrun/tflrun/convert"
 	"github.com/tflrun/tflrun/convert/ir"
+	"github.com/tflrun/tflrun/interpreter"
+	"github.com/tflrun/tflrun/ops"
 )
 
 func newConvertCmd(stdout, stderr io.Writer) *cli.Command {
 	var (
 		out, signature, inputShapes, reportPath string
 		inputArrays, outputArrays, printIRAfter []string
-		noFuse, printPasses                     bool
+		noFuse, printPasses, allowCustomOps     bool
 		quantizeMode                            string
 		limits                                  = ir.DefaultLimits
 	)
@@ -57,6 +59,11 @@ once, --max-folded-bytes what constant folding creates in total (past it ops
 stay as operators), --max-fold-elements one folded tensor, and
 --max-loop-iterations and --max-list-length an unrolled loop and a
 TensorList.
+
+Before writing, convert loads the result in tflrun's interpreter and prepares
+every operator; a model tflrun cannot run is not written, and the error names
+the operator. A custom operator tflrun has no kernel for is refused too, unless
+--allow-custom-ops is given (then a warning names it).
 
 --print-passes lists the conversion passes in order and exits.
 --print-ir-after=PASS[,PASS...] writes the IR (the converter's graph, one line
@@ -108,6 +115,11 @@ steps of the inline loop print each round they apply.`,
 			if convErr != nil {
 				return convErr
 			}
+			// The converter must never write what tflrun cannot run without
+			// saying so: load the result as `tflrun run` would.
+			if err := checkRuns(res.Model, allowCustomOps, stderr); err != nil {
+				return err
+			}
 			if err := os.WriteFile(out, res.Model, 0o644); err != nil {
 				return err
 			}
@@ -136,6 +148,7 @@ steps of the inline loop print each round they apply.`,
 	f.StringVar(&reportPath, "fusion-report", "", `write the fusion report to FILE (JSON if it ends in .json, "-" for stdout)`)
 	f.BoolVar(&noFuse, "no-fuse", false, "do not fuse composite functions; lower them op by op (loops unrolled over a static time dimension)")
 	f.StringVar(&quantizeMode, "quantize", "none", "post-training weight quantization: none, dynamic (int8 weights, hybrid kernels) or float16")
+	f.BoolVar(&allowCustomOps, "allow-custom-ops", false, "write the model even when it holds custom operators tflrun has no kernel for (a warning names them)")
 	f.BoolVar(&printPasses, "print-passes", false, "list the conversion passes in order and exit")
 	f.StringSliceVar(&printIRAfter, "print-ir-after", nil, "write the IR to stderr after the named passes (comma-separated, or all)")
 	f.IntVar(&limits.MaxNodes, "max-nodes", limits.MaxNodes, "most nodes the graph may have after cutting, inlining and unrolling")
@@ -258,4 +271,45 @@ func opSummary(res *convert.Result) string {
 		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
 	}
 	return fmt.Sprintf("%d operators: %s", total, strings.Join(parts, ", "))
+}
+
+// checkRuns loads a converted model in tflrun's interpreter (Load, New,
+// AllocateTensors, so every operator is resolved and prepared) and fails
+// naming what cannot run. A custom operator tflrun has no kernel for is
+// an error, or with allowCustom a warning on w (the rest of the model is
+// then not prepared, since preparation stops at the first such operator).
+func checkRuns(model []byte, allowCustom bool, w io.Writer) error {
+	m, err := interpreter.LoadBytes(model)
+	if err != nil {
+		return fmt.Errorf("the converted model does not load in tflrun (nothing written): %w", err)
+	}
+	res := interpreter.DefaultResolver()
+	var unknown []string
+	seen := map[string]bool{}
+	for _, sg := range m.Subgraphs {
+		for _, op := range sg.Operators {
+			if op.Op != ops.BuiltinCustom || seen[op.Custom] {
+				continue
+			}
+			seen[op.Custom] = true
+			if _, err := res.FindCustom(op.Custom); err != nil {
+				unknown = append(unknown, op.Custom)
+			}
+		}
+	}
+	if len(unknown) > 0 {
+		if !allowCustom {
+			return fmt.Errorf("the converted model holds custom operator(s) %s, which tflrun has no kernel for (nothing written; --allow-custom-ops writes it anyway, for a runtime that registers them)", strings.Join(unknown, ", "))
+		}
+		fmt.Fprintf(w, "warning: custom operator(s) %s have no kernel in tflrun: the model runs only where a resolver registers them\n", strings.Join(unknown, ", "))
+		return nil
+	}
+	it, err := interpreter.New(m, nil)
+	if err == nil {
+		err = it.AllocateTensors()
+	}
+	if err != nil {
+		return fmt.Errorf("the converted model does not run in tflrun (nothing written): %w", err)
+	}
+	return nil
 }
