@@ -231,12 +231,17 @@ func writeFusionReport(path string, res *convert.Result, stdout io.Writer) error
 	return os.WriteFile(path, data, 0o644)
 }
 
-// customOps lists the distinct custom operators of the converted model.
+// stockCustom are the custom operators TensorFlow Lite's own
+// BuiltinOpResolver registers (register.cc), which stock TFLite runs.
+var stockCustom = map[string]bool{"AudioSpectrogram": true, "Mfcc": true, "TFLite_Detection_PostProcess": true}
+
+// customOps lists the distinct custom operators of the converted model
+// that stock TensorFlow Lite cannot run.
 func customOps(res *convert.Result) []string {
 	seen := map[string]bool{}
 	var names []string
 	for _, n := range res.Entry.Func.Nodes {
-		if n.TFL != nil && n.TFL.Custom != "" && !seen[n.TFL.Custom] {
+		if n.TFL != nil && n.TFL.Custom != "" && !seen[n.TFL.Custom] && !stockCustom[n.TFL.Custom] {
 			seen[n.TFL.Custom] = true
 			names = append(names, n.TFL.Custom)
 		}

@@ -6,7 +6,7 @@ import (
 
 // unsupportedOps are ops tflrun reads (so that a graph holding them
 // imports, and a cut around them converts the rest) but does not convert:
-// DTLN's in-graph FFT, the audio front end of ARM's keyword-spotting
+// DTLN's in-graph FFT, the WAV decoding of ARM's keyword-spotting
 // graphs, and others TFLite has no builtin for or tflrun does not map
 // yet.
 var unsupportedOps = []struct {
@@ -14,7 +14,6 @@ var unsupportedOps = []struct {
 	minInputs     int
 }{
 	{"Angle", "output:Tout=float", 1},
-	{"AudioSpectrogram", "spectrogram:=float", 1},
 	{"BroadcastArgs", "r0:T", 2},
 	{"Complex", "out:Tout=complex64", 2},
 	{"ComplexAbs", "y:Tout=float", 1},
@@ -25,7 +24,6 @@ var unsupportedOps = []struct {
 	{"IRFFT", "output:Treal=float", 2},
 	{"Imag", "output:Tout=float", 1},
 	{"MaxPoolV2", "output:T", 3},
-	{"Mfcc", "output:=float", 2},
 	{"OneHot", "output:T", 4},
 	{"RFFT", "output:Tcomplex=complex64", 2},
 	{"RandomUniform", "output:dtype", 1},
