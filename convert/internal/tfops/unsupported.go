@@ -20,7 +20,6 @@ var unsupportedOps = []struct {
 	{"Conv1D", "output:T", 2},
 	{"Cumsum", "out:T", 2},
 	{"DecodeWav", "audio:=float sample_rate:=int32", 1},
-	{"Einsum", "output:T", 1},
 	{"IRFFT", "output:Treal=float", 2},
 	{"Imag", "output:Tout=float", 1},
 	{"MaxPoolV2", "output:T", 3},
