@@ -28,8 +28,12 @@ func dilatedFilter() []float64 {
 // Conv2D VALID → BatchToSpaceND(crops) on x [1][h][w][2] in float64, as
 // its definition: the VALID convolution of the padded input with the
 // filter dilated by r, cropped.
-func spaceBatchConvReference(x []float64, h, w, r int, pads, crops [4]int) (out []float64, oh, ow int) {
-	const cin, cout, k = 2, 3, 3
+func spaceBatchConvReference(x []float64, h, w, r int, pads, crops [4]int, depthwise bool) (out []float64, oh, ow int) {
+	const cin, k = 2, 3
+	cout := 3
+	if depthwise {
+		cout = cin * 3 // channel multiplier 3
+	}
 	f := dilatedFilter()
 	ph, pw := h+pads[0]+pads[1], w+pads[2]+pads[3]
 	at := func(y, x0, c int) float64 {
@@ -47,6 +51,10 @@ func spaceBatchConvReference(x []float64, h, w, r int, pads, crops [4]int) (out 
 				s := 0.0
 				for i := 0; i < k; i++ {
 					for j := 0; j < k; j++ {
+						if depthwise { // filter [k][k][cin][3]: o = c·3 + m
+							s += at(y+i*r, xx+j*r, o/3) * f[((i*k+j)*cin+o/3)*3+o%3]
+							continue
+						}
 						for c := 0; c < cin; c++ {
 							s += at(y+i*r, xx+j*r, c) * f[((i*k+j)*cin+c)*cout+o]
 						}
@@ -62,7 +70,8 @@ func spaceBatchConvReference(x []float64, h, w, r int, pads, crops [4]int) (out 
 // TestDilatedConvolution: SpaceToBatchND → Conv2D → BatchToSpaceND with
 // the pads and crops of SAME or VALID padding becomes one CONV_2D with
 // dilation 2 (as TensorFlow's converter folds it); other pads and crops
-// stay SPACE_TO_BATCH_ND, CONV_2D and BATCH_TO_SPACE_ND. Every variant's
+// stay SPACE_TO_BATCH_ND, CONV_2D and BATCH_TO_SPACE_ND; the same for
+// DepthwiseConv2dNative (channel multiplier 3). Every variant's
 // output matches the float64 reference of the three ops within 1e-5.
 func TestDilatedConvolution(t *testing.T) {
 	text, err := os.ReadFile("testdata/dilated_conv.pbtxt")
@@ -74,11 +83,14 @@ func TestDilatedConvolution(t *testing.T) {
 		pads, crops [4]int
 		ops         []schema.BuiltinOperator
 		padding     schema.Padding
+		depthwise   bool
 	}{
-		{"SAME", [4]int{2, 3, 2, 3}, [4]int{0, 1, 0, 1}, []schema.BuiltinOperator{schema.BuiltinOperatorCONV_2D}, schema.PaddingSAME},
-		{"VALID", [4]int{0, 1, 0, 1}, [4]int{0, 1, 0, 1}, []schema.BuiltinOperator{schema.BuiltinOperatorCONV_2D}, schema.PaddingVALID},
-		{"other pads", [4]int{1, 2, 1, 2}, [4]int{0, 0, 0, 0}, []schema.BuiltinOperator{schema.BuiltinOperatorSPACE_TO_BATCH_ND, schema.BuiltinOperatorCONV_2D, schema.BuiltinOperatorBATCH_TO_SPACE_ND}, schema.PaddingVALID},
-		{"crop before", [4]int{2, 3, 2, 3}, [4]int{1, 0, 0, 1}, []schema.BuiltinOperator{schema.BuiltinOperatorSPACE_TO_BATCH_ND, schema.BuiltinOperatorCONV_2D, schema.BuiltinOperatorBATCH_TO_SPACE_ND}, schema.PaddingVALID},
+		{"SAME", [4]int{2, 3, 2, 3}, [4]int{0, 1, 0, 1}, []schema.BuiltinOperator{schema.BuiltinOperatorCONV_2D}, schema.PaddingSAME, false},
+		{"VALID", [4]int{0, 1, 0, 1}, [4]int{0, 1, 0, 1}, []schema.BuiltinOperator{schema.BuiltinOperatorCONV_2D}, schema.PaddingVALID, false},
+		{"other pads", [4]int{1, 2, 1, 2}, [4]int{0, 0, 0, 0}, []schema.BuiltinOperator{schema.BuiltinOperatorSPACE_TO_BATCH_ND, schema.BuiltinOperatorCONV_2D, schema.BuiltinOperatorBATCH_TO_SPACE_ND}, schema.PaddingVALID, false},
+		{"crop before", [4]int{2, 3, 2, 3}, [4]int{1, 0, 0, 1}, []schema.BuiltinOperator{schema.BuiltinOperatorSPACE_TO_BATCH_ND, schema.BuiltinOperatorCONV_2D, schema.BuiltinOperatorBATCH_TO_SPACE_ND}, schema.PaddingVALID, false},
+		{"depthwise SAME", [4]int{2, 3, 2, 3}, [4]int{0, 1, 0, 1}, []schema.BuiltinOperator{schema.BuiltinOperatorDEPTHWISE_CONV_2D}, schema.PaddingSAME, true},
+		{"depthwise other pads", [4]int{1, 2, 1, 2}, [4]int{0, 0, 0, 0}, []schema.BuiltinOperator{schema.BuiltinOperatorSPACE_TO_BATCH_ND, schema.BuiltinOperatorDEPTHWISE_CONV_2D, schema.BuiltinOperatorBATCH_TO_SPACE_ND}, schema.PaddingVALID, true},
 	}
 	ints := func(v [4]int) string {
 		var b strings.Builder
@@ -95,6 +107,9 @@ func TestDilatedConvolution(t *testing.T) {
 			// The crops first: the new pads may spell the old crops.
 			g := strings.Replace(string(text), ints([4]int{0, 1, 0, 1}), ints(c.crops), 1)
 			g = strings.Replace(g, ints([4]int{2, 3, 2, 3}), ints(c.pads), 1)
+			if c.depthwise {
+				g = strings.Replace(g, `op: "Conv2D"`, `op: "DepthwiseConv2dNative"`, 1)
+			}
 			path := filepath.Join(t.TempDir(), "g.pbtxt")
 			if err := os.WriteFile(path, []byte(g), 0o644); err != nil {
 				t.Fatal(err)
@@ -109,6 +124,16 @@ func TestDilatedConvolution(t *testing.T) {
 			for _, op := range sg.Operators {
 				code := m.OperatorCodes[op.OpcodeIndex]
 				got = append(got, code.BuiltinCode)
+				if code.BuiltinCode == schema.BuiltinOperatorDEPTHWISE_CONV_2D {
+					o := op.BuiltinOptions.Value.(*schema.DepthwiseConv2DOptionsT)
+					wantD := int32(1)
+					if len(c.ops) == 1 {
+						wantD = 2
+					}
+					if o.Padding != c.padding || o.DilationHFactor != wantD || o.DilationWFactor != wantD || o.DepthMultiplier != 3 {
+						t.Errorf("DEPTHWISE_CONV_2D %+v, want padding %s, dilation %d, multiplier 3", o, c.padding, wantD)
+					}
+				}
 				if code.BuiltinCode == schema.BuiltinOperatorCONV_2D {
 					o := op.BuiltinOptions.Value.(*schema.Conv2DOptionsT)
 					wantD := int32(1)
@@ -148,10 +173,10 @@ func TestDilatedConvolution(t *testing.T) {
 			if err := it.Invoke(); err != nil {
 				t.Fatal(err)
 			}
-			want, oh, ow := spaceBatchConvReference(x, 9, 9, 2, c.pads, c.crops)
+			want, oh, ow := spaceBatchConvReference(x, 9, 9, 2, c.pads, c.crops, c.depthwise)
 			out := it.Output(0)
-			if len(out.Shape) != 4 || out.Shape[1] != oh || out.Shape[2] != ow || out.Shape[3] != 3 {
-				t.Fatalf("output shape %v, want [1 %d %d 3]", out.Shape, oh, ow)
+			if len(out.Shape) != 4 || out.Shape[1] != oh || out.Shape[2] != ow || out.Shape[3]*oh*ow != len(want) {
+				t.Fatalf("output shape %v, want [1 %d %d %d]", out.Shape, oh, ow, len(want)/(oh*ow))
 			}
 			for i, v := range out.Float32s() {
 				if math.Abs(float64(v)-want[i]) > 1e-5*(1+math.Abs(want[i])) {
