@@ -36,9 +36,13 @@ func spaceBatchArgs(n *ir.Node, rank int) (block []int, pads [][2]int, ok bool, 
 	if m < 1 || len(p) != 2*m || (rank >= 0 && rank < m+1) {
 		return nil, nil, false, fmt.Errorf("block_shape has %d values and paddings/crops %d for an input of rank %d (want m ≥ 1 block sizes, 2m pads, rank ≥ m+1)", m, len(p), rank)
 	}
+	prod := 1
 	for i, v := range b {
 		if v < 1 || v > maxBlockSize {
 			return nil, nil, false, fmt.Errorf("block_shape[%d] = %d is not in [1, %d]", i, v, maxBlockSize)
+		}
+		if prod *= v; prod > maxBlockSize*maxBlockSize {
+			return nil, nil, false, fmt.Errorf("block_shape %v has more than %d elements", b, maxBlockSize*maxBlockSize)
 		}
 		if p[2*i] < 0 || p[2*i+1] < 0 || p[2*i] > 1<<30 || p[2*i+1] > 1<<30 {
 			return nil, nil, false, fmt.Errorf("paddings/crops [%d] = (%d, %d) are not sizes", i, p[2*i], p[2*i+1])

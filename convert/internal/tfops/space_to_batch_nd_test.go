@@ -186,3 +186,29 @@ func TestDilatedConvolution(t *testing.T) {
 		})
 	}
 }
+
+// TestSpaceToBatchRefusals: a block size below 1, and pads that do not
+// fill whole blocks, are refused naming the node.
+func TestSpaceToBatchRefusals(t *testing.T) {
+	text, err := os.ReadFile("testdata/dilated_conv.pbtxt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ old, new, want string }{
+		{"int_val: 2 int_val: 2 ", "int_val: 0 int_val: 2 ", `node "s2b" (op SpaceToBatchND): block_shape[0] = 0 is not in [1, 32768]`},
+		{"int_val: 2 int_val: 3 int_val: 2 int_val: 3", "int_val: 2 int_val: 2 int_val: 2 int_val: 3", `node "s2b" (op SpaceToBatchND): padded dimension 1 (9 + 2 + 2) is not a multiple of block size 2`},
+	}
+	for _, c := range cases {
+		if !strings.Contains(string(text), c.old) {
+			t.Fatalf("the graph has no %q to edit", c.old)
+		}
+		path := filepath.Join(t.TempDir(), "g.pbtxt")
+		if err := os.WriteFile(path, []byte(strings.Replace(string(text), c.old, c.new, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := convert.Convert(path, convert.Options{OutputArrays: []string{"y"}})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v\nwant an error containing %q", err, c.want)
+		}
+	}
+}
