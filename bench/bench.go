@@ -30,8 +30,10 @@ type Options struct {
 	// RunDelay is a pause between runs in seconds; <= 0 for none (the
 	// default, -1).
 	RunDelay float64 `json:"run_delay"`
-	// NumThreads is the requested thread count. tflrun's kernels always
-	// run on one thread; the value is only reported.
+	// NumThreads is the requested thread count
+	// (interpreter.Options.NumThreads): 1 (the default) runs on one
+	// thread, -1 on every core the process may use; Tool.Threads
+	// reports the count used.
 	NumThreads int `json:"num_threads"`
 	// EnableOpProfiling records per-operator times in the timed runs.
 	EnableOpProfiling bool `json:"enable_op_profiling"`
@@ -152,8 +154,8 @@ type Tool struct {
 	// instruction-set level and kernels in use (arch.Summary).
 	CPU string `json:"cpu"`
 	ISA string `json:"isa"`
-	// Threads is the number of threads tflrun's kernels run on (1); the
-	// requested count is Options.NumThreads.
+	// Threads is the number of threads tflrun's kernels ran on
+	// (Options.NumThreads resolved, -1 becoming the usable cores).
 	Threads int `json:"threads"`
 }
 
@@ -216,11 +218,13 @@ func Run(src Source, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer m.Close()
-	it, err := interpreter.New(m, &interpreter.Options{MaxArenaBytes: opts.MaxArenaBytes})
+	it, err := interpreter.New(m, &interpreter.Options{MaxArenaBytes: opts.MaxArenaBytes, NumThreads: opts.NumThreads})
 	if err != nil {
 		monitor.stop()
 		return nil, err
 	}
+	defer it.Close()
+	res.Tool.Threads = it.NumThreads()
 	if err := it.AllocateTensors(); err != nil {
 		monitor.stop()
 		return nil, err

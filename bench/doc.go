@@ -57,6 +57,6 @@
 //     TFLite lists its dequantize kernel, whose Eval returns at once after
 //     the first.
 //
-// tflrun's kernels run on one thread; NumThreads is recorded and reported
-// but does not change execution.
+// NumThreads is interpreter.Options.NumThreads; the report's Tool.Threads
+// is the count the kernels ran on (-1 resolved to the usable cores).
 package bench

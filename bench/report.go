@@ -102,8 +102,8 @@ func (r *Result) WriteText(w io.Writer) {
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(w, "WARNING: %s\n", wn)
 	}
-	if o.NumThreads != 1 {
-		info("tflrun runs its kernels on 1 thread: num_threads=%d is recorded but does not change execution.", o.NumThreads)
+	if o.NumThreads != r.Tool.Threads {
+		info("num_threads=%d: tflrun's kernels run on %d threads.", o.NumThreads, r.Tool.Threads)
 	}
 	info("Loaded model %s", r.Model)
 	info("The input model file size (MB): %s", cppFloat(float64(r.ModelBytes)/1e6))

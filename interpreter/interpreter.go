@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/tflrun/tflrun/internal/parallel"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -39,7 +40,22 @@ type Options struct {
 	// garbage-collected); a value equal to the level in use is always
 	// accepted. Set it on the first interpreter, or on all of them alike.
 	ISA string
+	// NumThreads is the number of threads each operator may split its
+	// work over, the goroutine calling Invoke included: 0 or 1 runs on
+	// the caller alone (the default, as TFLite's benchmark_model), -1
+	// uses every core the process may use (runtime.GOMAXPROCS, which
+	// follows the CPU affinity mask and cgroup quota), n > 1 uses n.
+	// The interpreter starts n-1 worker goroutines at its first
+	// AllocateTensors and stops them at Close; they sleep between
+	// operators. Operators split only independent outputs (pixel tiles,
+	// rows, channels, directions), so results are bit-identical for
+	// every count; small operators stay on the caller. New refuses a
+	// value below -1 or above MaxThreads.
+	NumThreads int
 }
+
+// MaxThreads is the largest Options.NumThreads New accepts.
+const MaxThreads = 256
 
 // DefaultMaxArenaBytes is the allocation bound used when
 // Options.MaxArenaBytes is 0: 2 GiB, or 512 MiB where int has 32 bits
@@ -84,6 +100,11 @@ type Interpreter struct {
 	allocated  bool
 	planned    []plannedInput // the graph inputs as planned (tensor_access.go)
 
+	// threads is Options.NumThreads resolved; pool (threads > 1) is
+	// started by the first AllocateTensors and stopped by Close.
+	threads int
+	pool    *parallel.Pool
+
 	profiling bool
 	opNanos   []int64
 	opCounts  []int64
@@ -108,8 +129,16 @@ func newInterpreter(m *Model, entry int, opts *Options) (*Interpreter, error) {
 	if entry < 0 || entry >= len(m.Subgraphs) {
 		return nil, fmt.Errorf("no subgraph %d (the model has %d)", entry, len(m.Subgraphs))
 	}
-	it := &Interpreter{model: m, maxBytes: DefaultMaxArenaBytes, cur: -1}
+	it := &Interpreter{model: m, maxBytes: DefaultMaxArenaBytes, cur: -1, threads: 1}
 	if opts != nil {
+		switch t := opts.NumThreads; {
+		case t < -1 || t > MaxThreads:
+			return nil, fmt.Errorf("Options.NumThreads is %d: need -1 (every core), 0 or 1 (one thread) or up to %d", t, MaxThreads)
+		case t == -1:
+			it.threads = min(parallel.Threads(-1), MaxThreads)
+		case t > 1:
+			it.threads = t
+		}
 		it.resolver = opts.Resolver
 		switch {
 		case opts.MaxArenaBytes > 0:
@@ -304,3 +333,8 @@ func (it *Interpreter) ResizeInputTensorStrict(i int, shape []int) error {
 	}
 	return it.resizeInput(i, shape)
 }
+
+// NumThreads is the number of threads the interpreter's operators may
+// run on (Options.NumThreads resolved: -1 becomes the number of cores
+// the process may use).
+func (it *Interpreter) NumThreads() int { return it.threads }

@@ -9,6 +9,7 @@ import (
 	"weak"
 
 	"github.com/tflrun/tflrun/arch"
+	"github.com/tflrun/tflrun/internal/parallel"
 )
 
 // Lifetimes and concurrency.
@@ -120,12 +121,17 @@ type lease struct {
 	once sync.Once
 	life *modelLife
 	id   uint64
+	// pool is the interpreter's worker pool (nil until AllocateTensors
+	// starts one): its goroutines end with the lease, so an interpreter
+	// dropped without Close does not leave them sleeping forever.
+	pool *parallel.Pool
 }
 
 func (l *lease) release() {
 	l.once.Do(func() {
 		liveInterpreters.remove(l.id)
 		l.life.release()
+		l.pool.Stop()
 	})
 }
 
@@ -206,7 +212,8 @@ func (it *Interpreter) enter() error {
 
 func (it *Interpreter) exit() { it.inUse.Store(0) }
 
-// Close releases the interpreter: its arena and tensors, and its hold on
+// Close releases the interpreter: its arena and tensors, its worker
+// goroutines (Options.NumThreads), and its hold on
 // the Model (whose memory map is released when the Model is closed too
 // and no other interpreter holds it). Afterwards AllocateTensors, Invoke
 // and the other methods that run the interpreter return ErrClosed, and

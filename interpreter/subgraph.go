@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/tflrun/tflrun/arch"
+	"github.com/tflrun/tflrun/internal/parallel"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -163,6 +164,13 @@ func (it *Interpreter) allocate() error {
 		}
 		if t.Kind != ops.ConstTensor {
 			t.Data = nil
+		}
+	}
+	if it.threads > 1 && it.pool == nil {
+		it.pool = parallel.New(it.threads)
+		it.lease.pool = it.pool
+		for k := range sg.nodes {
+			sg.nodes[k].Pool = it.pool
 		}
 	}
 	isInput := make([]bool, len(sg.tensors))

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"unsafe"
+
+	"github.com/tflrun/tflrun/internal/parallel"
 )
 
 // Kernel is one operator instance's implementation. The interpreter makes
@@ -61,6 +63,9 @@ type Node struct {
 	// packed weights) to it. Nil means no bound (a node built by hand in
 	// a test); the interpreter always sets it.
 	Memory *MemoryBudget
+	// Pool runs independent parts of Eval on the interpreter's threads
+	// (see Node.Parallel and Node.Threads); nil runs on the caller.
+	Pool *parallel.Pool
 
 	scratchSizes []int
 }

@@ -111,7 +111,7 @@ func TestBenchmarkModelCommandLine(t *testing.T) {
 	}
 
 	// The JSON report's header.
-	code, out, errs = tflrun(t, "bench", "--graph="+floatModel, "--num_runs=1", "--min_secs=0", "--warmup_min_secs=0", "--json", "--use_xnnpack=true")
+	code, out, errs = tflrun(t, "bench", "--graph="+floatModel, "--num_runs=1", "--min_secs=0", "--warmup_min_secs=0", "--json", "--use_xnnpack=true", "--num_threads=2")
 	if code != 0 {
 		t.Fatalf("--json: exit %d %s", code, errs)
 	}
@@ -129,7 +129,7 @@ func TestBenchmarkModelCommandLine(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	if h := res.Tool; h.Version == "" || h.GOOS == "" || h.GOARCH == "" || h.ISA == "" || h.Threads != 1 || !strings.HasPrefix(h.GoVersion, "go") {
+	if h := res.Tool; h.Version == "" || h.GOOS == "" || h.GOARCH == "" || h.ISA == "" || h.Threads != 2 || !strings.HasPrefix(h.GoVersion, "go") {
 		t.Errorf("JSON header %+v", h)
 	}
 	if !strings.Contains(out, `"cpu": `) || !strings.Contains(errs, "--use_xnnpack=true ignored") {

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/cmd/tflrun/internal/cli"
+	"github.com/tflrun/tflrun/internal/parallel"
 )
 
 func newCPUCmd(stdout, stderr io.Writer) *cli.Command {
@@ -19,7 +21,9 @@ func newCPUCmd(stdout, stderr io.Writer) *cli.Command {
 		Short: "Show the CPU features tflrun detected and the kernels it chose",
 		Long: `Cpu prints what tflrun found out about this CPU (model, the SIMD features its
 kernels can use, cache sizes), the instruction-set levels it can run at, the
-level in use, and for every vector primitive the implementation chosen and
+level in use, the number of threads --num_threads -1 gives (the cores the
+process may use: its CPU affinity mask, bounded by GOMAXPROCS, which follows
+the cgroup CPU quota), and for every vector primitive the implementation chosen and
 the ones available.
 
 The level is the best one the CPU offers unless the environment variable
@@ -97,6 +101,8 @@ func writeCPUText(w io.Writer, in arch.Info) {
 	}
 	fmt.Fprintf(w, "levels:     %s; best %s%s\n", strings.Join(levels, " "), in.Best, note)
 	fmt.Fprintf(w, "in use:     %s\n", arch.Summary())
+	fmt.Fprintf(w, "threads:    %d usable (--num_threads -1): %d CPUs in the affinity mask, GOMAXPROCS %d\n",
+		parallel.Threads(-1), runtime.NumCPU(), runtime.GOMAXPROCS(0))
 	if in.ISAError != nil {
 		fmt.Fprintf(w, "TFLRUN_ISA: %v\n", in.ISAError)
 	}
@@ -159,12 +165,16 @@ func cpuJSON(in arch.Info) any {
 		Best        string   `json:"best"`
 		Level       string   `json:"level"`
 		Summary     string   `json:"summary"`
+		Threads     int      `json:"threads"`
+		AffinityCPU int      `json:"affinity_cpus"`
+		GOMAXPROCS  int      `json:"gomaxprocs"`
 		ISAError    string   `json:"isa_error,omitempty"`
 		Primitives  []prim   `json:"primitives"`
 	}{
 		GOARCH: in.GOARCH, Vendor: in.Vendor, Brand: in.Brand, Features: names(in.Features),
 		CacheLine: in.CacheLine, L1D: in.L1D, L2: in.L2, L3: in.L3, CacheSource: in.CacheSource,
 		PureGo: in.PureGo, Best: in.Best.String(), Level: in.Level.String(), Summary: arch.Summary(),
+		Threads: parallel.Threads(-1), AffinityCPU: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 	}
 	for _, l := range in.Levels {
 		out.Levels = append(out.Levels, l.String())

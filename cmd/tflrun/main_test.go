@@ -436,7 +436,7 @@ func TestBenchProfileAndJSON(t *testing.T) {
 	}
 	for _, want := range []string{
 		"INFO: Graph: [" + floatModel + "]",
-		"num_threads=4 is recorded but does not change execution",
+		"INFO: Num threads: [4]",
 		"Operator-wise Profiling Info for Regular Benchmark Runs:",
 		"============================== Run Order ==============================",
 		"============================== Summary by node type ==============================",

@@ -112,7 +112,7 @@ left of the bound).`,
 	f.BoolVar(&o.convertChannels, "convert-channels", false, "convert a colour image to gray (luma) for a 1-channel input, or gray to colour for a 3-channel one")
 	f.BoolVar(&o.noMetadata, "no-metadata", false, "ignore the model's metadata (labels and normalisation)")
 	f.StringVar(&o.signature, "signature", "", "run the model's signature def with this key (its subgraph; --input names are the signature's)")
-	f.IntVar(&o.threads, "num_threads", 1, "number of threads, as bench takes it (tflrun's kernels run on 1 thread; other values are noted, not used)")
+	f.IntVar(&o.threads, "num_threads", 1, "threads each operator may split its work over (-1: every core the process may use)")
 	return cmd
 }
 
@@ -194,9 +194,6 @@ func runModel(modelPath string, o *runOptions, stdout, stderr io.Writer) error {
 		return usageErrorf("--resize: %v", err)
 	}
 	s.opts.ConvertChannels = o.convertChannels
-	if o.threads != 1 {
-		fmt.Fprintf(stderr, "note: tflrun's kernels run on 1 thread; --num_threads=%d is not used\n", o.threads)
-	}
 	if o.maxValues < -1 {
 		return usageErrorf("--max-values %d: want a count, or -1 for all", o.maxValues)
 	}
@@ -209,9 +206,11 @@ func runModel(modelPath string, o *runOptions, stdout, stderr io.Writer) error {
 	if !o.noMetadata {
 		s.meta = readMetadata(modelPath, m, stderr)
 	}
+	opts := o.mem.options()
+	opts.NumThreads = o.threads
 	var it *interpreter.Interpreter
 	if o.signature != "" {
-		r, err := interpreter.NewSignatureRunner(m, o.signature, o.mem.options())
+		r, err := interpreter.NewSignatureRunner(m, o.signature, opts)
 		if err != nil {
 			return fmt.Errorf("%s: --signature: %w", modelPath, err)
 		}
@@ -220,7 +219,7 @@ func runModel(modelPath string, o *runOptions, stdout, stderr io.Writer) error {
 		if it.Subgraph() != 0 {
 			s.meta = nil // the metadata describes subgraph 0
 		}
-	} else if it, err = interpreter.New(m, o.mem.options()); err != nil {
+	} else if it, err = interpreter.New(m, opts); err != nil {
 		return fmt.Errorf("%s: %w", modelPath, err)
 	}
 	s.it = it
