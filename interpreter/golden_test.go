@@ -81,6 +81,12 @@ func goldenCases(t *testing.T, root string) []string {
 // output's shape or dtype differs or the difference exceeds the case's
 // tolerance.
 func runGoldenCase(dir string) (float64, error) {
+	return runGoldenCaseThreads(dir, 1, nil)
+}
+
+// runGoldenCaseThreads is runGoldenCase on an interpreter of threads
+// threads; outs, when not nil, receives a copy of every output's bytes.
+func runGoldenCaseThreads(dir string, threads int, outs *[][]byte) (float64, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "case.json"))
 	if err != nil {
 		return 0, err
@@ -94,10 +100,11 @@ func runGoldenCase(dir string) (float64, error) {
 		return 0, err
 	}
 	defer m.Close()
-	it, err := New(m, nil)
+	it, err := New(m, &Options{NumThreads: threads})
 	if err != nil {
 		return 0, err
 	}
+	defer it.Close()
 	if err := it.AllocateTensors(); err != nil {
 		return 0, err
 	}
@@ -124,6 +131,12 @@ func runGoldenCase(dir string) (float64, error) {
 	}
 	if err := it.Invoke(); err != nil {
 		return 0, err
+	}
+	if outs != nil {
+		*outs = (*outs)[:0]
+		for j := 0; j < it.OutputCount(); j++ {
+			*outs = append(*outs, append([]byte(nil), it.Output(j).Data...))
+		}
 	}
 	worst := 0.0
 	for j := 0; j < it.OutputCount(); j++ {

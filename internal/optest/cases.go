@@ -1,6 +1,7 @@
 package optest
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tflrun/tflrun/internal/parallel"
 	"github.com/tflrun/tflrun/interpreter"
 	"github.com/tflrun/tflrun/npy"
 	"github.com/tflrun/tflrun/ops"
@@ -133,6 +135,7 @@ func Run(c *Case, opts *interpreter.Options) ([]*npy.Array, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer it.Close()
 	if it.InputCount() != len(c.Inputs) {
 		return nil, fmt.Errorf("model has %d inputs, case has %d", it.InputCount(), len(c.Inputs))
 	}
@@ -255,7 +258,36 @@ func Check(t *testing.T, root string, opts *interpreter.Options) {
 					t.Error(msg)
 				}
 			}
+			checkThreads(t, c, opts, got)
 		})
+	}
+}
+
+// checkThreads runs c again on 2, 3 and 4 threads, every operator split
+// whatever its size (parallel.SetMinWork(0)), and reports any output
+// that is not bit-identical to one's, the outputs of opts (which must
+// not ask for threads itself: then it does nothing).
+func checkThreads(t *testing.T, c *Case, opts *interpreter.Options, one []*npy.Array) {
+	t.Helper()
+	if opts != nil && opts.NumThreads != 0 && opts.NumThreads != 1 {
+		return
+	}
+	defer parallel.SetMinWork(parallel.SetMinWork(0))
+	for threads := 2; threads <= 4; threads++ {
+		o := interpreter.Options{NumThreads: threads}
+		if opts != nil {
+			o = *opts
+			o.NumThreads = threads
+		}
+		got, err := Run(c, &o)
+		if err != nil {
+			t.Fatalf("%d threads: %v", threads, err)
+		}
+		for j := range got {
+			if !bytes.Equal(got[j].Data, one[j].Data) {
+				t.Errorf("output %d on %d threads differs from one thread's", j, threads)
+			}
+		}
 	}
 }
 

@@ -28,6 +28,17 @@ import (
 // and the kernels' benchmarks at 1 and 2 threads).
 const MinWork = 128 << 10
 
+// minWork is the threshold Run applies: MinWork, or what SetMinWork set.
+var minWork atomic.Int64
+
+func init() { minWork.Store(MinWork) }
+
+// SetMinWork sets the work threshold of every Pool's Run and returns the
+// previous one; w ≤ 0 splits every range whatever its work (tests use it
+// to run the threaded paths of small operators, and to measure the
+// threshold).
+func SetMinWork(w int) (old int) { return int(minWork.Swap(int64(w))) }
+
 // chunksPerThread is how many chunks a range is cut into per thread, so
 // that a thread delayed by the scheduler (the machine is shared) leaves
 // its chunks to the others instead of making every thread wait.
@@ -108,7 +119,7 @@ func Threads(n int) int {
 // worker, in [0, Threads()), identifies the goroutine running the call,
 // for per-thread scratch: no two calls with the same worker run at once.
 // work is the whole range's cost in multiply-adds (or element
-// operations): a range with less than MinWork per thread uses fewer
+// operations): a range with less than MinWork (see SetMinWork) per thread uses fewer
 // threads, and one below 2·MinWork runs as f(0, 0, n) on the caller; a
 // negative work always splits (tests).
 // A panic in f is re-raised on the caller once every thread has stopped
@@ -122,8 +133,8 @@ func (p *Pool) Run(n, work int, f func(worker, lo, hi int)) {
 		threads = 1
 	}
 	threads = min(threads, n)
-	if work >= 0 {
-		threads = min(threads, work/MinWork)
+	if mw := int(minWork.Load()); work >= 0 && mw > 0 {
+		threads = min(threads, work/mw)
 	}
 	if threads <= 1 {
 		f(0, 0, n)

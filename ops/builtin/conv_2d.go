@@ -97,6 +97,38 @@ type Conv2D struct {
 	// of the GEMMs, where the level in use has assembly only for those
 	// (arch.GemmPreferred).
 	matVec bool
+	// Threading (ops.Node.Parallel): the tiles of every image are the
+	// units, independent of the thread count, so every count computes
+	// the same products; each thread has its own stretch of the tile
+	// scratch (im2col, accumulators, input sums), colStride etc. apart.
+	threads   int
+	tilesPer  int // tiles per image
+	colStride int // elements of one thread's im2col tile
+	accStride int // int32s of one thread's accumulator tile
+	sumStride int // int32s of one thread's input sums
+	tilesFn   func(worker, lo, hi int)
+	run       convRun
+}
+
+// convRun is what the tile function of one Eval reads: views of the
+// tensors and scratch, cleared when Eval returns (kernels keep no tensor
+// data between calls).
+type convRun struct {
+	xf, of, bias, packedF, filterF []float32
+	colF                           []float32
+	x8, w, packed8, col8           []int8
+	out                            *ops.Tensor
+	accTile, xsum                  []int32
+	padByte                        int8
+	wzp                            int32
+}
+
+// threadStride rounds a per-thread scratch length up to a whole number
+// of 64-byte lines (elem bytes per value), so no two threads write the
+// same cache line.
+func threadStride(count, elem int) int {
+	per := 64 / elem
+	return (count + per - 1) / per * per
 }
 
 // convForceMatVec makes Prepare choose the per-pixel matrix-vector path
@@ -277,11 +309,13 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 	if k.path == convHybrid {
 		elem = 1 // patches of the quantised input
 	}
+	k.threads = n.Threads()
 	k.tile = max(1, min(k.pixels, convTileBytes/max(1, k.k*elem)))
 	if k.path == convInt8 || k.path == convUint8 || k.path == convHybrid && !k.matVec {
 		// The accumulators of a whole tile stay in L1 too.
 		k.tile = max(1, min(k.tile, convAccTileBytes/(4*max(1, k.outC)))) // outC 0: an empty output
-		k.accTileID = n.RequestScratch(4 * k.tile * k.outC)
+		k.accStride = threadStride(k.tile*k.outC, 4)
+		k.accTileID = n.RequestScratch(4 * k.threads * k.accStride)
 	}
 	switch k.path {
 	case convInt8:
@@ -297,10 +331,19 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 		}
 	}
 	if k.path == convFloat && k.direct {
-		k.tile = k.pixels // the GEMM reads the input in place
+		// The GEMM reads the input in place: tiles only split the work.
+		k.tile = max(1, min(k.pixels, convTileBytes/max(1, 4*k.outC)))
 	}
+	k.tilesPer = (k.pixels + k.tile - 1) / k.tile
 	if !k.direct {
-		k.colID = n.RequestScratch(k.tile * k.k * elem)
+		k.colStride = threadStride(k.tile*k.k, elem)
+		k.colID = n.RequestScratch(k.threads * k.colStride * elem)
+	}
+	switch k.path {
+	case convFloat:
+		k.tilesFn = k.floatTiles
+	case convInt8, convUint8:
+		k.tilesFn = k.quantTiles
 	}
 	if k.path == convFloat && !k.matVec {
 		size := arch.PackedGemmF32Len(k.outC, k.k)
@@ -333,7 +376,8 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 			} else {
 				k.wID = n.RequestScratch(filter.NumElements())
 			}
-			k.xsumID = n.RequestScratch(4 * k.tile)
+			k.sumStride = threadStride(k.tile, 4)
+			k.xsumID = n.RequestScratch(4 * k.threads * k.sumStride)
 		}
 		if !k.matVec {
 			size := arch.PackedGemmInt8Len(k.outC, k.k)
@@ -387,52 +431,63 @@ func (k *Conv2D) Eval(n *ops.Node) error {
 }
 
 func (k *Conv2D) evalFloat(n *ops.Node, in, filter, bias, out *ops.Tensor) error {
-	var col []float32
+	r := &k.run
 	if !k.direct {
 		var err error
-		if col, err = scratchFloat32(n, k.colID, k.tile*k.k); err != nil {
+		if r.colF, err = scratchFloat32(n, k.colID, k.threads*k.colStride); err != nil {
 			return err
 		}
 	}
-	packed := k.packedF
-	if packed == nil && !k.matVec {
+	r.packedF = k.packedF
+	if r.packedF == nil && !k.matVec {
 		var err error
-		if packed, err = scratchFloat32(n, k.packID, arch.PackedGemmF32Len(k.outC, k.k)); err != nil {
+		if r.packedF, err = scratchFloat32(n, k.packID, arch.PackedGemmF32Len(k.outC, k.k)); err != nil {
 			return err
 		}
-		arch.PackGemmF32(packed, filter.Float32s(), k.outC, k.k)
+		arch.PackGemmF32(r.packedF, filter.Float32s(), k.outC, k.k)
 	}
-	x, o := in.Float32s(), out.Float32s()
-	b := k.zeroBias
+	r.xf, r.of, r.filterF = in.Float32s(), out.Float32s(), filter.Float32s()
+	r.bias = k.zeroBias
 	if bias != nil {
-		b = bias.Float32s()[:k.outC]
+		r.bias = bias.Float32s()[:k.outC]
+	}
+	n.Parallel(k.batches*k.tilesPer, k.batches*k.pixels*k.outC*k.k, k.tilesFn)
+	k.run = convRun{}
+	return nil
+}
+
+// floatTiles computes the float tiles [lo, hi) (tile t of image
+// t/tilesPer) with worker's im2col scratch.
+func (k *Conv2D) floatTiles(worker, lo, hi int) {
+	r := &k.run
+	var col []float32
+	if !k.direct {
+		col = r.colF[worker*k.colStride : worker*k.colStride+k.tile*k.k]
 	}
 	inImage := k.col.h.in * k.col.inRowStride
-	for batch := 0; batch < k.batches; batch++ {
-		xb := x[batch*inImage : (batch+1)*inImage]
-		ob := o[batch*k.pixels*k.outC : (batch+1)*k.pixels*k.outC]
-		for p0 := 0; p0 < k.pixels; p0 += k.tile {
-			cnt := min(k.tile, k.pixels-p0)
-			var src []float32
-			if k.direct {
-				src = xb[p0*k.k : (p0+cnt)*k.k]
-			} else {
-				im2colFill(&k.col, col, xb, p0, cnt, 0)
-				src = col[:cnt*k.k]
-			}
-			dst := ob[p0*k.outC : (p0+cnt)*k.outC]
-			if k.matVec {
-				fillBias(dst, b, k.outC)
-				arch.MatBatchVecMulAcc(dst, filter.Float32s(), k.outC, k.k, src, cnt)
-				if k.opts.Activation != ops.ActNone {
-					clampRowF32(dst, k.fMin, k.fMax)
-				}
-				continue
-			}
-			arch.GemmF32(dst, k.outC, src, k.k, packed, b, cnt, k.outC, k.k, k.fMin, k.fMax)
+	for u := lo; u < hi; u++ {
+		batch, p0 := u/k.tilesPer, u%k.tilesPer*k.tile
+		xb := r.xf[batch*inImage : (batch+1)*inImage]
+		ob := r.of[batch*k.pixels*k.outC : (batch+1)*k.pixels*k.outC]
+		cnt := min(k.tile, k.pixels-p0)
+		var src []float32
+		if k.direct {
+			src = xb[p0*k.k : (p0+cnt)*k.k]
+		} else {
+			im2colFill(&k.col, col, xb, p0, cnt, 0)
+			src = col[:cnt*k.k]
 		}
+		dst := ob[p0*k.outC : (p0+cnt)*k.outC]
+		if k.matVec {
+			fillBias(dst, r.bias, k.outC)
+			arch.MatBatchVecMulAcc(dst, r.filterF, k.outC, k.k, src, cnt)
+			if k.opts.Activation != ops.ActNone {
+				clampRowF32(dst, k.fMin, k.fMax)
+			}
+			continue
+		}
+		arch.GemmF32(dst, k.outC, src, k.k, r.packedF, r.bias, cnt, k.outC, k.k, k.fMin, k.fMax)
 	}
-	return nil
 }
 
 // gemmRangeF32 is the clamp range of a fused activation for arch.GemmF32
@@ -482,17 +537,20 @@ func (k *Conv2D) filterInt8(n *ops.Node, filter *ops.Tensor) ([]int8, error) {
 }
 
 func (k *Conv2D) evalQuant(n *ops.Node, in, filter, bias, out *ops.Tensor) error {
-	accTile, err := scratchInt32(n, k.accTileID, k.tile*k.outC)
-	if err != nil {
-		return err
+	r := &k.run
+	var err error
+	if k.matVec {
+		if r.accTile, err = scratchInt32(n, k.accTileID, k.threads*k.accStride); err != nil {
+			return err
+		}
 	}
 	w, err := k.filterInt8(n, filter)
 	if err != nil {
 		return err
 	}
-	var col []int8
+	r.w = w
 	if !k.direct {
-		if col, err = scratchInt8(n, k.colID, k.tile*k.k); err != nil {
+		if r.col8, err = scratchInt8(n, k.colID, k.threads*k.colStride); err != nil {
 			return err
 		}
 	}
@@ -508,6 +566,7 @@ func (k *Conv2D) evalQuant(n *ops.Node, in, filter, bias, out *ops.Tensor) error
 	if k.path == convUint8 {
 		xzp, wzp = xzp-128, -k.q.wOffset-128
 	}
+	r.wzp = wzp
 	constant := int32(k.k) * wzp * xzp
 	for c := range k.seed {
 		v := constant - xzp*k.rowSums[c]
@@ -516,84 +575,94 @@ func (k *Conv2D) evalQuant(n *ops.Node, in, filter, bias, out *ops.Tensor) error
 		}
 		k.seed[c] = v
 	}
-	var x []int8
-	var padByte int8
 	if k.path == convInt8 {
-		x = in.Int8s()
-		padByte = int8(xzp)
+		r.x8 = in.Int8s()
+		r.padByte = int8(xzp)
 	} else {
-		x = ops.View[int8](in.Data)
-		padByte = int8(uint8(-k.q.inOffset)) // raw uint8 zero point, re-centred below
+		r.x8 = ops.View[int8](in.Data)
+		r.padByte = int8(uint8(-k.q.inOffset)) // raw uint8 zero point, re-centred below
 	}
-	packed := k.packed8
-	if packed == nil && !k.matVec {
-		if packed, err = scratchInt8(n, k.pack8ID, arch.PackedGemmInt8Len(k.outC, k.k)); err != nil {
+	r.packed8 = k.packed8
+	if r.packed8 == nil && !k.matVec {
+		if r.packed8, err = scratchInt8(n, k.pack8ID, arch.PackedGemmInt8Len(k.outC, k.k)); err != nil {
 			return err
 		}
-		arch.PackGemmInt8(packed, w, k.outC, k.k)
+		arch.PackGemmInt8(r.packed8, w, k.outC, k.k)
 	}
-	var xsum []int32
 	if wzp != 0 && k.matVec {
-		if xsum, err = scratchInt32(n, k.xsumID, k.tile); err != nil {
+		if r.xsum, err = scratchInt32(n, k.xsumID, k.threads*k.sumStride); err != nil {
 			return err
 		}
 	}
+	r.out = out
+	n.Parallel(k.batches*k.tilesPer, k.batches*k.pixels*k.outC*k.k, k.tilesFn)
+	k.run = convRun{}
+	return nil
+}
+
+// quantTiles computes the int8 or uint8 tiles [lo, hi) (tile t of image
+// t/tilesPer) with worker's scratch.
+func (k *Conv2D) quantTiles(worker, lo, hi int) {
+	r := &k.run
 	q := &k.q
+	var col []int8
+	if !k.direct {
+		col = r.col8[worker*k.colStride : worker*k.colStride+k.tile*k.k]
+	}
 	inImage := k.col.h.in * k.col.inRowStride
-	for batch := 0; batch < k.batches; batch++ {
-		xb := x[batch*inImage : (batch+1)*inImage]
-		for p0 := 0; p0 < k.pixels; p0 += k.tile {
-			cnt := min(k.tile, k.pixels-p0)
-			var src []int8
-			if k.direct {
-				src = xb[p0*k.k : (p0+cnt)*k.k]
-			} else {
-				im2colFill(&k.col, col, xb, p0, cnt, padByte)
-				src = col[:cnt*k.k]
-				if k.path == convUint8 {
-					flipSigns(src)
-				}
-			}
-			off := (batch*k.pixels + p0) * k.outC
-			if !k.matVec {
-				// Sums, the filter zero point's term and the
-				// requantisation in one pass.
-				if k.path == convInt8 {
-					arch.GemmInt8RequantizeInt8(out.Int8s()[off:off+cnt*k.outC], k.outC, src, k.k, packed, k.seed, wzp, k.cq, cnt, k.outC, k.k, q.outOffset, q.actMin, q.actMax)
-				} else {
-					arch.GemmInt8RequantizeUint8(out.Data[off:off+cnt*k.outC], k.outC, src, k.k, packed, k.seed, wzp, k.cq, cnt, k.outC, k.k, q.outOffset, q.actMin, q.actMax)
-				}
-				continue
-			}
-			// The per-pixel matrix-vector path: int32 sums in a tile; a
-			// filter zero point adds the per-pixel term -wzp·Σx before
-			// the requantisation.
-			accT := accTile[:cnt*k.outC]
-			copy(accT[:k.outC], k.seed)
-			for filled := k.outC; filled < len(accT); filled *= 2 {
-				copy(accT[filled:], accT[:filled])
-			}
-			for i := 0; i < cnt; i++ {
-				arch.MatVecMulAccInt8(accT[i*k.outC:(i+1)*k.outC], w, k.outC, k.k, src[i*k.k:(i+1)*k.k])
-			}
-			if wzp != 0 {
-				arch.RowSumsInt8(xsum[:cnt], src, cnt, k.k)
-				for i, s := range xsum[:cnt] {
-					corr := wzp * s
-					acc := accT[i*k.outC : (i+1)*k.outC]
-					for c := range acc {
-						acc[c] -= corr
-					}
-				}
-			}
-			if k.path == convInt8 {
-				arch.RequantizeChannelsInt8(out.Int8s()[off:off+len(accT)], accT, k.cq, q.outOffset, q.actMin, q.actMax)
-			} else {
-				arch.RequantizeChannelsUint8(out.Data[off:off+len(accT)], accT, k.cq, q.outOffset, q.actMin, q.actMax)
+	for u := lo; u < hi; u++ {
+		batch, p0 := u/k.tilesPer, u%k.tilesPer*k.tile
+		xb := r.x8[batch*inImage : (batch+1)*inImage]
+		cnt := min(k.tile, k.pixels-p0)
+		var src []int8
+		if k.direct {
+			src = xb[p0*k.k : (p0+cnt)*k.k]
+		} else {
+			im2colFill(&k.col, col, xb, p0, cnt, r.padByte)
+			src = col[:cnt*k.k]
+			if k.path == convUint8 {
+				flipSigns(src)
 			}
 		}
+		off := (batch*k.pixels + p0) * k.outC
+		if !k.matVec {
+			// Sums, the filter zero point's term and the
+			// requantisation in one pass.
+			if k.path == convInt8 {
+				arch.GemmInt8RequantizeInt8(r.out.Int8s()[off:off+cnt*k.outC], k.outC, src, k.k, r.packed8, k.seed, r.wzp, k.cq, cnt, k.outC, k.k, q.outOffset, q.actMin, q.actMax)
+			} else {
+				arch.GemmInt8RequantizeUint8(r.out.Data[off:off+cnt*k.outC], k.outC, src, k.k, r.packed8, k.seed, r.wzp, k.cq, cnt, k.outC, k.k, q.outOffset, q.actMin, q.actMax)
+			}
+			continue
+		}
+		// The per-pixel matrix-vector path: int32 sums in a tile; a
+		// filter zero point adds the per-pixel term -wzp·Σx before
+		// the requantisation.
+		accT := r.accTile[worker*k.accStride : worker*k.accStride+cnt*k.outC]
+		copy(accT[:k.outC], k.seed)
+		for filled := k.outC; filled < len(accT); filled *= 2 {
+			copy(accT[filled:], accT[:filled])
+		}
+		for i := 0; i < cnt; i++ {
+			arch.MatVecMulAccInt8(accT[i*k.outC:(i+1)*k.outC], r.w, k.outC, k.k, src[i*k.k:(i+1)*k.k])
+		}
+		if r.wzp != 0 {
+			xsum := r.xsum[worker*k.sumStride : worker*k.sumStride+cnt]
+			arch.RowSumsInt8(xsum, src, cnt, k.k)
+			for i, s := range xsum {
+				corr := r.wzp * s
+				acc := accT[i*k.outC : (i+1)*k.outC]
+				for c := range acc {
+					acc[c] -= corr
+				}
+			}
+		}
+		if k.path == convInt8 {
+			arch.RequantizeChannelsInt8(r.out.Int8s()[off:off+len(accT)], accT, k.cq, q.outOffset, q.actMin, q.actMax)
+		} else {
+			arch.RequantizeChannelsUint8(r.out.Data[off:off+len(accT)], accT, k.cq, q.outOffset, q.actMin, q.actMax)
+		}
 	}
-	return nil
 }
 
 // flipSigns maps uint8 values v, stored in int8 slots, to int8 v-128 (the

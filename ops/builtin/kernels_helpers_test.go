@@ -1,11 +1,13 @@
 package builtin
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"testing"
 	"unsafe"
 
+	"github.com/tflrun/tflrun/internal/parallel"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -71,7 +73,9 @@ func prepare(k ops.Kernel, n *ops.Node) error {
 	return nil
 }
 
-// run prepares and evaluates a node, failing the test on error.
+// run prepares and evaluates a node, failing the test on error, then
+// checks that the kernel gives the same bits on 2, 3 and 4 threads
+// (sweepThreads).
 func run(t *testing.T, k ops.Kernel, n *ops.Node) {
 	t.Helper()
 	if err := prepare(k, n); err != nil {
@@ -79,6 +83,53 @@ func run(t *testing.T, k ops.Kernel, n *ops.Node) {
 	}
 	if err := k.Eval(n); err != nil {
 		t.Fatalf("Eval: %v", err)
+	}
+	if n.Pool == nil {
+		sweepThreads(t, k, n)
+	}
+}
+
+// sweepPools are the thread counts sweepThreads runs kernels at besides 1
+// (shared by the package's tests, which run one at a time).
+var sweepPools = []*parallel.Pool{parallel.New(2), parallel.New(3), parallel.New(4)}
+
+// sweepThreads runs an evaluated node again on each of sweepPools, every
+// operator split whatever its size (parallel.SetMinWork(0)), and fails
+// unless every output is bit-identical to the one-thread result. Nodes
+// with variable inputs (state that Eval advances) are left alone. The
+// node is prepared on one thread again at the end.
+func sweepThreads(t *testing.T, k ops.Kernel, n *ops.Node) {
+	t.Helper()
+	for _, in := range n.Inputs {
+		if in != nil && in.Kind == ops.VariableTensor {
+			return
+		}
+	}
+	want := make([][]byte, len(n.Outputs))
+	for i, o := range n.Outputs {
+		if o != nil {
+			want[i] = append([]byte(nil), o.Data[:o.Bytes()]...)
+		}
+	}
+	defer parallel.SetMinWork(parallel.SetMinWork(0))
+	defer func() { n.Pool = nil }()
+	for _, p := range sweepPools {
+		n.Pool = p
+		if err := prepare(k, n); err != nil {
+			t.Fatalf("Prepare on %d threads: %v", p.Threads(), err)
+		}
+		if err := k.Eval(n); err != nil {
+			t.Fatalf("Eval on %d threads: %v", p.Threads(), err)
+		}
+		for i, o := range n.Outputs {
+			if o != nil && !bytes.Equal(o.Data[:o.Bytes()], want[i]) {
+				t.Fatalf("output %d on %d threads differs from one thread's", i, p.Threads())
+			}
+		}
+	}
+	n.Pool = nil
+	if err := prepare(k, n); err != nil {
+		t.Fatalf("Prepare: %v", err)
 	}
 }
 
