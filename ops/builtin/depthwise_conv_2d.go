@@ -75,6 +75,26 @@ type DepthwiseConv2D struct {
 	biasI      [16]int32
 	cq         *arch.ChannelRequant
 	inputMoved bool // the kernel reads the xfID scratch, not the input
+	// Threading (ops.Node.Parallel): one image's input rows are
+	// converted, then its output rows computed, each split over the
+	// threads (rows are independent: the same taps in the same order
+	// whatever the split).
+	rowsFn, moveFn func(worker, lo, hi int)
+	run            dwRun
+}
+
+// dwRun is what one image's row functions read, cleared when Eval
+// returns.
+type dwRun struct {
+	o       rectOut
+	x, w    []float32
+	bf      []float32
+	bi      []int32
+	xf      []float32 // the converted image (inputMoved)
+	srcF    []float32 // one image of the input, by type
+	src8    []int8
+	srcU    []uint8
+	rowSize int // input values per input row
 }
 
 // dwBand is a run of output rows (or columns) whose windows keep the same
@@ -258,6 +278,7 @@ func (k *DepthwiseConv2D) Prepare(n *ops.Node) error {
 		return nil
 	}
 	k.rowBands, k.colBands = dwBands(&k.h), dwBands(&k.w)
+	k.rowsFn, k.moveFn = k.rectRows, k.moveRows
 	// The kernels read a float32 input with outC channels per pixel:
 	// the input itself (float, multiplier 1) or a converted / repeated
 	// copy.
@@ -356,53 +377,77 @@ func (k *DepthwiseConv2D) Eval(n *ops.Node) error {
 func (k *DepthwiseConv2D) evalRect(n *ops.Node, in, filter, bias, out *ops.Tensor) error {
 	C := k.outC
 	inImage, outImage := k.h.in*k.w.in*k.inC, k.h.out*k.w.out*C
-	var xf []float32
+	r := &k.run
+	defer func() { k.run = dwRun{} }()
+	r.rowSize = k.w.in * k.inC
 	if k.inputMoved {
 		var err error
-		if xf, err = scratchFloat32(n, k.xfID, k.h.in*k.w.in*C); err != nil {
+		if r.xf, err = scratchFloat32(n, k.xfID, k.h.in*k.w.in*C); err != nil {
 			return err
 		}
 	}
+	taps := k.h.filter * k.w.filter
+	work := k.h.out * k.w.out * C * taps // per image
 	if k.path == convFloat {
-		x, w, o := in.Float32s(), filter.Float32s(), out.Float32s()
-		b := k.zeroBiasF
+		x, o := in.Float32s(), out.Float32s()
+		r.w, r.bf = filter.Float32s(), k.zeroBiasF
 		if bias != nil {
-			b = bias.Float32s()[:C]
+			r.bf = bias.Float32s()[:C]
 		}
+		k.fillPackedBias()
 		for batch := 0; batch < k.batches; batch++ {
-			xb := x[batch*inImage : (batch+1)*inImage]
+			r.x = x[batch*inImage : (batch+1)*inImage]
 			if k.inputMoved {
-				repeatChannels(xf, xb, k.inC, k.mult)
-				xb = xf
+				r.srcF, r.x = r.x, r.xf
+				n.Parallel(k.h.in, k.h.in*k.w.in*C, k.moveFn)
 			}
-			k.rects(rectOut{f: o[batch*outImage : (batch+1)*outImage]}, xb, w, b, nil)
+			r.o = rectOut{f: o[batch*outImage : (batch+1)*outImage]}
+			n.Parallel(k.h.out, work, k.rowsFn)
 		}
 		return nil
 	}
-	w := k.wF
-	if w == nil {
+	r.w = k.wF
+	if r.w == nil {
 		var err error
-		if w, err = scratchFloat32(n, k.wfID, k.h.filter*k.w.filter*C); err != nil {
+		if r.w, err = scratchFloat32(n, k.wfID, k.h.filter*k.w.filter*C); err != nil {
 			return err
 		}
-		k.convertFilter(w, filter)
+		k.convertFilter(r.w, filter)
 	}
-	b := k.zeroBiasI
+	r.bi = k.zeroBiasI
 	if bias != nil {
-		b = bias.Int32s()[:C]
+		r.bi = bias.Int32s()[:C]
 	}
+	k.fillPackedBias()
+	r.x = r.xf
 	for batch := 0; batch < k.batches; batch++ {
-		o := rectOut{}
 		if k.path == convInt8 {
-			offsetRepeat(xf, in.Int8s()[batch*inImage:(batch+1)*inImage], k.inC, k.mult, k.q.inOffset)
-			o.i8 = out.Int8s()[batch*outImage : (batch+1)*outImage]
+			r.src8 = in.Int8s()[batch*inImage : (batch+1)*inImage]
+			r.o = rectOut{i8: out.Int8s()[batch*outImage : (batch+1)*outImage]}
 		} else {
-			offsetRepeat(xf, in.Data[batch*inImage:(batch+1)*inImage], k.inC, k.mult, k.q.inOffset)
-			o.u8 = out.Data[batch*outImage : (batch+1)*outImage]
+			r.srcU = in.Data[batch*inImage : (batch+1)*inImage]
+			r.o = rectOut{u8: out.Data[batch*outImage : (batch+1)*outImage]}
 		}
-		k.rects(o, xf, w, nil, b)
+		n.Parallel(k.h.in, k.h.in*k.w.in*C, k.moveFn)
+		n.Parallel(k.h.out, work, k.rowsFn)
 	}
 	return nil
+}
+
+// moveRows converts (integer) or repeats (multiplier > 1) the input rows
+// [lo, hi) of the current image into the float32 scratch image.
+func (k *DepthwiseConv2D) moveRows(worker, lo, hi int) {
+	r := &k.run
+	a, b := lo*r.rowSize, hi*r.rowSize
+	dst := r.xf[a*k.mult : b*k.mult]
+	switch {
+	case r.srcF != nil:
+		repeatChannels(dst, r.srcF[a:b], k.inC, k.mult)
+	case r.src8 != nil:
+		offsetRepeat(dst, r.src8[a:b], k.inC, k.mult, k.q.inOffset)
+	default:
+		offsetRepeat(dst, r.srcU[a:b], k.inC, k.mult, k.q.inOffset)
+	}
 }
 
 // rectOut is the output image of one rect-mode pass: float32, int8 or
@@ -413,34 +458,48 @@ type rectOut struct {
 	u8 []uint8
 }
 
-// rects runs the kernel over every band rectangle of one image: float
-// output with bias bf, or requantised integer output of the int32 sums
-// plus bias bi. x is the image with outC channels per pixel, w the filter
-// [taps][outC].
-func (k *DepthwiseConv2D) rects(o rectOut, x, w, bf []float32, bi []int32) {
+// fillPackedBias repeats the bias over the 16 lanes of pixel packing.
+func (k *DepthwiseConv2D) fillPackedBias() {
+	if k.pack <= 1 {
+		return
+	}
 	C := k.outC
-	f := k.pack
-	if f > 1 {
-		for l := range 16 {
-			if o.f != nil {
-				k.biasF[l] = bf[l%C]
-			} else {
-				k.biasI[l] = bi[l%C]
-			}
+	for l := range 16 {
+		if k.run.bi == nil {
+			k.biasF[l] = k.run.bf[l%C]
+		} else {
+			k.biasI[l] = k.run.bi[l%C]
 		}
 	}
+}
+
+// rectRows runs the kernel over the output rows [lo, hi) of the current
+// image (k.run): the part of every band rectangle in those rows, float
+// output with bias bf, or requantised integer output of the int32 sums
+// plus bias bi. x is the image with outC channels per pixel, w the
+// filter [taps][outC].
+func (k *DepthwiseConv2D) rectRows(worker, lo, hi int) {
+	r := &k.run
+	o, x, w, bf, bi := r.o, r.x, r.w, r.bf, r.bi
+	C := k.outC
+	f := k.pack
 	inRow := k.w.in * C
 	for _, rb := range k.rowBands {
+		r0, r1 := max(rb.o0, lo), min(rb.o0+rb.n, hi)
+		if r0 >= r1 {
+			continue
+		}
+		skip := r0 - rb.o0
 		for _, cb := range k.colBands {
 			g := arch.DepthwiseGeom{
-				Rows: rb.n, Cols: cb.n, C: C,
+				Rows: r1 - r0, Cols: cb.n, C: C,
 				TapRows: rb.hi - rb.lo, TapCols: cb.hi - cb.lo,
 				XRowStep: k.h.stride * inRow, XColStep: k.w.stride * C,
 				XTapRow: k.h.dilation * inRow, XTapCol: k.w.dilation * C,
 				DstRowStep: k.w.out * C, WTapRow: k.w.filter * C,
 			}
-			xo, wo := rb.first*inRow+cb.first*C, (rb.lo*k.w.filter+cb.lo)*C
-			d := (rb.o0*k.w.out + cb.o0) * C
+			xo, wo := (rb.first+skip*k.h.stride)*inRow+cb.first*C, (rb.lo*k.w.filter+cb.lo)*C
+			d := (r0*k.w.out + cb.o0) * C
 			if f > 1 && cb.n >= f {
 				// Groups of f pixels as pixels of 16 channels.
 				gp := g
