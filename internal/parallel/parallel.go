@@ -34,9 +34,11 @@ var minWork atomic.Int64
 func init() { minWork.Store(MinWork) }
 
 // SetMinWork sets the work threshold of every Pool's Run and returns the
-// previous one; w ≤ 0 splits every range whatever its work (tests use it
-// to run the threaded paths of small operators, and to measure the
-// threshold).
+// previous one (to measure the threshold). w ≤ 0 is for tests: every
+// range is split whatever its work, and chunk c goes to thread c mod
+// Threads() instead of to whichever thread claims it first, so every
+// worker runs its share even when the caller could finish the range
+// before a worker wakes.
 func SetMinWork(w int) (old int) { return int(minWork.Swap(int64(w))) }
 
 // chunksPerThread is how many chunks a range is cut into per thread, so
@@ -65,6 +67,7 @@ type Pool struct {
 	f         func(worker, lo, hi int)
 	n, chunk  int
 	numChunks int64
+	static    bool         // chunks dealt round-robin (SetMinWork(0))
 	next      atomic.Int64 // next chunk to claim
 }
 
@@ -133,7 +136,8 @@ func (p *Pool) Run(n, work int, f func(worker, lo, hi int)) {
 		threads = 1
 	}
 	threads = min(threads, n)
-	if mw := int(minWork.Load()); work >= 0 && mw > 0 {
+	mw := int(minWork.Load())
+	if work >= 0 && mw > 0 {
 		threads = min(threads, work/mw)
 	}
 	if threads <= 1 {
@@ -147,6 +151,7 @@ func (p *Pool) Run(n, work int, f func(worker, lo, hi int)) {
 	p.numChunks = int64((n + p.chunk - 1) / p.chunk)
 	p.next.Store(0)
 	p.helpers, p.joined, p.running = threads-1, 0, 0
+	p.static = mw <= 0
 	p.open = true
 	p.gen++
 	p.wake.Broadcast()
@@ -155,6 +160,9 @@ func (p *Pool) Run(n, work int, f func(worker, lo, hi int)) {
 	p.work(0)
 
 	p.mu.Lock()
+	for p.static && p.joined < p.helpers {
+		p.done.Wait()
+	}
 	p.open = false
 	for p.running > 0 {
 		p.done.Wait()
@@ -182,6 +190,16 @@ func (p *Pool) work(worker int) {
 		}
 	}()
 	f, n, chunk, total := p.f, p.n, p.chunk, p.numChunks
+	if p.static {
+		for c := int64(worker); c < total; c += int64(p.helpers + 1) {
+			if p.next.Load() >= total {
+				return // another thread panicked
+			}
+			lo := int(c) * chunk
+			f(worker, lo, min(lo+chunk, n))
+		}
+		return
+	}
 	for {
 		c := p.next.Add(1) - 1
 		if c >= total {
@@ -216,6 +234,9 @@ func (p *Pool) worker() {
 		p.joined++
 		id := p.joined
 		p.running++
+		if p.static {
+			p.done.Signal() // Run may be waiting for every worker to join
+		}
 		p.mu.Unlock()
 		p.work(id)
 		p.mu.Lock()
