@@ -77,6 +77,28 @@ type FullyConnected struct {
 	packed []float32
 	// Scratch indices.
 	accScratch, qScratch, sfScratch, offScratch int
+	// Threading (ops.Node.Parallel) of the float and int8 paths: the
+	// units are blocks of fcRowBlock output rows of each batch row
+	// (block boundaries do not depend on the thread count, so every
+	// count runs the same products); int8 keeps an accumulator row per
+	// thread.
+	threads int
+	blocks  int // row blocks per batch row
+	rowsFn  func(worker, lo, hi int)
+	run     fcRun
+}
+
+// fcRowBlock is the number of output rows in one unit of threaded work:
+// a whole block of arch's packed layout.
+const fcRowBlock = arch.PackedBlock
+
+// fcRun is what the row functions of one Eval read, cleared when Eval
+// returns.
+type fcRun struct {
+	xf, mf, of, bf []float32
+	x8, m8, o8     []int8
+	acc, rowSums   []int32
+	b32            []int32
 }
 
 type fcPath uint8
@@ -230,12 +252,19 @@ func (k *FullyConnected) Prepare(n *ops.Node) error {
 	if err := k.prepareQuant(in, w, bias, out); err != nil {
 		return err
 	}
+	k.threads = n.Threads()
+	k.blocks = (k.units + fcRowBlock - 1) / fcRowBlock
 	switch k.path {
 	case fcFloat:
 		if w.Kind == ops.ConstTensor && len(w.Data) >= w.Bytes() && !k.zeroCols && k.units > 0 && k.cols <= fcPackMaxCols {
 			k.packed = arch.PackMatrix(w.Float32s(), k.units, k.cols)
 		}
-	case fcInt8, fcInt16Gemm:
+		k.rowsFn = k.floatRows
+	case fcInt8:
+		k.accScratch = n.RequestScratch(4 * k.threads * k.units)
+		k.rowSums = make([]int32, k.units)
+		k.rowsFn = k.int8Rows
+	case fcInt16Gemm:
 		k.accScratch = n.RequestScratch(4 * k.units)
 		k.rowSums = make([]int32, k.units)
 	case fcHybrid:
@@ -434,7 +463,7 @@ func (k *FullyConnected) Eval(n *ops.Node) error {
 	}
 	switch k.path {
 	case fcFloat:
-		k.evalFloat(in, w, bias, out)
+		k.evalFloat(n, in, w, bias, out)
 	case fcHybrid:
 		return k.evalHybrid(n, in, w, bias, out)
 	case fcInt8:
@@ -455,20 +484,35 @@ func (k *FullyConnected) Eval(n *ops.Node) error {
 // 1.4× at 256); wider rows gain little for the extra copy of the weights.
 const fcPackMaxCols = 256
 
-func (k *FullyConnected) evalFloat(in, w, bias, out *ops.Tensor) {
-	x, m, o := in.Float32s(), w.Float32s(), out.Float32s()
+func (k *FullyConnected) evalFloat(n *ops.Node, in, w, bias, out *ops.Tensor) {
+	r := &k.run
+	r.xf, r.mf, r.of = in.Float32s(), w.Float32s(), out.Float32s()
+	if bias != nil {
+		r.bf = bias.Float32s()[:k.units]
+	}
+	n.Parallel(k.batch*k.blocks, k.batch*k.units*k.cols, k.rowsFn)
+	k.run = fcRun{}
+}
+
+// floatRows computes the float row blocks [lo, hi) (block u of batch row
+// u/blocks).
+func (k *FullyConnected) floatRows(worker, lo, hi int) {
+	r := &k.run
 	units, cols := k.units, k.cols
-	for b := 0; b < k.batch; b++ {
-		row := o[b*units : b*units+units]
-		if bias != nil {
-			copy(row, bias.Float32s()[:units])
+	for u := lo; u < hi; u++ {
+		b, u0 := u/k.blocks, u%k.blocks*fcRowBlock
+		u1 := min(u0+fcRowBlock, units)
+		row := r.of[b*units+u0 : b*units+u1]
+		if r.bf != nil {
+			copy(row, r.bf[u0:u1])
 		} else {
 			clear(row)
 		}
+		x := r.xf[b*cols : b*cols+cols]
 		if k.packed != nil {
-			arch.MatVecMulAccPacked(row, k.packed, units, cols, x[b*cols:b*cols+cols])
+			arch.MatVecMulAccPacked(row, k.packed[u0*cols:], u1-u0, cols, x)
 		} else {
-			arch.MatVecMulAcc(row, m, units, cols, x[b*cols:b*cols+cols])
+			arch.MatVecMulAcc(row, r.mf[u0*cols:u1*cols], u1-u0, cols, x)
 		}
 		arch.VecClamp(row, k.fActMin, k.fActMax) // clampF32 on every value
 	}
@@ -485,57 +529,66 @@ func (k *FullyConnected) weightRowSums(w *ops.Tensor) []int32 {
 	return k.rowSums
 }
 
-// int8Accumulators fills acc[u] = Σ_c (w[u,c] - wzp)(x[c] - xzp) + bias[u]
-// for one batch row x, with TFLite's wrapping int32 arithmetic.
-func (k *FullyConnected) int8Accumulators(acc []int32, m []int8, x []int8, rowSums []int32, bias []int32) {
-	clear(acc)
-	arch.MatVecMulAccInt8(acc, m, k.units, k.cols, x)
-	inOff, wOff := k.inOffset, k.wOffset
-	var xSum int32
-	if wOff != 0 {
-		for _, v := range x {
-			xSum += int32(v)
-		}
-	}
-	constant := int32(k.cols) * wOff * inOff
-	for u := range acc {
-		a := acc[u] + inOff*rowSums[u] + wOff*xSum + constant
-		if bias != nil {
-			a += bias[u]
-		}
-		acc[u] = a
-	}
-}
-
 func (k *FullyConnected) evalInt8(n *ops.Node, in, w, bias, out *ops.Tensor) error {
-	acc, err := scratchInt32(n, k.accScratch, k.units)
-	if err != nil {
+	r := &k.run
+	var err error
+	if r.acc, err = scratchInt32(n, k.accScratch, k.threads*k.units); err != nil {
 		return err
 	}
-	x, m, o := in.Int8s(), w.Int8s(), out.Int8s()
-	rowSums := k.weightRowSums(w)
-	var b32 []int32
+	r.x8, r.m8, r.o8 = in.Int8s(), w.Int8s(), out.Int8s()
+	r.rowSums = k.weightRowSums(w)
 	if bias != nil {
-		b32 = bias.Int32s()
+		r.b32 = bias.Int32s()
 	}
-	for b := 0; b < k.batch; b++ {
-		k.int8Accumulators(acc, m, x[b*k.cols:b*k.cols+k.cols], rowSums, b32)
-		row := o[b*k.units : b*k.units+k.units]
+	n.Parallel(k.batch*k.blocks, k.batch*k.units*k.cols, k.rowsFn)
+	k.run = fcRun{}
+	return nil
+}
+
+// int8Rows computes the int8 row blocks [lo, hi) (block u of batch row
+// u/blocks) with worker's accumulator row: TFLite's wrapping int32 sums
+// acc[u] = Σ_c (w[u,c] - wzp)(x[c] - xzp) + bias[u], requantised.
+func (k *FullyConnected) int8Rows(worker, lo, hi int) {
+	r := &k.run
+	units, cols := k.units, k.cols
+	accRow := r.acc[worker*units : (worker+1)*units]
+	inOff, wOff := k.inOffset, k.wOffset
+	constant := int32(cols) * wOff * inOff
+	for u := lo; u < hi; u++ {
+		b, u0 := u/k.blocks, u%k.blocks*fcRowBlock
+		u1 := min(u0+fcRowBlock, units)
+		x := r.x8[b*cols : b*cols+cols]
+		acc := accRow[u0:u1]
+		clear(acc)
+		arch.MatVecMulAccInt8(acc, r.m8[u0*cols:u1*cols], u1-u0, cols, x)
+		var xSum int32
+		if wOff != 0 {
+			for _, v := range x {
+				xSum += int32(v)
+			}
+		}
+		for i := range acc {
+			a := acc[i] + inOff*r.rowSums[u0+i] + wOff*xSum + constant
+			if r.b32 != nil {
+				a += r.b32[u0+i]
+			}
+			acc[i] = a
+		}
+		row := r.o8[b*units+u0 : b*units+u1]
 		if k.chanMult == nil && k.actMin >= -128 && k.actMax <= 127 {
 			// Per-tensor: the same arithmetic, vectorised.
 			arch.RequantizeInt8Up(row, acc, k.mult, k.shift, k.outOffset, k.actMin, k.actMax)
 			continue
 		}
-		for u, a := range acc {
+		for i, a := range acc {
 			mult, shift := k.mult, k.shift
 			if k.chanMult != nil {
-				mult, shift = k.chanMult[u], k.chanShift[u]
+				mult, shift = k.chanMult[u0+i], k.chanShift[u0+i]
 			}
 			v := ops.MultiplyByQuantizedMultiplierUp(a, mult, shift) + k.outOffset
-			row[u] = int8(ops.ClampInt32(v, k.actMin, k.actMax))
+			row[i] = int8(ops.ClampInt32(v, k.actMin, k.actMax))
 		}
 	}
-	return nil
 }
 
 func (k *FullyConnected) evalUint8(in, w, bias, out *ops.Tensor) {
