@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tflrun/tflrun/internal/parallel"
 )
@@ -73,5 +76,109 @@ func TestGoldenThreads(t *testing.T) {
 	}
 	if ran == 0 {
 		t.Skip("no golden cases found")
+	}
+}
+
+// TestInvokeAllocatesNothingThreaded: Invoke on 4 threads allocates
+// nothing (no goroutine, channel or closure per Invoke), with operators
+// split at their measured threshold and with every operator split.
+func TestInvokeAllocatesNothingThreaded(t *testing.T) {
+	for _, name := range []string{"vww_96/vww_96_int8.tflite", "vww_96/vww_96_float.tflite", "mobilenet_v1_025_128_uint8/mobilenet_v1_0.25_128_quant.tflite", "mnist_lstm/trained_lstm.tflite"} {
+		path := filepath.Join("..", "..", "shared", "models", name)
+		if _, err := os.Stat(path); err != nil {
+			t.Logf("skipped: %s is absent", path)
+			continue
+		}
+		for _, minWork := range []int{parallel.MinWork, 0} {
+			old := parallel.SetMinWork(minWork)
+			m, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			it, err := New(m, &Options{NumThreads: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := it.AllocateTensors(); err != nil {
+				t.Fatal(err)
+			}
+			if it.NumThreads() != 4 {
+				t.Errorf("NumThreads() = %d, want 4", it.NumThreads())
+			}
+			allocs := testing.AllocsPerRun(10, func() {
+				if err := it.Invoke(); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if allocs != 0 {
+				t.Errorf("%s (min work %d): Invoke on 4 threads allocates %v times, want 0", name, minWork, allocs)
+			}
+			it.Close()
+			m.Close()
+			parallel.SetMinWork(old)
+		}
+	}
+}
+
+// TestNumThreadsOption: the values Options.NumThreads takes, and the
+// ones New refuses.
+func TestNumThreadsOption(t *testing.T) {
+	m, err := LoadBytes(pack(fcModel()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ in, want int }{{0, 1}, {1, 1}, {3, 3}, {-1, parallel.Threads(-1)}} {
+		it, err := New(m, &Options{NumThreads: c.in})
+		if err != nil {
+			t.Fatalf("NumThreads %d: %v", c.in, err)
+		}
+		if it.NumThreads() != c.want {
+			t.Errorf("NumThreads %d: resolved to %d, want %d", c.in, it.NumThreads(), c.want)
+		}
+		if err := it.AllocateTensors(); err != nil {
+			t.Fatal(err)
+		}
+		if err := it.Invoke(); err != nil {
+			t.Fatal(err)
+		}
+		if err := it.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, bad := range []int{-2, MaxThreads + 1} {
+		if _, err := New(m, &Options{NumThreads: bad}); err == nil || !strings.Contains(err.Error(), "NumThreads") {
+			t.Errorf("NumThreads %d: error %v, want one naming NumThreads", bad, err)
+		}
+	}
+}
+
+// TestCloseStopsWorkers: Close ends the worker goroutines AllocateTensors
+// started.
+func TestCloseStopsWorkers(t *testing.T) {
+	m, err := LoadBytes(pack(fcModel()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	it, err := New(m, &Options{NumThreads: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := it.AllocateTensors(); err != nil {
+		t.Fatal(err)
+	}
+	if err := it.AllocateTensors(); err != nil { // a second plan reuses the pool
+		t.Fatal(err)
+	}
+	if n := runtime.NumGoroutine(); n < before+7 {
+		t.Errorf("%d goroutines after AllocateTensors on 8 threads, want at least %d", n, before+7)
+	}
+	it.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after Close, want %d", n, before)
 	}
 }
