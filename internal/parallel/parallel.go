@@ -22,11 +22,13 @@ import (
 // MinWork is the least work (in multiply-adds or element operations, the
 // unit Run's work argument counts) that is worth a thread: a range with
 // less work per extra thread runs on fewer threads, down to the caller
-// alone. Waking a sleeping worker and joining it again costs about
-// 5–20 µs on a loaded 2-core x86 machine, the time of roughly 100k
-// multiply-adds on the vector paths (measured with BenchmarkRunOverhead
-// and the kernels' benchmarks at 1 and 2 threads).
-const MinWork = 128 << 10
+// alone. Measured on a loaded 2-core AMD EPYC (BenchmarkThreadedLayers in
+// ops/builtin, and whole models with interpreter/measure_threads.go
+// -minwork): operators of 0.5–1M multiply-adds ran 1.8× faster on 2
+// threads, one of 300k (a 48×48 8→16 int8 pointwise CONV_2D) 1.3× slower,
+// and whole CNNs of 0.3–1.5 ms spent 20–25% more CPU time when every
+// operator above 128k per thread was split.
+const MinWork = 256 << 10
 
 // minWork is the threshold Run applies: MinWork, or what SetMinWork set.
 var minWork atomic.Int64

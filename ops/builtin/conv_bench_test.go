@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tflrun/tflrun/internal/parallel"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -88,6 +89,53 @@ func BenchmarkVWWLayers(b *testing.B) {
 				b.ReportAllocs()
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
+					if err := k.Eval(n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkThreadedLayers times the threaded families (CONV_2D,
+// DEPTHWISE_CONV_2D, FULLY_CONNECTED) on vww_96 layer shapes and a
+// 1024×1024 FULLY_CONNECTED at 1, 2 and 4 threads, with the work
+// threshold in force (parallel.MinWork): compare the threads= lines of
+// one run for the speed-up.
+func BenchmarkThreadedLayers(b *testing.B) {
+	pools := map[int]*parallel.Pool{1: nil, 2: parallel.New(2), 4: parallel.New(4)}
+	defer func() {
+		for _, p := range pools {
+			p.Stop()
+		}
+	}()
+	type bench struct {
+		name string
+		make func() (ops.Kernel, *ops.Node)
+	}
+	var cases []bench
+	for _, typ := range []ops.DataType{ops.Float32, ops.Int8} {
+		for _, l := range vwwLayers {
+			cases = append(cases, bench{fmt.Sprintf("%s/%s", typ, l.name), func() (ops.Kernel, *ops.Node) { return benchNode(l, typ) }})
+		}
+	}
+	cases = append(cases, bench{"float32/fc_1024to1024", func() (ops.Kernel, *ops.Node) {
+		r := lcg(2)
+		in := tensorOf(ops.Float32, []int{1, 1024}, randFloats(&r, 1024, -1, 1))
+		w := constT(tensorOf(ops.Float32, []int{1024, 1024}, randFloats(&r, 1024*1024, -1, 1)))
+		return NewFullyConnected(), node(&FullyConnectedOptions{}, []*ops.Tensor{in, w}, outTensor(ops.Float32))
+	}})
+	for _, c := range cases {
+		for _, threads := range []int{1, 2, 4} {
+			b.Run(fmt.Sprintf("%s/threads=%d", c.name, threads), func(b *testing.B) {
+				k, n := c.make()
+				n.Pool = pools[threads]
+				if err := prepare(k, n); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
 					if err := k.Eval(n); err != nil {
 						b.Fatal(err)
 					}
