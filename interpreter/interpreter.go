@@ -104,6 +104,12 @@ type Interpreter struct {
 	// started by the first AllocateTensors and stopped by Close.
 	threads int
 	pool    *parallel.Pool
+	// Dynamic tensors (see dynamic.go): a buffer per tensor, the
+	// Invoke-time preparation state per node, and the bytes charged for
+	// them since AllocateTensors.
+	dyn      []dynBuf
+	deferred []deferState
+	dynBytes int64
 
 	profiling bool
 	opNanos   []int64

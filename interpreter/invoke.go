@@ -37,35 +37,51 @@ func (it *Interpreter) Invoke() (err error) {
 
 func (it *Interpreter) invoke() error {
 	nodes := it.sg.nodes
-	if it.profiling {
-		for k := range nodes {
-			if nodes[k].once || nodes[k].empty {
-				// Listed with no time, as TFLite's profiler lists the
-				// dequantize Eval that returns at once.
-				it.opCounts[k]++
-				continue
-			}
-			it.cur = k
-			start := time.Now()
-			if err := nodes[k].kernel.Eval(&nodes[k].Node); err != nil {
-				return fmt.Errorf("%s: %w", nodes[k].Node.String(), err)
-			}
-			it.opNanos[k] += int64(time.Since(start))
-			it.opCounts[k]++
-		}
-		return nil
-	}
 	for k := range nodes {
-		if nodes[k].once || nodes[k].empty {
+		nd := &nodes[k]
+		if nd.once {
+			// Listed with no time, as TFLite's profiler lists the
+			// dequantize Eval that returns at once.
+			it.count(k)
 			continue
 		}
 		it.cur = k
-		if err := nodes[k].kernel.Eval(&nodes[k].Node); err != nil {
-			return fmt.Errorf("%s: %w", nodes[k].Node.String(), err)
+		if nd.deferred {
+			if err := it.prepareDeferred(k); err != nil {
+				return fmt.Errorf("%s: %w", nd.Node.String(), err)
+			}
+		}
+		if nd.empty {
+			it.count(k)
+			continue
+		}
+		var start time.Time
+		if it.profiling {
+			start = time.Now()
+		}
+		if err := nd.kernel.Eval(&nd.Node); err != nil {
+			return fmt.Errorf("%s: %w", nd.Node.String(), err)
+		}
+		if it.profiling {
+			it.opNanos[k] += int64(time.Since(start))
+			it.opCounts[k]++
+		}
+		if nd.dynOut || nd.deferred {
+			for j, out := range nd.Outputs {
+				if out != nil && out.Kind == ops.DynamicTensor && out.Shape == nil {
+					return fmt.Errorf("%s: the kernel did not size dynamic output %d (%s) at Eval", nd.Node.String(), j, out)
+				}
+			}
 		}
 	}
 	it.cur = -1
 	return nil
+}
+
+func (it *Interpreter) count(k int) {
+	if it.profiling {
+		it.opCounts[k]++
+	}
 }
 
 // ResetVariableTensors sets every variable tensor to its initial state:

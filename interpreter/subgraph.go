@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
+	"unsafe"
 
 	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/internal/parallel"
@@ -31,6 +32,10 @@ type node struct {
 	// empty marks a node with nothing to compute (see emptyNode): Invoke
 	// skips it.
 	empty bool
+	// deferred marks a node that reads a dynamic tensor: it is prepared
+	// at Invoke (see prepareDeferred). dynOut marks a node with an output
+	// its kernel made dynamic (sized by its Eval).
+	deferred, dynOut bool
 }
 
 // emptyNode reports whether node n, prepared, has nothing to compute:
@@ -159,7 +164,7 @@ func (it *Interpreter) allocate() error {
 	// anew below.
 	for i := range sg.tensors {
 		t := &sg.tensors[i]
-		if t.Kind == ops.PrecomputedTensor {
+		if t.Kind == ops.PrecomputedTensor || t.Kind == ops.DynamicTensor {
 			t.Kind = ops.ArenaTensor
 		}
 		if t.Kind != ops.ConstTensor {
@@ -178,6 +183,12 @@ func (it *Interpreter) allocate() error {
 		isInput[i] = true
 	}
 	it.preBytes = 0
+	it.dynBytes = 0
+	if err := it.budget.Reserve(int64(len(sg.tensors))*int64(unsafe.Sizeof(dynBuf{}))+int64(len(sg.nodes))*int64(unsafe.Sizeof(deferState{})), "the dynamic-tensor state"); err != nil {
+		return err
+	}
+	it.dyn = make([]dynBuf, len(sg.tensors))
+	it.deferred = make([]deferState, len(sg.nodes))
 	writers := make([]int, len(sg.tensors))
 	for i := range sg.nodes {
 		for _, out := range sg.nodes[i].Outputs {
@@ -199,8 +210,9 @@ func (it *Interpreter) allocate() error {
 	for i := range sg.nodes {
 		nd := &sg.nodes[i]
 		it.cur = i
-		nd.once, nd.empty = false, false
+		nd.once, nd.empty, nd.deferred, nd.dynOut = false, false, false, false
 		nd.kernel = nil
+		nd.Resizer = it
 		if err := it.budget.Reserve(nodeOverhead(&nd.Node), "the kernel's state"); err != nil {
 			return fmt.Errorf("%s: %w", nd.Node.String(), err)
 		}
@@ -211,16 +223,35 @@ func (it *Interpreter) allocate() error {
 		nd.reg = reg
 		nd.kernel = reg.New()
 		nd.ResetScratch()
+		for _, in := range nd.Inputs {
+			if in != nil && in.Kind == ops.DynamicTensor {
+				nd.deferred = true
+			}
+		}
 		for _, out := range nd.Outputs {
 			if out != nil && out.Kind == ops.ArenaTensor && !isInput[out.Index] {
 				out.Shape = nil
+				if nd.deferred {
+					out.Kind = ops.DynamicTensor
+				}
 			}
+		}
+		if nd.deferred {
+			// Prepared at Invoke, once its inputs have shapes.
+			continue
 		}
 		if err := nd.kernel.Prepare(&nd.Node); err != nil {
 			return fmt.Errorf("%s: %w", nd.Node.String(), err)
 		}
 		for k, out := range nd.Outputs {
 			if out == nil {
+				continue
+			}
+			if out.Kind == ops.DynamicTensor {
+				if isInput[out.Index] {
+					return fmt.Errorf("%s: output %d (%s) is a subgraph input and cannot be dynamic", nd.Node.String(), k, out)
+				}
+				nd.dynOut = true
 				continue
 			}
 			if out.Shape == nil && out.Kind == ops.ArenaTensor {

@@ -66,8 +66,71 @@ type Node struct {
 	// Pool runs independent parts of Eval on the interpreter's threads
 	// (see Node.Parallel and Node.Threads); nil runs on the caller.
 	Pool *parallel.Pool
+	// Resizer sizes dynamic outputs at Eval (see ResizeOutput); the
+	// interpreter sets it. Nil in a node built by hand, where ResizeOutput
+	// allocates the output's bytes itself.
+	Resizer OutputResizer
 
 	scratchSizes []int
+}
+
+// OutputResizer gives a dynamic tensor (ops.DynamicTensor) its shape and
+// bytes at Eval. The interpreter implements it: the tensor's buffer grows
+// (never shrinks) and each growth is charged to the memory bound, so once
+// shapes are stable a resize allocates nothing.
+type OutputResizer interface {
+	// ResizeOutput sets t's shape to a copy of shape and its Data to
+	// t.Bytes() bytes (contents unspecified), or returns an error naming
+	// the shape (overflow, memory bound).
+	ResizeOutput(t *Tensor, shape []int) error
+}
+
+// SetOutputDynamic marks output i as dynamic at Prepare: its shape
+// depends on the run-time values of an input and is set at Eval by
+// ResizeOutput (TFLite's SetTensorToDynamic). Its Shape becomes nil until
+// then. Kernels call it instead of refusing a non-constant shape input.
+func (n *Node) SetOutputDynamic(i int) error {
+	t := n.Output(i)
+	if t == nil {
+		return fmt.Errorf("output %d is missing", i)
+	}
+	t.Kind = DynamicTensor
+	t.Shape = nil
+	return nil
+}
+
+// ResizeOutput gives dynamic output i (see SetOutputDynamic) the shape
+// shape and bytes for it; call it from Eval before writing the output.
+// A non-dynamic output is accepted only when shape equals its current
+// shape. Once the shapes a node sees are stable, it allocates nothing.
+func (n *Node) ResizeOutput(i int, shape []int) error {
+	t := n.Output(i)
+	if t == nil {
+		return fmt.Errorf("output %d is missing", i)
+	}
+	if t.Kind != DynamicTensor {
+		if SameShape(t.Shape, shape) {
+			return nil
+		}
+		return fmt.Errorf("output %d (%s): cannot resize to %v: the tensor is not dynamic", i, t, shape)
+	}
+	if n.Resizer != nil {
+		if err := n.Resizer.ResizeOutput(t, shape); err != nil {
+			return fmt.Errorf("output %d: %w", i, err)
+		}
+		return nil
+	}
+	size, err := ShapeElements(shape, t.Type.Size())
+	if err != nil {
+		return fmt.Errorf("output %d: shape %v: %w", i, shape, err)
+	}
+	bytes := size * t.Type.Size()
+	t.Shape = append(t.Shape[:0], shape...)
+	if cap(t.Data) < bytes {
+		t.Data = make([]byte, bytes)
+	}
+	t.Data = t.Data[:bytes:bytes]
+	return nil
 }
 
 // MemoryBudget counts the bytes an interpreter has committed against its

@@ -124,6 +124,15 @@ const (
 	// kernels, which pack them) accept them as TFLite's kernels accept any
 	// weight tensor. They must not be written by kernels or users.
 	PrecomputedTensor
+	// DynamicTensor is an activation whose shape is only known at Invoke
+	// (TFLite's kTfLiteDynamic): the output of an operator whose shape
+	// depends on the run-time values of an input (a FILL with computed
+	// dims; a kernel marks it with Node.SetOutputDynamic at Prepare and
+	// sizes it with Node.ResizeOutput at Eval), and every tensor computed
+	// from one. Its bytes live outside the arena in a grow-only buffer of
+	// its own, charged to the interpreter's memory bound; they are valid
+	// from the Eval that sizes the tensor until the next one.
+	DynamicTensor
 )
 
 // Tensor is one tensor of a subgraph as kernels and users see it: type,

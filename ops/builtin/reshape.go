@@ -21,10 +21,12 @@ import (
 // Prepare (or Eval) fails.
 //
 // When input 1 is not a constant tensor its values are only known at
-// Eval: Prepare then gives the output the input's shape as a placeholder
-// of the right byte size, and Eval writes the real shape into a buffer the
-// kernel allocated at Prepare (Tensor.Shape then refers to that buffer).
-// Eval copies the data (the output never aliases the input).
+// Eval: as TFLite's reshape.cc (SetTensorToDynamic), Prepare makes the
+// output a dynamic tensor and Eval resolves the shape into a buffer the
+// kernel allocated at Prepare and resizes the output to it
+// (Node.ResizeOutput), so the operators that read it are prepared with
+// the real shape. Eval copies the data (the output never aliases the
+// input).
 type Reshape struct {
 	dynamic  bool
 	shapeBuf []int
@@ -63,8 +65,6 @@ func decodeReshapeOptions(t ops.OptionsTable) (any, error) {
 	return r, nil
 }
 
-var errReshapeCount = errors.New("output 0: element count of the new shape differs from the input's")
-
 // Prepare validates the node and sets the output shape (see Reshape).
 func (k *Reshape) Prepare(n *ops.Node) error {
 	*k = Reshape{}
@@ -97,8 +97,7 @@ func (k *Reshape) Prepare(n *ops.Node) error {
 		if shape.Kind != ops.ConstTensor {
 			k.dynamic = true
 			k.shapeBuf = make([]int, dims)
-			out.Shape = copyShape(in.Shape)
-			return nil
+			return n.SetOutputDynamic(0)
 		}
 		if len(shape.Data) < 4*dims {
 			return fmt.Errorf("input 1 (shape): constant data has %d bytes, need %d", len(shape.Data), 4*dims)
@@ -192,9 +191,11 @@ func (k *Reshape) Eval(n *ops.Node) error {
 			k.shapeBuf[i] = int(v)
 		}
 		if err := resolveReshape(k.shapeBuf, in.NumElements()); err != nil {
-			return errReshapeCount
+			return fmt.Errorf("input 1 (shape) %v for input 0 of shape %v: %v", shape.Int32s()[:len(k.shapeBuf)], in.Shape, err)
 		}
-		out.Shape = k.shapeBuf
+		if err := n.ResizeOutput(0, k.shapeBuf); err != nil {
+			return err
+		}
 	}
 	if len(in.Data) < nbytes || len(out.Data) < nbytes {
 		return errShortData
