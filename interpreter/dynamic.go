@@ -58,6 +58,9 @@ func (it *Interpreter) ResizeOutput(t *ops.Tensor, shape []int) error {
 		it.dynBytes += grow
 		d.buf = alignedBytes(size)
 	}
+	if d.shape == nil {
+		d.shape = make([]int, 0, max(len(shape), 4)) // non-nil even for a scalar
+	}
 	d.shape = append(d.shape[:0], shape...)
 	t.Shape = d.shape
 	t.Data = d.buf[:bytes:bytes]

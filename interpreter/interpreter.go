@@ -52,10 +52,21 @@ type Options struct {
 	// every count; small operators stay on the caller. New refuses a
 	// value below -1 or above MaxThreads.
 	NumThreads int
+	// MaxLoopIterations bounds the iterations of every WHILE operator's
+	// loop, per Invoke: a loop still running after that many fails with
+	// an error naming the operator and the bound, so a hostile model
+	// cannot hang Invoke. 0 means DefaultMaxLoopIterations; a negative
+	// value means no bound.
+	MaxLoopIterations int64
 }
 
 // MaxThreads is the largest Options.NumThreads New accepts.
 const MaxThreads = 256
+
+// DefaultMaxLoopIterations is the WHILE iteration bound used when
+// Options.MaxLoopIterations is 0: 2^24, far above the time steps of a
+// recurrent model and reached in seconds by a loop that never ends.
+const DefaultMaxLoopIterations = 1 << 24
 
 // DefaultMaxArenaBytes is the allocation bound used when
 // Options.MaxArenaBytes is 0: 2 GiB, or 512 MiB where int has 32 bits
@@ -114,6 +125,12 @@ type Interpreter struct {
 	profiling bool
 	opNanos   []int64
 	opCounts  []int64
+
+	// Control flow (control.go): the loop bound, and the subgraphs
+	// running above this one (this interpreter is a child made for a
+	// WHILE or IF when parent is set).
+	loopLimit int64
+	parent    *Interpreter
 }
 
 // New makes an Interpreter for subgraph 0 of m. Kernels are looked up (and
@@ -135,7 +152,7 @@ func newInterpreter(m *Model, entry int, opts *Options) (*Interpreter, error) {
 	if entry < 0 || entry >= len(m.Subgraphs) {
 		return nil, fmt.Errorf("no subgraph %d (the model has %d)", entry, len(m.Subgraphs))
 	}
-	it := &Interpreter{model: m, maxBytes: DefaultMaxArenaBytes, cur: -1, threads: 1}
+	it := &Interpreter{model: m, maxBytes: DefaultMaxArenaBytes, cur: -1, threads: 1, loopLimit: DefaultMaxLoopIterations}
 	if opts != nil {
 		switch t := opts.NumThreads; {
 		case t < -1 || t > MaxThreads:
@@ -146,6 +163,12 @@ func newInterpreter(m *Model, entry int, opts *Options) (*Interpreter, error) {
 			it.threads = t
 		}
 		it.resolver = opts.Resolver
+		switch {
+		case opts.MaxLoopIterations > 0:
+			it.loopLimit = opts.MaxLoopIterations
+		case opts.MaxLoopIterations < 0:
+			it.loopLimit = -1
+		}
 		switch {
 		case opts.MaxArenaBytes > 0:
 			it.maxBytes = opts.MaxArenaBytes

@@ -82,6 +82,9 @@ func parseModel(buf []byte) (*Model, error) {
 			return nil, fmt.Errorf("subgraph %d: %w", s, err)
 		}
 	}
+	if err := checkSubgraphRefs(m.Subgraphs); err != nil {
+		return nil, err
+	}
 
 	var md schema.Metadata
 	for i := 0; i < fm.MetadataLength(); i++ {
@@ -552,6 +555,34 @@ func checkStringBuffer(b []byte, n int) error {
 	}
 	if prev != int64(len(b)) {
 		return fmt.Errorf("strings end at %d, the buffer has %d bytes", prev, len(b))
+	}
+	return nil
+}
+
+// subgraphRefs is implemented by the options of operators that run other
+// subgraphs (builtin.WhileOptions, builtin.IfOptions).
+type subgraphRefs interface{ SubgraphIndices() []int }
+
+// checkSubgraphRefs refuses, at load, a control-flow operator naming a
+// subgraph the model does not have, or its own subgraph (deeper
+// recursion is refused when the interpreter opens the subgraphs).
+func checkSubgraphRefs(sgs []SubgraphInfo) error {
+	for s := range sgs {
+		for k := range sgs[s].Operators {
+			op := &sgs[s].Operators[k]
+			r, ok := op.Options.(subgraphRefs)
+			if !ok {
+				continue
+			}
+			for _, x := range r.SubgraphIndices() {
+				if x < 0 || x >= len(sgs) {
+					return fmt.Errorf("subgraph %d: operator %d (%s): %s names subgraph %d, out of range (the model has %d)", s, k, op.Name, op.OptionsType, x, len(sgs))
+				}
+				if x == s {
+					return fmt.Errorf("subgraph %d: operator %d (%s): %s names its own subgraph %d (recursion)", s, k, op.Name, op.OptionsType, x)
+				}
+			}
+		}
 	}
 	return nil
 }

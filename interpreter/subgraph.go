@@ -213,6 +213,7 @@ func (it *Interpreter) allocate() error {
 		nd.once, nd.empty, nd.deferred, nd.dynOut = false, false, false, false
 		nd.kernel = nil
 		nd.Resizer = it
+		nd.Subgraphs = (*host)(it)
 		if err := it.budget.Reserve(nodeOverhead(&nd.Node), "the kernel's state"); err != nil {
 			return fmt.Errorf("%s: %w", nd.Node.String(), err)
 		}

@@ -70,8 +70,48 @@ type Node struct {
 	// interpreter sets it. Nil in a node built by hand, where ResizeOutput
 	// allocates the output's bytes itself.
 	Resizer OutputResizer
+	// Subgraphs gives control-flow kernels (WHILE, IF) the model's other
+	// subgraphs; the interpreter sets it. Nil in a node built by hand.
+	Subgraphs SubgraphSource
 
 	scratchSizes []int
+}
+
+// SubgraphSource makes runners of a model's subgraphs for control-flow
+// kernels. The interpreter implements it.
+type SubgraphSource interface {
+	// Subgraph returns a new runner of subgraph index, owned by the
+	// calling node, with its own tensors and arena charged to the
+	// interpreter's memory bound. It refuses an index out of range and a
+	// subgraph already running above the caller (recursion).
+	Subgraph(index int) (Subgraph, error)
+	// LoopLimit is the most iterations a loop operator may run before it
+	// fails (interpreter.Options.MaxLoopIterations).
+	LoopLimit() int64
+}
+
+// Subgraph runs one subgraph of a model for a control-flow kernel: set
+// the inputs' shapes (ResizeInput), Allocate, write the inputs' Data,
+// Invoke, read the outputs. Allocate is needed again after an input's
+// shape changes. The tensors' Data is valid until the next Allocate.
+type Subgraph interface {
+	// Index is the subgraph's position in the model.
+	Index() int
+	InputCount() int
+	OutputCount() int
+	// Input and Output return the subgraph's input or output tensor i
+	// (nil out of range).
+	Input(i int) *Tensor
+	Output(i int) *Tensor
+	// ResizeInput sets input i's shape; a shape equal to the current one
+	// changes nothing (and does not require a new Allocate).
+	ResizeInput(i int, shape []int) error
+	// Allocated reports whether the current shapes are allocated.
+	Allocated() bool
+	// Allocate prepares the subgraph's operators and plans its arena.
+	Allocate() error
+	// Invoke runs the subgraph once.
+	Invoke() error
 }
 
 // OutputResizer gives a dynamic tensor (ops.DynamicTensor) its shape and
@@ -125,7 +165,11 @@ func (n *Node) ResizeOutput(i int, shape []int) error {
 		return fmt.Errorf("output %d: shape %v: %w", i, shape, err)
 	}
 	bytes := size * t.Type.Size()
-	t.Shape = append(t.Shape[:0], shape...)
+	if t.Shape == nil || cap(t.Shape) < len(shape) {
+		t.Shape = make([]int, len(shape)) // non-nil even for a scalar
+	}
+	t.Shape = t.Shape[:len(shape)]
+	copy(t.Shape, shape)
 	if cap(t.Data) < bytes {
 		t.Data = make([]byte, bytes)
 	}
@@ -140,9 +184,16 @@ func (n *Node) ResizeOutput(i int, shape []int) error {
 // hostile model is refused with an error instead of exhausting memory.
 // A MemoryBudget is used by one interpreter (one goroutine) at a time.
 type MemoryBudget struct {
-	limit int64 // < 0: no bound
-	used  int64
+	limit  int64 // < 0: no bound
+	used   int64
+	parent *MemoryBudget // charges go to it too (Sub)
 }
+
+// Sub returns a budget whose charges count against b as well (the
+// subgraphs a control-flow operator runs): its own count can be reset
+// with SetUsed without touching b's other charges. It has no bound of
+// its own.
+func (b *MemoryBudget) Sub() *MemoryBudget { return &MemoryBudget{limit: -1, parent: b} }
 
 // NewMemoryBudget returns a budget of limit bytes; a negative limit means
 // no bound (charges are only counted).
@@ -157,7 +208,12 @@ func (b *MemoryBudget) Used() int64 { return b.used }
 // SetUsed sets the count of charged bytes, for the interpreter to forget
 // the charges of a previous AllocateTensors (whose allocations it drops)
 // while keeping those of its own structures.
-func (b *MemoryBudget) SetUsed(bytes int64) { b.used = bytes }
+func (b *MemoryBudget) SetUsed(bytes int64) {
+	if b.parent != nil {
+		b.parent.SetUsed(b.parent.used + bytes - b.used)
+	}
+	b.used = bytes
+}
 
 // Reserve charges bytes for what (a short description: "packed
 // weights") and returns an error, charging nothing, when they would take
@@ -172,6 +228,11 @@ func (b *MemoryBudget) Reserve(bytes int64, what string) error {
 	}
 	if b.limit >= 0 && bytes > b.limit-b.used {
 		return &MemoryError{What: what, Bytes: bytes, Used: b.used, Limit: b.limit}
+	}
+	if b.parent != nil {
+		if err := b.parent.Reserve(bytes, what); err != nil {
+			return err
+		}
 	}
 	b.used += bytes
 	return nil

@@ -169,6 +169,12 @@ const (
 	OpRightShift          BuiltinOperator = 161
 )
 
+// Control-flow operator codes (TFLite schema numbering).
+const (
+	OpIf    BuiltinOperator = 118
+	OpWhile BuiltinOperator = 119
+)
+
 // Registration binds an operator to its kernel: a builtin code with the
 // range of versions the kernel implements, or a custom operator name.
 type Registration struct {

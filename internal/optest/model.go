@@ -30,7 +30,7 @@ import (
 	"github.com/tflrun/tflrun/schema"
 )
 
-// Builder assembles a one-subgraph model with the schema's object API. The
+// Builder assembles a model (one subgraph unless AddSubgraph is used) with the schema's object API. The
 // zero value is not usable; call NewBuilder. Methods return tensor indices
 // for wiring operators.
 type Builder struct {
@@ -54,6 +54,19 @@ func NewBuilder() *Builder {
 		ops: map[string]uint32{},
 	}
 }
+
+// AddSubgraph appends an empty subgraph (for the bodies of WHILE, IF)
+// and makes it the one Tensor, Const, Op, Inputs and Outputs build; it
+// returns its index. Tensor indices are per subgraph.
+func (b *Builder) AddSubgraph(name string) int32 {
+	b.sg = &schema.SubGraphT{Name: name}
+	b.m.Subgraphs = append(b.m.Subgraphs, b.sg)
+	return int32(len(b.m.Subgraphs) - 1)
+}
+
+// UseSubgraph makes subgraph i (0 is the entry) the one the other
+// methods build.
+func (b *Builder) UseSubgraph(i int32) { b.sg = b.m.Subgraphs[i] }
 
 // Quant is the quantisation of a tensor: one scale and zero point per
 // tensor, or per channel of dimension Dim when there are several.
