@@ -31,6 +31,42 @@ type deferState struct {
 	shapes   []int    // rank and dims of every input at the last Prepare
 	charge   int64    // memory charged by the last Prepare (kernel, scratch)
 	scratch  [][]byte // grow-only scratch buffers
+	values   []byte   // bytes of the value inputs at the last Prepare (valueDeps)
+	kinds    []ops.TensorKind
+}
+
+// maxValueBytes bounds the inputs whose values a value-deferred node's
+// Prepare may read as constants: shape vectors, axes, paddings, k.
+const maxValueBytes = 256
+
+// valueInput reports whether input t of a value-deferred node is shown to
+// its Prepare as a constant: a small integer tensor computed at Invoke.
+func valueInput(t *ops.Tensor) bool {
+	if t == nil || (t.Kind != ops.ArenaTensor && t.Kind != ops.DynamicTensor) {
+		return false
+	}
+	switch t.Type {
+	case ops.Int32, ops.Int64, ops.Int16:
+		return t.Bytes() <= maxValueBytes && len(t.Data) >= t.Bytes()
+	}
+	return false
+}
+
+// sameValues reports whether the value inputs of nd hold the bytes
+// recorded in ds (allocation-free).
+func sameValues(nd *node, ds *deferState) bool {
+	p := 0
+	for _, in := range nd.Inputs {
+		if !valueInput(in) {
+			continue
+		}
+		b := in.Data[:in.Bytes()]
+		if p+len(b) > len(ds.values) || string(ds.values[p:p+len(b)]) != string(b) {
+			return false
+		}
+		p += len(b)
+	}
+	return p == len(ds.values)
 }
 
 // ResizeOutput implements ops.OutputResizer for the interpreter's
@@ -119,11 +155,11 @@ func recordInputShapes(nd *node, ds *deferState) {
 func (it *Interpreter) prepareDeferred(k int) error {
 	nd := &it.sg.nodes[k]
 	ds := &it.deferred[k]
-	if ds.prepared && sameInputShapes(nd, ds) {
+	if ds.prepared && sameInputShapes(nd, ds) && (!nd.valueDeps || sameValues(nd, ds)) {
 		return nil
 	}
 	for i, in := range nd.Inputs {
-		if in != nil && in.Shape == nil {
+		if in != nil && in.Kind == ops.DynamicTensor && in.Shape == nil {
 			return fmt.Errorf("input %d (%s) has no shape: the operator that computes it did not run", i, in)
 		}
 	}
@@ -142,7 +178,31 @@ func (it *Interpreter) prepareDeferred(k int) error {
 			out.Data = nil
 		}
 	}
+	if nd.valueDeps {
+		// The values are known now: show them to Prepare as constants,
+		// and remember them to prepare again when they change.
+		ds.values = ds.values[:0]
+		ds.kinds = ds.kinds[:0]
+		for _, in := range nd.Inputs {
+			if in == nil {
+				ds.kinds = append(ds.kinds, 0)
+				continue
+			}
+			ds.kinds = append(ds.kinds, in.Kind)
+			if valueInput(in) {
+				ds.values = append(ds.values, in.Data[:in.Bytes()]...)
+				in.Kind = ops.ConstTensor
+			}
+		}
+	}
 	err := nd.kernel.Prepare(&nd.Node)
+	if nd.valueDeps {
+		for i, in := range nd.Inputs {
+			if in != nil {
+				in.Kind = ds.kinds[i]
+			}
+		}
+	}
 	for _, out := range nd.Outputs {
 		if out != nil {
 			if out.Kind == ops.ArenaTensor && out.Shape == nil && err == nil {

@@ -87,15 +87,50 @@ func fillDimsModel() []byte {
 	return b.Bytes()
 }
 
+// topkModel takes TOPK_V2 of a [2,10] input with k a model input.
+func topkModel() []byte {
+	b := optest.NewBuilder()
+	x := b.Tensor("x", schema.TensorTypeFLOAT32, []int32{2, 10}, nil)
+	k := b.Tensor("k", schema.TensorTypeINT32, []int32{}, nil)
+	v := b.Tensor("values", schema.TensorTypeFLOAT32, []int32{2, 1}, nil)
+	b.SetSignature(v, []int32{2, -1})
+	ix := b.Tensor("indices", schema.TensorTypeINT32, []int32{2, 1}, nil)
+	b.SetSignature(ix, []int32{2, -1})
+	b.Op(schema.BuiltinOperatorTOPK_V2, 1, []int32{x, k}, []int32{v, ix}, nil)
+	b.Inputs(x, k)
+	b.Outputs(v, ix)
+	return b.Bytes()
+}
+
+// resizeModel resizes a [1,3,4,2] image to a size computed from a model
+// input: size = s + 2 (ADD feeds RESIZE_NEAREST_NEIGHBOR).
+func resizeModel() []byte {
+	b := optest.NewBuilder()
+	x := b.Tensor("x", schema.TensorTypeFLOAT32, []int32{1, 3, 4, 2}, nil)
+	s := b.Tensor("s", schema.TensorTypeINT32, []int32{2}, nil)
+	two := b.Const("two", schema.TensorTypeINT32, []int32{}, nil, optest.I32(2))
+	size := b.Tensor("size", schema.TensorTypeINT32, []int32{2}, nil)
+	b.Op(schema.BuiltinOperatorADD, 1, []int32{s, two}, []int32{size}, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsAddOptions, Value: &schema.AddOptionsT{}})
+	y := b.Tensor("y", schema.TensorTypeFLOAT32, []int32{1, 1, 1, 2}, nil)
+	b.SetSignature(y, []int32{1, -1, -1, 2})
+	b.Op(schema.BuiltinOperatorRESIZE_NEAREST_NEIGHBOR, 1, []int32{x, size}, []int32{y}, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsResizeNearestNeighborOptions, Value: &schema.ResizeNearestNeighborOptionsT{HalfPixelCenters: true}})
+	b.Inputs(x, s)
+	b.Outputs(y)
+	return b.Bytes()
+}
+
 var dynamicModels = []struct {
 	name    string
 	model   func(batch int32) []byte
 	batches []int
+	gen     optest.InputGen
 }{
-	{"flatten", flattenModel, []int{1, 3, 7}},
-	{"fill", fillModel, []int{1, 4}},
+	{"flatten", flattenModel, []int{1, 3, 7}, nil},
+	{"fill", fillModel, []int{1, 4}, nil},
 	// The dims are random input values; "batch" only numbers the cases.
-	{"fill_dims", func(int32) []byte { return fillDimsModel() }, []int{1, 2, 3}},
+	{"fill_dims", func(int32) []byte { return fillDimsModel() }, []int{1, 2, 3}, nil},
+	{"topk_runtime_k", func(int32) []byte { return topkModel() }, []int{1, 2, 3}, nil},
+	{"resize_runtime_size", func(int32) []byte { return resizeModel() }, []int{1, 2, 3}, nil},
 }
 
 func TestRecordDynamic(t *testing.T) {
@@ -112,7 +147,7 @@ func TestRecordDynamic(t *testing.T) {
 	}
 	for i, m := range dynamicModels {
 		for k, batch := range m.batches {
-			err := optest.RecordCases(ref, filepath.Join(root, m.name, fmt.Sprintf("batch%d", batch)), m.model(int32(batch)), 1, uint64(100*i+k), nil,
+			err := optest.RecordCases(ref, filepath.Join(root, m.name, fmt.Sprintf("batch%d", batch)), m.model(int32(batch)), 1, uint64(100*i+k), m.gen,
 				optest.Case{Atol: 1e-5, Rtol: 1e-5})
 			if err != nil {
 				t.Fatalf("%s batch %d: %v", m.name, batch, err)

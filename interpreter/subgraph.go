@@ -1,6 +1,7 @@
 package interpreter
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"runtime/debug"
@@ -36,6 +37,10 @@ type node struct {
 	// at Invoke (see prepareDeferred). dynOut marks a node with an output
 	// its kernel made dynamic (sized by its Eval).
 	deferred, dynOut bool
+	// valueDeps marks a deferred node whose Prepare needs the values of
+	// non-constant inputs (it returned an ops.NotConstantError): it is
+	// prepared again when those values change too.
+	valueDeps bool
 }
 
 // emptyNode reports whether node n, prepared, has nothing to compute:
@@ -210,7 +215,7 @@ func (it *Interpreter) allocate() error {
 	for i := range sg.nodes {
 		nd := &sg.nodes[i]
 		it.cur = i
-		nd.once, nd.empty, nd.deferred, nd.dynOut = false, false, false, false
+		nd.once, nd.empty, nd.deferred, nd.dynOut, nd.valueDeps = false, false, false, false, false
 		nd.kernel = nil
 		nd.Resizer = it
 		nd.Subgraphs = (*host)(it)
@@ -241,8 +246,23 @@ func (it *Interpreter) allocate() error {
 			// Prepared at Invoke, once its inputs have shapes.
 			continue
 		}
+		before := it.budget.Used()
 		if err := nd.kernel.Prepare(&nd.Node); err != nil {
-			return fmt.Errorf("%s: %w", nd.Node.String(), err)
+			var nc *ops.NotConstantError
+			if !errors.As(err, &nc) {
+				return fmt.Errorf("%s: %w", nd.Node.String(), err)
+			}
+			// Its outputs' shapes depend on input values: prepared at
+			// Invoke with the values at hand, as a deferred node.
+			nd.deferred, nd.valueDeps = true, true
+			nd.ResetScratch()
+			it.budget.SetUsed(before)
+			for _, out := range nd.Outputs {
+				if out != nil && out.Kind == ops.ArenaTensor && !isInput[out.Index] {
+					out.Kind, out.Shape = ops.DynamicTensor, nil
+				}
+			}
+			continue
 		}
 		for k, out := range nd.Outputs {
 			if out == nil {

@@ -345,3 +345,21 @@ func (n *Node) RequireInput(i int) (*Tensor, error) {
 	}
 	return t, nil
 }
+
+// NotConstantError is the error of a Prepare that needs the values of a
+// non-constant input to size its outputs (a shape, axes, paddings, k).
+// The interpreter handles it as TFLite handles such outputs (dynamic
+// tensors): it prepares the node again at Invoke, before each Eval
+// whose inputs' shapes or small integer values changed, with those
+// values readable as constants.
+type NotConstantError struct {
+	// Input names the input ("input 1 (k)").
+	Input string
+}
+
+func (e *NotConstantError) Error() string {
+	return e.Input + ": must be a constant tensor (its values size the output, and are only known at Invoke)"
+}
+
+// NotConstant returns a *NotConstantError for the input labelled input.
+func NotConstant(input string) error { return &NotConstantError{Input: input} }

@@ -69,7 +69,7 @@ func (k *ArgMinMax) Prepare(n *ops.Node) error {
 		return fmt.Errorf("input 1 (axis): %s with %d elements, need one int32 or int64", axisT.Type, axisT.NumElements())
 	}
 	if axisT.Kind != ops.ConstTensor || len(axisT.Data) < axisT.Type.Size() {
-		return errors.New("input 1 (axis): must be a constant tensor (tflrun sizes the output at Prepare)")
+		return ops.NotConstant("input 1 (axis)")
 	}
 	var ax int64
 	if axisT.Type == ops.Int32 {

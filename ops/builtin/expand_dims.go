@@ -1,7 +1,6 @@
 package builtin
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
@@ -42,7 +41,7 @@ func (k *ExpandDims) Prepare(n *ops.Node) error {
 		return fmt.Errorf("input 1 (axis): %d elements, need 1", at.NumElements())
 	}
 	if at.Kind != ops.ConstTensor || len(at.Data) < at.Type.Size() {
-		return errors.New("input 1 (axis): must be a constant tensor (tflrun sizes the output at Prepare)")
+		return ops.NotConstant("input 1 (axis)")
 	}
 	var axis int
 	switch at.Type {

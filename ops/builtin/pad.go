@@ -72,7 +72,7 @@ func (k *Pad) Prepare(n *ops.Node) error {
 		return fmt.Errorf("input 1 (paddings): type %s, need int32 or int64", p.Type)
 	}
 	if p.Kind != ops.ConstTensor || len(p.Data) < p.Bytes() {
-		return errors.New("input 1 (paddings): must be a constant tensor (tflrun sizes the output at Prepare)")
+		return ops.NotConstant("input 1 (paddings)")
 	}
 	k.elem = in.Type.Size()
 	k.inShape = copyShape(in.Shape)
@@ -132,7 +132,7 @@ func (k *Pad) padValue(n *ops.Node, in, out *ops.Tensor) error {
 		return fmt.Errorf("input 2 (constant_values): %d elements, need 1", cv.NumElements())
 	}
 	if cv.Kind != ops.ConstTensor || len(cv.Data) < k.elem {
-		return errors.New("input 2 (constant_values): must be a constant tensor")
+		return ops.NotConstant("input 2 (constant_values)")
 	}
 	if quantPath && (cv.ZeroPoint() != out.ZeroPoint() || cv.Scale() != out.Scale()) {
 		return fmt.Errorf("input 2 (constant_values): quantization (scale %g, zero point %d) differs from the output's (%g, %d)", cv.Scale(), cv.ZeroPoint(), out.Scale(), out.ZeroPoint())

@@ -49,7 +49,7 @@ func (r *reduction) prepare(n *ops.Node, keepDims bool) (in, out *ops.Tensor, er
 	}
 	na := axes.NumElements()
 	if axes.Kind != ops.ConstTensor || len(axes.Data) < 4*na {
-		return nil, nil, errors.New("input 1 (axes): must be a constant tensor (tflrun sizes the output at Prepare)")
+		return nil, nil, ops.NotConstant("input 1 (axes)")
 	}
 	if _, err := numElementsChecked(in, "input 0"); err != nil {
 		return nil, nil, err

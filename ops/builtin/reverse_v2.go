@@ -49,7 +49,7 @@ func (k *ReverseV2) Prepare(n *ops.Node) error {
 	}
 	na := axes.Shape[0]
 	if axes.Kind != ops.ConstTensor || len(axes.Data) < 4*na {
-		return errors.New("input 1 (axis): must be a constant tensor")
+		return ops.NotConstant("input 1 (axis)")
 	}
 	rank := in.Rank()
 	k.elem = in.Type.Size()

@@ -22,7 +22,7 @@ func constIntVector(t *ops.Tensor, label string, want int) ([]int64, error) {
 		return nil, fmt.Errorf("%s: %d elements, need %d", label, n, want)
 	}
 	if t.Kind != ops.ConstTensor || len(t.Data) < n*t.Type.Size() {
-		return nil, fmt.Errorf("%s: must be a constant tensor (tflrun sizes the output at Prepare)", label)
+		return nil, ops.NotConstant(label)
 	}
 	v := make([]int64, n)
 	for i := range v {

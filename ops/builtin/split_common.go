@@ -21,7 +21,7 @@ func constAxis(at *ops.Tensor, label string, rank int) (int, error) {
 		return 0, fmt.Errorf("%s: %s%v, need one int32 value", label, at.Type, at.Shape)
 	}
 	if at.Kind != ops.ConstTensor || len(at.Data) < 4 {
-		return 0, fmt.Errorf("%s: must be a constant tensor (tflrun sizes outputs at Prepare)", label)
+		return 0, ops.NotConstant(label)
 	}
 	a := int(at.Int32s()[0])
 	axis := a

@@ -73,7 +73,7 @@ func (k *SplitV) Prepare(n *ops.Node) error {
 		return fmt.Errorf("input 1 (size_splits): type %s, need int32 or int64", st.Type)
 	}
 	if st.Kind != ops.ConstTensor || len(st.Data) < st.Bytes() {
-		return errors.New("input 1 (size_splits): must be a constant tensor (tflrun sizes outputs at Prepare)")
+		return ops.NotConstant("input 1 (size_splits)")
 	}
 	sizes := make([]int, num)
 	infer, sum := -1, int64(0)

@@ -132,7 +132,7 @@ func (k *StridedSlice) Prepare(n *ops.Node) error {
 			}
 			vals[i] = t.Int32s()[:count]
 		} else if i != 1 || !k.opts.Offset {
-			return fmt.Errorf("%s: must be a constant tensor (tflrun sizes the output at Prepare)", labels[i])
+			return ops.NotConstant(labels[i])
 		}
 	}
 	if out.Type != in.Type {

@@ -16,8 +16,9 @@ import (
 // input 0 (its innermost dimension) it outputs the k largest values, in
 // decreasing order (output 0), and their positions in the row (output 1).
 //
-// Input 1 holds k (one int32 or int16 value) and must be a constant tensor
-// (tflrun sizes outputs at Prepare); k ≤ 0 gives an empty last dimension,
+// Input 1 holds k (one int32 or int16 value); when it is not a constant
+// tensor Prepare returns an ops.NotConstantError and the interpreter
+// prepares the node at Invoke with k's value (dynamic outputs); k ≤ 0 gives an empty last dimension,
 // and k above the row length is an error. Outputs are shaped like the
 // input with the last dimension replaced by max(k, 0). Values may be
 // float32, int8, uint8, int16, int32 or int64 (output 0 has the input's
@@ -89,7 +90,7 @@ func (t *TopKV2) Prepare(n *ops.Node) error {
 		return fmt.Errorf("input 1 (k): %d elements, need 1", kt.NumElements())
 	}
 	if kt.Kind != ops.ConstTensor || len(kt.Data) < kt.Type.Size() {
-		return errors.New("input 1 (k): must be a constant tensor (tflrun sizes the outputs at Prepare)")
+		return ops.NotConstant("input 1 (k)")
 	}
 	if in.Rank() < 1 {
 		return errors.New("input 0: needs at least 1 dimension")

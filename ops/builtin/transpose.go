@@ -60,7 +60,7 @@ func (k *Transpose) Prepare(n *ops.Node) error {
 		return fmt.Errorf("input 1 (perm): shape %v, need [%d]", perm.Shape, rank)
 	}
 	if perm.Kind != ops.ConstTensor || len(perm.Data) < 4*rank {
-		return errors.New("input 1 (perm): must be a constant tensor (tflrun sizes the output at Prepare)")
+		return ops.NotConstant("input 1 (perm)")
 	}
 	inStride := make([]int, rank)
 	s := 1
