@@ -223,9 +223,6 @@ func runModel(modelPath string, o *runOptions, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", modelPath, err)
 	}
 	s.it = it
-	if err := it.AllocateTensors(); err != nil {
-		return fmt.Errorf("%s: %w", modelPath, err)
-	}
 
 	// Resolve and read every input file.
 	files := make([]*inputFile, it.InputCount())
@@ -245,8 +242,9 @@ func runModel(modelPath string, o *runOptions, stdout, stderr io.Writer) error {
 		files[idx] = f
 	}
 
-	// Resize inputs whose .npy shape differs, then re-allocate.
-	resized := false
+	// Resize inputs whose .npy shape differs, then allocate: a model
+	// whose declared input shape cannot be allocated ([1,1] for a
+	// sequence model, say) runs at the array's shape.
 	for _, f := range files {
 		if f == nil || f.kind != "npy" {
 			continue
@@ -258,12 +256,9 @@ func runModel(modelPath string, o *runOptions, stdout, stderr io.Writer) error {
 		if err := it.ResizeInputTensorStrict(f.index, f.arr.Shape); err != nil {
 			return fmt.Errorf("--input %d=%s: the array has shape %v and the input %v cannot be resized to it: %w", f.index, f.path, f.arr.Shape, t.Shape, err)
 		}
-		resized = true
 	}
-	if resized {
-		if err := it.AllocateTensors(); err != nil {
-			return fmt.Errorf("%s: after resizing inputs: %w", modelPath, err)
-		}
+	if err := it.AllocateTensors(); err != nil {
+		return fmt.Errorf("%s: %w", modelPath, err)
 	}
 
 	report := runReport{Model: modelPath}
