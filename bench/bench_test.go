@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -274,5 +275,40 @@ func TestLookupRows(t *testing.T) {
 	type gatherOptions struct{ Axis int32 }
 	if optionAxis(&gatherOptions{Axis: -1}) != -1 || optionAxis(nil) != 0 || optionAxis(struct{ X int }{3}) != 0 {
 		t.Error("optionAxis")
+	}
+}
+
+// TestStatsMemoryBounded: the run-time statistics keep one count per
+// distinct time, not one value per run, and give the percentiles of the
+// sorted list of every run.
+func TestStatsMemoryBounded(t *testing.T) {
+	var b statsBuilder
+	const runs = 200000
+	var all []int64
+	for i := 0; i < runs; i++ {
+		v := int64(100 + (i*7919)%37)
+		b.add(v)
+		if i < 1000 {
+			all = append(all, v)
+		}
+	}
+	if len(b.counts) != 37 {
+		t.Fatalf("%d runs of 37 distinct times keep %d counts", runs, len(b.counts))
+	}
+	var c statsBuilder
+	for _, v := range all {
+		c.add(v)
+	}
+	got := c.stats()
+	sorted := slices.Clone(all)
+	slices.Sort(sorted)
+	for _, p := range []struct {
+		name string
+		got  int64
+		pct  int
+	}{{"p5", got.P5, 5}, {"median", got.Median, 50}, {"p90", got.P90, 90}, {"p95", got.P95, 95}, {"p99", got.P99, 99}} {
+		if want := sorted[len(sorted)*p.pct/100]; p.got != want {
+			t.Errorf("%s = %d, want %d", p.name, p.got, want)
+		}
 	}
 }

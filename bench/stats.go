@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -33,46 +34,70 @@ type Stats struct {
 	tfliteStd int64
 }
 
-// statsBuilder accumulates run times.
+// statsBuilder accumulates run times in memory that does not grow with
+// the number of runs: running sums for the mean and deviation, and a
+// count per distinct time for the percentiles (exact, as TFLite's sorted
+// vector of every value, which grows by 8 bytes a run).
 type statsBuilder struct {
-	values []int64
+	n               int
+	first, curr     int64
+	minV, maxV, sum int64
+	sq              float64
+	counts          map[int64]int
 }
 
-func (b *statsBuilder) add(us int64) { b.values = append(b.values, us) }
+func (b *statsBuilder) add(us int64) {
+	if b.n == 0 {
+		b.first, b.minV, b.maxV = us, us, us
+		b.counts = map[int64]int{}
+	}
+	b.n++
+	b.curr = us
+	b.minV = min(b.minV, us)
+	b.maxV = max(b.maxV, us)
+	b.sum += us
+	b.sq += float64(us) * float64(us)
+	b.counts[us]++
+}
 
 func (b *statsBuilder) stats() Stats {
-	return computeStats(b.values)
-}
-
-// computeStats derives Stats from run times in microseconds, in the order
-// they were measured.
-func computeStats(values []int64) Stats {
-	n := len(values)
+	n := b.n
 	if n == 0 {
 		return Stats{}
 	}
-	s := Stats{Count: n, First: values[0], Curr: values[n-1], Min: values[0], Max: values[0]}
-	var sum int64
-	var sq float64
-	for _, v := range values {
-		s.Min = min(s.Min, v)
-		s.Max = max(s.Max, v)
-		sum += v
-		sq += float64(v) * float64(v)
-	}
-	s.Avg = float64(sum) / float64(n)
+	s := Stats{Count: n, First: b.first, Curr: b.curr, Min: b.minV, Max: b.maxV}
+	s.Avg = float64(b.sum) / float64(n)
 	if s.Min != s.Max {
-		variance := sq/float64(n) - s.Avg*s.Avg
+		variance := b.sq/float64(n) - s.Avg*s.Avg
 		s.Std = math.Sqrt(max(variance, 0))
 		// TFLite keeps the variance in the value type (int64) before
 		// taking the root, and the root too.
 		s.tfliteStd = int64(math.Sqrt(float64(int64(variance))))
 	}
-	sorted := slices.Clone(values)
-	slices.Sort(sorted)
-	pct := func(p int) int64 { return sorted[n*p/100] }
+	keys := slices.Sorted(maps.Keys(b.counts))
+	// pct is the element at index floor(n*p/100) of the sorted times.
+	pct := func(p int) int64 {
+		idx, seen := n*p/100, 0
+		for _, k := range keys {
+			seen += b.counts[k]
+			if idx < seen {
+				return k
+			}
+		}
+		return keys[len(keys)-1]
+	}
 	s.P5, s.Median, s.P90, s.P95, s.P99 = pct(5), pct(50), pct(90), pct(95), pct(99)
 	return s
+}
+
+// computeStats derives Stats from run times in microseconds, in the order
+// they were measured.
+func computeStats(values []int64) Stats {
+	var b statsBuilder
+	for _, v := range values {
+		b.add(v)
+	}
+	return b.stats()
 }
 
 // tfliteLine formats s as StatWithPercentiles::OutputToStream does:
