@@ -1,6 +1,7 @@
 package interpreter
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/tflrun/tflrun/ops"
@@ -214,6 +215,13 @@ func (it *Interpreter) prepareDeferred(k int) error {
 	ds.charge = it.budget.Used() - before
 	it.kernelBytes += ds.charge
 	if err != nil {
+		var nc *ops.NotConstantError
+		if !nd.valueDeps && errors.As(err, &nc) {
+			// Deferred for a dynamic input, and it needs input values
+			// too: prepare it again with them.
+			nd.valueDeps = true
+			return it.prepareDeferred(k)
+		}
 		return err
 	}
 	for j, out := range nd.Outputs {
