@@ -131,6 +131,10 @@ type Interpreter struct {
 	// WHILE or IF when parent is set).
 	loopLimit int64
 	parent    *Interpreter
+
+	// diag collects the errors of every operator while Diagnose runs
+	// (nil otherwise).
+	diag *[]error
 }
 
 // New makes an Interpreter for subgraph 0 of m. Kernels are looked up (and

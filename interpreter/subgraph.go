@@ -213,90 +213,26 @@ func (it *Interpreter) allocate() error {
 		}
 	}
 	for i := range sg.nodes {
-		nd := &sg.nodes[i]
-		it.cur = i
-		nd.once, nd.empty, nd.deferred, nd.dynOut, nd.valueDeps = false, false, false, false, false
-		nd.kernel = nil
-		nd.Resizer = it
-		nd.Subgraphs = (*host)(it)
-		if err := it.budget.Reserve(nodeOverhead(&nd.Node), "the kernel's state"); err != nil {
-			return fmt.Errorf("%s: %w", nd.Node.String(), err)
-		}
-		reg, err := it.lookup(&nd.Node)
-		if err != nil {
-			return fmt.Errorf("%s: %w", nd.Node.String(), err)
-		}
-		nd.reg = reg
-		nd.kernel = reg.New()
-		nd.ResetScratch()
-		for _, in := range nd.Inputs {
-			if in != nil && in.Kind == ops.DynamicTensor {
-				nd.deferred = true
+		if err := it.prepareNode(i, isInput, writers); err != nil {
+			if it.diag == nil {
+				return err
 			}
-		}
-		for _, out := range nd.Outputs {
-			if out != nil && out.Kind == ops.ArenaTensor && !isInput[out.Index] {
-				out.Shape = nil
-				if nd.deferred {
-					out.Kind = ops.DynamicTensor
-				}
-			}
-		}
-		if nd.deferred {
-			// Prepared at Invoke, once its inputs have shapes.
-			continue
-		}
-		before := it.budget.Used()
-		if err := nd.kernel.Prepare(&nd.Node); err != nil {
-			var nc *ops.NotConstantError
-			if !errors.As(err, &nc) {
-				return fmt.Errorf("%s: %w", nd.Node.String(), err)
-			}
-			// Its outputs' shapes depend on input values: prepared at
-			// Invoke with the values at hand, as a deferred node.
-			nd.deferred, nd.valueDeps = true, true
-			nd.ResetScratch()
-			it.budget.SetUsed(before)
+			// Diagnose: note it and go on with the outputs at the
+			// shapes the model declares.
+			*it.diag = append(*it.diag, err)
+			nd := &sg.nodes[i]
+			nd.kernel = nil
 			for _, out := range nd.Outputs {
-				if out != nil && out.Kind == ops.ArenaTensor && !isInput[out.Index] {
-					out.Kind, out.Shape = ops.DynamicTensor, nil
+				if out != nil && !isInput[out.Index] && out.Kind != ops.ConstTensor {
+					out.Kind = ops.ArenaTensor
+					out.Shape = append([]int(nil), sg.info.Tensors[out.Index].Shape...)
 				}
 			}
-			continue
 		}
-		for k, out := range nd.Outputs {
-			if out == nil {
-				continue
-			}
-			if out.Kind == ops.DynamicTensor {
-				if isInput[out.Index] {
-					return fmt.Errorf("%s: output %d (%s) is a subgraph input and cannot be dynamic", nd.Node.String(), k, out)
-				}
-				nd.dynOut = true
-				continue
-			}
-			if out.Shape == nil && out.Kind == ops.ArenaTensor {
-				return fmt.Errorf("%s: kernel did not set the shape of output %d (%s)", nd.Node.String(), k, out)
-			}
-			if _, err := ops.ShapeElements(out.Shape, out.Type.Size()); err != nil {
-				return fmt.Errorf("%s: output %d (tensor %d): %w", nd.Node.String(), k, out.Index, err)
-			}
-			if err := it.fits(out); err != nil {
-				return fmt.Errorf("%s: output %d: %w", nd.Node.String(), k, err)
-			}
-			// A kernel never changes an output's rank from what the model
-			// declares (TFLite Micro relies on that too); a mismatch means
-			// the model contradicts itself.
-			if decl := sg.info.Tensors[out.Index].Shape; len(decl) > 0 && len(decl) != len(out.Shape) {
-				return fmt.Errorf("%s: output %d (tensor %d %q) produces shape %v but the model declares %v", nd.Node.String(), k, out.Index, out.Name, out.Shape, decl)
-			}
-		}
-		if precomputable(&nd.Node, isInput, writers) {
-			if err := it.precompute(nd); err != nil {
-				return fmt.Errorf("%s: %w", nd.Node.String(), err)
-			}
-		}
-		nd.empty = !nd.once && emptyNode(&nd.Node)
+	}
+	if it.diag != nil {
+		it.cur = -1
+		return nil
 	}
 	it.cur = -1
 	it.kernelBytes = it.budget.Used() - it.baseBytes - int64(it.preBytes)
@@ -372,4 +308,131 @@ func (it *Interpreter) lookup(n *ops.Node) (ops.Registration, error) {
 		return it.resolver.FindCustom(n.OpName)
 	}
 	return it.resolver.FindBuiltin(n.Op, n.Version)
+}
+
+// prepareNode looks up node i's kernel and prepares it (see allocate).
+func (it *Interpreter) prepareNode(i int, isInput []bool, writers []int) error {
+	sg := it.sg
+	nd := &sg.nodes[i]
+	it.cur = i
+	nd.once, nd.empty, nd.deferred, nd.dynOut, nd.valueDeps = false, false, false, false, false
+	nd.kernel = nil
+	nd.Resizer = it
+	nd.Subgraphs = (*host)(it)
+	if err := it.budget.Reserve(nodeOverhead(&nd.Node), "the kernel's state"); err != nil {
+		return fmt.Errorf("%s: %w", nd.Node.String(), err)
+	}
+	reg, err := it.lookup(&nd.Node)
+	if err != nil {
+		return fmt.Errorf("%s: %w", nd.Node.String(), err)
+	}
+	nd.reg = reg
+	nd.kernel = reg.New()
+	nd.ResetScratch()
+	for _, in := range nd.Inputs {
+		if in != nil && in.Kind == ops.DynamicTensor {
+			nd.deferred = true
+		}
+	}
+	for _, out := range nd.Outputs {
+		if out != nil && out.Kind == ops.ArenaTensor && !isInput[out.Index] {
+			out.Shape = nil
+			if nd.deferred {
+				out.Kind = ops.DynamicTensor
+			}
+		}
+	}
+	if nd.deferred {
+		// Prepared at Invoke, once its inputs have shapes.
+		return nil
+	}
+	before := it.budget.Used()
+	if err := nd.kernel.Prepare(&nd.Node); err != nil {
+		var nc *ops.NotConstantError
+		if !errors.As(err, &nc) {
+			return fmt.Errorf("%s: %w", nd.Node.String(), err)
+		}
+		// Its outputs' shapes depend on input values: prepared at
+		// Invoke with the values at hand, as a deferred node.
+		nd.deferred, nd.valueDeps = true, true
+		nd.ResetScratch()
+		it.budget.SetUsed(before)
+		for _, out := range nd.Outputs {
+			if out != nil && out.Kind == ops.ArenaTensor && !isInput[out.Index] {
+				out.Kind, out.Shape = ops.DynamicTensor, nil
+			}
+		}
+		return nil
+	}
+	for k, out := range nd.Outputs {
+		if out == nil {
+			continue
+		}
+		if out.Kind == ops.DynamicTensor {
+			if isInput[out.Index] {
+				return fmt.Errorf("%s: output %d (%s) is a subgraph input and cannot be dynamic", nd.Node.String(), k, out)
+			}
+			nd.dynOut = true
+			continue
+		}
+		if out.Shape == nil && out.Kind == ops.ArenaTensor {
+			return fmt.Errorf("%s: kernel did not set the shape of output %d (%s)", nd.Node.String(), k, out)
+		}
+		if _, err := ops.ShapeElements(out.Shape, out.Type.Size()); err != nil {
+			return fmt.Errorf("%s: output %d (tensor %d): %w", nd.Node.String(), k, out.Index, err)
+		}
+		if err := it.fits(out); err != nil {
+			return fmt.Errorf("%s: output %d: %w", nd.Node.String(), k, err)
+		}
+		// A kernel never changes an output's rank from what the model
+		// declares (TFLite Micro relies on that too); a mismatch means
+		// the model contradicts itself.
+		if decl := sg.info.Tensors[out.Index].Shape; len(decl) > 0 && len(decl) != len(out.Shape) {
+			return fmt.Errorf("%s: output %d (tensor %d %q) produces shape %v but the model declares %v", nd.Node.String(), k, out.Index, out.Name, out.Shape, decl)
+		}
+	}
+	if precomputable(&nd.Node, isInput, writers) {
+		if err := it.precompute(nd); err != nil {
+			return fmt.Errorf("%s: %w", nd.Node.String(), err)
+		}
+	}
+	nd.empty = !nd.once && emptyNode(&nd.Node)
+	return nil
+}
+
+// Diagnose prepares every operator of subgraph 0 as AllocateTensors
+// does, but goes on past failures and returns all of them, each naming
+// its operator: every operator tflrun lacks, every version or type
+// combination its kernels refuse, every shape they reject. An operator
+// that fails leaves its outputs at the shapes the model declares, so the
+// operators after it are checked too (a later error may then follow from
+// an earlier one). Operators whose shapes are only known at Invoke are
+// not prepared. Nothing is planned: the interpreter is left unallocated
+// (call AllocateTensors before Invoke). Diagnose returns nil for a model
+// AllocateTensors would accept, and ErrConcurrentUse or ErrClosed as
+// AllocateTensors does.
+func (it *Interpreter) Diagnose() (errs []error) {
+	if err := it.enter(); err != nil {
+		return []error{err}
+	}
+	defer it.exit()
+	it.allocated = false
+	arch.BeginRun()
+	var err error
+	func() {
+		defer it.guard(&err, debug.SetPanicOnFault(true))
+		it.diag = &errs
+		err = it.allocate()
+		it.diag = nil
+		if err == nil && len(errs) == 0 {
+			// Every operator prepared: what remains is the plan's memory.
+			err = it.allocate()
+		}
+	}()
+	it.diag = nil
+	it.allocated = false
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return errs
 }

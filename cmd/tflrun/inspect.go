@@ -69,8 +69,12 @@ type inspectReport struct {
 	BufferBytes         int64                   `json:"buffer_bytes"`
 	Unsupported         []inspectUnsup          `json:"unsupported_operators"`
 	Allocation          string                  `json:"allocation"`
-	ArenaBytes          int                     `json:"arena_bytes"`
-	VariableBytes       int                     `json:"variable_bytes"`
+	// Blockers are every error preparing the operators met (each
+	// unsupported operator, version, type combination or shape), not
+	// only the first, which Allocation reports; empty when it is ok.
+	Blockers      []string `json:"blockers"`
+	ArenaBytes    int      `json:"arena_bytes"`
+	VariableBytes int      `json:"variable_bytes"`
 	// PrecomputedBytes is what the outputs of DEQUANTIZE operators with
 	// constant inputs occupy, computed once at allocation (bytes).
 	PrecomputedBytes int `json:"precomputed_bytes"`
@@ -204,8 +208,13 @@ func describeModel(path string, m *interpreter.Model, mem *memoryFlag) *inspectR
 	}
 	// Allocation runs every kernel's Prepare: it finds type and shape
 	// combinations the kernels refuse, beyond missing kernels.
+	// Diagnose goes on past a failure, so every blocker is listed.
+	rep.Blockers = []string{}
 	it, err := interpreter.New(m, mem.options())
 	if err == nil {
+		for _, e := range it.Diagnose() {
+			rep.Blockers = append(rep.Blockers, e.Error())
+		}
 		err = it.AllocateTensors()
 	}
 	if err != nil {
@@ -331,5 +340,11 @@ func (r *inspectReport) writeText(w io.Writer) {
 		}
 	} else {
 		fmt.Fprintf(w, "allocation: %s\n", r.Allocation)
+	}
+	if len(r.Blockers) > 1 {
+		fmt.Fprintf(w, "blockers (%d, each operator that cannot be prepared):\n", len(r.Blockers))
+		for _, b := range r.Blockers {
+			fmt.Fprintf(w, "  %s\n", b)
+		}
 	}
 }
