@@ -60,6 +60,23 @@
 // behind its back. The data types are re-exported (Float32, Int8, …), so
 // a program needs no other import to name them.
 //
+// # Dynamic shapes and control flow
+//
+// A tensor whose shape depends on the run-time values of an input (a
+// RESHAPE or FILL fed by SHAPE → STRIDED_SLICE → PACK, TOPK_V2 with a
+// computed k, a loop-carried tensor that grows) is an ops.DynamicTensor,
+// TensorFlow Lite's kTfLiteDynamic (dynamic.go): kernels size it at Eval
+// (ops.Node.ResizeOutput) into a grow-only buffer of its own, charged to
+// the memory bound, and the operators that read it are prepared at Invoke,
+// again only when their input shapes (or, for a kernel that returned an
+// ops.NotConstantError, the small integer inputs it reads) change; so once
+// shapes are stable Invoke allocates nothing. Static tensors keep the
+// arena plan. WHILE and IF (control.go) run other subgraphs, each a child
+// interpreter with its own plan, charged to the same bound; loops are
+// bounded by Options.MaxLoopIterations, and recursion and subgraph indices
+// out of range are refused. Diagnose lists every operator that cannot be
+// prepared, where AllocateTensors stops at the first.
+//
 // # Memory
 //
 // Options.MaxArenaBytes bounds everything an interpreter takes: its

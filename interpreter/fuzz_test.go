@@ -44,6 +44,11 @@ func FuzzLoadAllocateInvoke(f *testing.F) {
 	for _, b := range hostileSeeds(f) {
 		f.Add(b)
 	}
+	// Dynamic tensors and control flow (dynamic_test.go, control_test.go).
+	for _, b := range [][]byte{flattenModel(2), fillDimsModel(), topkModel(), resizeModel(),
+		counterWhile(false).Bytes(), counterWhile(true).Bytes(), growWhile().Bytes(), ifModel().Bytes()} {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		start := time.Now()
 		err := loadRun(b)
@@ -84,7 +89,9 @@ func loadRun(b []byte) error {
 	if err != nil {
 		return err
 	}
-	it, err := interpreter.New(m, &interpreter.Options{MaxArenaBytes: 64 << 20, Resolver: fuzzResolver})
+	// A mutated loop may never end: 2^16 iterations keep a run in
+	// milliseconds (the default bound of 2^22 takes seconds).
+	it, err := interpreter.New(m, &interpreter.Options{MaxArenaBytes: 64 << 20, Resolver: fuzzResolver, MaxLoopIterations: 1 << 16})
 	if err != nil {
 		return err
 	}

@@ -64,9 +64,10 @@ type Options struct {
 const MaxThreads = 256
 
 // DefaultMaxLoopIterations is the WHILE iteration bound used when
-// Options.MaxLoopIterations is 0: 2^24, far above the time steps of a
-// recurrent model and reached in seconds by a loop that never ends.
-const DefaultMaxLoopIterations = 1 << 24
+// Options.MaxLoopIterations is 0: 2^22, far above the time steps of a
+// recurrent model, and reached in about 3 s by a tiny loop that never
+// ends (0.7 µs an iteration on the project's machine).
+const DefaultMaxLoopIterations = 1 << 22
 
 // DefaultMaxArenaBytes is the allocation bound used when
 // Options.MaxArenaBytes is 0: 2 GiB, or 512 MiB where int has 32 bits
