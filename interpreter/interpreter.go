@@ -136,6 +136,10 @@ type Interpreter struct {
 	// diag collects the errors of every operator while Diagnose runs
 	// (nil otherwise).
 	diag *[]error
+
+	// resources are the resource variables and CALL_ONCE status
+	// (resources.go), kept by the root interpreter.
+	resources *resources
 }
 
 // New makes an Interpreter for subgraph 0 of m. Kernels are looked up (and

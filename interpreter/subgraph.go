@@ -319,6 +319,7 @@ func (it *Interpreter) prepareNode(i int, isInput []bool, writers []int) error {
 	nd.kernel = nil
 	nd.Resizer = it
 	nd.Subgraphs = (*host)(it)
+	nd.Resources = it
 	if err := it.budget.Reserve(nodeOverhead(&nd.Node), "the kernel's state"); err != nil {
 		return fmt.Errorf("%s: %w", nd.Node.String(), err)
 	}

@@ -73,8 +73,33 @@ type Node struct {
 	// Subgraphs gives control-flow kernels (WHILE, IF) the model's other
 	// subgraphs; the interpreter sets it. Nil in a node built by hand.
 	Subgraphs SubgraphSource
+	// Resources holds the interpreter's resource variables and the
+	// CALL_ONCE status (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE,
+	// CALL_ONCE); the interpreter sets it. Nil in a node built by hand.
+	Resources ResourceSource
 
 	scratchSizes []int
+}
+
+// ResourceSource is an interpreter's resource manager, shared by all the
+// subgraphs it runs, as TFLite's: resource variables named by
+// (container, shared_name), and which init subgraphs CALL_ONCE has run.
+// Resources persist for the interpreter's lifetime (AllocateTensors and
+// ResetVariableTensors keep them).
+type ResourceSource interface {
+	// ResourceID returns the id of the variable named (container,
+	// sharedName), assigning the next id to a new name.
+	ResourceID(container, sharedName string) int32
+	// Variable returns the value of variable id, or nil when nothing
+	// assigned it yet.
+	Variable(id int32) *Tensor
+	// AssignVariable sets variable id to a copy of value (type, shape,
+	// bytes); its storage grows only, charged to the memory bound.
+	AssignVariable(id int32, value *Tensor) error
+	// Initialized reports whether CALL_ONCE ran init subgraph index;
+	// MarkInitialized records that it did.
+	Initialized(index int) bool
+	MarkInitialized(index int)
 }
 
 // SubgraphSource makes runners of a model's subgraphs for control-flow

@@ -171,8 +171,12 @@ const (
 
 // Control-flow operator codes (TFLite schema numbering).
 const (
-	OpIf    BuiltinOperator = 118
-	OpWhile BuiltinOperator = 119
+	OpIf             BuiltinOperator = 118
+	OpWhile          BuiltinOperator = 119
+	OpCallOnce       BuiltinOperator = 129
+	OpVarHandle      BuiltinOperator = 142
+	OpReadVariable   BuiltinOperator = 143
+	OpAssignVariable BuiltinOperator = 144
 )
 
 // Registration binds an operator to its kernel: a builtin code with the
