@@ -18,7 +18,8 @@ import (
 //
 // over the input positions and taps that land on (z, y, x). Inputs: 0
 // output_shape, an int32 vector [batch, oD, oH, oW, outC] that must be
-// constant (dynamic tensors are not supported yet); 1 filter [fD, fH, fW,
+// constant (otherwise the interpreter prepares it at Invoke, see
+// ops.NotConstantError); 1 filter [fD, fH, fW,
 // outC, inC]; 2 input [batch, D, H, W, inC]; 3 bias [outC], optional. The
 // padding is that of the CONV_3D with the same options from the output,
 // which must give the input's spatial sizes. Float32 only, as TFLite's
@@ -89,7 +90,7 @@ func (k *Conv3DTranspose) Prepare(n *ops.Node) error {
 		return fmt.Errorf("input 0 (output_shape): type %s, need int32", shapeT.Type)
 	}
 	if !shapeT.IsConstant() {
-		return errors.New("output shape depends on the run-time values of input 0; dynamic tensors are not supported yet")
+		return ops.NotConstant("input 0 (output_shape)")
 	}
 	if in.Rank() != 5 {
 		return fmt.Errorf("input 2: rank %d, need 5 (NDHWC)", in.Rank())

@@ -115,7 +115,7 @@ func (k *NonMaxSuppression) Prepare(n *ops.Node) error {
 		return err
 	}
 	if !maxT.IsConstant() {
-		return errors.New("output shape depends on the run-time values of input 2 (max_output_size); dynamic tensors are not supported yet")
+		return ops.NotConstant("input 2 (max_output_size)")
 	}
 	k.maxOut = int(maxT.Int32s()[0])
 	if k.maxOut < 0 {

@@ -73,7 +73,7 @@ func (k *Rfft2d) Prepare(n *ops.Node) error {
 		return fmt.Errorf("input 1 (fft_length): shape %v, need [2]", lenT.Shape)
 	}
 	if !lenT.IsConstant() {
-		return errors.New("output shape depends on the run-time values of input 1 (fft_length); dynamic tensors are not supported yet")
+		return ops.NotConstant("input 1 (fft_length)")
 	}
 	if err := requireType(out, "output 0", ops.Complex64); err != nil {
 		return err

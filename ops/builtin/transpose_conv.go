@@ -15,8 +15,8 @@ import (
 // gradient of CONV_2D with respect to its input.
 //
 // Inputs: 0 output_shape, an int32 vector [batch, outH, outW, outC] that
-// must be constant (tflrun sizes outputs at Prepare; dynamic tensors are
-// not supported yet); 1 weights [outC, fH, fW, inC] (OHWI); 2 input
+// must be constant or is read at Invoke (the interpreter prepares the
+// node then, see ops.NotConstantError); 1 weights [outC, fH, fW, inC] (OHWI); 2 input
 // [batch, inH, inW, inC]; 3 bias [outC], optional. Output 0 has the shape
 // output_shape gives; a CONV_2D with the same padding, strides and filter
 // from the output must produce the input's height and width, which fixes
@@ -188,7 +188,7 @@ func (k *TransposeConv) Prepare(n *ops.Node) error {
 		return fmt.Errorf("input 0 (output_shape): %d elements, need 4", shapeT.NumElements())
 	}
 	if !shapeT.IsConstant() {
-		return errors.New("output shape depends on the run-time values of input 0; dynamic tensors are not supported yet")
+		return ops.NotConstant("input 0 (output_shape)")
 	}
 	if err := check4D(in, "input 2"); err != nil {
 		return err

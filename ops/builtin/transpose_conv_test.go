@@ -501,7 +501,7 @@ func TestTransposeConvErrors(t *testing.T) {
 		{"bad padding", edit(opts(func(o *TransposeConvOptions) { o.Padding = 7 })), []string{"padding"}},
 		{"bad activation", edit(opts(func(o *TransposeConvOptions) { o.Activation = 9 })), []string{"activation"}},
 		{"tanh", edit(opts(func(o *TransposeConvOptions) { o.Activation = ops.ActTanh })), []string{"TANH"}},
-		{"output_shape not constant", edit(func(n *ops.Node) { n.Inputs[0].Kind = ops.ArenaTensor }), []string{"run-time values of input 0", "dynamic tensors"}},
+		{"output_shape not constant", edit(func(n *ops.Node) { n.Inputs[0].Kind = ops.ArenaTensor }), []string{"input 0 (output_shape)", "must be a constant tensor"}},
 		{"output_shape int64", edit(func(n *ops.Node) { n.Inputs[0] = constT(tensorOf(ops.Int64, []int{4}, []int64{1, 4, 4, 2})) }), []string{"int64"}},
 		{"output_shape 3 elements", edit(shape(1, 4, 4)), []string{"3 elements"}},
 		{"output_shape matrix", edit(func(n *ops.Node) { n.Inputs[0] = constT(tensorOf(ops.Int32, []int{2, 2}, []int32{1, 4, 4, 2})) }), []string{"rank 2"}},
