@@ -17,10 +17,6 @@ import (
 // subgraph index. Indices out of range, and a subgraph already running
 // above this one (a body that calls its own subgraph, directly or not),
 // are refused.
-// host is an Interpreter as its kernels see it (ops.SubgraphSource),
-// kept off Interpreter's own API.
-type host Interpreter
-
 func (h *host) Subgraph(index int) (ops.Subgraph, error) {
 	it := (*Interpreter)(h)
 	if index < 0 || index >= len(it.model.Subgraphs) {

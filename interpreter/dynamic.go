@@ -70,10 +70,16 @@ func sameValues(nd *node, ds *deferState) bool {
 	return p == len(ds.values)
 }
 
+// host is an Interpreter as its kernels see it: it implements
+// ops.OutputResizer, ops.SubgraphSource and ops.ResourceSource, which are
+// for kernels only and so are not methods of Interpreter itself.
+type host Interpreter
+
 // ResizeOutput implements ops.OutputResizer for the interpreter's
 // kernels: it sets dynamic tensor t to shape, growing its buffer (charged
 // to Options.MaxArenaBytes) when it is too small.
-func (it *Interpreter) ResizeOutput(t *ops.Tensor, shape []int) error {
+func (h *host) ResizeOutput(t *ops.Tensor, shape []int) error {
+	it := (*Interpreter)(h)
 	if t.Index < 0 || t.Index >= len(it.dyn) || &it.sg.tensors[t.Index] != t {
 		return fmt.Errorf("%s is not a tensor of this interpreter", t)
 	}
@@ -229,7 +235,7 @@ func (it *Interpreter) prepareDeferred(k int) error {
 			continue
 		}
 		shape := out.Shape
-		if err := it.ResizeOutput(out, shape); err != nil {
+		if err := (*host)(it).ResizeOutput(out, shape); err != nil {
 			return fmt.Errorf("output %d: %w", j, err)
 		}
 	}

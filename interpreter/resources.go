@@ -41,7 +41,8 @@ func (it *Interpreter) res() *resources {
 }
 
 // ResourceID implements ops.ResourceSource.
-func (it *Interpreter) ResourceID(container, sharedName string) int32 {
+func (h *host) ResourceID(container, sharedName string) int32 {
+	it := (*Interpreter)(h)
 	r := it.res()
 	key := [2]string{container, sharedName}
 	if id, ok := r.ids[key]; ok {
@@ -53,7 +54,8 @@ func (it *Interpreter) ResourceID(container, sharedName string) int32 {
 }
 
 // Variable implements ops.ResourceSource.
-func (it *Interpreter) Variable(id int32) *ops.Tensor {
+func (h *host) Variable(id int32) *ops.Tensor {
+	it := (*Interpreter)(h)
 	r := it.res()
 	if id < 0 || int(id) >= len(r.vars) || !r.vars[id].set {
 		return nil
@@ -62,7 +64,8 @@ func (it *Interpreter) Variable(id int32) *ops.Tensor {
 }
 
 // AssignVariable implements ops.ResourceSource.
-func (it *Interpreter) AssignVariable(id int32, value *ops.Tensor) error {
+func (h *host) AssignVariable(id int32, value *ops.Tensor) error {
+	it := (*Interpreter)(h)
 	r := it.res()
 	if id < 0 || int(id) >= len(r.ids) {
 		return fmt.Errorf("resource id %d is not a variable of this interpreter (it has %d)", id, len(r.ids))
@@ -102,7 +105,7 @@ func (it *Interpreter) AssignVariable(id int32, value *ops.Tensor) error {
 }
 
 // Initialized implements ops.ResourceSource.
-func (it *Interpreter) Initialized(index int) bool { return it.res().inits[index] }
+func (h *host) Initialized(index int) bool { return (*Interpreter)(h).res().inits[index] }
 
 // MarkInitialized implements ops.ResourceSource.
-func (it *Interpreter) MarkInitialized(index int) { it.res().inits[index] = true }
+func (h *host) MarkInitialized(index int) { (*Interpreter)(h).res().inits[index] = true }

@@ -317,9 +317,9 @@ func (it *Interpreter) prepareNode(i int, isInput []bool, writers []int) error {
 	it.cur = i
 	nd.once, nd.empty, nd.deferred, nd.dynOut, nd.valueDeps = false, false, false, false, false
 	nd.kernel = nil
-	nd.Resizer = it
+	nd.Resizer = (*host)(it)
 	nd.Subgraphs = (*host)(it)
-	nd.Resources = it
+	nd.Resources = (*host)(it)
 	if err := it.budget.Reserve(nodeOverhead(&nd.Node), "the kernel's state"); err != nil {
 		return fmt.Errorf("%s: %w", nd.Node.String(), err)
 	}
