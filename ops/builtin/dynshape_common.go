@@ -8,16 +8,15 @@ import (
 
 // This file holds what the kernels whose output shape TFLite computes from
 // an input's values share: TFLite marks such an output kTfLiteDynamic when
-// that input is not constant and sizes it at Eval. tflrun sizes every
-// output at Prepare, so these kernels read the input there and refuse a
-// non-constant one with dynamicShapeError until the interpreter has dynamic
-// tensors.
+// that input is not constant and sizes it at Eval. These kernels read the
+// input at Prepare; a non-constant one gives dynamicShapeError, an
+// ops.NotConstantError, on which the interpreter prepares the node again
+// at Invoke with the input's values (and again whenever they change).
 
 // dynamicShapeError is the error of a kernel whose output shape depends on
 // the values of input i (role names it), which is not a constant.
 func dynamicShapeError(i int, role string) error {
-	return fmt.Errorf("%s: output shape depends on the run-time values of input %d; dynamic tensors are not supported yet",
-		ioLabel("input", i, role), i)
+	return ops.NotConstant(ioLabel("input", i, role))
 }
 
 // constInts reads the values of a constant int32 (or, when allow64, int64)

@@ -23,7 +23,7 @@ import (
 // Types, as TFLite's scatter_nd.cc: updates float32, int8, uint8, int32,
 // int64 or bool (the output takes that type); indices and shape int32.
 // TFLite sizes the output from the values of shape: tflrun needs it
-// constant (dynamic tensors are not supported yet). Version 1, as TFLite's
+// constant (else the interpreter prepares it at Invoke). Version 1, as TFLite's
 // register.cc.
 type ScatterND struct {
 	typ        ops.DataType

@@ -17,7 +17,7 @@ import (
 // from 0 in the data type (int32 wraps).
 //
 // TFLite sizes the output from the values of segment_ids: tflrun needs
-// them constant (dynamic tensors are not supported yet). Types: float32
+// them constant (else the interpreter prepares it at Invoke). Types: float32
 // and int32. Version 1, as TFLite's register.cc.
 type SegmentSum struct {
 	typ        ops.DataType

@@ -23,7 +23,7 @@ import (
 // and never replaces a number already there).
 //
 // TFLite sizes the output from the value of num_segments: tflrun needs it
-// constant (dynamic tensors are not supported yet); segment_ids may vary.
+// constant (else the interpreter prepares it at Invoke); segment_ids may vary.
 // Types: float32 and int32. Each operator has version 1, as TFLite's
 // register.cc.
 type UnsortedSegment struct {
