@@ -106,6 +106,48 @@ func growWhile() *optest.Builder {
 	return b
 }
 
+// fillWhile: a body holding a value-shaped operator: each iteration
+// sets x = FILL([i+2, 2], 0.5) + 1 with i the counter, so x grows
+// ([1,2] → [4,2]) through a FILL whose dims come from PACK of the
+// counter.
+func fillWhile() *optest.Builder {
+	b := optest.NewBuilder()
+	i := b.Const("zero", schema.TensorTypeINT32, []int32{}, nil, optest.I32(0))
+	x := b.Tensor("x", schema.TensorTypeFLOAT32, []int32{1, 2}, nil)
+	io := b.Tensor("i_out", schema.TensorTypeINT32, []int32{}, nil)
+	xo := b.Tensor("x_out", schema.TensorTypeFLOAT32, []int32{1, 2}, nil)
+	b.SetSignature(xo, []int32{-1, 2})
+	b.Inputs(x)
+	b.Outputs(xo)
+	cond := lessCond(b, 3, []int32{1, 2})
+	b.SetSignature(1, []int32{-1, 2})
+	body := b.AddSubgraph("body")
+	bi := b.Tensor("i", schema.TensorTypeINT32, []int32{}, nil)
+	bx := b.Tensor("x", schema.TensorTypeFLOAT32, []int32{1, 2}, nil)
+	b.SetSignature(bx, []int32{-1, 2})
+	one := b.Const("one", schema.TensorTypeINT32, []int32{}, nil, optest.I32(1))
+	two := b.Const("two", schema.TensorTypeINT32, []int32{}, nil, optest.I32(2))
+	bi2 := b.Tensor("i2", schema.TensorTypeINT32, []int32{}, nil)
+	rows := b.Tensor("rows", schema.TensorTypeINT32, []int32{}, nil)
+	dims := b.Tensor("dims", schema.TensorTypeINT32, []int32{2}, nil)
+	half := b.Const("half", schema.TensorTypeFLOAT32, []int32{}, nil, optest.F32(0.5))
+	f := b.Tensor("filled", schema.TensorTypeFLOAT32, []int32{1, 2}, nil)
+	b.SetSignature(f, []int32{-1, 2})
+	fone := b.Const("fone", schema.TensorTypeFLOAT32, []int32{}, nil, optest.F32(1))
+	bx2 := b.Tensor("x2", schema.TensorTypeFLOAT32, []int32{1, 2}, nil)
+	b.SetSignature(bx2, []int32{-1, 2})
+	addOp(b, bi, one, bi2)
+	addOp(b, bi2, one, rows)
+	b.Op(schema.BuiltinOperatorPACK, 1, []int32{rows, two}, []int32{dims}, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsPackOptions, Value: &schema.PackOptionsT{ValuesCount: 2}})
+	b.Op(schema.BuiltinOperatorFILL, 1, []int32{dims, half}, []int32{f}, nil)
+	addOp(b, f, fone, bx2)
+	b.Inputs(bi, bx)
+	b.Outputs(bi2, bx2)
+	b.UseSubgraph(0)
+	whileOp(b, cond, body, []int32{i, x}, []int32{io, xo})
+	return b
+}
+
 // ifModel: y = c ? x*2 : x+1.
 func ifModel() *optest.Builder {
 	b := optest.NewBuilder()
@@ -141,6 +183,7 @@ var controlModels = []struct {
 }{
 	{"while_counter", func() []byte { return counterWhile(false).Bytes() }, 4},
 	{"while_grow", func() []byte { return growWhile().Bytes() }, 2},
+	{"while_fill", func() []byte { return fillWhile().Bytes() }, 1},
 	{"if", func() []byte { return ifModel().Bytes() }, 4},
 }
 
