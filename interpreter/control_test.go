@@ -176,6 +176,34 @@ func ifModel() *optest.Builder {
 	return b
 }
 
+// ifShapesModel: y = c ? x*2 : concat(x, x): the branches' outputs
+// differ in shape, so the IF's output is dynamic.
+func ifShapesModel() *optest.Builder {
+	b := optest.NewBuilder()
+	c := b.Tensor("c", schema.TensorTypeBOOL, []int32{}, nil)
+	x := b.Tensor("x", schema.TensorTypeFLOAT32, []int32{3}, nil)
+	y := b.Tensor("y", schema.TensorTypeFLOAT32, []int32{3}, nil)
+	b.SetSignature(y, []int32{-1})
+	b.Inputs(c, x)
+	b.Outputs(y)
+	then := b.AddSubgraph("then")
+	tx := b.Tensor("x", schema.TensorTypeFLOAT32, []int32{3}, nil)
+	ty := b.Tensor("y", schema.TensorTypeFLOAT32, []int32{3}, nil)
+	mulOp(b, tx, b.Const("two", schema.TensorTypeFLOAT32, []int32{}, nil, optest.F32(2)), ty)
+	b.Inputs(tx)
+	b.Outputs(ty)
+	els := b.AddSubgraph("else")
+	ex := b.Tensor("x", schema.TensorTypeFLOAT32, []int32{3}, nil)
+	ey := b.Tensor("y", schema.TensorTypeFLOAT32, []int32{6}, nil)
+	b.Op(schema.BuiltinOperatorCONCATENATION, 1, []int32{ex, ex}, []int32{ey}, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsConcatenationOptions, Value: &schema.ConcatenationOptionsT{Axis: 0}})
+	b.Inputs(ex)
+	b.Outputs(ey)
+	b.UseSubgraph(0)
+	b.Op(schema.BuiltinOperatorIF, 1, []int32{c, x}, []int32{y}, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsIfOptions,
+		Value: &schema.IfOptionsT{ThenSubgraphIndex: then, ElseSubgraphIndex: els}})
+	return b
+}
+
 var controlModels = []struct {
 	name  string
 	model func() []byte
@@ -185,6 +213,7 @@ var controlModels = []struct {
 	{"while_grow", func() []byte { return growWhile().Bytes() }, 2},
 	{"while_fill", func() []byte { return fillWhile().Bytes() }, 1},
 	{"if", func() []byte { return ifModel().Bytes() }, 4},
+	{"if_shapes", func() []byte { return ifShapesModel().Bytes() }, 4},
 }
 
 func TestRecordControl(t *testing.T) {
