@@ -36,12 +36,12 @@ func TestLinearWork(t *testing.T) {
 		gen  func(n int) *tfpb.GraphDef
 		opts Options
 	}{
-		{"chain of ops (legalised, identities bypassed)", 5_000, func(n int) *tfpb.GraphDef { return hostile.Chain(n, "Relu", "Identity", "Neg") }, big},
-		{"chain of folds", 5_000, hostile.FoldChain, big},
-		{"chain of calls", 2_000, hostile.CallChain, big},
-		{"calls used far away", 500, diamondCalls, big},
+		{"chain of ops (legalised, identities bypassed)", 2_500, func(n int) *tfpb.GraphDef { return hostile.Chain(n, "Relu", "Identity", "Neg") }, big},
+		{"chain of folds", 2_500, hostile.FoldChain, big},
+		{"chain of calls", 1_000, hostile.CallChain, big},
+		{"calls used far away", 250, diamondCalls, big},
 		{"loop unrolled", 250, func(n int) *tfpb.GraphDef { return hostile.While(n, 4) }, big},
-		{"many outputs", 2_500, wideGraph, big},
+		{"many outputs", 1_250, wideGraph, big},
 	}
 	for _, c := range cases {
 		if testing.Short() {
