@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 	"github.com/tflrun/tflrun/schema"
 )
@@ -33,6 +34,7 @@ type Add struct {
 	potS    int  // right shift of the shifted input (POT path)
 	potA    bool // the shifted input is input 0
 	qp      quantAddParams
+	aq      arch.QuantAdd // qp for arch.AddQuantInt8/Uint8 (int8, uint8)
 }
 
 // NewAdd returns an ADD kernel for one node.
@@ -79,7 +81,11 @@ func (k *Add) Prepare(n *ops.Node) error {
 		k.fMin, k.fMax = halfActivationRange(k.act)
 		return nil
 	case ops.Int8, ops.Uint8:
-		return k.qp.prepare(a, b, out, k.act, false, false)
+		if err := k.qp.prepare(a, b, out, k.act, false, false); err != nil {
+			return err
+		}
+		k.aq = k.qp.arch()
+		return nil
 	case ops.Int16:
 		if !isQuantized(a) || !isQuantized(out) {
 			// TFLite takes the plain path when the output has no
@@ -148,11 +154,17 @@ func (k *Add) Eval(n *ops.Node) error {
 			return min(max(x+y, k.iMin), k.iMax)
 		})
 	case ops.Int8:
+		if quantAddRuns(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), &k.aq, arch.AddQuantInt8) {
+			return nil
+		}
 		broadcastApply(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), func(x, y int8) int8 {
 			sx, sy := k.qp.scaledInputs(int32(x), int32(y))
 			return int8(k.qp.finish(sx + sy))
 		})
 	case ops.Uint8:
+		if quantAddRuns(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), &k.aq, arch.AddQuantUint8) {
+			return nil
+		}
 		broadcastApply(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), func(x, y uint8) uint8 {
 			sx, sy := k.qp.scaledInputs(int32(x), int32(y))
 			return uint8(k.qp.finish(sx + sy))
@@ -187,4 +199,24 @@ func (k *Add) Eval(n *ops.Node) error {
 		})
 	}
 	return nil
+}
+
+// quantAddRuns computes a quantised int8 or uint8 ADD through the vector
+// primitive f when both operands are contiguous along the innermost
+// merged dimension (equal shapes, or a broadcast that repeats whole
+// rows), and reports false, having done nothing, when one operand
+// repeats element by element there (the caller's general loop does it).
+func quantAddRuns[T int8 | uint8](bc *broadcast, a, b, out []T, p *arch.QuantAdd, f func(dst, a, b []T, p *arch.QuantAdd)) bool {
+	if !bc.needed {
+		f(out[:bc.count], a[:bc.count], b[:bc.count], p)
+		return true
+	}
+	if bc.strideA[5] != 1 || bc.strideB[5] != 1 {
+		return false
+	}
+	n := bc.dims[5]
+	bc.eachRun(func(o, ia, ib int) {
+		f(out[o:o+n], a[ia:ia+n], b[ib:ib+n], p)
+	})
+	return true
 }

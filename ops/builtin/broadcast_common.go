@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -242,6 +243,21 @@ func (p *quantAddParams) scaledInputs(x, y int32) (int32, int32) {
 	sx := ops.MultiplyByQuantizedMultiplierSmallerThanOneExp((p.in1Off+x)*(int32(1)<<p.leftShift), p.in1Mult, p.in1Shift)
 	sy := ops.MultiplyByQuantizedMultiplierSmallerThanOneExp((p.in2Off+y)*(int32(1)<<p.leftShift), p.in2Mult, p.in2Shift)
 	return sx, sy
+}
+
+// arch returns the parameters for arch.AddQuantInt8 and AddQuantUint8,
+// which compute scaledInputs and finish in one pass:
+// MultiplyByQuantizedMultiplierSmallerThanOneExp of the inputs is
+// MultiplyByQuantizedMultiplier at the non-positive shifts prepare
+// derives (input multipliers are at most one half), and finish picks the
+// form of the output shift's sign as MultiplyByQuantizedMultiplier does.
+func (p *quantAddParams) arch() arch.QuantAdd {
+	return arch.QuantAdd{
+		In1Offset: p.in1Off, In2Offset: p.in2Off, LeftShift: p.leftShift,
+		In1Mult: p.in1Mult, In1Shift: p.in1Shift, In2Mult: p.in2Mult, In2Shift: p.in2Shift,
+		OutMult: p.outMult, OutShift: p.outShift, OutOffset: p.outOff,
+		Lo: p.actMin, Hi: p.actMax,
+	}
 }
 
 // finish rescales a raw sum or difference to the output.

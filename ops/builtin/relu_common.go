@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -99,10 +100,12 @@ func (k *Relu) Eval(n *ops.Node) error {
 	}
 	cnt := in.NumElements()
 	if !k.quantize {
+		// A copy then the vector clamp: VecClamp is clampF32 bit for bit
+		// (NaN kept, -0 kept), and a per-element branch on the sign of
+		// random activations mispredicts half the time.
 		o := out.Float32s()[:cnt]
-		for i, x := range in.Float32s()[:cnt] {
-			o[i] = clampF32(x, k.lo, k.hi)
-		}
+		copy(o, in.Float32s()[:cnt])
+		arch.VecClamp(o, k.lo, k.hi)
 		return nil
 	}
 	switch in.Type {
