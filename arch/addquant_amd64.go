@@ -16,11 +16,11 @@ import "math"
 // memory (a 64-bit count in the low quadword of 16 bytes). Offsets are
 // fixed by addquant_avx2_amd64.s.
 type quantAddVec struct {
-	off1, off2            [8]int32 //   0,  32
-	m1, mask1, thr1       [8]int32 //  64,  96, 128
-	m2, mask2, thr2       [8]int32 // 160, 192, 224
-	mo, masko, thro       [8]int32 // 256, 288, 320
-	outOff, lo, hi, round [8]int32 // 352, 384, 416, 448 (round: 2^30 in each qword)
+	off1, off2            [8]int32  //   0,  32
+	m1, mask1, thr1       [8]int32  //  64,  96, 128
+	m2, mask2, thr2       [8]int32  // 160, 192, 224
+	mo, masko, thro       [8]int32  // 256, 288, 320
+	outOff, lo, hi, round [8]int32  // 352, 384, 416, 448 (round: 2^30 in each qword)
 	left1, right1         [2]uint64 // 480, 496
 	left2, right2         [2]uint64 // 512, 528
 	lefto, righto         [2]uint64 // 544, 560

@@ -16,8 +16,8 @@ func genQuantAdd(r *rand.Rand, wild bool, lo, hi int32) QuantAdd {
 		In1Offset: int32(r.IntN(256) - 128), In2Offset: int32(r.IntN(256) - 128),
 		LeftShift: 20,
 		In1Mult:   mult(), In2Mult: mult(),
-		In1Shift:  -r.IntN(12), In2Shift: -r.IntN(12),
-		OutMult:   mult(), OutShift: -r.IntN(25) - 1,
+		In1Shift: -r.IntN(12), In2Shift: -r.IntN(12),
+		OutMult: mult(), OutShift: -r.IntN(25) - 1,
 		OutOffset: int32(r.IntN(256) - 128),
 	}
 	if wild {
