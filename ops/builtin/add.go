@@ -154,7 +154,7 @@ func (k *Add) Eval(n *ops.Node) error {
 			return min(max(x+y, k.iMin), k.iMax)
 		})
 	case ops.Int8:
-		if quantAddRuns(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), &k.aq, arch.AddQuantInt8) {
+		if vectorRuns(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), &k.aq, arch.AddQuantInt8) {
 			return nil
 		}
 		broadcastApply(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), func(x, y int8) int8 {
@@ -162,7 +162,7 @@ func (k *Add) Eval(n *ops.Node) error {
 			return int8(k.qp.finish(sx + sy))
 		})
 	case ops.Uint8:
-		if quantAddRuns(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), &k.aq, arch.AddQuantUint8) {
+		if vectorRuns(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), &k.aq, arch.AddQuantUint8) {
 			return nil
 		}
 		broadcastApply(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), func(x, y uint8) uint8 {
@@ -199,24 +199,4 @@ func (k *Add) Eval(n *ops.Node) error {
 		})
 	}
 	return nil
-}
-
-// quantAddRuns computes a quantised int8 or uint8 ADD through the vector
-// primitive f when both operands are contiguous along the innermost
-// merged dimension (equal shapes, or a broadcast that repeats whole
-// rows), and reports false, having done nothing, when one operand
-// repeats element by element there (the caller's general loop does it).
-func quantAddRuns[T int8 | uint8](bc *broadcast, a, b, out []T, p *arch.QuantAdd, f func(dst, a, b []T, p *arch.QuantAdd)) bool {
-	if !bc.needed {
-		f(out[:bc.count], a[:bc.count], b[:bc.count], p)
-		return true
-	}
-	if bc.strideA[5] != 1 || bc.strideB[5] != 1 {
-		return false
-	}
-	n := bc.dims[5]
-	bc.eachRun(func(o, ia, ib int) {
-		f(out[o:o+n], a[ia:ia+n], b[ib:ib+n], p)
-	})
-	return true
 }

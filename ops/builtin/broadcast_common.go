@@ -289,3 +289,24 @@ func broadcastMap[A, O any](bc *broadcast, a, b []A, out []O, f func(x, y A) O) 
 		}
 	})
 }
+
+// vectorRuns computes a binary elementwise operator through the vector
+// primitive f (with its parameters p) when both operands are contiguous
+// along the innermost merged dimension (equal shapes, or a broadcast that
+// repeats whole rows), and reports false, having done nothing, when one
+// operand repeats element by element there (the caller's general loop
+// does it).
+func vectorRuns[T, P any](bc *broadcast, a, b, out []T, p *P, f func(dst, a, b []T, p *P)) bool {
+	if !bc.needed {
+		f(out[:bc.count], a[:bc.count], b[:bc.count], p)
+		return true
+	}
+	if bc.strideA[5] != 1 || bc.strideB[5] != 1 {
+		return false
+	}
+	n := bc.dims[5]
+	bc.eachRun(func(o, ia, ib int) {
+		f(out[o:o+n], a[ia:ia+n], b[ib:ib+n], p)
+	})
+	return true
+}

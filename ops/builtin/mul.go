@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 	"github.com/tflrun/tflrun/schema"
 )
@@ -34,6 +35,7 @@ type Mul struct {
 	mult       int32
 	shift      int
 	qMin, qMax int32
+	mq         arch.QuantMul // the int8/uint8 parameters for arch.MulQuantInt8/Uint8
 }
 
 // NewMul returns a MUL kernel for one node.
@@ -112,6 +114,7 @@ func (k *Mul) Prepare(n *ops.Node) error {
 	k.off1, k.off2, k.outOff = -z1, -z2, zo
 	k.mult, k.shift = ops.QuantizeMultiplier(float64(float32(s1*s2) / so))
 	k.qMin, k.qMax, err = ActivationRangeQuantized(k.act, out)
+	k.mq = arch.QuantMul{In1Offset: k.off1, In2Offset: k.off2, Mult: k.mult, Shift: k.shift, OutOffset: k.outOff, Lo: k.qMin, Hi: k.qMax}
 	return err
 }
 
@@ -141,10 +144,16 @@ func (k *Mul) Eval(n *ops.Node) error {
 			return min(max(x*y, k.iMin), k.iMax)
 		})
 	case ops.Int8:
+		if vectorRuns(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), &k.mq, arch.MulQuantInt8) {
+			return nil
+		}
 		broadcastApply(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), func(x, y int8) int8 {
 			return int8(k.quant(int32(x), int32(y)))
 		})
 	case ops.Uint8:
+		if vectorRuns(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), &k.mq, arch.MulQuantUint8) {
+			return nil
+		}
 		broadcastApply(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), func(x, y uint8) uint8 {
 			return uint8(k.quant(int32(x), int32(y)))
 		})
