@@ -41,9 +41,12 @@ func dwConvAVX2Go(dst []byte, x, w []float32, bias []uint32, a dwArgs, lo, hi fl
 		dwConvAVX2(&dst[0], &x[0], &w[0], &bias[0], &a, lo, hi, &tailMask32[0])
 		return
 	}
+	// A row wider than the tile goes in runs of whole pixels (each run
+	// starts at channel 0, as the requantisation's period expects).
 	const tileLen = 4096
 	c := a.c4 / 4
-	if a.cols*c > tileLen {
+	run := tileLen / c
+	if run == 0 {
 		dwConvGeneric(dst, x, w, bias, a, lo, hi)
 		return
 	}
@@ -52,10 +55,14 @@ func dwConvAVX2Go(dst []byte, x, w []float32, bias []uint32, a dwArgs, lo, hi fl
 	q := &ChannelRequant{n: c, period: c, stride: stride, p: unsafe.Slice(a.qp, qRows*stride)}
 	row := a
 	row.rows, row.mode, row.dC, row.dRowStep = 1, 1, a.c4, 0
-	acc := tile[:a.cols*c]
 	for r := 0; r < a.rows; r++ {
-		dwConvAVX2((*byte)(unsafe.Pointer(&acc[0])), &x[r*a.xRowStep/4], &w[0], &bias[0], &row, 0, 0, &tailMask32[0])
-		requantChannelsAVX2Go(dst[r*a.dRowStep:r*a.dRowStep+len(acc)], acc, q, a.zp, a.lo, a.hi)
+		for q0 := 0; q0 < a.cols; q0 += run {
+			row.cols = min(run, a.cols-q0)
+			acc := tile[:row.cols*c]
+			dwConvAVX2((*byte)(unsafe.Pointer(&acc[0])), &x[(r*a.xRowStep+q0*a.xColStep)/4], &w[0], &bias[0], &row, 0, 0, &tailMask32[0])
+			d := r*a.dRowStep + q0*c
+			requantChannelsAVX2Go(dst[d:d+len(acc)], acc, q, a.zp, a.lo, a.hi)
+		}
 	}
 }
 

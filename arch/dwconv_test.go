@@ -350,3 +350,53 @@ func FuzzDepthwise(f *testing.F) {
 		}
 	})
 }
+
+// TestTwinDepthwiseWideRequant covers requantised (mode 2) rows wider
+// than the AVX2 wrapper's accumulator tile of 4096 int32s, which it runs
+// in runs of whole pixels, and a channel count above the tile (portable
+// fallback).
+func TestTwinDepthwiseWideRequant(t *testing.T) {
+	r := rand.New(rand.NewPCG(91, 92))
+	for _, sz := range []struct{ rows, cols, c, stride int }{{2, 70, 67, 1}, {1, 200, 24, 2}, {3, 13, 317, 1}, {1, 3, 4100, 1}, {2, 64, 64, 1}} {
+		g := DepthwiseGeom{Rows: sz.rows, Cols: sz.cols, C: sz.c, TapRows: 3, TapCols: 3}
+		inRow := (sz.cols*sz.stride + 3) * sz.c
+		g.XColStep, g.XTapCol, g.XRowStep, g.XTapRow = sz.stride*sz.c, sz.c, sz.stride*inRow, inRow
+		g.DstRowStep, g.WTapRow = sz.cols*sz.c+5, 3*sz.c
+		xn, wn, dn, err := g.span()
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, w, bias := make([]float32, xn), make([]float32, wn), make([]uint32, sz.c)
+		for i := range x {
+			x[i] = float32(r.IntN(256) - 128)
+		}
+		for i := range w {
+			w[i] = float32(r.IntN(255) - 127)
+		}
+		for i := range bias {
+			bias[i] = uint32(r.IntN(1<<16) - 1<<15)
+		}
+		mult, shift := make([]int32, sz.c), make([]int, sz.c)
+		for i := range mult {
+			mult[i], shift[i] = int32(1<<30+r.IntN(1<<30)), -r.IntN(12)-4
+		}
+		q, err := newChannelRequant(mult, shift, tieUp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := g.args(2)
+		a.qp, a.qStride, a.zp, a.lo, a.hi = &q.p[0], 4*q.stride, -3, -128, 127
+		a.rqFlags = q.rqFlags(a.lo, a.hi)
+		want := make([]byte, dn)
+		dwConvGeneric(want, x, w, bias, a, 0, 0)
+		for _, im := range implsOf(dwConvImpls) {
+			got := make([]byte, dn)
+			im.fn(got, x, w, bias, a, 0, 0)
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("%s %+v [%d]: %d, want %d", im.name, sz, i, int8(got[i]), int8(want[i]))
+				}
+			}
+		}
+	}
+}
