@@ -30,6 +30,7 @@ type Pad struct {
 	outStride []int
 	before    []int
 	pos       []int
+	last      int // the innermost padded dimension (0 if none): Eval copies whole runs of it and the dimensions inside it
 	pad       [8]byte // the pad value's bytes
 	inElems   int
 	outElems  int
@@ -96,6 +97,9 @@ func (k *Pad) Prepare(n *ops.Node) error {
 		}
 		outShape[d] = int(size)
 		k.before[d] = int(lo)
+		if lo != 0 || hi != 0 {
+			k.last = d
+		}
 	}
 	if k.outElems, err = ops.ShapeElements(outShape, k.elem); err != nil {
 		return fmt.Errorf("output 0: %v", err)
@@ -174,11 +178,16 @@ func (k *Pad) Eval(n *ops.Node) error {
 		return nil
 	}
 	clear(k.pos)
-	last := rank - 1
-	row := k.inShape[last] * eb
+	// The dimensions inside the innermost padded one are as contiguous
+	// in the output as in the input: one copy covers them all.
+	last := k.last
+	row := eb
+	for d := last; d < rank; d++ {
+		row *= k.inShape[d]
+	}
 	i := 0
 	for {
-		off := k.before[last]
+		off := k.before[last] * k.outStride[last]
 		for d := 0; d < last; d++ {
 			off += (k.pos[d] + k.before[d]) * k.outStride[d]
 		}
