@@ -30,7 +30,7 @@ type Pad struct {
 	outStride []int
 	before    []int
 	pos       []int
-	last      int // the innermost padded dimension (0 if none): Eval copies whole runs of it and the dimensions inside it
+	last      int     // the innermost padded dimension (0 if none): Eval copies whole runs of it and the dimensions inside it
 	pad       [8]byte // the pad value's bytes
 	inElems   int
 	outElems  int
