@@ -256,17 +256,28 @@ func softmaxQuant[T int8 | uint8](k *Softmax, x []T, out *ops.Tensor) {
 			sum += k.table[off+int32(v)]
 		}
 		inv := float32(1) / float32(sum*k.outScale)
-		for i, v := range xr {
-			p := float32(k.table[off+int32(v)] * inv)
-			switch {
-			case u8 != nil:
-				// TFLite's x86 uint8 specialisation: +0.5 and truncate, no
-				// zero point.
-				u8[r*d+i] = uint8(ops.ClampInt32(f32ToInt32(float32(p+0.5)), 0, 255))
-			case o8 != nil:
-				o8[r*d+i] = int8(ops.ClampInt32(f32ToInt32(roundf(p))+k.outZP, -128, 127))
-			default:
-				o16[r*d+i] = int16(ops.ClampInt32(f32ToInt32(roundf(p))+k.outZP, math.MinInt16, math.MaxInt16))
+		// One loop per output type (the type test out of the loop).
+		tab := &k.table
+		switch {
+		case u8 != nil:
+			// TFLite's x86 uint8 specialisation: +0.5 and truncate, no
+			// zero point.
+			dst := u8[r*d : r*d+d]
+			for i, v := range xr {
+				p := float32(tab[off+int32(v)] * inv)
+				dst[i] = uint8(ops.ClampInt32(f32ToInt32(float32(p+0.5)), 0, 255))
+			}
+		case o8 != nil:
+			dst := o8[r*d : r*d+d]
+			for i, v := range xr {
+				p := float32(tab[off+int32(v)] * inv)
+				dst[i] = int8(ops.ClampInt32(f32ToInt32(roundf(p))+k.outZP, -128, 127))
+			}
+		default:
+			dst := o16[r*d : r*d+d]
+			for i, v := range xr {
+				p := float32(tab[off+int32(v)] * inv)
+				dst[i] = int16(ops.ClampInt32(f32ToInt32(roundf(p))+k.outZP, math.MinInt16, math.MaxInt16))
 			}
 		}
 	}
