@@ -291,22 +291,43 @@ func broadcastMap[A, O any](bc *broadcast, a, b []A, out []O, f func(x, y A) O) 
 }
 
 // vectorRuns computes a binary elementwise operator through the vector
-// primitive f (with its parameters p) when both operands are contiguous
-// along the innermost merged dimension (equal shapes, or a broadcast that
-// repeats whole rows), and reports false, having done nothing, when one
-// operand repeats element by element there (the caller's general loop
-// does it).
-func vectorRuns[T, P any](bc *broadcast, a, b, out []T, p *P, f func(dst, a, b []T, p *P)) bool {
+// primitive f (with its parameters p) when each operand is contiguous
+// along the innermost merged dimension or repeats one element along it
+// (equal shapes, broadcasts that repeat whole rows, scalars and columns),
+// and reports false, having done nothing, otherwise (the caller's
+// general loop does it). rep is the scratch of the single-element
+// repeats, owned by the kernel (a stack array would escape through f).
+func vectorRuns[T, P any](bc *broadcast, a, b, out []T, p *P, f func(dst, a, b []T, p *P), rep []T) bool {
 	if !bc.needed {
 		f(out[:bc.count], a[:bc.count], b[:bc.count], p)
 		return true
 	}
-	if bc.strideA[5] != 1 || bc.strideB[5] != 1 {
+	n, sa, sb := bc.dims[5], bc.strideA[5], bc.strideB[5]
+	switch {
+	case sa == 1 && sb == 1:
+		bc.eachRun(func(o, ia, ib int) {
+			f(out[o:o+n], a[ia:ia+n], b[ib:ib+n], p)
+		})
+	case sa+sb == 1:
+		// One operand repeats one element along the run (a scalar, or
+		// a [.., 1] column): it goes to f as the kernel's buffer rep
+		// (any length > 0) holding that element, in pieces of rep's
+		// length.
+		bc.eachRun(func(o, ia, ib int) {
+			for s := 0; s < n; s += len(rep) {
+				m := min(len(rep), n-s)
+				r := rep[:m]
+				if sb == 0 {
+					fillValue(r, b[ib])
+					f(out[o+s:o+s+m], a[ia+s:ia+s+m], r, p)
+				} else {
+					fillValue(r, a[ia])
+					f(out[o+s:o+s+m], r, b[ib+s:ib+s+m], p)
+				}
+			}
+		})
+	default:
 		return false
 	}
-	n := bc.dims[5]
-	bc.eachRun(func(o, ia, ib int) {
-		f(out[o:o+n], a[ia:ia+n], b[ib:ib+n], p)
-	})
 	return true
 }
