@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -87,7 +88,7 @@ func TestTypedViewsCheckType(t *testing.T) {
 
 func TestInputOutputOutOfRange(t *testing.T) {
 	it := allocatedFC(t)
-	for _, i := range []int{-1, 1, 1 << 40} {
+	for _, i := range []int{-1, 1, math.MaxInt - 200} {
 		if it.Input(i) != nil || it.Output(i) != nil {
 			t.Errorf("Input/Output(%d) not nil", i)
 		}
