@@ -140,6 +140,9 @@ type Interpreter struct {
 	// resources are the resource variables and CALL_ONCE status
 	// (resources.go), kept by the root interpreter.
 	resources *resources
+	// tensorLists are the TensorList values of the current Invoke
+	// (lists.go), kept by the root interpreter.
+	tensorLists *ops.TensorLists
 }
 
 // New makes an Interpreter for subgraph 0 of m. Kernels are looked up (and

@@ -32,6 +32,9 @@ func (it *Interpreter) Invoke() (err error) {
 	}
 	arch.BeginRun()
 	defer it.guard(&err, debug.SetPanicOnFault(true))
+	if it.tensorLists != nil {
+		it.tensorLists.Reset() // the lists of the last run are dead (lists.go)
+	}
 	return it.invoke()
 }
 

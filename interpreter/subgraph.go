@@ -164,6 +164,7 @@ func (it *Interpreter) allocate() error {
 	// and persistent storage are replaced below.
 	it.budget.SetUsed(it.baseBytes)
 	it.kernelBytes = 0
+	it.tensorLists = nil // its charges are gone with the rest (lists.go)
 	// Arena tensors get their shapes from Prepare; drop stale data.
 	// Precomputed tensors start as arena tensors again and are decided
 	// anew below.
@@ -320,6 +321,7 @@ func (it *Interpreter) prepareNode(i int, isInput []bool, writers []int) error {
 	nd.Resizer = (*host)(it)
 	nd.Subgraphs = (*host)(it)
 	nd.Resources = (*host)(it)
+	nd.Lists = (*host)(it)
 	if err := it.budget.Reserve(nodeOverhead(&nd.Node), "the kernel's state"); err != nil {
 		return fmt.Errorf("%s: %w", nd.Node.String(), err)
 	}

@@ -77,6 +77,11 @@ type Node struct {
 	// CALL_ONCE status (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE,
 	// CALL_ONCE); the interpreter sets it. Nil in a node built by hand.
 	Resources ResourceSource
+	// Lists holds the interpreter's TensorList values (the Flex
+	// TensorList operators; control flow freezes the lists it passes
+	// into a subgraph); the interpreter sets it. Nil in a node built by
+	// hand.
+	Lists ListSource
 
 	scratchSizes []int
 }

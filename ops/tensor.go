@@ -70,17 +70,18 @@ func (d DataType) Known() bool { return d >= 0 && int(d) < len(dataTypeNames) }
 // Size is the number of bytes one element occupies in a tensor buffer.
 // A Resource element is the int32 id of a resource variable (as in
 // TFLite's runtime: VAR_HANDLE writes it, READ_VARIABLE and
-// ASSIGN_VARIABLE read it), 4 bytes. It is 0 for types without a fixed
-// element size (String,
-// Variant, and Int4, which TFLite packs two to a byte in constant buffers
-// but one to a byte at run time) and for unknown values.
+// ASSIGN_VARIABLE read it), 4 bytes; a Variant element is the int32
+// handle of a TensorList in the interpreter's store (see TensorLists),
+// 4 bytes too. It is 0 for types without a fixed element size (String,
+// and Int4, which TFLite packs two to a byte in constant buffers but one
+// to a byte at run time) and for unknown values.
 func (d DataType) Size() int {
 	switch d {
 	case Bool, Int8, Uint8:
 		return 1
 	case Int16, Uint16, Float16, BFloat16:
 		return 2
-	case Int32, Uint32, Float32, Resource:
+	case Int32, Uint32, Float32, Resource, Variant:
 		return 4
 	case Int64, Uint64, Float64, Complex64:
 		return 8

@@ -35,8 +35,9 @@ func checkSubgraphIO(sg ops.Subgraph, role string, ins, outs int) error {
 }
 
 // checkSameType refuses a tensor of another type than want, and types
-// without a fixed element size (resources, variants, strings), which
-// tflrun's control flow does not carry.
+// without a fixed element size (strings), which tflrun's control flow
+// does not carry. Resources and variants are 4-byte handles (a variable
+// id, a TensorList handle) and pass as any int32.
 func checkSameType(t *ops.Tensor, want ops.DataType, label string) error {
 	if t == nil {
 		return fmt.Errorf("%s is missing", label)
@@ -114,4 +115,20 @@ func boolValue(t *ops.Tensor, label string) (bool, error) {
 		return false, fmt.Errorf("%s: shape %v, need a single element", label, t.Shape)
 	}
 	return t.Data[0] != 0, nil
+}
+
+// freezeLists marks the TensorLists held by the variant tensors among ts
+// as shared (ops.TensorLists.Freeze): control flow calls it on the
+// values it passes into a subgraph, which stay visible outside, so that
+// a write inside copies the list instead of changing it in place.
+func freezeLists(n *ops.Node, ts []*ops.Tensor) {
+	if n.Lists == nil {
+		return
+	}
+	for _, t := range ts {
+		if t == nil || t.Type != ops.Variant || len(t.Data) < 4 || t.NumElements() != 1 {
+			continue
+		}
+		n.Lists.TensorLists().Freeze(ops.View[int32](t.Data)[0])
+	}
 }

@@ -131,6 +131,7 @@ func (k *If) Eval(n *ops.Node) error {
 	if c {
 		sg, role = k.then, "then"
 	}
+	freezeLists(n, n.Inputs[1:])
 	if err := feedSubgraph(sg, n.Inputs[1:]); err != nil {
 		return fmt.Errorf("%s: %w", role, err)
 	}

@@ -142,6 +142,7 @@ func (k *While) Eval(n *ops.Node) error {
 			return err
 		}
 	}
+	freezeLists(n, n.Inputs)
 	limit := int64(-1)
 	if n.Subgraphs != nil {
 		limit = n.Subgraphs.LoopLimit()
