@@ -11,6 +11,7 @@ import (
 	"github.com/tflrun/tflrun/bench"
 	"github.com/tflrun/tflrun/cmd/tflrun/internal/benchmodel"
 	"github.com/tflrun/tflrun/cmd/tflrun/internal/cli"
+	"github.com/tflrun/tflrun/interpreter"
 )
 
 // embeddedModel is benchmarked when `tflrun bench` gets no model: the
@@ -97,6 +98,12 @@ random weights, written by tflrun itself.`,
 			}
 			if !asJSON {
 				fmt.Fprintf(stdout, "INFO: tflrun ISA: %s\n", arch.Summary())
+			}
+			if graph != "" {
+				if m, err := interpreter.Load(graph); err == nil { // bench.Run reports the errors
+					printLoopHint(stderr, graph, m)
+					m.Close()
+				}
 			}
 			res, err := bench.Run(src, opts)
 			if err != nil {

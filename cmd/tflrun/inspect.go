@@ -68,7 +68,13 @@ type inspectReport struct {
 	TFLiteMetadataError string                  `json:"tflite_metadata_error,omitempty"`
 	BufferBytes         int64                   `json:"buffer_bytes"`
 	Unsupported         []inspectUnsup          `json:"unsupported_operators"`
-	Allocation          string                  `json:"allocation"`
+	// Flex lists the Flex (TensorFlow) operators of the model, by custom
+	// code in order of first appearance, and whether tflrun runs each.
+	Flex []inspectFlex `json:"flex_operators"`
+	// RecurrentLoops counts the WHILE loops that look like unfused
+	// recurrent layers (tflrun convert can fuse them).
+	RecurrentLoops int    `json:"recurrent_loops"`
+	Allocation     string `json:"allocation"`
 	// Blockers are every error preparing the operators met (each
 	// unsupported operator, version, type combination or shape), not
 	// only the first, which Allocation reports; empty when it is ok.
@@ -143,11 +149,21 @@ type inspectUnsup struct {
 	Reason   string `json:"reason"`
 }
 
+// inspectFlex is one Flex operator of a model: its custom code, how many
+// operators use it, and whether tflrun has a kernel (Reason: why not).
+type inspectFlex struct {
+	Name   string `json:"name"`
+	Count  int    `json:"count"`
+	Runs   bool   `json:"runs"`
+	Reason string `json:"reason,omitempty"`
+}
+
 func describeModel(path string, m *interpreter.Model, mem *memoryFlag) *inspectReport {
 	rep := &inspectReport{
 		Model: path, Size: m.Size, Version: m.Version, Description: m.Description,
 		BufferBytes: m.BufferBytes,
 		Subgraphs:   []inspectSubgraph{}, Signatures: []inspectSig{}, Metadata: []inspectMeta{}, Unsupported: []inspectUnsup{},
+		Flex: []inspectFlex{}, RecurrentLoops: recurrentLoops(m),
 	}
 	resolver := interpreter.DefaultResolver()
 	for si := range m.Subgraphs {
@@ -177,6 +193,9 @@ func describeModel(path string, m *interpreter.Model, mem *memoryFlag) *inspectR
 			}
 			if err != nil {
 				rep.Unsupported = append(rep.Unsupported, inspectUnsup{Subgraph: si, Index: oi, Name: op.Name, Version: op.Version, Reason: err.Error()})
+			}
+			if op.Op == ops.BuiltinCustom && strings.HasPrefix(op.Name, "Flex") {
+				rep.addFlex(op.Name, err)
 			}
 		}
 		rep.Subgraphs = append(rep.Subgraphs, s)
@@ -331,6 +350,19 @@ func (r *inspectReport) writeText(w io.Writer) {
 			fmt.Fprintf(w, "  subgraph %d operator %d %s v%d: %s\n", u.Subgraph, u.Index, u.Name, u.Version, u.Reason)
 		}
 	}
+	if len(r.Flex) > 0 {
+		fmt.Fprintf(w, "flex operators (TensorFlow ops for TFLite's Flex delegate; tflrun runs those it has kernels for without it):\n")
+		for _, f := range r.Flex {
+			status := "runs"
+			if !f.Runs {
+				status = "not run: " + f.Reason
+			}
+			fmt.Fprintf(w, "  %s x%d: %s\n", f.Name, f.Count, status)
+		}
+	}
+	if r.RecurrentLoops > 0 {
+		fmt.Fprintf(w, "recurrent loops: %d (WHILE loops that look like unfused recurrent layers: tflrun convert MODEL -o OUT.tflite can fuse them)\n", r.RecurrentLoops)
+	}
 	if r.Allocation == "ok" {
 		if r.PrecomputedBytes > 0 {
 			fmt.Fprintf(w, "allocation: ok (arena %d bytes, variables %d bytes, precomputed %d bytes: DEQUANTIZE of constants, run once)\n",
@@ -347,4 +379,20 @@ func (r *inspectReport) writeText(w io.Writer) {
 			fmt.Fprintf(w, "  %s\n", b)
 		}
 	}
+}
+
+// addFlex counts one operator of Flex custom code name; err is the
+// resolver's answer for it.
+func (r *inspectReport) addFlex(name string, err error) {
+	for i := range r.Flex {
+		if r.Flex[i].Name == name {
+			r.Flex[i].Count++
+			return
+		}
+	}
+	f := inspectFlex{Name: name, Count: 1, Runs: err == nil}
+	if err != nil {
+		f.Reason = err.Error()
+	}
+	r.Flex = append(r.Flex, f)
 }

@@ -203,6 +203,7 @@ func runModel(modelPath string, o *runOptions, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer m.Close()
+	printLoopHint(stderr, modelPath, m)
 	if !o.noMetadata {
 		s.meta = readMetadata(modelPath, m, stderr)
 	}
