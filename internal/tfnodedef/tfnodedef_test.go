@@ -87,3 +87,18 @@ func TestHostile(t *testing.T) {
 		t.Errorf("dim -5: %v", err)
 	}
 }
+
+// FuzzFlexOp feeds arbitrary custom_options and NodeDef bytes to the
+// decoders: an error or a NodeDef, never a panic.
+func FuzzFlexOp(f *testing.F) {
+	opts, err := FlexOptions(sample())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(opts)
+	f.Add(Encode(sample()))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		FlexOp(b)
+		Decode(b)
+	})
+}
