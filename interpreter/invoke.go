@@ -90,8 +90,10 @@ func (it *Interpreter) count(k int) {
 // ResetVariableTensors sets every variable tensor to its initial state:
 // zero bytes, except int8 tensors, which are set to their zero point —
 // exactly what TFLite's ResetVariableTensors does (so a uint8 state with
-// zero point 128 starts at real value -128·scale, as in TFLite). It
-// returns ErrConcurrentUse while another goroutine runs the interpreter
+// zero point 128 starts at real value -128·scale, as in TFLite). The
+// TensorLists of the last Invoke (Flex TensorList operators) are
+// forgotten too; their memory is kept for reuse. It returns
+// ErrConcurrentUse while another goroutine runs the interpreter
 // and ErrClosed after Close.
 func (it *Interpreter) ResetVariableTensors() error {
 	if err := it.enter(); err != nil {
@@ -99,6 +101,9 @@ func (it *Interpreter) ResetVariableTensors() error {
 	}
 	defer it.exit()
 	it.resetVariables()
+	if it.tensorLists != nil {
+		it.tensorLists.Reset() // no list outlives a sequence either (lists.go)
+	}
 	return nil
 }
 

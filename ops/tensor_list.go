@@ -228,7 +228,7 @@ func (s *TensorLists) resize(l *TensorList, num int) error {
 		itemBytes = e * l.ElemType.Size()
 	}
 	if itemBytes > 0 && num > maxInt/itemBytes {
-		return fmt.Errorf("%d items of %d bytes overflow", num, itemBytes)
+		return fmt.Errorf("a TensorList of %d items of %d bytes: the size overflows (more than any memory bound)", num, itemBytes)
 	}
 	if num > cap(l.set) {
 		if err := s.budget.Reserve(int64(num-cap(l.set)), fmt.Sprintf("a TensorList of %d items", num)); err != nil {
