@@ -24,7 +24,7 @@ func dtype(d tfnodedef.DataType) tfnodedef.AttrValue {
 func intAttr(i int64) tfnodedef.AttrValue { return tfnodedef.AttrValue{Kind: tfnodedef.KindInt, I: i} }
 
 // flexOp appends the Flex operator op with the NodeDef attributes a.
-func flexOp(t *testing.T, b *optest.Builder, op string, a attrs, ins, outs []int32) {
+func flexOp(t testing.TB, b *optest.Builder, op string, a attrs, ins, outs []int32) {
 	t.Helper()
 	opts, err := tfnodedef.FlexOptions(&tfnodedef.NodeDef{Name: op, Op: op, Attr: a})
 	if err != nil {
@@ -35,7 +35,7 @@ func flexOp(t *testing.T, b *optest.Builder, op string, a attrs, ins, outs []int
 
 var float32List = attrs{"element_dtype": dtype(tfnodedef.DTFloat), "shape_type": dtype(tfnodedef.DTInt32)}
 
-func f32(t *testing.T, b *optest.Builder, name string, shape ...int32) int32 {
+func f32(t testing.TB, b *optest.Builder, name string, shape ...int32) int32 {
 	return b.Tensor(name, schema.TensorTypeFLOAT32, shape, nil)
 }
 
@@ -68,7 +68,7 @@ func addOp(b *optest.Builder, x, y, out int32) {
 // bidirectional layers, and the body reads the list it replaced: each
 // must see its own value. setAttrs and stackAttrs replace the SetItem's
 // and Stack's attributes when not nil.
-func loopModel(t *testing.T, num, limit int32, setAttrs, stackAttrs attrs) []byte {
+func loopModel(t testing.TB, num, limit int32, setAttrs, stackAttrs attrs) []byte {
 	b := optest.NewBuilder()
 	x, y := f32(t, b, "x", 1, 2), f32(t, b, "y", 1, 2)
 	outX, outY := f32(t, b, "stack_x", 3, 1, 2), f32(t, b, "stack_y", 3, 1, 2)
@@ -218,7 +218,7 @@ func TestLoopErrors(t *testing.T) {
 // outputs GetItem(L, idx) (the old item: lists are values), GetItem(L2,
 // idx), Length(L2), ElementShape(L2) and Stack(Reserve(es, 2)) of a list
 // with no item set and the element shape esStack.
-func listOpsModel(t *testing.T, esStack []int32) []byte {
+func listOpsModel(t testing.TB, esStack []int32) []byte {
 	b := optest.NewBuilder()
 	src, idx, v := f32(t, b, "t", 3, 2), i32(b, "idx"), f32(t, b, "v", 2)
 	oldItem, newItem := f32(t, b, "old", 2), f32(t, b, "new", 2)
