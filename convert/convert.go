@@ -40,6 +40,7 @@ package convert
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/tflrun/tflrun/convert/fusion"
 	"github.com/tflrun/tflrun/convert/internal/quantize"
@@ -170,13 +171,24 @@ type Result struct {
 	// Quantization says which weights were quantised (nil without
 	// Options.Quantize).
 	Quantization *quantize.Summary
+	// Subgraphs are the subgraphs written when the model converted was a
+	// .tflite (ConvertTFLite), Entry.Func first; nil otherwise.
+	Subgraphs []*ir.Function
 }
 
-// Convert reads the model at path (a SavedModel directory or a GraphDef
-// file) and converts it.
+// Convert reads the model at path (a SavedModel directory, a GraphDef
+// file, or a .tflite file, told by its "TFL3" identifier; see
+// ConvertTFLite) and converts it.
 func Convert(path string, opts Options) (*Result, error) {
 	if err := CheckPassNames(opts.PrintIRAfter); err != nil {
 		return nil, fmt.Errorf("Options.PrintIRAfter: %w", err)
+	}
+	if isTFLiteFile(path) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return ConvertTFLite(data, opts)
 	}
 	m, err := tfmodel.Load(path)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/tflrun/tflrun/convert/fusion"
@@ -222,7 +223,8 @@ func clonePasses(ps []Pass) []Pass {
 }
 
 // PassNames lists the name of every pass, loop steps included, in
-// pipeline order.
+// pipeline order, then those only a .tflite conversion runs
+// (import-tflite, fuse-tflite-loops).
 func PassNames() []string {
 	var names []string
 	var walk func([]Pass)
@@ -236,6 +238,11 @@ func PassNames() []string {
 		}
 	}
 	walk(pipeline())
+	for _, p := range tflitePasses {
+		if !slices.Contains(names, p.Name) {
+			names = append(names, p.Name)
+		}
+	}
 	return names
 }
 

@@ -26,11 +26,18 @@ func newConvertCmd(stdout, stderr io.Writer) *cli.Command {
 	f := cli.NewFlagSet()
 	cmd := &cli.Command{
 		Name:  "convert",
-		Usage: "convert SAVED_MODEL_DIR|GRAPH.pb|GRAPH.pbtxt -o OUT.tflite",
+		Usage: "convert SAVED_MODEL_DIR|GRAPH.pb|GRAPH.pbtxt|MODEL.tflite -o OUT.tflite",
 		Flags: f,
-		Short: "Convert a TensorFlow SavedModel or GraphDef to a .tflite model",
+		Short: "Convert a TensorFlow SavedModel or GraphDef to a .tflite model, or re-fuse a .tflite",
 		Long: `Convert reads a TensorFlow SavedModel directory, a frozen GraphDef (.pb) or a
 text GraphDef (.pbtxt) and writes a TensorFlow Lite model that tflrun runs.
+
+Given a .tflite model (a file with the "TFL3" identifier), convert reads it
+whole (every subgraph, constant, quantisation parameter, signature and
+metadata), checking it as tflrun run does, offers its recurrent WHILE loops
+to the fusion rules (--no-fuse just rewrites it), quantises weights with
+--quantize and writes it back; --fusion-report and --print-ir-after apply,
+--signature, --input_arrays, --output_arrays and --input_shapes do not.
 
 The entry point is a SavedModel signature (--signature, default
 serving_default), or the tensors named by --input_arrays and --output_arrays
@@ -240,7 +247,7 @@ var stockCustom = map[string]bool{"AudioSpectrogram": true, "Mfcc": true, "TFLit
 func customOps(res *convert.Result) []string {
 	seen := map[string]bool{}
 	var names []string
-	for _, n := range res.Entry.Func.Nodes {
+	for _, n := range resultNodes(res) {
 		if n.TFL != nil && n.TFL.Custom != "" && !seen[n.TFL.Custom] && !stockCustom[n.TFL.Custom] {
 			seen[n.TFL.Custom] = true
 			names = append(names, n.TFL.Custom)
@@ -250,12 +257,24 @@ func customOps(res *convert.Result) []string {
 	return names
 }
 
+// resultNodes are the nodes of every subgraph written.
+func resultNodes(res *convert.Result) []*ir.Node {
+	if res.Subgraphs == nil {
+		return res.Entry.Func.Nodes
+	}
+	var all []*ir.Node
+	for _, f := range res.Subgraphs {
+		all = append(all, f.Nodes...)
+	}
+	return all
+}
+
 // opSummary counts the operators of the converted function
 // ("13 operators: 5 CONV_2D, 4 DEPTHWISE_CONV_2D, ...").
 func opSummary(res *convert.Result) string {
 	counts := map[string]int{}
 	total := 0
-	for _, n := range res.Entry.Func.Nodes {
+	for _, n := range resultNodes(res) {
 		if n.TFL != nil {
 			counts[strings.TrimPrefix(n.OpName(), "tfl.")]++
 			total++

@@ -128,6 +128,13 @@ type TFLOp struct {
 	CustomOptions []byte
 	// Intermediates are extra tensors some operators (integer LSTM) need.
 	Intermediates []*Value
+	// Subgraphs are the functions the operator's options name by
+	// subgraph index, in the order of those fields (WHILE: cond, body;
+	// IF: then, else; CALL_ONCE: init; see package tflite's
+	// SubgraphFields), for an operator read from a .tflite model. The
+	// writer numbers the subgraphs it writes and sets the indices from
+	// them, so that dropping a subgraph renumbers the others.
+	Subgraphs []*Function
 }
 
 // OpName is the op for messages: the TensorFlow op, or "tfl.NAME" for a

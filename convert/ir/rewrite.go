@@ -3,6 +3,8 @@ package ir
 import (
 	"fmt"
 	"maps"
+
+	"github.com/tflrun/tflrun/schema"
 )
 
 // InputSpec names a tensor that becomes a function parameter when a graph
@@ -96,8 +98,21 @@ func (f *Function) tensorLookup() func(TensorRef) (*Value, error) {
 }
 
 // IsStateUpdate reports whether n writes a variable marked State
-// (AssignVariableOp, AssignAddVariableOp, AssignSubVariableOp).
+// (AssignVariableOp, AssignAddVariableOp, AssignSubVariableOp), or is a
+// TFLite operator with an effect beyond its outputs (ASSIGN_VARIABLE,
+// CALL_ONCE, an operator without outputs), which dead-node removal must
+// keep too.
 func IsStateUpdate(n *Node) bool {
+	if n.TFL != nil {
+		// A TFLite operator read from a .tflite with an effect beyond its
+		// outputs: a resource variable written, an initialiser run once,
+		// or no outputs at all.
+		switch n.TFL.Builtin {
+		case schema.BuiltinOperatorASSIGN_VARIABLE, schema.BuiltinOperatorCALL_ONCE:
+			return true
+		}
+		return len(n.Outputs) == 0
+	}
 	switch n.Op {
 	case "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp":
 		return n.TFL == nil && len(n.Inputs) > 0 && n.Inputs[0] != nil && n.Inputs[0].Variable != nil && n.Inputs[0].Variable.State

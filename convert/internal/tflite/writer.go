@@ -9,6 +9,7 @@ package tflite
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
 
 	flatbuffers "github.com/google/flatbuffers/go"
 	"github.com/tflrun/tflrun/convert/ir"
@@ -32,20 +33,44 @@ const bufferAlign = 16
 // else is an error naming the node, its op and function. Every tensor
 // shape must be static.
 func Build(f *ir.Function, sig Signature, description string) (*schema.ModelT, error) {
-	if err := f.TopoSort(); err != nil {
-		return nil, err
-	}
 	if len(sig.InputNames) != len(f.Params) || len(sig.OutputNames) != len(f.Results) {
 		return nil, fmt.Errorf("signature names %d inputs and %d outputs, the function has %d and %d",
 			len(sig.InputNames), len(sig.OutputNames), len(f.Params), len(f.Results))
 	}
-	w := &writer{index: map[*ir.Value]int32{}, named: map[int32]bool{}, buffers: map[*ir.Tensor]uint32{}, model: &schema.ModelT{
-		Version:     3,
+	w := newWriter(description, 3)
+	sg, err := w.subgraph(f, "main", nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	w.model.Subgraphs = []*schema.SubGraphT{sg}
+	sd := &schema.SignatureDefT{SignatureKey: sig.Key}
+	for i, name := range sig.InputNames {
+		sd.Inputs = append(sd.Inputs, &schema.TensorMapT{Name: name, TensorIndex: uint32(sg.Inputs[i])})
+	}
+	for i, name := range sig.OutputNames {
+		sd.Outputs = append(sd.Outputs, &schema.TensorMapT{Name: name, TensorIndex: uint32(sg.Outputs[i])})
+	}
+	w.model.SignatureDefs = []*schema.SignatureDefT{sd}
+	return w.model, nil
+}
+
+func newWriter(description string, version uint32) *writer {
+	return &writer{buffers: map[*ir.Tensor]uint32{}, model: &schema.ModelT{
+		Version:     version,
 		Description: description,
 		Buffers:     []*schema.BufferT{{}}, // buffer 0: the empty sentinel
 	}, codes: map[opKey]uint32{}}
-	sg := &schema.SubGraphT{Name: "main"}
-	w.sg = sg
+}
+
+// subgraph writes f as a subgraph named name. extra gives the tensor
+// fields the IR does not model (nil: none); subs numbers the subgraphs a
+// control-flow operator may name (nil: none may be named).
+func (w *writer) subgraph(f *ir.Function, name string, extra map[*ir.Value]*TensorExtra, subs map[*ir.Function]int32) (*schema.SubGraphT, error) {
+	if err := f.TopoSort(); err != nil {
+		return nil, err
+	}
+	sg := &schema.SubGraphT{Name: name}
+	w.sg, w.index, w.named, w.extra = sg, map[*ir.Value]int32{}, map[int32]bool{}, extra
 	for _, p := range f.Params {
 		idx, err := w.tensor(p)
 		if err != nil {
@@ -60,7 +85,19 @@ func Build(f *ir.Function, sig Signature, description string) (*schema.ModelT, e
 			}
 			return nil, n.Errorf("has no TFLite equivalent (not legalised)")
 		}
-		op := &schema.OperatorT{BuiltinOptions: n.TFL.Options, BuiltinOptions2: n.TFL.Options2, CustomOptions: n.TFL.CustomOptions}
+		opts := n.TFL.Options
+		fields := SubgraphFields(opts, n.TFL.Options2)
+		if len(fields) != len(n.TFL.Subgraphs) && (len(n.TFL.Subgraphs) > 0 || subs != nil) {
+			return nil, n.Errorf("names %d subgraphs, its options have %d subgraph fields", len(n.TFL.Subgraphs), len(fields))
+		}
+		for i, g := range n.TFL.Subgraphs {
+			x, ok := subs[g]
+			if !ok {
+				return nil, n.Errorf("runs function %q, which is not written", g.Name)
+			}
+			*fields[i] = x
+		}
+		op := &schema.OperatorT{BuiltinOptions: opts, BuiltinOptions2: n.TFL.Options2, CustomOptions: n.TFL.CustomOptions}
 		op.OpcodeIndex = w.opcode(n.TFL)
 		for _, in := range n.Inputs {
 			if in == nil {
@@ -106,16 +143,7 @@ func Build(f *ir.Function, sig Signature, description string) (*schema.ModelT, e
 		}
 		sg.Outputs = append(sg.Outputs, idx)
 	}
-	w.model.Subgraphs = []*schema.SubGraphT{sg}
-	sd := &schema.SignatureDefT{SignatureKey: sig.Key}
-	for i, name := range sig.InputNames {
-		sd.Inputs = append(sd.Inputs, &schema.TensorMapT{Name: name, TensorIndex: uint32(sg.Inputs[i])})
-	}
-	for i, name := range sig.OutputNames {
-		sd.Outputs = append(sd.Outputs, &schema.TensorMapT{Name: name, TensorIndex: uint32(sg.Outputs[i])})
-	}
-	w.model.SignatureDefs = []*schema.SignatureDefT{sd}
-	return w.model, nil
+	return sg, nil
 }
 
 // Write builds and serialises f (see Build).
@@ -134,10 +162,14 @@ type opKey struct {
 }
 
 type writer struct {
-	model   *schema.ModelT
-	sg      *schema.SubGraphT
-	index   map[*ir.Value]int32
-	named   map[int32]bool
+	model *schema.ModelT
+	sg    *schema.SubGraphT
+	index map[*ir.Value]int32
+	named map[int32]bool
+	extra map[*ir.Value]*TensorExtra
+	// handles allows resource and variant tensors (a .tflite read in
+	// has them: resource variables, Flex TensorLists).
+	handles bool
 	buffers map[*ir.Tensor]uint32
 	codes   map[opKey]uint32
 }
@@ -169,10 +201,11 @@ func (w *writer) tensor(v *ir.Value) (int32, error) {
 	if i, ok := w.index[v]; ok {
 		return i, nil
 	}
+	x := w.extra[v]
 	if !v.Shape.Static() {
 		return 0, fmt.Errorf("tensor %q has shape %s, which is not static (pin dynamic dimensions with --input_shapes)", v.Name, v.Shape)
 	}
-	if v.DType == ir.Invalid || v.DType == ir.Resource || v.DType == ir.Variant {
+	if v.DType == ir.Invalid || !w.handles && (v.DType == ir.Resource || v.DType == ir.Variant) {
 		return 0, fmt.Errorf("tensor %q has type %s, which a TFLite tensor cannot hold", v.Name, v.DType)
 	}
 	if _, ok := v.Shape.NumElements(); !ok {
@@ -188,6 +221,16 @@ func (w *writer) tensor(v *ir.Value) (int32, error) {
 	}
 	if q := v.Quant; q != nil {
 		t.Quantization = &schema.QuantizationParametersT{Scale: q.Scale, ZeroPoint: q.ZeroPoint, QuantizedDimension: int32(q.Dim), Min: q.Min, Max: q.Max}
+	}
+	if x != nil {
+		t.ShapeSignature, t.Sparsity, t.VariantTensors = x.ShapeSignature, x.Sparsity, x.VariantTensors
+		t.HasRank = !x.NoRank
+		if x.Details != nil {
+			if t.Quantization == nil {
+				t.Quantization = &schema.QuantizationParametersT{}
+			}
+			t.Quantization.Details = x.Details
+		}
 	}
 	if v.Const != nil {
 		data, err := constBytes(v.Const)
@@ -324,4 +367,116 @@ func alignedBytes(b *flatbuffers.Builder, data []byte) flatbuffers.UOffsetT {
 		b.PlaceByte(data[i])
 	}
 	return b.EndVector(len(data))
+}
+
+// BuildModel assembles the object-API model of m: the subgraphs still in
+// use (subgraph 0, signature entries, those nothing referred to when m
+// was read, and every subgraph an operator of a written one runs), in
+// m's order, numbered anew; m's signatures, metadata and the tensor
+// fields in m.Extra. description replaces m's when not empty. The
+// control-flow operators' subgraph indices are set from
+// ir.TFLOp.Subgraphs.
+func BuildModel(m *Model, description string) (*schema.ModelT, error) {
+	if len(m.Subgraphs) == 0 {
+		return nil, fmt.Errorf("the model has no subgraphs")
+	}
+	keep := map[*ir.Function]bool{}
+	var stack []*ir.Function
+	add := func(f *ir.Function) {
+		if !keep[f] {
+			keep[f] = true
+			stack = append(stack, f)
+		}
+	}
+	for _, f := range m.Subgraphs {
+		if m.roots[f] || f == m.Subgraphs[0] {
+			add(f)
+		}
+	}
+	for _, s := range m.Signatures {
+		add(s.Subgraph)
+	}
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, n := range f.Nodes {
+			if n.TFL != nil {
+				for _, g := range n.TFL.Subgraphs {
+					add(g)
+				}
+			}
+		}
+	}
+	subs := map[*ir.Function]int32{}
+	var order []*ir.Function
+	for _, f := range m.Subgraphs {
+		if keep[f] {
+			subs[f] = int32(len(order))
+			order = append(order, f)
+		}
+	}
+	for f := range keep {
+		if _, ok := subs[f]; !ok {
+			return nil, fmt.Errorf("an operator runs %s, which is not a subgraph of the model", f.Where())
+		}
+	}
+	if description == "" {
+		description = m.Description
+	}
+	version := m.Version
+	if version == 0 {
+		version = 3
+	}
+	w := newWriter(description, version)
+	w.handles = true
+	index := map[*ir.Function]map[*ir.Value]int32{}
+	for _, f := range order {
+		sg, err := w.subgraph(f, subgraphName(f), m.Extra, subs)
+		if err != nil {
+			return nil, err
+		}
+		w.model.Subgraphs = append(w.model.Subgraphs, sg)
+		index[f] = w.index
+	}
+	for _, s := range m.Signatures {
+		sd := &schema.SignatureDefT{SignatureKey: s.Key, SubgraphIndex: uint32(subs[s.Subgraph])}
+		for _, list := range []struct {
+			in  []NamedValue
+			out *[]*schema.TensorMapT
+		}{{s.Inputs, &sd.Inputs}, {s.Outputs, &sd.Outputs}} {
+			for _, nv := range list.in {
+				idx, ok := index[s.Subgraph][nv.Value]
+				if !ok {
+					return nil, fmt.Errorf("signature %q: tensor %q of %q is no longer in %s", s.Key, nv.Value.Name, nv.Name, s.Subgraph.Where())
+				}
+				*list.out = append(*list.out, &schema.TensorMapT{Name: nv.Name, TensorIndex: uint32(idx)})
+			}
+		}
+		w.model.SignatureDefs = append(w.model.SignatureDefs, sd)
+	}
+	for _, md := range m.Metadata {
+		w.model.Metadata = append(w.model.Metadata, &schema.MetadataT{Name: md.Name, Buffer: uint32(len(w.model.Buffers))})
+		w.model.Buffers = append(w.model.Buffers, &schema.BufferT{Data: md.Data})
+	}
+	return w.model, nil
+}
+
+// subgraphName is the name a function is written under: its own, unless
+// Read named it after its index for want of one.
+func subgraphName(f *ir.Function) string {
+	if len(f.Name) > len("subgraph") && f.Name[:len("subgraph")] == "subgraph" {
+		if _, err := strconv.Atoi(f.Name[len("subgraph"):]); err == nil {
+			return ""
+		}
+	}
+	return f.Name
+}
+
+// WriteModel builds and serialises m (see BuildModel).
+func WriteModel(m *Model, description string) ([]byte, error) {
+	mt, err := BuildModel(m, description)
+	if err != nil {
+		return nil, err
+	}
+	return Pack(mt), nil
 }
