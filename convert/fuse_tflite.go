@@ -1,12 +1,153 @@
 package convert
 
 import (
+	"fmt"
+	"sync"
+
 	"github.com/tflrun/tflrun/convert/fusion"
+	"github.com/tflrun/tflrun/convert/internal/quantize"
 	"github.com/tflrun/tflrun/convert/internal/tflite"
+	"github.com/tflrun/tflrun/convert/ir"
+	"github.com/tflrun/tflrun/schema"
 )
 
-// fuseTFLiteLoops offers the recurrent WHILE loops of m's subgraphs to
-// the fusion loop rules; it reports whether one was fused.
+// tfliteRules are the built-in rules with no LSTM cell_clip: an unfused
+// loop clips nothing, so the fused operator must not either (the
+// SavedModel path writes TensorFlow Lite's converter's clip of 10).
+var tfliteRules = sync.OnceValue(func() *fusion.Registry {
+	r := fusion.NewRegistry()
+	if err := fusion.RegisterBuiltins(r, fusion.BuiltinOptions{}); err != nil {
+		panic(err) // the built-in rules register in a fresh registry
+	}
+	return r
+})
+
+// fuseTFLiteLoops offers the WHILE loops of m's subgraphs to the fusion
+// loop rules (Options.Registry, or the built-in rules without a
+// cell_clip), as raise_tflite.go
+// describes: each loop's condition and body are raised to private
+// TensorFlow-op functions, the loop and the one-for-one operators around
+// it are raised in place, a float loop input computed from constants
+// (the zero initial state) becomes a constant, and the rules run as on a
+// SavedModel's loop. What a rule fused replaces the loop, whose
+// subgraphs are then no longer written; everything raised and not
+// consumed is put back as it was, so a loop no rule fused stays exactly
+// the WHILE it was. Every loop met is in the report, with the rule's
+// reason when it was not fused. It reports whether a loop was fused.
+//
+// A fused loop whose body had int8 FULLY_CONNECTED weights (a
+// dynamic-range model) is fused over the dequantised weights, and the
+// subgraph is quantised again in dynamic-range mode (unless
+// Options.Quantize asks for a mode of its own), so that the fused
+// operator runs hybrid too.
 func fuseTFLiteLoops(m *tflite.Model, opts Options, report *fusion.Report) (bool, error) {
-	return false, nil
+	reg := opts.Registry
+	if reg == nil {
+		reg = tfliteRules()
+	}
+	if len(reg.LoopRules()) == 0 {
+		return false, nil
+	}
+	any := false
+	for _, f := range m.Subgraphs {
+		fused, hybrid, err := fuseLoopsOf(f, reg, report)
+		if err != nil {
+			return false, err
+		}
+		if fused && hybrid && opts.Quantize.Mode == quantize.None {
+			if _, err := quantize.Apply(f, quantize.Options{Mode: quantize.Dynamic}); err != nil {
+				return false, fmt.Errorf("%s: quantising the fused hybrid loop: %w", f.Where(), err)
+			}
+		}
+		any = any || fused
+	}
+	return any, nil
+}
+
+// fuseLoopsOf fuses the loops of one subgraph; hybrid says whether a
+// fused loop's weights were int8.
+func fuseLoopsOf(f *ir.Function, reg *fusion.Registry, report *fusion.Report) (fused, hybrid bool, err error) {
+	var whiles []*ir.Node
+	for _, n := range f.Nodes {
+		if n.TFL != nil && n.TFL.Builtin == schema.BuiltinOperatorWHILE && len(n.TFL.Subgraphs) == 2 {
+			whiles = append(whiles, n)
+		}
+	}
+	if len(whiles) == 0 {
+		return false, false, nil
+	}
+	mod := ir.NewModule(nil, nil)
+	bodies := map[*ir.Node][2]string{}
+	hybridLoop := map[*ir.Node]bool{}
+	for k, w := range whiles {
+		var names [2]string
+		for j, g := range w.TFL.Subgraphs {
+			name := fmt.Sprintf("%s_%d", g.Name, k)
+			raised, hy, err := raiseBody(g, name, w.Inputs)
+			if err != nil {
+				return false, false, err
+			}
+			if err := mod.AddFunction(raised); err != nil {
+				return false, false, err
+			}
+			names[j] = raised.Name
+			hybridLoop[w] = hybridLoop[w] || hy
+		}
+		bodies[w] = names
+	}
+	raised := raiseEntry(f, bodies)
+	// The initial states: constants for the rules (a FILL of zeros over
+	// a static shape in the file).
+	inputs := map[*ir.Node][]*ir.Value{}
+	for _, w := range whiles {
+		inputs[w] = append([]*ir.Value(nil), w.Inputs...)
+		for i, in := range w.Inputs {
+			if in == nil || in.Const != nil || in.Producer == nil || !in.DType.IsFloat() || !in.Shape.Static() {
+				continue
+			}
+			got, err := probe(f, nil, nil, []*ir.Value{in})
+			if err == nil && got[0] != nil {
+				w.Inputs[i] = f.NewConst(in.Name+"/folded", got[0])
+			}
+		}
+	}
+	defer func() {
+		live := map[*ir.Node]bool{}
+		for _, n := range f.Nodes {
+			live[n] = true
+		}
+		for _, w := range whiles {
+			if live[w] {
+				w.Inputs = inputs[w] // not fused: as it was
+			}
+		}
+		restore(f, raised)
+		f.RemoveUnused()
+	}()
+	seen := map[*ir.Node]bool{}
+	for {
+		before := map[*ir.Node]bool{}
+		for _, w := range whiles {
+			before[w] = true
+		}
+		ok, err := fusion.OfferLoops(f, mod, reg, report, seen)
+		if err != nil {
+			return false, false, err
+		}
+		if !ok {
+			break
+		}
+		fused = true
+		f.RemoveUnused()
+		live := map[*ir.Node]bool{}
+		for _, n := range f.Nodes {
+			live[n] = true
+		}
+		for _, w := range whiles {
+			if !live[w] && hybridLoop[w] {
+				hybrid = true
+			}
+		}
+	}
+	return fused, hybrid, nil
 }

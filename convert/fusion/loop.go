@@ -167,6 +167,19 @@ func analyseLoop(fn *ir.Function, w *ir.Node, m *ir.Module) (*loopInfo, error) {
 			sets = append(sets, n)
 		}
 	}
+	if len(gets) == 0 {
+		// TensorFlow Lite's lowering of a list of static element shape
+		// (lower-static-tensor-list): the sequence is itself a loop
+		// invariant, read with GatherV2 along axis 0 at the time index.
+		for _, n := range L.body.Nodes {
+			if n.Op != "GatherV2" || len(n.Inputs) != 3 || n.Inputs[0] == nil || n.Inputs[2] == nil || n.Inputs[2].Const == nil || n.Inputs[2].Const.NumElements() != 1 || n.Inputs[2].Const.Ints()[0] != 0 {
+				continue
+			}
+			if i, ok := paramIndex(L.body, n.Inputs[0]); ok && L.invariant[i] {
+				gets = append(gets, n)
+			}
+		}
+	}
 	if len(gets) != 1 {
 		return nil, refuse("the loop body reads %d sequences (a Keras layer without a mask reads one)", len(gets))
 	}
@@ -219,7 +232,9 @@ func analyseLoop(fn *ir.Function, w *ir.Node, m *ir.Module) (*loopInfo, error) {
 	// The sequence: TensorListFromTensor(seq) of the loop's input list,
 	// or TensorArrayScatterV3 of seq over 0..T-1 into its TensorArray;
 	// seq a transposition/reversal of the layer input.
-	if get.Op == "TensorArrayReadV3" {
+	if get.Op == "GatherV2" {
+		L.seq = w.Inputs[L.inList]
+	} else if get.Op == "TensorArrayReadV3" {
 		seq, err := scatteredSequence(fn, w.Inputs[L.inList])
 		if err != nil {
 			return nil, err
@@ -260,7 +275,11 @@ func analyseLoop(fn *ir.Function, w *ir.Node, m *ir.Module) (*loopInfo, error) {
 
 	// The stacked outputs: TensorListStack of the output list, or
 	// TensorArrayGatherV3 of the TensorArray the final flow belongs to.
-	if L.outList >= 0 {
+	if L.outList >= 0 && w.Outputs[L.outList].DType != ir.Variant && w.Outputs[L.outList].DType.IsFloat() {
+		// A list lowered to a tensor [T, batch, units]: the loop's
+		// output is the stacked list itself.
+		L.stack = w.Outputs[L.outList]
+	} else if L.outList >= 0 {
 		for _, n := range fn.Nodes {
 			for j, in := range n.Inputs {
 				if in != w.Outputs[L.outList] {
