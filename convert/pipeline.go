@@ -223,8 +223,7 @@ func clonePasses(ps []Pass) []Pass {
 }
 
 // PassNames lists the name of every pass, loop steps included, in
-// pipeline order, then those only a .tflite conversion runs
-// (import-tflite, fuse-tflite-loops).
+// pipeline order.
 func PassNames() []string {
 	var names []string
 	var walk func([]Pass)
@@ -238,19 +237,20 @@ func PassNames() []string {
 		}
 	}
 	walk(pipeline())
-	for _, p := range tflitePasses {
-		if !slices.Contains(names, p.Name) {
-			names = append(names, p.Name)
-		}
-	}
 	return names
 }
 
 // CheckPassNames checks names for Options.PrintIRAfter: each must be a
-// pass of the pipeline (PassNames) or "all". The error names the first
+// pass of the pipeline (PassNames), of a .tflite conversion (import-tflite,
+// fuse-tflite-loops, legalize, quantize), or "all". The error names the first
 // unknown name and lists the passes.
 func CheckPassNames(names []string) error {
 	known := PassNames()
+	for _, p := range tflitePasses {
+		if !slices.Contains(known, p.Name) {
+			known = append(known, p.Name)
+		}
+	}
 	for _, name := range names {
 		if name == "all" {
 			continue

@@ -275,7 +275,7 @@ func analyseLoop(fn *ir.Function, w *ir.Node, m *ir.Module) (*loopInfo, error) {
 
 	// The stacked outputs: TensorListStack of the output list, or
 	// TensorArrayGatherV3 of the TensorArray the final flow belongs to.
-	if L.outList >= 0 && w.Outputs[L.outList].DType != ir.Variant && w.Outputs[L.outList].DType.IsFloat() {
+	if L.outList >= 0 && get.Op != "TensorArrayReadV3" && w.Outputs[L.outList].DType.IsFloat() && w.Inputs[L.outList].Shape.Rank() >= 2 {
 		// A list lowered to a tensor [T, batch, units]: the loop's
 		// output is the stacked list itself.
 		L.stack = w.Outputs[L.outList]

@@ -1,0 +1,220 @@
+package convert
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tflrun/tflrun/convert/internal/tflite"
+	"github.com/tflrun/tflrun/convert/ir"
+	"github.com/tflrun/tflrun/interpreter"
+	"github.com/tflrun/tflrun/ops"
+)
+
+// runFloat runs a model on float inputs in [-1, 1) drawn from seed
+// (integer inputs in [0, 4)) and returns its outputs as float64s.
+func runFloat(model []byte, seed int64) ([][]float64, error) {
+	m, err := interpreter.LoadBytes(model)
+	if err != nil {
+		return nil, err
+	}
+	it, err := interpreter.New(m, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	if err := it.AllocateTensors(); err != nil {
+		return nil, err
+	}
+	r := rand.New(rand.NewSource(seed))
+	for i := 0; i < it.InputCount(); i++ {
+		t := it.Input(i)
+		switch t.Type {
+		case ops.Float32:
+			for k := 0; k+4 <= len(t.Data); k += 4 {
+				binary.LittleEndian.PutUint32(t.Data[k:], math.Float32bits(r.Float32()*2-1))
+			}
+		case ops.Int32:
+			for k := 0; k+4 <= len(t.Data); k += 4 {
+				binary.LittleEndian.PutUint32(t.Data[k:], uint32(r.Intn(4)))
+			}
+		default:
+			return nil, fmt.Errorf("input %d is %v", i, t.Type)
+		}
+	}
+	if err := it.Invoke(); err != nil {
+		return nil, err
+	}
+	var outs [][]float64
+	for i := 0; i < it.OutputCount(); i++ {
+		t := it.Output(i)
+		if t.Type != ops.Float32 {
+			return nil, fmt.Errorf("output %d is %v", i, t.Type)
+		}
+		v := make([]float64, len(t.Data)/4)
+		for k := range v {
+			v[k] = float64(math.Float32frombits(binary.LittleEndian.Uint32(t.Data[4*k:])))
+		}
+		outs = append(outs, v)
+	}
+	return outs, nil
+}
+
+// compareModels runs a and b on the same random inputs (seeds 1..n) and
+// returns the largest difference of their outputs.
+func compareModels(a, b []byte, n int) (float64, error) {
+	worst := 0.0
+	for seed := int64(1); seed <= int64(n); seed++ {
+		x, err := runFloat(a, seed)
+		if err != nil {
+			return 0, fmt.Errorf("first model: %w", err)
+		}
+		y, err := runFloat(b, seed)
+		if err != nil {
+			return 0, fmt.Errorf("second model: %w", err)
+		}
+		if len(x) != len(y) {
+			return 0, fmt.Errorf("%d outputs against %d", len(x), len(y))
+		}
+		for i := range x {
+			if len(x[i]) != len(y[i]) {
+				return 0, fmt.Errorf("output %d: %d values against %d", i, len(x[i]), len(y[i]))
+			}
+			for k := range x[i] {
+				worst = math.Max(worst, math.Abs(x[i][k]-y[i][k]))
+			}
+		}
+	}
+	return worst, nil
+}
+
+// opCounts counts the operators of a model by name, over every subgraph.
+func opCounts(t *testing.T, model []byte) map[string]int {
+	t.Helper()
+	m, err := tflite.Read(model, ir.NewBudget(ir.DefaultLimits))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	for _, f := range m.Subgraphs {
+		for _, n := range f.Nodes {
+			if n.TFL != nil {
+				counts[strings.TrimPrefix(n.OpName(), "tfl.")]++
+			}
+		}
+	}
+	return counts
+}
+
+// corpusDir holds the public .tflite corpus (internal/corpus/tflite.tsv),
+// beside the repository; TFLRUN_TFLITE_CORPUS overrides it.
+func corpusDir() string {
+	if d := os.Getenv("TFLRUN_TFLITE_CORPUS"); d != "" {
+		return d
+	}
+	return "../../corpus/tflite"
+}
+
+// TestRefuseCorpusLoops re-fuses the corpus models whose recurrent layers
+// are WHILE loops: every loop is fused (but those the report explains),
+// no WHILE is left in a fused model, and where the unfused model runs in
+// tflrun (builtins only, or once Flex kernels exist) the two agree within
+// 1e-5 on random inputs.
+func TestRefuseCorpusLoops(t *testing.T) {
+	dir := filepath.Join(corpusDir(), "recurrent")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("no .tflite corpus at %s (set TFLRUN_TFLITE_CORPUS): %v", dir, err)
+	}
+	// The loops that are not fused, and why (the report must say so).
+	refused := map[string]string{
+		"flood_lstm_while_flex_resvar.tflite":     "not a SimpleRNN, LSTM or GRU cell with constant weights",
+		"sureshiitp_bilstm_attention_flex.tflite": "reads 2 sequences",
+	}
+	// Dynamic-range models: the unfused loop quantises each
+	// FULLY_CONNECTED's input per call, the fused hybrid operator each
+	// gate's weights and the step's input on its own, so they agree to
+	// the quantisation's resolution, not to float rounding.
+	hybrid := map[string]float64{"tesi_lstm_while_dynamic.tflite": 1e-2, "falldetect_simplernn_while_flex_dynamic.tflite": 1e-2}
+	for _, name := range []string{"netanomaly_lstm_while.tflite", "driveprofiler_lstm_while.tflite", "tesi_gru_while.tflite",
+		"tesi_lstm_while_dynamic.tflite", "airquality_stacked_lstm_while_flex.tflite", "falldetect_simplernn_while_flex_dynamic.tflite",
+		"flood_lstm_while_flex_resvar.tflite", "lettuce_lstm_feature_extractor_while_flex.tflite", "lettuce_lstm_while_flex.tflite",
+		"sureshiitp_bilstm_attention_flex.tflite"} {
+		t.Run(name, func(t *testing.T) {
+			buf, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Skipf("absent: %v", err)
+			}
+			res, err := ConvertTFLite(buf, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Report.Text()
+			if why, ok := refused[name]; ok {
+				if res.Report.Fused() != 0 || !strings.Contains(text, why) {
+					t.Fatalf("report:\n%s\nwant every loop refused with %q", text, why)
+				}
+				return
+			}
+			if res.Report.Fused() == 0 || res.Report.Fused() != len(res.Report.Composites) {
+				t.Fatalf("report:\n%s", text)
+			}
+			after := opCounts(t, res.Model)
+			if after["WHILE"] != 0 {
+				t.Fatalf("a WHILE is left: %v", after)
+			}
+			diff, err := compareModels(buf, res.Model, 5)
+			if err != nil {
+				t.Skipf("fused, not compared: %v (before %v, after %v)", err, opCounts(t, buf), after)
+			}
+			t.Logf("max |unfused - fused| %.3g; before %v; after %v", diff, opCounts(t, buf), after)
+			tol := 1e-5
+			if h, ok := hybrid[name]; ok {
+				tol = h
+			}
+			if diff > tol {
+				t.Errorf("re-fused model differs from the unfused one by %g (tolerance %g)", diff, tol)
+			}
+		})
+	}
+}
+
+// TestRefuseDittoBiLSTM re-fuses TensorFlow's own (unfused, Flex)
+// conversion of the HeyDittoNet bidirectional LSTM and compares it with
+// tflrun's conversion of the SavedModel.
+func TestRefuseDittoBiLSTM(t *testing.T) {
+	const dir = "../../shared/savedmodels/ditto_v2_bilstm"
+	buf, err := os.ReadFile(filepath.Join(dir, "model.tflite"))
+	if err != nil {
+		t.Skipf("shared model absent: %v", err)
+	}
+	res, err := ConvertTFLite(buf, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := opCounts(t, res.Model)
+	if counts["UNIDIRECTIONAL_SEQUENCE_LSTM"]+counts["BIDIRECTIONAL_SEQUENCE_LSTM"] == 0 || counts["WHILE"] != 0 || len(res.Subgraphs) != 1 {
+		t.Fatalf("re-fused ops %v, %d subgraphs", counts, len(res.Subgraphs))
+	}
+	for name := range counts {
+		if strings.HasPrefix(name, "custom.Flex") {
+			t.Errorf("Flex op %s left", name)
+		}
+	}
+	sm, err := Convert(filepath.Join(dir, "HeyDittoNet-v2"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff, err := compareModels(sm.Model, res.Model, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("max |SavedModel conversion - re-fused| %.3g; ops %v", diff, counts)
+	if diff > 1e-5 {
+		t.Errorf("re-fused model differs from the SavedModel conversion by %g", diff)
+	}
+}
