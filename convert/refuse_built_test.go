@@ -1,0 +1,207 @@
+package convert
+
+import (
+	"encoding/binary"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/tflrun/tflrun/convert/internal/tflite"
+	"github.com/tflrun/tflrun/schema"
+)
+
+// sgBuilder assembles one subgraph of a test model with the schema's
+// object API.
+type sgBuilder struct {
+	m  *schema.ModelT
+	sg *schema.SubGraphT
+}
+
+func (b *sgBuilder) tensor(name string, tt schema.TensorType, shape []int32, data []byte) int32 {
+	t := &schema.TensorT{Name: name, Type: tt, Shape: shape, HasRank: true}
+	if data != nil {
+		t.Buffer = uint32(len(b.m.Buffers))
+		b.m.Buffers = append(b.m.Buffers, &schema.BufferT{Data: data})
+	}
+	b.sg.Tensors = append(b.sg.Tensors, t)
+	return int32(len(b.sg.Tensors) - 1)
+}
+
+func (b *sgBuilder) f32(name string, shape []int32, v []float32) int32 {
+	d := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(d[4*i:], math.Float32bits(x))
+	}
+	return b.tensor(name, schema.TensorTypeFLOAT32, shape, d)
+}
+
+func (b *sgBuilder) i32(name string, shape []int32, v ...int32) int32 {
+	d := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(d[4*i:], uint32(x))
+	}
+	return b.tensor(name, schema.TensorTypeINT32, shape, d)
+}
+
+func (b *sgBuilder) op(code schema.BuiltinOperator, opts *schema.BuiltinOptionsT, ins []int32, outs ...int32) {
+	idx := -1
+	for i, c := range b.m.OperatorCodes {
+		if c.BuiltinCode == code {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		idx = len(b.m.OperatorCodes)
+		dep := int8(127)
+		if code < 127 {
+			dep = int8(code)
+		}
+		b.m.OperatorCodes = append(b.m.OperatorCodes, &schema.OperatorCodeT{BuiltinCode: code, DeprecatedBuiltinCode: dep, Version: 1})
+	}
+	b.sg.Operators = append(b.sg.Operators, &schema.OperatorT{OpcodeIndex: uint32(idx), Inputs: ins, Outputs: outs, BuiltinOptions: opts})
+}
+
+func seeded(n int, seed uint32) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		seed = seed*1664525 + 1013904223
+		v[i] = float32(int32(seed>>8)%1000) / 1500
+	}
+	return v
+}
+
+// loopModel is the variant of the SimpleRNN loop rnnLoopModel builds.
+type loopModel struct {
+	backwards bool // the loop walks the sequence reversed (go_backwards)
+	stateIn   bool // the initial state is a model input
+	noTanh    bool // the body multiplies by the state: no RNN cell
+}
+
+// rnnLoopModel builds what TensorFlow ≥ 2.16 writes for a Keras 3
+// SimpleRNN(2) over [1, 4, 3] when only the last output is returned:
+// a builtins-only WHILE over (counter, time, a one-item output list,
+// h, the time-major sequence), reading the step with GATHER and writing
+// the list as a RESHAPE of h.
+func rnnLoopModel(v loopModel) []byte {
+	const T, F, U = 4, 3, 2
+	m := &schema.ModelT{Version: 3, Buffers: []*schema.BufferT{{}}}
+	main := &sgBuilder{m, &schema.SubGraphT{Name: "main"}}
+	in := main.tensor("input", schema.TensorTypeFLOAT32, []int32{1, T, F}, nil)
+	main.sg.Inputs = []int32{in}
+	seq := main.tensor("transpose", schema.TensorTypeFLOAT32, []int32{T, 1, F}, nil)
+	main.op(schema.BuiltinOperatorTRANSPOSE, nil, []int32{in, main.i32("perm", []int32{3}, 1, 0, 2)}, seq)
+	if v.backwards {
+		rev := main.tensor("reverse", schema.TensorTypeFLOAT32, []int32{T, 1, F}, nil)
+		main.op(schema.BuiltinOperatorREVERSE_V2, nil, []int32{seq, main.i32("axis", []int32{1}, 0)}, rev)
+		seq = rev
+	}
+	zero := main.i32("time", []int32{}, 0)
+	list := main.f32("list", []int32{1, 1, U}, make([]float32, U))
+	h0 := main.f32("zeros", []int32{1, U}, make([]float32, U))
+	if v.stateIn {
+		h0 = main.tensor("h0", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
+		main.sg.Inputs = append(main.sg.Inputs, h0)
+	}
+	var wout []int32
+	for i, n := range []string{"while", "while1", "while2", "while3", "while4"} {
+		shape := [][]int32{{}, {}, {1, 1, U}, {1, U}, {T, 1, F}}[i]
+		tt := schema.TensorTypeFLOAT32
+		if i < 2 {
+			tt = schema.TensorTypeINT32
+		}
+		wout = append(wout, main.tensor(n, tt, shape, nil))
+	}
+	main.op(schema.BuiltinOperatorWHILE, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsWhileOptions,
+		Value: &schema.WhileOptionsT{CondSubgraphIndex: 1, BodySubgraphIndex: 2}}, []int32{zero, zero, list, h0, seq}, wout...)
+	out := main.tensor("output", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
+	main.op(schema.BuiltinOperatorRESHAPE, nil, []int32{wout[2], main.i32("shape", []int32{2}, 1, U)}, out)
+	main.sg.Outputs = []int32{out}
+
+	params := func(b *sgBuilder) []int32 {
+		return []int32{b.tensor("arg0", schema.TensorTypeINT32, []int32{}, nil), b.tensor("arg1", schema.TensorTypeINT32, []int32{}, nil),
+			b.tensor("arg2", schema.TensorTypeFLOAT32, []int32{1, 1, U}, nil), b.tensor("arg3", schema.TensorTypeFLOAT32, []int32{1, U}, nil),
+			b.tensor("arg4", schema.TensorTypeFLOAT32, []int32{T, 1, F}, nil)}
+	}
+	cond := &sgBuilder{m, &schema.SubGraphT{Name: "while_cond"}}
+	cp := params(cond)
+	less := cond.tensor("less", schema.TensorTypeBOOL, []int32{}, nil)
+	cond.op(schema.BuiltinOperatorLESS, nil, []int32{cp[1], cond.i32("steps", []int32{}, T)}, less)
+	cond.sg.Inputs, cond.sg.Outputs = cp, []int32{less}
+
+	body := &sgBuilder{m, &schema.SubGraphT{Name: "while_body"}}
+	bp := params(body)
+	one := body.i32("one", []int32{}, 1)
+	add := &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsAddOptions, Value: &schema.AddOptionsT{}}
+	c1 := body.tensor("add_c", schema.TensorTypeINT32, []int32{}, nil)
+	body.op(schema.BuiltinOperatorADD, add, []int32{bp[0], one}, c1)
+	t1 := body.tensor("add_t", schema.TensorTypeINT32, []int32{}, nil)
+	body.op(schema.BuiltinOperatorADD, add, []int32{bp[1], one}, t1)
+	x := body.tensor("x", schema.TensorTypeFLOAT32, []int32{1, F}, nil)
+	body.op(schema.BuiltinOperatorGATHER, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsGatherOptions, Value: &schema.GatherOptionsT{}}, []int32{bp[4], bp[1]}, x)
+	fc := &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsFullyConnectedOptions, Value: &schema.FullyConnectedOptionsT{}}
+	xw := body.tensor("xw", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
+	body.op(schema.BuiltinOperatorFULLY_CONNECTED, fc, []int32{x, body.f32("kernel", []int32{U, F}, seeded(U*F, 1)), body.f32("bias", []int32{U}, seeded(U, 2))}, xw)
+	hr := body.tensor("hr", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
+	body.op(schema.BuiltinOperatorFULLY_CONNECTED, fc, []int32{bp[3], body.f32("recurrent", []int32{U, U}, seeded(U*U, 3)), -1}, hr)
+	sum := body.tensor("sum", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
+	body.op(schema.BuiltinOperatorADD, add, []int32{xw, hr}, sum)
+	h := body.tensor("h", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
+	if v.noTanh {
+		body.op(schema.BuiltinOperatorMUL, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsMulOptions, Value: &schema.MulOptionsT{}}, []int32{sum, bp[3]}, h)
+	} else {
+		body.op(schema.BuiltinOperatorTANH, nil, []int32{sum}, h)
+	}
+	item := body.tensor("item", schema.TensorTypeFLOAT32, []int32{1, 1, U}, nil)
+	body.op(schema.BuiltinOperatorRESHAPE, nil, []int32{h, body.i32("item_shape", []int32{3}, 1, 1, U)}, item)
+	body.sg.Inputs, body.sg.Outputs = bp, []int32{c1, t1, item, h, bp[4]}
+
+	m.Subgraphs = []*schema.SubGraphT{main.sg, cond.sg, body.sg}
+	return tflite.Pack(m)
+}
+
+// TestRefuseBuiltLoops re-fuses loops built with the schema writer: a
+// SimpleRNN loop forwards and backwards fuses to one
+// UNIDIRECTIONAL_SEQUENCE_RNN, its subgraphs gone, and agrees with the
+// loop; a loop whose state starts from an input, and one whose body is
+// no cell, are refused with the reason, and written back unchanged.
+func TestRefuseBuiltLoops(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		v    loopModel
+		why  string // "" fused
+	}{
+		{"forward", loopModel{}, ""},
+		{"go_backwards", loopModel{backwards: true}, ""},
+		{"state input", loopModel{stateIn: true}, "the initial state is not zeros"},
+		{"no cell", loopModel{noTanh: true}, "does not compute a SimpleRNN cell"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			model := rnnLoopModel(c.v)
+			res, err := ConvertTFLite(model, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Report.Text()
+			counts := opCounts(t, res.Model)
+			if c.why != "" {
+				if res.Report.Fused() != 0 || !strings.Contains(text, c.why) || counts["WHILE"] != 1 || len(res.Subgraphs) != 3 {
+					t.Fatalf("report:\n%s\nops %v, %d subgraphs; want refused with %q, the loop kept", text, counts, len(res.Subgraphs), c.why)
+				}
+			} else {
+				if res.Report.Fused() != 1 || counts["WHILE"] != 0 || counts["UNIDIRECTIONAL_SEQUENCE_RNN"] != 1 || len(res.Subgraphs) != 1 {
+					t.Fatalf("report:\n%s\nops %v, %d subgraphs", text, counts, len(res.Subgraphs))
+				}
+				if c.v.backwards != strings.Contains(text, "go_backwards") {
+					t.Errorf("report does not say go_backwards is %v:\n%s", c.v.backwards, text)
+				}
+			}
+			diff, err := compareModels(model, res.Model, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.why != "" && diff != 0 || diff > 1e-5 {
+				t.Errorf("max |loop - converted| %g", diff)
+			}
+		})
+	}
+}
