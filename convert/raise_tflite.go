@@ -451,7 +451,7 @@ func dequantize(t *ir.Tensor, q *ir.Quantization) (*ir.Tensor, bool) {
 func (r *raiser) raiseSetItems() {
 	f := r.f
 	for _, n := range append([]*ir.Node(nil), f.Nodes...) {
-		if n.Op != "ConcatV2" || len(n.Inputs) != 4 || n.Inputs[3] == nil || n.Inputs[3].Const == nil || n.Inputs[3].Const.Ints()[0] != 0 {
+		if n.Op != "ConcatV2" || len(n.Inputs) != 4 || !constIs(n.Inputs[3], 0) || n.Inputs[0] == nil || n.Inputs[1] == nil || n.Inputs[2] == nil {
 			continue
 		}
 		s0, e, s2 := n.Inputs[0].Producer, n.Inputs[1].Producer, n.Inputs[2].Producer
@@ -459,7 +459,7 @@ func (r *raiser) raiseSetItems() {
 			s0.Inputs[0] != s2.Inputs[0] || !s0.Inputs[0].IsParam() {
 			continue
 		}
-		if e.Op != "ExpandDims" || len(e.Inputs) != 2 || e.Inputs[1] == nil || e.Inputs[1].Const == nil || e.Inputs[1].Const.Ints()[0] != 0 {
+		if e.Op != "ExpandDims" || len(e.Inputs) != 2 || !constIs(e.Inputs[1], 0) || e.Inputs[0] == nil {
 			continue
 		}
 		idx := r.setIndex(s0.Inputs[2], s2.Inputs[1])
@@ -498,7 +498,8 @@ func (r *raiser) setIndex(size, begin *ir.Value) *ir.Value {
 		good := true
 		for _, k := range []int{5, 9} {
 			got, err := probe(r.f, p, ir.FromInt32s(ir.Scalar(), []int32{int32(k)}), []*ir.Value{size, begin})
-			if err != nil || got[0] == nil || got[1] == nil || got[0].Ints()[0] != k || got[1].Ints()[0] != k+1 {
+			if err != nil || got[0] == nil || got[1] == nil || got[0].NumElements() < 1 || got[1].NumElements() < 1 ||
+				got[0].Ints()[0] != k || got[1].Ints()[0] != k+1 {
 				good = false
 				break
 			}
@@ -508,6 +509,11 @@ func (r *raiser) setIndex(size, begin *ir.Value) *ir.Value {
 		}
 	}
 	return nil
+}
+
+// constIs reports whether v is a one-element integer constant k.
+func constIs(v *ir.Value, k int) bool {
+	return v != nil && v.Const != nil && v.Const.NumElements() == 1 && v.Const.DType.IsInteger() && v.Const.Ints()[0] == k
 }
 
 // probe evaluates want in a private copy of f with parameter p bound to

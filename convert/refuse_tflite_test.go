@@ -217,4 +217,11 @@ func TestRefuseDittoBiLSTM(t *testing.T) {
 	if diff > 1e-5 {
 		t.Errorf("re-fused model differs from the SavedModel conversion by %g", diff)
 	}
+	// The model as TensorFlow wrote it runs where tflrun has the Flex
+	// TensorList kernels.
+	if diff, err := compareModels(buf, res.Model, 5); err != nil {
+		t.Logf("unfused model not compared: %v", err)
+	} else if t.Logf("max |unfused - re-fused| %.3g", diff); diff > 1e-5 {
+		t.Errorf("re-fused model differs from the unfused one by %g", diff)
+	}
 }

@@ -62,6 +62,24 @@ func TestConvertTFLiteHostile(t *testing.T) {
 	}
 }
 
+// TestConvertTFLiteHostileLoop corrupts a model with a WHILE loop (built
+// by the test) byte by byte: reading, raising and fusing it gives an
+// error or a model, never a panic.
+func TestConvertTFLiteHostileLoop(t *testing.T) {
+	model := rnnLoopModel(loopModel{})
+	step := 3
+	if testing.Short() {
+		step = 17
+	}
+	for i := 8; i < len(model); i += step {
+		for _, x := range []byte{0xff, 0x01, 0x80} {
+			bad := bytes.Clone(model)
+			bad[i] ^= x
+			ConvertTFLite(bad, Options{})
+		}
+	}
+}
+
 // TestTFLiteWriteFixedPoint checks that reading and writing a written
 // model changes nothing, also for models tflrun cannot run.
 func TestTFLiteWriteFixedPoint(t *testing.T) {
