@@ -61,6 +61,21 @@ func (b *sgBuilder) op(code schema.BuiltinOperator, opts *schema.BuiltinOptionsT
 	b.sg.Operators = append(b.sg.Operators, &schema.OperatorT{OpcodeIndex: uint32(idx), Inputs: ins, Outputs: outs, BuiltinOptions: opts})
 }
 
+func (b *sgBuilder) custom(name string, ins []int32, outs ...int32) {
+	idx := -1
+	for i, c := range b.m.OperatorCodes {
+		if c.CustomCode == name {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		idx = len(b.m.OperatorCodes)
+		b.m.OperatorCodes = append(b.m.OperatorCodes, &schema.OperatorCodeT{BuiltinCode: schema.BuiltinOperatorCUSTOM,
+			DeprecatedBuiltinCode: int8(schema.BuiltinOperatorCUSTOM), CustomCode: name, Version: 1})
+	}
+	b.sg.Operators = append(b.sg.Operators, &schema.OperatorT{OpcodeIndex: uint32(idx), Inputs: ins, Outputs: outs})
+}
+
 func seeded(n int, seed uint32) []float32 {
 	v := make([]float32, n)
 	for i := range v {
@@ -75,6 +90,7 @@ type loopModel struct {
 	backwards bool // the loop walks the sequence reversed (go_backwards)
 	stateIn   bool // the initial state is a model input
 	noTanh    bool // the body multiplies by the state: no RNN cell
+	flex      bool // the output list is a Flex TensorList, as without lower-static-tensor-list
 }
 
 // rnnLoopModel builds what TensorFlow ≥ 2.16 writes for a Keras 3
@@ -97,6 +113,13 @@ func rnnLoopModel(v loopModel) []byte {
 	}
 	zero := main.i32("time", []int32{}, 0)
 	list := main.f32("list", []int32{1, 1, U}, make([]float32, U))
+	listType, listShape := schema.TensorTypeFLOAT32, []int32{1, 1, U}
+	elemShape := main.i32("element_shape", []int32{2}, -1, U)
+	if v.flex {
+		listType, listShape = schema.TensorTypeVARIANT, []int32{}
+		list = main.tensor("reserve", listType, listShape, nil)
+		main.custom("FlexTensorListReserve", []int32{elemShape, main.i32("num_elements", []int32{}, 1)}, list)
+	}
 	h0 := main.f32("zeros", []int32{1, U}, make([]float32, U))
 	if v.stateIn {
 		h0 = main.tensor("h0", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
@@ -104,22 +127,30 @@ func rnnLoopModel(v loopModel) []byte {
 	}
 	var wout []int32
 	for i, n := range []string{"while", "while1", "while2", "while3", "while4"} {
-		shape := [][]int32{{}, {}, {1, 1, U}, {1, U}, {T, 1, F}}[i]
+		shape := [][]int32{{}, {}, listShape, {1, U}, {T, 1, F}}[i]
 		tt := schema.TensorTypeFLOAT32
 		if i < 2 {
 			tt = schema.TensorTypeINT32
+		}
+		if i == 2 {
+			tt = listType
 		}
 		wout = append(wout, main.tensor(n, tt, shape, nil))
 	}
 	main.op(schema.BuiltinOperatorWHILE, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsWhileOptions,
 		Value: &schema.WhileOptionsT{CondSubgraphIndex: 1, BodySubgraphIndex: 2}}, []int32{zero, zero, list, h0, seq}, wout...)
+	stacked := wout[2]
+	if v.flex {
+		stacked = main.tensor("stack", schema.TensorTypeFLOAT32, []int32{1, 1, U}, nil)
+		main.custom("FlexTensorListStack", []int32{wout[2], elemShape}, stacked)
+	}
 	out := main.tensor("output", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
-	main.op(schema.BuiltinOperatorRESHAPE, nil, []int32{wout[2], main.i32("shape", []int32{2}, 1, U)}, out)
+	main.op(schema.BuiltinOperatorRESHAPE, nil, []int32{stacked, main.i32("shape", []int32{2}, 1, U)}, out)
 	main.sg.Outputs = []int32{out}
 
 	params := func(b *sgBuilder) []int32 {
 		return []int32{b.tensor("arg0", schema.TensorTypeINT32, []int32{}, nil), b.tensor("arg1", schema.TensorTypeINT32, []int32{}, nil),
-			b.tensor("arg2", schema.TensorTypeFLOAT32, []int32{1, 1, U}, nil), b.tensor("arg3", schema.TensorTypeFLOAT32, []int32{1, U}, nil),
+			b.tensor("arg2", listType, listShape, nil), b.tensor("arg3", schema.TensorTypeFLOAT32, []int32{1, U}, nil),
 			b.tensor("arg4", schema.TensorTypeFLOAT32, []int32{T, 1, F}, nil)}
 	}
 	cond := &sgBuilder{m, &schema.SubGraphT{Name: "while_cond"}}
@@ -152,7 +183,12 @@ func rnnLoopModel(v loopModel) []byte {
 		body.op(schema.BuiltinOperatorTANH, nil, []int32{sum}, h)
 	}
 	item := body.tensor("item", schema.TensorTypeFLOAT32, []int32{1, 1, U}, nil)
-	body.op(schema.BuiltinOperatorRESHAPE, nil, []int32{h, body.i32("item_shape", []int32{3}, 1, 1, U)}, item)
+	if v.flex {
+		item = body.tensor("set_item", schema.TensorTypeVARIANT, []int32{}, nil)
+		body.custom("FlexTensorListSetItem", []int32{bp[2], body.i32("index", []int32{}, 0), h}, item)
+	} else {
+		body.op(schema.BuiltinOperatorRESHAPE, nil, []int32{h, body.i32("item_shape", []int32{3}, 1, 1, U)}, item)
+	}
 	body.sg.Inputs, body.sg.Outputs = bp, []int32{c1, t1, item, h, bp[4]}
 
 	m.Subgraphs = []*schema.SubGraphT{main.sg, cond.sg, body.sg}
@@ -160,7 +196,7 @@ func rnnLoopModel(v loopModel) []byte {
 }
 
 // TestRefuseBuiltLoops re-fuses loops built with the schema writer: a
-// SimpleRNN loop forwards and backwards fuses to one
+// SimpleRNN loop forwards, backwards and over a Flex TensorList fuses to one
 // UNIDIRECTIONAL_SEQUENCE_RNN, its subgraphs gone, and agrees with the
 // loop; a loop whose state starts from an input, and one whose body is
 // no cell, are refused with the reason, and written back unchanged.
@@ -172,6 +208,7 @@ func TestRefuseBuiltLoops(t *testing.T) {
 	}{
 		{"forward", loopModel{}, ""},
 		{"go_backwards", loopModel{backwards: true}, ""},
+		{"flex", loopModel{flex: true}, ""},
 		{"state input", loopModel{stateIn: true}, "the initial state is not zeros"},
 		{"no cell", loopModel{noTanh: true}, "does not compute a SimpleRNN cell"},
 	} {
@@ -194,6 +231,14 @@ func TestRefuseBuiltLoops(t *testing.T) {
 				if c.v.backwards != strings.Contains(text, "go_backwards") {
 					t.Errorf("report does not say go_backwards is %v:\n%s", c.v.backwards, text)
 				}
+			}
+			if c.v.flex {
+				// The Flex form fuses to what the builtins form does.
+				plain, err := ConvertTFLite(rnnLoopModel(loopModel{}), Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				model = plain.Model
 			}
 			diff, err := compareModels(model, res.Model, 5)
 			if err != nil {
