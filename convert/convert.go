@@ -1,6 +1,8 @@
 // Package convert turns TensorFlow models — a SavedModel directory, a
 // frozen GraphDef (.pb) or a text GraphDef (.pbtxt) — into TensorFlow Lite
-// flatbuffers that tflrun's interpreter runs, in pure Go.
+// flatbuffers that tflrun's interpreter runs, in pure Go. It also reads a
+// .tflite model and writes it back with its recurrent WHILE loops fused
+// (ConvertTFLite; see tflite.go).
 //
 // The pipeline (Convert); steps 2 and 3 are the named passes Passes lists
 // (tf_tfl_passes.go), whose IR Options.PrintIRAfter prints:

@@ -126,10 +126,6 @@ func fuseLoopsOf(f *ir.Function, reg *fusion.Registry, report *fusion.Report) (f
 	}()
 	seen := map[*ir.Node]bool{}
 	for {
-		before := map[*ir.Node]bool{}
-		for _, w := range whiles {
-			before[w] = true
-		}
 		ok, err := fusion.OfferLoops(f, mod, reg, report, seen)
 		if err != nil {
 			return false, false, err

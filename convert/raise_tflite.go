@@ -25,10 +25,6 @@ import (
 // raiser raises TFLite nodes of one function.
 type raiser struct {
 	f *ir.Function
-	// body marks a loop body or condition: a private copy, whose ops are
-	// raised whatever they are; in the entry function only operators
-	// with the same inputs as their TensorFlow op are (see restore).
-	body bool
 	// hybrid is set when a FULLY_CONNECTED with int8 weights was raised
 	// over its dequantised weights.
 	hybrid bool
@@ -248,7 +244,7 @@ func raiseBody(g *ir.Function, name string, loopInputs []*ir.Value) (*ir.Functio
 			p.Shape = loopInputs[i].Shape.Clone()
 		}
 	}
-	r := &raiser{f: f, body: true}
+	r := &raiser{f: f}
 	for _, n := range append([]*ir.Node(nil), f.Nodes...) {
 		if n.TFL == nil {
 			continue

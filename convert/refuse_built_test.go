@@ -214,6 +214,13 @@ func TestRefuseBuiltLoops(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			model := rnnLoopModel(c.v)
+			nf, err := ConvertTFLite(model, Options{NoFuse: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if nf.Report.Fused() != 0 || len(nf.Report.Composites) != 1 || !strings.Contains(nf.Report.Text(), "--no-fuse") {
+				t.Fatalf("NoFuse report:\n%s", nf.Report.Text())
+			}
 			res, err := ConvertTFLite(model, Options{})
 			if err != nil {
 				t.Fatal(err)

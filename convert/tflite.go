@@ -96,7 +96,18 @@ func ConvertTFLite(data []byte, opts Options) (*Result, error) {
 		return fail(err)
 	}
 	fused := false
-	if !opts.NoFuse {
+	if opts.NoFuse {
+		// Every loop is reported, as the SavedModel path reports the
+		// composites it lowered.
+		for _, f := range m.Subgraphs {
+			for _, n := range f.Nodes {
+				if n.TFL != nil && n.TFL.Builtin == schema.BuiltinOperatorWHILE && len(n.TFL.Subgraphs) == 2 {
+					report.Add(fusion.Entry{Function: n.TFL.Subgraphs[1].Name, Call: n.Name, Attr: "loop", Implements: "WHILE",
+						Reason: "--no-fuse (Options.NoFuse) keeps the WHILE loop"})
+				}
+			}
+		}
+	} else {
 		fused, err = fuseTFLiteLoops(m, opts, report)
 		if err == nil {
 			err = budget.Err()
