@@ -2,6 +2,8 @@ package convert
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/tflrun/tflrun/convert/fusion"
@@ -79,6 +81,10 @@ func fuseLoopsOf(f *ir.Function, reg *fusion.Registry, report *fusion.Report) (f
 	mod := ir.NewModule(nil, nil)
 	bodies := map[*ir.Node][2]string{}
 	hybridLoop := map[*ir.Node]bool{}
+	// kept lists the operators of each loop's functions left TFLite
+	// nodes, which the rules cannot evaluate (for the report).
+	kept := map[*ir.Node][]string{}
+	first := len(report.Composites)
 	for k, w := range whiles {
 		var names [2]string
 		for j, g := range w.TFL.Subgraphs {
@@ -92,6 +98,11 @@ func fuseLoopsOf(f *ir.Function, reg *fusion.Registry, report *fusion.Report) (f
 			}
 			names[j] = raised.Name
 			hybridLoop[w] = hybridLoop[w] || hy
+			for _, n := range raised.Nodes {
+				if n.TFL != nil && !slices.Contains(kept[w], n.OpName()) {
+					kept[w] = append(kept[w], n.OpName())
+				}
+			}
 		}
 		bodies[w] = names
 	}
@@ -142,6 +153,14 @@ func fuseLoopsOf(f *ir.Function, reg *fusion.Registry, report *fusion.Report) (f
 		for _, w := range whiles {
 			if !live[w] && hybridLoop[w] {
 				hybrid = true
+			}
+		}
+	}
+	for i := first; i < len(report.Composites); i++ {
+		e := &report.Composites[i]
+		for _, w := range whiles {
+			if e.Call == w.Name && !e.Fused && len(kept[w]) > 0 {
+				e.Reason += fmt.Sprintf(" (the loop keeps operators tflrun does not evaluate at conversion time: %s)", strings.Join(kept[w], ", "))
 			}
 		}
 	}
