@@ -109,3 +109,28 @@ func mustRewrite(t *testing.T, buf []byte) []byte {
 	}
 	return out
 }
+
+// TestConvertTFLiteQuantize quantises a float .tflite's weights in both
+// modes; the result runs and stays close to the float model.
+func TestConvertTFLiteQuantize(t *testing.T) {
+	buf, err := os.ReadFile("../../shared/models/vww_96/vww_96_float.tflite")
+	if err != nil {
+		t.Skipf("shared model absent: %v", err)
+	}
+	for _, mode := range []QuantizeMode{QuantizeDynamic, QuantizeFloat16} {
+		res, err := ConvertTFLite(buf, Options{Quantize: QuantizeOptions{Mode: mode}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Quantization == nil || len(res.Quantization.Weights) == 0 || len(res.Model) >= len(buf) {
+			t.Fatalf("mode %v: %d bytes from %d, summary %+v", mode, len(res.Model), len(buf), res.Quantization)
+		}
+		diff, err := compareModels(buf, res.Model, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff > 0.1 {
+			t.Errorf("mode %v: outputs differ by %g", mode, diff)
+		}
+	}
+}
