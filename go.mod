@@ -8,3 +8,5 @@ require (
 	golang.org/x/sys v0.50.0
 	google.golang.org/protobuf v1.36.12
 )
+
+require github.com/golang/snappy v1.0.0

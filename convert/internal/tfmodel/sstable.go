@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+
+	"github.com/golang/snappy"
 )
 
 // This file reads the immutable sorted table ("SSTable") format TensorFlow
@@ -24,8 +26,12 @@ import (
 // offset, varint64 size). The 48-byte footer holds the metaindex and index
 // handles, padding, and the magic number 0xdb4775248b80fb57.
 //
-// TensorFlow writes tensor-bundle tables without compression, so only
-// uncompressed blocks are accepted. Every length and offset is checked
+// A block is stored raw (type 0) or Snappy-compressed (type 1):
+// TensorFlow's tensor-bundle writer leaves blocks raw, but TF 1.x builds
+// whose table options default to Snappy (tensorflow/serving's
+// half_plus_two test models, TF Hub modules) compress the index. The CRC
+// covers the stored bytes; the decompressed sizes of all blocks together
+// are bounded by maxIndexBytes. Every length and offset is checked
 // against the file before use: a corrupt index gives an error naming the
 // block and byte position, never an out-of-range read or a huge
 // allocation. (github.com/syndtr/goleveldb's table reader reads these files
@@ -69,7 +75,8 @@ func readTable(data []byte) ([]tableEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("table footer: index handle: %v", err)
 	}
-	indexBlock, err := readBlock(data, index, "index block")
+	budget := int64(maxIndexBytes)
+	indexBlock, err := readBlock(data, index, "index block", &budget)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +92,7 @@ func readTable(data []byte) ([]tableEntry, error) {
 			return nil, fmt.Errorf("index block entry %d: %v", i, err)
 		}
 		what := fmt.Sprintf("data block %d", i)
-		b, err := readBlock(data, bh, what)
+		b, err := readBlock(data, bh, what, &budget)
 		if err != nil {
 			return nil, err
 		}
@@ -117,8 +124,10 @@ func decodeHandle(b []byte) (blockHandle, int, error) {
 }
 
 // readBlock checks a block handle against the file, verifies the
-// trailer's CRC and compression type, and returns the block contents.
-func readBlock(data []byte, h blockHandle, what string) ([]byte, error) {
+// trailer's CRC and compression type, and returns the block contents,
+// decompressed. budget is what decompression may still produce; a block
+// that would exceed it is an error.
+func readBlock(data []byte, h blockHandle, what string, budget *int64) ([]byte, error) {
 	limit := uint64(len(data) - footerLen)
 	if h.offset > limit || h.size > limit-h.offset || h.size+blockTrailerLen > limit-h.offset {
 		return nil, fmt.Errorf("%s: handle [%d, +%d) runs past the end of the %d-byte table", what, h.offset, h.size, len(data))
@@ -130,10 +139,25 @@ func readBlock(data []byte, h blockHandle, what string) ([]byte, error) {
 	if maskCRC(got) != want {
 		return nil, fmt.Errorf("%s at byte %d: checksum mismatch (stored %#x, computed %#x)", what, h.offset, want, maskCRC(got))
 	}
-	if trailer[0] != 0 {
-		return nil, fmt.Errorf("%s at byte %d: compression type %d is not supported (TensorFlow writes bundles uncompressed)", what, h.offset, trailer[0])
+	switch trailer[0] {
+	case 0:
+		return b, nil
+	case 1:
+		n, err := snappy.DecodedLen(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s at byte %d: Snappy-compressed block: %v", what, h.offset, err)
+		}
+		if int64(n) > *budget {
+			return nil, fmt.Errorf("%s at byte %d: Snappy-compressed block decompresses to %d bytes, past what is left of the %d-byte bound on the index", what, h.offset, n, maxIndexBytes)
+		}
+		*budget -= int64(n)
+		out, err := snappy.Decode(make([]byte, n), b)
+		if err != nil {
+			return nil, fmt.Errorf("%s at byte %d: Snappy-compressed block: %v", what, h.offset, err)
+		}
+		return out, nil
 	}
-	return b, nil
+	return nil, fmt.Errorf("%s at byte %d: compression type %d is not supported (0 is none, 1 Snappy)", what, h.offset, trailer[0])
 }
 
 // blockEntries decodes a block's prefix-compressed entries.

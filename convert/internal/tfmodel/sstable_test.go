@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/golang/snappy"
 )
 
 // writeTable builds a table in LevelDB's format the way TensorFlow's
@@ -15,6 +17,13 @@ import (
 // block, an empty metaindex block, the footer), independently of the
 // reader under test.
 func writeTable(entries []tableEntry, restartEvery, blockSize int) []byte {
+	return writeTableCompressed(entries, restartEvery, blockSize, false)
+}
+
+// writeTableCompressed is writeTable, Snappy-compressing every block
+// (compression type 1, as LevelDB's table builder does when its options
+// ask for it) when compress is set.
+func writeTableCompressed(entries []tableEntry, restartEvery, blockSize int, compress bool) []byte {
 	var file []byte
 	type handle struct{ off, size int }
 	writeBlock := func(es []tableEntry) handle {
@@ -44,10 +53,14 @@ func writeTable(entries []tableEntry, restartEvery, blockSize int) []byte {
 			b = binary.LittleEndian.AppendUint32(b, r)
 		}
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(restarts)))
+		typ := byte(0)
+		if compress {
+			b, typ = snappy.Encode(nil, b), 1
+		}
 		h := handle{len(file), len(b)}
-		crc := crc32.Update(crc32.Checksum(b, castagnoli), castagnoli, []byte{0})
+		crc := crc32.Update(crc32.Checksum(b, castagnoli), castagnoli, []byte{typ})
 		file = append(file, b...)
-		file = append(file, 0)
+		file = append(file, typ)
 		file = binary.LittleEndian.AppendUint32(file, maskCRC(crc))
 		return h
 	}
@@ -146,17 +159,59 @@ func TestTableCorruption(t *testing.T) {
 			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
 		}
 	}
-	// A compressed block (type 1) with a valid checksum is refused by name.
+	// A block of an unknown compression type (2) with a valid checksum
+	// is refused by name.
 	es := []tableEntry{{key: []byte("k"), value: []byte("v")}}
 	b := writeTable(es, 1, 4096)
 	bl := 0
 	for bl < len(b) && !(b[bl] == 0 && binary.LittleEndian.Uint32(b[bl+1:]) == maskCRC(crc32.Update(crc32.Checksum(b[:bl], castagnoli), castagnoli, []byte{0}))) {
 		bl++
 	}
+	b[bl] = 2
+	binary.LittleEndian.PutUint32(b[bl+1:], maskCRC(crc32.Update(crc32.Checksum(b[:bl], castagnoli), castagnoli, []byte{2})))
+	if _, err := readTable(b); err == nil || !strings.Contains(err.Error(), "compression type 2 is not supported") {
+		t.Errorf("compressed block: %v", err)
+	}
+	// A block marked Snappy (type 1) whose bytes are no Snappy stream,
+	// with a valid checksum: an error naming the block, not a panic.
 	b[bl] = 1
 	binary.LittleEndian.PutUint32(b[bl+1:], maskCRC(crc32.Update(crc32.Checksum(b[:bl], castagnoli), castagnoli, []byte{1})))
-	if _, err := readTable(b); err == nil || !strings.Contains(err.Error(), "compression type 1 is not supported") {
-		t.Errorf("compressed block: %v", err)
+	if _, err := readTable(b); err == nil || !strings.Contains(err.Error(), "Snappy-compressed block") {
+		t.Errorf("corrupt Snappy block: %v", err)
+	}
+}
+
+// TestTableSnappy: a table whose blocks are Snappy-compressed (TF 1.x
+// bundles such as tensorflow/serving's half_plus_two) reads the same as
+// the uncompressed one; a block claiming to decompress past the bound
+// is refused before anything is allocated.
+func TestTableSnappy(t *testing.T) {
+	es := sampleEntries(300)
+	for _, bs := range []int{1, 64, 4096} {
+		got, err := readTable(writeTableCompressed(es, 16, bs, true))
+		if err != nil {
+			t.Fatalf("block size %d: %v", bs, err)
+		}
+		if len(got) != len(es) {
+			t.Fatalf("block size %d: %d entries, want %d", bs, len(got), len(es))
+		}
+		for i := range es {
+			if string(got[i].key) != string(es[i].key) || string(got[i].value) != string(es[i].value) {
+				t.Fatalf("block size %d: entry %d is %q=%q, want %q=%q", bs, i, got[i].key, got[i].value, es[i].key, es[i].value)
+			}
+		}
+	}
+	// A Snappy block whose header (a varint decoded length) claims 2³¹
+	// bytes, more than maxIndexBytes.
+	huge := binary.AppendUvarint(nil, 1<<31)
+	huge = append(huge, 0)
+	data := append([]byte(nil), huge...)
+	data = append(data, 1)
+	data = binary.LittleEndian.AppendUint32(data, maskCRC(crc32.Update(crc32.Checksum(huge, castagnoli), castagnoli, []byte{1})))
+	budget := int64(maxIndexBytes)
+	data = append(data, make([]byte, footerLen)...)
+	if _, err := readBlock(data, blockHandle{0, uint64(len(huge))}, "data block 0", &budget); err == nil || !strings.Contains(err.Error(), "past what is left") {
+		t.Fatalf("huge Snappy block: %v", err)
 	}
 }
 
