@@ -114,6 +114,11 @@ steps of the inline loop print each round they apply.`,
 				return err
 			}
 			res, convErr := convert.Convert(args[0], opts)
+			if res != nil && res.Entry != nil {
+				for _, n := range res.Entry.Notes {
+					fmt.Fprintf(stderr, "note: %s\n", n)
+				}
+			}
 			if res != nil && res.Report != nil && reportPath != "" {
 				if err := writeFusionReport(reportPath, res, stdout); err != nil {
 					return err

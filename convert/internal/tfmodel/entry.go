@@ -48,6 +48,10 @@ type Entry struct {
 	// and Func.Results.
 	InputNames  []string
 	OutputNames []string
+	// Notes say what the entry point chose on its own, for the user to
+	// confirm or override: a GraphDef's outputs inferred from its sink
+	// nodes, a WAV string input replaced by DecodeWav's outputs.
+	Notes []string
 }
 
 // ParseInputShapes parses the --input_shapes syntax of TensorFlow's
@@ -134,10 +138,16 @@ func (m *Model) Entry(opts EntryOptions) (*Entry, error) {
 			e.OutputNames = append(e.OutputNames, k)
 		}
 	} else {
-		if len(opts.OutputArrays) == 0 {
-			return nil, fmt.Errorf("%s: a GraphDef needs output arrays naming its output tensors (OutputArrays in the options; --output_arrays on the command line)", m.Path)
+		outputArrays := opts.OutputArrays
+		if len(outputArrays) == 0 {
+			// No signature: the outputs are the graph's sinks (SinkNodes).
+			outputArrays = SinkNodes(m.Graph)
+			if len(outputArrays) == 0 {
+				return nil, fmt.Errorf("%s: a GraphDef needs output arrays naming its output tensors (OutputArrays in the options; --output_arrays on the command line), and it has no sink node to take as output; %s", m.Path, graphCandidates(m.Graph))
+			}
+			e.Notes = append(e.Notes, fmt.Sprintf("outputs inferred as the graph's sink nodes (the nodes whose outputs nothing reads): %s; name others with --output_arrays", strings.Join(outputArrays, ", ")))
 		}
-		for _, name := range opts.OutputArrays {
+		for _, name := range outputArrays {
 			ref, _, err := ir.ParseTensorRef(name)
 			if err != nil {
 				return nil, fmt.Errorf("output array %q: %v", name, err)
@@ -179,19 +189,37 @@ func (m *Model) Entry(opts EntryOptions) (*Entry, error) {
 		// depend on is an input.
 		needed, err := f.Needed(outs)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", m.Path, err)
+			return nil, fmt.Errorf("%s: %w (%s)", m.Path, err, graphCandidates(m.Graph))
+		}
+		neededSet := make(map[*ir.Node]bool, len(needed))
+		for _, n := range needed {
+			neededSet[n] = true
 		}
 		for _, n := range needed {
-			if n.Op == "Placeholder" {
-				ins = append(ins, ir.InputSpec{Name: n.Name, Tensor: ir.TensorRef{Node: n.Name}, DType: ir.Invalid})
-				e.InputNames = append(e.InputNames, n.Name)
+			if n.Op != "Placeholder" {
+				continue
 			}
+			if wav := wavDecoder(f, n, neededSet); wav != nil {
+				// TFLite has no DecodeWav: the decoded audio (and the
+				// sample rate, when the graph reads it) become the inputs.
+				for _, in := range wav.inputs {
+					ins = append(ins, in)
+					e.InputNames = append(e.InputNames, in.Name)
+				}
+				e.Notes = append(e.Notes, wav.note)
+				continue
+			}
+			ins = append(ins, ir.InputSpec{Name: n.Name, Tensor: ir.TensorRef{Node: n.Name}, DType: ir.Invalid})
+			e.InputNames = append(e.InputNames, n.Name)
 		}
 	}
 	if opts.InputShapes != nil && len(opts.InputShapes) != len(ins) {
 		return nil, fmt.Errorf("%s: %d input shapes given for %d inputs (%s): InputShapes (--input_shapes on the command line) needs one shape per input", m.Path, len(opts.InputShapes), len(ins), strings.Join(e.InputNames, ", "))
 	}
 	if err := f.Cut(ins, outs); err != nil {
+		if m.MetaGraph == nil {
+			return nil, fmt.Errorf("%s: %w (%s)", m.Path, err, graphCandidates(m.Graph))
+		}
 		return nil, fmt.Errorf("%s: %w", m.Path, err)
 	}
 	for i, p := range f.Params {

@@ -76,10 +76,12 @@ func TestTextGraphDef(t *testing.T) {
 	if len(e.Func.Params) != 1 || e.InputNames[0] != "x" || !e.Func.Params[0].Shape.Equal(ir.Shape{-1, 3}) {
 		t.Errorf("inputs %v %v", e.InputNames, e.Func.Params)
 	}
-	if _, err := m.Entry(EntryOptions{}); err == nil || !strings.Contains(err.Error(), "double_relu.pbtxt: a GraphDef needs output arrays naming its output tensors (OutputArrays in the options; --output_arrays on the command line)") {
-		t.Errorf("no outputs: %v", err)
+	// Without output arrays, the sink node is the output, and a note
+	// says so.
+	if e, err := m.Entry(EntryOptions{}); err != nil || len(e.OutputNames) != 1 || e.OutputNames[0] != "out" || len(e.Notes) != 1 || !strings.Contains(e.Notes[0], "outputs inferred as the graph's sink nodes") {
+		t.Errorf("no output arrays: %v", err)
 	}
-	if _, err := m.Entry(EntryOptions{OutputArrays: []string{"nothere:0"}}); err == nil || !strings.Contains(err.Error(), `output "nothere:0": graph has no node "nothere"`) {
+	if _, err := m.Entry(EntryOptions{OutputArrays: []string{"nothere:0"}}); err == nil || !strings.Contains(err.Error(), `output "nothere:0": graph has no node "nothere"`) || !strings.Contains(err.Error(), "candidate inputs (Placeholders): x; candidate outputs (sink nodes): out") {
 		t.Errorf("bad output: %v", err)
 	}
 	if _, err := m.Entry(EntryOptions{OutputArrays: []string{"out:7"}}); err == nil || !strings.Contains(err.Error(), `node "out" (AddV2) has 1 outputs, not 8`) {

@@ -179,7 +179,10 @@ func LoadGraphDef(path string) (*Model, error) {
 func ParseGraphDef(name string, data []byte, text bool) (*Model, error) {
 	g := &tfpb.GraphDef{}
 	if text {
-		if err := prototext.Unmarshal(data, g); err != nil {
+		// Fields newer than tflrun's copy of graph.proto (a node's
+		// experimental_debug_info, which TensorFlow's own test graphs
+		// carry) are skipped, as the binary decoder skips them.
+		if err := (prototext.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(data, g); err != nil {
 			return nil, fmt.Errorf("%s: not a valid text GraphDef: %v", name, err)
 		}
 	} else if err := proto.Unmarshal(data, g); err != nil {
