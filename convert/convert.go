@@ -43,6 +43,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/tflrun/tflrun/convert/fusion"
 	"github.com/tflrun/tflrun/convert/internal/quantize"
@@ -230,6 +231,8 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 	}
 	if opts.cut != nil {
 		opts.cut.entry = entry
+	} else if err := checkInputsStatic(m, entry); err != nil {
+		return nil, err
 	}
 	report := &fusion.Report{}
 	states, qs, err := lower(f, m.Module, opts, report)
@@ -259,6 +262,51 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 		return &Result{Report: report, Entry: entry}, err
 	}
 	return &Result{Model: data, Report: report, Entry: entry, States: states, Quantization: qs}, nil
+}
+
+// checkInputsStatic refuses, before any pass runs, an entry whose input
+// has an unknown rank or a dynamic dimension past the batch: the
+// converted model needs a static shape for each input, and the error
+// would otherwise surface deep in the graph, naming some tensor the
+// input reaches. It names the input and what --input_shapes wants.
+func checkInputsStatic(m *tfmodel.Model, e *tfmodel.Entry) error {
+	for i, p := range e.Func.Params {
+		if p.Shape.Static() {
+			continue
+		}
+		var why string
+		if !p.Shape.RankKnown() {
+			why = "has an unknown rank (its declaration gives no shape)"
+		} else {
+			why = fmt.Sprintf("has the dynamic shape %s", p.Shape)
+		}
+		return fmt.Errorf("%s: input %d %q %s; give the shape of every input, in order (%s), with --input_shapes (InputShapes), e.g. --input_shapes %s",
+			m.Path, i, e.InputNames[i], why, strings.Join(e.InputNames, ", "), exampleShapes(e.Func.Params))
+	}
+	return nil
+}
+
+// exampleShapes spells the inputs' shapes in --input_shapes syntax, each
+// unknown dimension (or an unknown shape) shown as a placeholder the user
+// replaces.
+func exampleShapes(params []*ir.Value) string {
+	var parts []string
+	for _, p := range params {
+		if !p.Shape.RankKnown() {
+			parts = append(parts, "D0,D1,…")
+			continue
+		}
+		var dims []string
+		for i, d := range p.Shape {
+			if d < 0 {
+				dims = append(dims, fmt.Sprintf("D%d", i))
+			} else {
+				dims = append(dims, fmt.Sprint(d))
+			}
+		}
+		parts = append(parts, strings.Join(dims, ","))
+	}
+	return strings.Join(parts, ":")
 }
 
 // pinBatch sets an unknown leading dimension of each input to 1.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +17,7 @@ import (
 	"github.com/tflrun/tflrun/internal/optest"
 	"github.com/tflrun/tflrun/interpreter"
 	"github.com/tflrun/tflrun/npy"
+	"github.com/tflrun/tflrun/ops"
 )
 
 const updateEnv = "TFLRUN_CORPUS_UPDATE"
@@ -211,7 +213,7 @@ func checkTF(path, _ string, row map[string]string) (Outcome, string) {
 	if o, msg := prepare(out); o != Runs {
 		return Converts, msg
 	}
-	ins, err := optest.RandomInputs(out, 1, nil, nil)
+	ins, err := optest.RandomInputs(out, 1, wavRate(res.Entry.InputNames, res.Entry.Notes), nil)
 	if err != nil {
 		return Converts, "inputs: " + err.Error()
 	}
@@ -245,6 +247,27 @@ func checkTF(path, _ string, row map[string]string) (Outcome, string) {
 		}
 	}
 	return Fused, summary
+}
+
+// wavRate draws inputs as optest.Uniform does, except that a DecodeWav
+// sample-rate input (the converter makes one when it cuts a WAV string
+// input away and says so in Result.Entry.Notes) gets 16000 Hz, the rate of the
+// speech models that have one: Mfcc refuses a rate that is not positive.
+func wavRate(inputNames, notes []string) optest.InputGen {
+	rate := map[int]bool{}
+	for i, name := range inputNames {
+		for _, note := range notes {
+			if strings.Contains(note, fmt.Sprintf("%q (sample rate in Hz", name)) {
+				rate[i] = true
+			}
+		}
+	}
+	return func(r *rand.Rand, input int, typ ops.DataType) float64 {
+		if rate[input] {
+			return 16000
+		}
+		return optest.Uniform(r, input, typ)
+	}
 }
 
 // kerasLayers reads the layer classes from a features value such as
