@@ -265,13 +265,14 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 }
 
 // checkInputsStatic refuses, before any pass runs, an entry whose input
-// has an unknown rank or a dynamic dimension past the batch: the
+// has an unknown rank or a dynamic dimension past the batch (a dynamic
+// batch left by InputShapes is for the passes to judge): the
 // converted model needs a static shape for each input, and the error
 // would otherwise surface deep in the graph, naming some tensor the
 // input reaches. It names the input and what --input_shapes wants.
 func checkInputsStatic(m *tfmodel.Model, e *tfmodel.Entry) error {
 	for i, p := range e.Func.Params {
-		if p.Shape.Static() {
+		if p.Shape.RankKnown() && (len(p.Shape) == 0 || p.Shape[1:].Static()) {
 			continue
 		}
 		var why string

@@ -260,7 +260,7 @@ func TestLegalizeErrors(t *testing.T) {
 	x = g.placeholder("x", 1, -1)
 	g.op("Relu", "r", []string{x}, nil)
 	_, err = g.convert(t, "r")
-	if err == nil || !strings.Contains(err.Error(), `tensor "x" has shape [1 ?], which is not static (pin dynamic dimensions with --input_shapes)`) {
+	if err == nil || !strings.Contains(err.Error(), `input 0 "x" has the dynamic shape [1 ?]; give the shape of every input, in order (x), with --input_shapes (InputShapes), e.g. --input_shapes 1,D1`) {
 		t.Errorf("dynamic: %v", err)
 	}
 
