@@ -237,9 +237,11 @@ func (m *Model) Entry(opts EntryOptions) (*Entry, error) {
 		}
 	}
 	f.Budget = opts.Budget
-	if err := m.ResolveVariables(f); err != nil {
+	notes, err := m.resolveVariables(f)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Path, err)
 	}
+	e.Notes = append(e.Notes, notes...)
 	e.Func = f
 	return e, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/tflrun/tflrun/convert/internal/tfpb"
 	"github.com/tflrun/tflrun/convert/ir"
@@ -372,41 +373,64 @@ func (m *Model) bundleEntry(key string) *tfpb.BundleEntryProto {
 // ResolveVariables attaches the checkpoint value to every variable node
 // of f (an entry function cut from the main graph): each VarHandleOp
 // output gets its ir.Variable, and each VariableV2 (a TF1 ref variable,
-// whose output is the value itself) is replaced by a constant. Errors name
-// a variable without a key, a missing checkpoint, or a value whose type or
-// shape differs from the node's declaration.
+// whose output is the value itself, or its predecessor Variable) is
+// replaced by a constant. A ref variable of a model without a checkpoint
+// (a GraphDef, a SavedModel without variables/) takes its initialiser's
+// value when that is a constant of the graph (initialValue), which the
+// returned notes name. Errors name a variable
+// without a key or constant initialiser, a missing checkpoint, or a value
+// whose type or shape differs from the node's declaration.
 func (m *Model) ResolveVariables(f *ir.Function) error {
+	_, err := m.resolveVariables(f)
+	return err
+}
+
+func (m *Model) resolveVariables(f *ir.Function) (notes []string, err error) {
 	var vars []*ir.Node
 	for _, n := range f.Nodes {
-		if n.Op == "VarHandleOp" || n.Op == "VariableV2" {
+		if n.Op == "VarHandleOp" || n.Op == "VariableV2" || n.Op == "Variable" {
 			vars = append(vars, n)
 		}
 	}
 	if len(vars) == 0 {
-		return nil
+		return nil, nil
 	}
 	keys, _, err := m.VariableKeys()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.TrackUses()()
 	for _, n := range vars {
 		key, ok := keys[n.Name]
+		if m.Bundle == nil && n.Op != "VarHandleOp" {
+			// No checkpoint value: what the graph's own initialiser
+			// gives, when that is a constant.
+			if t, from, why := m.initialValue(n.Name); t != nil {
+				if err := checkVariable(n, t); err != nil {
+					return nil, err
+				}
+				f.ReplaceAllUses(n.Outputs[0], f.NewConst(n.Name+"/initial_value", t))
+				notes = append(notes, fmt.Sprintf("variable %q has no checkpoint value: it takes its initial value, the constant %q its initialiser assigns", n.Name, from))
+				continue
+			} else if why != "" {
+				return nil, n.Errorf("the model has no checkpoint value for this variable, and %s", why)
+			}
+		}
 		if !ok {
 			if len(m.restoreErrs) > 0 {
-				return n.Errorf("no checkpoint key for this variable: the object graph does not assign it, and the restore graph could not be read: %v", errors.Join(m.restoreErrs...))
+				return nil, n.Errorf("no checkpoint key for this variable: the object graph does not assign it, and the restore graph could not be read: %v", errors.Join(m.restoreErrs...))
 			}
-			return n.Errorf("no checkpoint key for this variable: neither the object graph nor the restore graph assigns it")
+			return nil, n.Errorf("no checkpoint key for this variable: neither the object graph nor the restore graph assigns it")
 		}
 		if m.Bundle == nil {
-			return n.Errorf("variable needs checkpoint key %q but the SavedModel has no variables/variables.index", key)
+			return nil, n.Errorf("variable needs checkpoint key %q but the SavedModel has no variables/variables.index", key)
 		}
 		t, err := m.Bundle.ReadWithin(key, f.Budget)
 		if err != nil {
-			return n.Wrap(err)
+			return nil, n.Wrap(err)
 		}
 		if err := checkVariable(n, t); err != nil {
-			return err
+			return nil, err
 		}
 		shared, _ := n.AttrString("shared_name", n.Name)
 		if shared == "" {
@@ -423,7 +447,42 @@ func (m *Model) ResolveVariables(f *ir.Function) error {
 		f.ReplaceAllUses(n.Outputs[0], c)
 	}
 	f.RemoveUnused()
-	return nil
+	return notes, nil
+}
+
+// initialValue finds the initial value of the TF1 variable named name in
+// the main graph: the input of the Assign tf.Variable names NAME/Assign,
+// through Identity nodes, when that is a Const. It returns the value and
+// the Const's name, or nil and why not ("" when the graph has no such
+// initialiser at all).
+func (m *Model) initialValue(name string) (*ir.Tensor, string, string) {
+	nodes := make(map[string]*tfpb.NodeDef, len(m.Graph.GetNode()))
+	for _, n := range m.Graph.GetNode() {
+		nodes[n.GetName()] = n
+	}
+	as := nodes[name+"/Assign"]
+	if as == nil || as.GetOp() != "Assign" || len(as.GetInput()) < 2 || as.GetInput()[0] != name {
+		return nil, "", ""
+	}
+	src := as.GetInput()[1]
+	for hops := 0; ; hops++ {
+		node, _, _ := strings.Cut(src, ":")
+		n := nodes[node]
+		switch {
+		case n == nil:
+			return nil, "", fmt.Sprintf("its initialiser %q names no node", src)
+		case n.GetOp() == "Const":
+			t, err := ir.FromProto(n.GetAttr()["value"].GetTensor())
+			if err != nil {
+				return nil, "", fmt.Sprintf("its initial value %q does not decode: %v", node, err)
+			}
+			return t, node, ""
+		case n.GetOp() == "Identity" && len(n.GetInput()) > 0 && hops < 64:
+			src = n.GetInput()[0]
+		default:
+			return nil, "", fmt.Sprintf("its initial value %q is computed (op %s), not a constant: restore a checkpoint into the graph and freeze it first", node, n.GetOp())
+		}
+	}
 }
 
 func checkVariable(n *ir.Node, t *ir.Tensor) error {
