@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tflrun/tflrun/convert/ir"
 )
 
 // TestInitialValues: a GraphDef with TF1 variables and no checkpoint
@@ -56,5 +58,44 @@ node { name: "init" op: "NoOp" input: "^a/Assign" input: "^b/Assign" }
 	_, err = m.Entry(EntryOptions{OutputArrays: []string{"yb"}})
 	if err == nil || !strings.Contains(err.Error(), `node "b" (op VariableV2): the model has no checkpoint value for this variable, and its initial value "r" is computed (op RandomUniform), not a constant`) {
 		t.Errorf("random initialiser: %v", err)
+	}
+}
+
+// TestSaverlessKeys: a model with a checkpoint but no saver in its graph
+// (a TF1 Hub module) finds each variable under its own name, the key
+// tf.train.Saver writes by default.
+func TestSaverlessKeys(t *testing.T) {
+	const graph = `
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "a" op: "VarHandleOp" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } } } } attr { key: "shared_name" value { s: "a" } } }
+node { name: "read" op: "ReadVariableOp" input: "a" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "y" op: "Mul" input: "x" input: "read" attr { key: "T" value { type: DT_FLOAT } } }
+`
+	dir := t.TempDir()
+	p := filepath.Join(dir, "g.pbtxt")
+	if err := os.WriteFile(p, []byte(graph), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Bundle, err = OpenBundle(writeBundle(t, dir, map[string]*ir.Tensor{"a": ir.FromFloat32s(ir.Shape{2}, []float32{5, 6})})); err != nil {
+		t.Fatal(err)
+	}
+	e, err := m.Entry(EntryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *ir.Variable
+	for _, n := range e.Func.Nodes {
+		for _, o := range n.Outputs {
+			if o.Variable != nil {
+				got = o.Variable
+			}
+		}
+	}
+	if got == nil || got.Key != "a" || fmt.Sprint(got.Value.Float32s()) != "[5 6]" {
+		t.Fatalf("variable %+v, want key a holding [5 6]", got)
 	}
 }

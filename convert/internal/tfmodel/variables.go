@@ -402,6 +402,17 @@ func (m *Model) resolveVariables(f *ir.Function) (notes []string, err error) {
 	defer f.TrackUses()()
 	for _, n := range vars {
 		key, ok := keys[n.Name]
+		if !ok && m.Bundle != nil {
+			// No saver in the graph (a TF1 Hub module): tf.train.Saver's
+			// default key is the variable's name.
+			name, _ := n.AttrString("shared_name", "")
+			if name == "" {
+				name = n.Name
+			}
+			if m.bundleEntry(name) != nil {
+				key, ok = name, true
+			}
+		}
 		if m.Bundle == nil && n.Op != "VarHandleOp" {
 			// No checkpoint value: what the graph's own initialiser
 			// gives, when that is a constant.
