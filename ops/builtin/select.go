@@ -77,7 +77,12 @@ func (k *Select) Prepare(n *ops.Node) error {
 		return fmt.Errorf("input 1 (x): type %s is not supported", x.Type)
 	}
 	if cond.NumElements() == 1 && x.NumElements() == 1 && y.NumElements() == 1 && out.NumElements() == 1 {
-		// TFLite keeps the model's output shape here.
+		// TFLite keeps the model's output shape here; a scalar output
+		// (rank 0, no dims) is given its empty shape, which Prepare must
+		// set (a nil shape means "not set").
+		if out.Shape == nil {
+			out.Shape = []int{}
+		}
 		k.setStrides(out.Shape, t)
 		return nil
 	}

@@ -41,6 +41,11 @@ func TestSelect(t *testing.T) {
 	out = runOut(t, NewSelectV2(), nil, []*ops.Tensor{b([]int{1, 1}, T), tensorOf(ops.Int64, []int{1}, []int64{1 << 40}), tensorOf(ops.Int64, []int{1, 1}, []int64{2})}, tensorOf(ops.Int64, []int{1}, []int64{0}))
 	wantShape(t, out.Shape, []int{1})
 	equalInts(t, "one element keeps the model's output shape", out.Int64s(), []int64{1 << 40})
+	// All three scalars, the output's shape not set: it is made rank 0.
+	out = runOut(t, NewSelectV2(), nil, []*ops.Tensor{b([]int{}, F), tensorOf(ops.Float32, []int{}, []float32{1}), tensorOf(ops.Float32, []int{}, []float32{2})}, outTensor(ops.Float32))
+	if out.Shape == nil || len(out.Shape) != 0 || out.Float32s()[0] != 2 {
+		t.Fatalf("scalar SelectV2: shape %v, value %v", out.Shape, out.Float32s())
+	}
 	// Errors.
 	wantPrepareError(t, NewSelect(), node(nil, []*ops.Tensor{b([]int{3}, T, F, T), x, y}, outTensor(ops.Int32)), "condition")
 	wantPrepareError(t, NewSelectV2(), node(nil, []*ops.Tensor{b([]int{3}, T, F, T), fx, fy}, outTensor(ops.Float32)), "broadcastable")

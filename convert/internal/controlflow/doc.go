@@ -15,7 +15,11 @@
 //     loop values and inlined, and its results become the next loop
 //     values. The loop counter and time index therefore stay constants
 //     and every list index folds. A condition that does not fold (a
-//     dynamic time dimension) is an error naming the loop node.
+//     dynamic time dimension) is an error naming the loop node. A
+//     conditional with a constant predicate becomes the branch it
+//     selects; one with a one-element run-time predicate becomes both
+//     branches and a SelectV2 per output, when neither branch has a side
+//     effect (variable writes, random numbers, asserts, calls).
 //   - TensorList ops (TensorListReserve, TensorListFromTensor,
 //     TensorListGetItem, TensorListSetItem, TensorListStack,
 //     TensorListLength, TensorListElementShape, TensorListPushBack,

@@ -164,10 +164,11 @@ func TestNodeBudget(t *testing.T) {
 	}
 }
 
-// TestIfConstantPredicate checks that a conditional with a constant
-// predicate becomes the branch it selects, and that a run-time predicate
-// is an error naming the node.
-func TestIfConstantPredicate(t *testing.T) {
+// TestIfPredicate checks that a conditional with a constant predicate
+// becomes the branch it selects, one with a one-element run-time
+// predicate both branches and a SELECT_V2, and that any other run-time
+// predicate is an error naming the node.
+func TestIfPredicate(t *testing.T) {
 	text := `
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } } } } }
 node { name: "p" op: "Const" attr { key: "dtype" value { type: DT_BOOL } } attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape { } bool_val: PRED } } } }
@@ -195,8 +196,19 @@ library {
 		}
 		near(t, "branch "+c.pred, run(t, res.Model, []float32{3, -0.5})[0], c.want, 0)
 	}
-	_, err := convertText(t, strings.NewReplacer("PRED", "true", "COND", "q").Replace(text), convert.Options{InputArrays: []string{"x", "q"}, OutputArrays: []string{"cond"}})
-	if err == nil || !strings.Contains(err.Error(), `"cond"`) || !strings.Contains(err.Error(), "not a constant") {
+	// A run-time predicate: both branches and a select.
+	res, err := convertText(t, strings.NewReplacer("PRED", "true", "COND", "q").Replace(text), convert.Options{InputArrays: []string{"x", "q"}, OutputArrays: []string{"cond"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ops(res); !slices.Equal(got, []string{"NEG", "SQUARE", "SELECT_V2"}) {
+		t.Errorf("run-time predicate: operators %v, want [NEG SQUARE SELECT_V2]", got)
+	}
+	// One that is not one element cannot be a select's condition.
+	vec := strings.Replace(text, `name: "q" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } } attr { key: "shape" value { shape { } } }`,
+		`name: "q" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } } attr { key: "shape" value { shape { dim { size: 2 } } } }`, 1)
+	_, err = convertText(t, strings.NewReplacer("PRED", "true", "COND", "q").Replace(vec), convert.Options{InputArrays: []string{"x", "q"}, OutputArrays: []string{"cond"}})
+	if err == nil || !strings.Contains(err.Error(), `"cond"`) || !strings.Contains(err.Error(), "nor known to be one element") {
 		t.Fatalf("err = %v, want the run-time predicate named", err)
 	}
 }

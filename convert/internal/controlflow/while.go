@@ -2,6 +2,7 @@ package controlflow
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tflrun/tflrun/convert/internal/passes"
 	"github.com/tflrun/tflrun/convert/ir"
@@ -187,14 +188,15 @@ func inlineCall(f *ir.Function, call *ir.Node, callee *ir.Function) ([]*ir.Value
 }
 
 // lowerIf replaces a conditional whose predicate is a constant by the
-// selected branch.
+// selected branch, and one whose predicate is known only at run time by
+// both branches and a SelectV2 per output (selectIf).
 func lowerIf(f *ir.Function, m *ir.Module, n *ir.Node) error {
 	if len(n.Inputs) == 0 || n.Inputs[0] == nil {
 		return n.Errorf("conditional has no predicate input")
 	}
 	pred := n.Inputs[0]
 	if pred.Const == nil {
-		return n.Errorf("the predicate %q is not a constant at conversion time; tflrun converts only conditionals it can decide statically", pred.Name)
+		return selectIf(f, m, n)
 	}
 	if pred.Const.NumElements() != 1 {
 		return n.Errorf("the predicate %q has %d elements, want one", pred.Name, pred.Const.NumElements())
@@ -222,15 +224,136 @@ func lowerIf(f *ir.Function, m *ir.Module, n *ir.Node) error {
 		}
 	}
 	defer f.TrackUses()()
-	call := f.NewNode(n.Name+"/"+attr, name, append([]*ir.Value(nil), args...), len(n.Outputs))
-	call.InlinedFrom = n.InlinedFrom
-	outs, err := inlineCall(f, call, branch)
+	outs, err := inlineBranch(f, n, attr, name, branch)
 	if err != nil {
-		return n.Wrap(err)
+		return err
 	}
 	for i, o := range n.Outputs {
 		f.ReplaceAllUses(o, outs[i])
 	}
 	f.RemoveNodes(map[*ir.Node]bool{n: true})
 	return nil
+}
+
+// inlineBranch inlines one branch (function name, the conditional's attr)
+// of the conditional n with n's arguments, returning its results.
+func inlineBranch(f *ir.Function, n *ir.Node, attr, name string, branch *ir.Function) ([]*ir.Value, error) {
+	call := f.NewNode(n.Name+"/"+attr, name, append([]*ir.Value(nil), n.Inputs[1:]...), len(n.Outputs))
+	call.InlinedFrom = n.InlinedFrom
+	outs, err := inlineCall(f, call, branch)
+	if err != nil {
+		return nil, n.Wrap(err)
+	}
+	return outs, nil
+}
+
+// selectIf lowers a conditional whose predicate is known only at run
+// time, without TFLite's IF (the converter writes one subgraph): both
+// branches are inlined and each output becomes SelectV2(pred, then,
+// else), which computes the same as long as the branches have no side
+// effect (they are checked: no variable writes, random numbers, asserts,
+// prints or calls, which an untaken branch must not do) and the
+// predicate is one element (broadcast by SELECT_V2). Both branches run,
+// so the model does the work of both.
+func selectIf(f *ir.Function, m *ir.Module, n *ir.Node) error {
+	pred := n.Inputs[0]
+	if k, ok := pred.Shape.NumElements(); !ok || k != 1 {
+		return n.Errorf("the predicate %q (shape %s) is not a constant at conversion time, nor known to be one element; tflrun converts such a conditional only as a select of its branches, which needs a one-element predicate", pred.Name, pred.Shape)
+	}
+	var outs [2][]*ir.Value
+	var names [2]string
+	branches := [2]*ir.Function{}
+	for b, attr := range []string{"then_branch", "else_branch"} {
+		name, err := n.AttrFunc(attr)
+		if err != nil {
+			return err
+		}
+		branch, err := m.Function(name)
+		if err != nil {
+			return n.Wrap(err)
+		}
+		if len(branch.Params) != len(n.Inputs)-1 || len(branch.Results) != len(n.Outputs) {
+			return n.Errorf("branch %s takes %d inputs and returns %d, the conditional passes %d and expects %d",
+				name, len(branch.Params), len(branch.Results), len(n.Inputs)-1, len(n.Outputs))
+		}
+		if op := sideEffect(branch); op != "" {
+			return n.Errorf("the predicate %q is not a constant at conversion time, and branch %s has a side effect (%s), so it cannot run unconditionally as a select of both branches", pred.Name, name, op)
+		}
+		names[b], branches[b] = name, branch
+	}
+	for _, v := range n.Inputs[1:] {
+		if v == nil {
+			return n.Errorf("an input of the conditional is missing")
+		}
+	}
+	defer f.TrackUses()()
+	for b, attr := range []string{"then_branch", "else_branch"} {
+		o, err := inlineBranch(f, n, attr, names[b], branches[b])
+		if err != nil {
+			return err
+		}
+		outs[b] = o
+	}
+	// SelectV2 wants a boolean condition; TensorFlow's If takes any
+	// one-element predicate, true when not zero.
+	cond := pred
+	if pred.DType != ir.Bool {
+		ne := f.NewNode(n.Name+"/predicate", "NotEqual", []*ir.Value{pred, f.NewConst(n.Name+"/zero", zeroOf(pred.DType))}, 1)
+		ne.InlinedFrom = n.InlinedFrom
+		ne.SetAttrType("T", pred.DType)
+		ne.Outputs[0].DType, ne.Outputs[0].Shape = ir.Bool, pred.Shape.Clone()
+		cond = ne.Outputs[0]
+	}
+	for i, o := range n.Outputs {
+		t, e := outs[0][i], outs[1][i]
+		if t == e {
+			f.ReplaceAllUses(o, t)
+			continue
+		}
+		if t.DType != e.DType && t.DType != ir.Invalid && e.DType != ir.Invalid {
+			return n.Errorf("output %d is %s in branch %s and %s in branch %s", i, t.DType, names[0], e.DType, names[1])
+		}
+		sel := f.NewNode(fmt.Sprintf("%s/select_%d", n.Name, i), "SelectV2", []*ir.Value{cond, t, e}, 1)
+		sel.InlinedFrom = n.InlinedFrom
+		dt := t.DType
+		if dt == ir.Invalid {
+			dt = e.DType
+		}
+		sel.SetAttrType("T", dt)
+		sel.Outputs[0].DType = dt
+		if s, ok := ir.Merge(t.Shape, e.Shape); ok {
+			sel.Outputs[0].Shape = s
+		}
+		sel.Outputs[0].Name = o.Name
+		f.ReplaceAllUses(o, sel.Outputs[0])
+	}
+	f.RemoveNodes(map[*ir.Node]bool{n: true})
+	return nil
+}
+
+// zeroOf is a scalar zero of type dt.
+func zeroOf(dt ir.DType) *ir.Tensor {
+	t, _ := ir.FromFloat64s(dt, ir.Scalar(), []float64{0})
+	return t
+}
+
+// sideEffect names the first op of g that a branch run unconditionally
+// must not have ("" if none): a write of a variable, a random number, an
+// assertion or print, or a call (whose body is not checked here).
+func sideEffect(g *ir.Function) string {
+	for _, n := range g.Nodes {
+		op := n.Op
+		switch {
+		case strings.HasPrefix(op, "Assign"), strings.HasPrefix(op, "ResourceApply"), strings.HasPrefix(op, "Random"),
+			strings.HasPrefix(op, "ResourceScatter"), op == "Assert", op == "Print", op == "PrintV2",
+			op == "ParameterizedTruncatedNormal", op == "TruncatedNormal", op == "Multinomial":
+			return fmt.Sprintf("%s, op %s", n.Name, op)
+		}
+		for _, a := range n.Attrs {
+			if a.GetFunc() != nil {
+				return fmt.Sprintf("%s calls %s", n.Name, a.GetFunc().GetName())
+			}
+		}
+	}
+	return ""
 }

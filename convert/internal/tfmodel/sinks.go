@@ -76,7 +76,9 @@ func isDigits(s string) bool {
 // saver's, the gradients' or an optimiser's scope, so that a training
 // graph's loss, read only by its gradients, is a sink. When that leaves
 // nothing, unread PlaceholderWithDefault nodes (a default value fetched
-// as is, as in TensorFlow's converter tests) are the sinks.
+// as is, as in TensorFlow's converter tests) are the sinks. The input of
+// a _Retval node (a graph written as a function body) is a sink in its
+// place.
 func SinkNodes(g *tfpb.GraphDef) []string {
 	read := map[string]bool{}
 	for _, n := range g.GetNode() {
@@ -94,6 +96,10 @@ func SinkNodes(g *tfpb.GraphDef) []string {
 	var sinks, defaults []string
 	for _, n := range g.GetNode() {
 		switch {
+		case n.GetOp() == "_Retval" && len(n.GetInput()) > 0:
+			// A graph written as a function body (TensorFlow's converter
+			// tests): its _Retval nodes name the outputs.
+			sinks = append(sinks, n.GetInput()[0])
 		case read[n.GetName()]:
 		case n.GetOp() == "PlaceholderWithDefault" && !inNoSinkScope(n.GetName()):
 			defaults = append(defaults, n.GetName())

@@ -34,7 +34,7 @@ func TestSinkOutputs(t *testing.T) {
 }
 
 // TestSinkFallbacks: an unread PlaceholderWithDefault is an output only
-// when nothing else is; a graph with no candidate at all is refused with
+// when nothing else is; a _Retval's input stands for it; a graph with no candidate at all is refused with
 // the candidates listed.
 func TestSinkFallbacks(t *testing.T) {
 	dir := t.TempDir()
@@ -60,6 +60,13 @@ node { name: "r" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } 
 `)
 	if got := SinkNodes(m.Graph); strings.Join(got, ",") != "r" {
 		t.Errorf("sinks %v, want [r]", got)
+	}
+	m = write("retval.pbtxt", `node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "r" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "main" op: "_Retval" input: "r" attr { key: "T" value { type: DT_FLOAT } } attr { key: "index" value { i: 0 } } }
+`)
+	if got := SinkNodes(m.Graph); strings.Join(got, ",") != "r" {
+		t.Errorf("_Retval: sinks %v, want [r]", got)
 	}
 	m = write("none.pbtxt", `node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
 node { name: "init" op: "NoOp" input: "^x" }
