@@ -35,7 +35,11 @@
 //     FunctionalizeV1 rewrites each frame into a While node over a
 //     condition and a body function it builds and registers in the module,
 //     which the unroller above then handles. This must run before
-//     anything sorts the graph, since a TF1 loop is a cycle.
+//     anything sorts the graph, since a TF1 loop is a cycle. TF1
+//     conditionals left outside any frame (Switch/Merge, tf.cond before
+//     control flow v2) become both branches and a SelectV2 per Merge,
+//     each Merge input attributed to the branch of the Switch outputs it
+//     is computed from (lowerV1Conds).
 //
 // The converter calls FunctionalizeV1 before its first simplification and
 // Step whenever no function call is left to inline (package convert).

@@ -1,6 +1,7 @@
 package controlflow_test
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/tflrun/tflrun/convert"
 	"github.com/tflrun/tflrun/convert/internal/tfmodel"
 	"github.com/tflrun/tflrun/convert/ir"
+	"github.com/tflrun/tflrun/interpreter"
 )
 
 var rnnInput = [][2]float64{{0.3, -1.2}, {0.9, 0.4}, {-0.7, 0.2}}
@@ -210,5 +212,46 @@ library {
 	_, err = convertText(t, strings.NewReplacer("PRED", "true", "COND", "q").Replace(vec), convert.Options{InputArrays: []string{"x", "q"}, OutputArrays: []string{"cond"}})
 	if err == nil || !strings.Contains(err.Error(), `"cond"`) || !strings.Contains(err.Error(), "nor known to be one element") {
 		t.Fatalf("err = %v, want the run-time predicate named", err)
+	}
+}
+
+// TestV1Cond: a TF1 conditional (Switch/Merge) becomes both branches and
+// a SELECT_V2, matching y = p ? 2x : x + 1 either way; the output is
+// inferred as the Merge's consumer (switch_t/switch_f are no sinks); a
+// Merge of one branch twice is refused, naming it.
+func TestV1Cond(t *testing.T) {
+	res, err := convert.Convert("testdata/v1_cond.pbtxt", convert.Options{OutputArrays: []string{"y"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ops(res); !slices.Contains(got, "SELECT_V2") || slices.Contains(got, "IF") {
+		t.Fatalf("operators %v, want a SELECT_V2", got)
+	}
+	m, err := interpreter.LoadBytes(res.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := interpreter.New(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := it.AllocateTensors(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []bool{true, false} {
+		copy(it.Input(0).Float32s(), []float32{1.5, -3})
+		it.Input(1).Bools()[0] = p
+		if err := it.Invoke(); err != nil {
+			t.Fatal(err)
+		}
+		want := []float64{2.5, -2}
+		if p {
+			want = []float64{3, -6}
+		}
+		near(t, fmt.Sprintf("p=%v", p), it.Output(0).Float32s(), want, 0)
+	}
+	_, err = convert.Convert("testdata/v1_cond.pbtxt", convert.Options{OutputArrays: []string{"bad/Merge"}})
+	if err == nil || !strings.Contains(err.Error(), `node "bad/Merge" (op Merge)`) || !strings.Contains(err.Error(), "are not the two branches of one predicate") {
+		t.Errorf("one branch twice: %v", err)
 	}
 }

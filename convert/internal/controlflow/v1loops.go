@@ -52,6 +52,9 @@ func FunctionalizeV1(f *ir.Function, m *ir.Module) error {
 			}
 		}
 		if len(frames) == 0 {
+			if err := lowerV1Conds(f); err != nil {
+				return err
+			}
 			return checkNoV1Left(f)
 		}
 		if round > len(f.Nodes) {

@@ -342,17 +342,28 @@ func zeroOf(dt ir.DType) *ir.Tensor {
 // assertion or print, or a call (whose body is not checked here).
 func sideEffect(g *ir.Function) string {
 	for _, n := range g.Nodes {
-		op := n.Op
-		switch {
-		case strings.HasPrefix(op, "Assign"), strings.HasPrefix(op, "ResourceApply"), strings.HasPrefix(op, "Random"),
-			strings.HasPrefix(op, "ResourceScatter"), op == "Assert", op == "Print", op == "PrintV2",
-			op == "ParameterizedTruncatedNormal", op == "TruncatedNormal", op == "Multinomial":
-			return fmt.Sprintf("%s, op %s", n.Name, op)
+		if s := sideEffectNode(n); s != "" {
+			return s
 		}
-		for _, a := range n.Attrs {
-			if a.GetFunc() != nil {
-				return fmt.Sprintf("%s calls %s", n.Name, a.GetFunc().GetName())
-			}
+	}
+	return ""
+}
+
+// sideEffectNode is sideEffect for one node.
+func sideEffectNode(n *ir.Node) string {
+	if n.TFL != nil {
+		return ""
+	}
+	op := n.Op
+	switch {
+	case strings.HasPrefix(op, "Assign"), strings.HasPrefix(op, "ResourceApply"), strings.HasPrefix(op, "Random"),
+		strings.HasPrefix(op, "ResourceScatter"), op == "Assert", op == "Print", op == "PrintV2",
+		op == "ParameterizedTruncatedNormal", op == "TruncatedNormal", op == "Multinomial":
+		return fmt.Sprintf("%s, op %s", n.Name, op)
+	}
+	for _, a := range n.Attrs {
+		if a.GetFunc() != nil {
+			return fmt.Sprintf("%s calls %s", n.Name, a.GetFunc().GetName())
 		}
 	}
 	return ""

@@ -78,7 +78,8 @@ func isDigits(s string) bool {
 // nothing, unread PlaceholderWithDefault nodes (a default value fetched
 // as is, as in TensorFlow's converter tests) are the sinks. The input of
 // a _Retval node (a graph written as a function body) is a sink in its
-// place.
+// place. tf.cond's switch_t and switch_f (Identity nodes of a Switch
+// output, read only by control inputs) are not sinks.
 func SinkNodes(g *tfpb.GraphDef) []string {
 	read := map[string]bool{}
 	for _, n := range g.GetNode() {
@@ -93,9 +94,15 @@ func SinkNodes(g *tfpb.GraphDef) []string {
 			read[node] = true
 		}
 	}
+	ops := make(map[string]string, len(g.GetNode()))
+	for _, n := range g.GetNode() {
+		ops[n.GetName()] = n.GetOp()
+	}
 	var sinks, defaults []string
 	for _, n := range g.GetNode() {
 		switch {
+		case n.GetOp() == "Identity" && len(n.GetInput()) > 0 && ops[strings.Split(n.GetInput()[0], ":")[0]] == "Switch":
+			// tf.cond's switch_t/switch_f: anchors for control inputs.
 		case n.GetOp() == "_Retval" && len(n.GetInput()) > 0:
 			// A graph written as a function body (TensorFlow's converter
 			// tests): its _Retval nodes name the outputs.
