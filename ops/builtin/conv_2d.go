@@ -42,12 +42,17 @@ import (
 //     image is quantised symmetrically to int8 (TFLite's EvalHybrid); with
 //     differing per-channel scales asymmetrically with a zero point
 //     (EvalHybridPerChannel). The int32 products are scaled back to float.
+//     A uint8 filter (the older dynamic-range form) is read as TFLite
+//     reads it: its bytes as int8 values with the first scale, zero point
+//     ignored, through EvalHybrid;
+//   - int16x8: int16 input and output, int8 filter, int32 or int64 bias
+//     (conv_2d_int16.go).
 //
 // The float and int8 paths run as im2col plus a matrix product through
 // package arch (a 1×1 filter with stride 1 and no padding skips im2col);
 // integer accumulation is exact, so the order does not change results.
 // Grouped convolutions use a direct loop, as TFLite's reference kernel.
-// Int16 and int4 convolutions and grouped hybrid ones are not supported;
+// Int4 filters and grouped hybrid convolutions are not supported;
 // Prepare says so.
 type Conv2D struct {
 	opts      Conv2DOptions
@@ -93,6 +98,10 @@ type Conv2D struct {
 	packedF  []float32
 	packID   int
 	zeroBias []float32
+	// Int16x8 path (conv_2d_int16.go): int64 sums (else wrapping int32)
+	// and the scratch of one pixel's patch.
+	acc64   bool
+	patchID int
 	// matVec: run one arch.MatVecMulAcc(Int8) per output pixel instead
 	// of the GEMMs, where the level in use has assembly only for those
 	// (arch.GemmPreferred).
@@ -158,7 +167,7 @@ type Conv2DOptions struct {
 
 func init() {
 	// TFLite registers 1-8. Every version is taken, and Prepare refuses the
-	// type combinations this kernel lacks (hybrid, int16 and int4 filters),
+	// type combinations this kernel lacks (int4 filters),
 	// naming them: converters have stamped versions loosely (TensorFlow's
 	// own float DS-CNN conversion says CONV_2D v2, nominally the hybrid
 	// version) and TFLite runs such models because its kernels, too,
@@ -223,10 +232,12 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 		k.path = convInt8
 	case in.Type == ops.Uint8 && filter.Type == ops.Uint8:
 		k.path = convUint8
-	case in.Type == ops.Float32 && filter.Type == ops.Int8:
+	case in.Type == ops.Int16 && filter.Type == ops.Int8:
+		k.path = convInt16
+	case in.Type == ops.Float32 && (filter.Type == ops.Int8 || filter.Type == ops.Uint8):
 		k.path = convHybrid
 	default:
-		return fmt.Errorf("input 1 (filter): type %s not supported with input type %s (supported: float32/float32, int8/int8, uint8/uint8)", filter.Type, in.Type)
+		return fmt.Errorf("input 1 (filter): type %s not supported with input type %s (supported: float32/float32, float32/int8, float32/uint8, int8/int8, uint8/uint8, int16/int8)", filter.Type, in.Type)
 	}
 	if out.Type != in.Type {
 		return fmt.Errorf("output 0: type %s differs from input type %s", out.Type, in.Type)
@@ -277,6 +288,9 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 	k.k = k.col.k()
 	if err := reserveConv2D(n, k.outC, k.k, filter.NumElements()); err != nil {
 		return err
+	}
+	if k.path == convInt16 {
+		return k.prepareInt16(n, in, filter, bias, out)
 	}
 
 	switch k.path {
@@ -384,7 +398,7 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 			if constFilter {
 				w := k.w8
 				if k.path != convUint8 {
-					w = filter.Int8s()
+					w = ops.View[int8](filter.Data)[:filter.NumElements()] // int8, or a hybrid uint8 filter's bits
 				}
 				k.packed8 = make([]int8, size)
 				arch.PackGemmInt8(k.packed8, w, k.outC, k.k)
@@ -416,6 +430,9 @@ func (k *Conv2D) Eval(n *ops.Node) error {
 	}
 	if k.batches*k.pixels*k.outC == 0 {
 		return nil
+	}
+	if k.path == convInt16 {
+		return k.evalInt16(n, in, filter, bias, out)
 	}
 	if k.groups > 1 {
 		k.evalGrouped(in, filter, bias, out)

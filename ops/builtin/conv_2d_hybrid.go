@@ -9,7 +9,8 @@ import (
 	"github.com/tflrun/tflrun/ops"
 )
 
-// The hybrid path of CONV_2D: float32 activations, int8 filter. It follows
+// The hybrid path of CONV_2D: float32 activations, int8 (or uint8, read as
+// int8) filter. It follows
 // TFLite's conv.cc EvalHybrid / EvalHybridPerChannel with the optimised
 // HybridConv / HybridConvPerChannel:
 //   - one filter scale: each batch image is quantised symmetrically
@@ -37,6 +38,11 @@ func (k *Conv2D) prepareHybrid(filter *ops.Tensor) error {
 		}
 	}
 	k.filterScale = fq.Scale[0]
+	if filter.Type == ops.Uint8 {
+		// TFLite's EvalHybrid, with the first scale (is_hybrid_per_channel
+		// is only ever set for int8 and int4 filters).
+		return nil
+	}
 	for _, s := range fq.Scale[1:] {
 		if s != k.filterScale {
 			k.hybridPerChannel = true
@@ -83,7 +89,8 @@ func (k *Conv2D) evalHybrid(n *ops.Node, in, filter, bias, out *ops.Tensor) erro
 			return err
 		}
 	}
-	w := filter.Int8s()
+	// An int8 filter, or a uint8 one whose bytes TFLite reads as int8.
+	w := ops.View[int8](filter.Data)[:filter.NumElements()]
 	var accTile []int32
 	packed := k.packed8
 	if !k.matVec {

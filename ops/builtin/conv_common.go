@@ -192,4 +192,5 @@ const (
 	convInt8
 	convUint8
 	convHybrid
+	convInt16
 )

@@ -40,8 +40,10 @@ import (
 // every product is an integer below 2^16 in magnitude and every partial
 // sum below 2^24 (checked at Prepare from the tap count), so float32
 // holds them exactly and the sums equal TFLite's int32 ones. Integer
-// filters too large for that take a per-pixel int32 loop. Hybrid (float
-// input, int8 filter) and int16 paths are not supported.
+// filters too large for that take a per-pixel int32 loop. The hybrid
+// (float input, int8 filter, version 6) and int16x8 paths have files of
+// their own (depthwise_conv_2d_hybrid.go, depthwise_conv_2d_int16.go);
+// int4 filters are not supported.
 type DepthwiseConv2D struct {
 	opts      DepthwiseConv2DOptions
 	path      convPath
@@ -75,6 +77,13 @@ type DepthwiseConv2D struct {
 	biasI      [16]int32
 	cq         *arch.ChannelRequant
 	inputMoved bool // the kernel reads the xfID scratch, not the input
+	// Int16x8 path (depthwise_conv_2d_int16.go): the int64 sums of one
+	// pixel. Hybrid path (depthwise_conv_2d_hybrid.go): the quantised
+	// input (qID), the int32 sums of one pixel (accID) and each output
+	// channel's filter scale.
+	acc64ID   int
+	qID       int
+	chanScale []float32
 	// Threading (ops.Node.Parallel): one image's input rows are
 	// converted, then its output rows computed, each split over the
 	// threads (rows are independent: the same taps in the same order
@@ -143,7 +152,7 @@ type DepthwiseConv2DOptions struct {
 
 func init() {
 	// TFLite registers 1-7. Every version is taken (see conv_2d.go); Prepare
-	// refuses hybrid, int16 and int4 filters.
+	// refuses int4 filters.
 	register(ops.OpDepthwiseConv2D, NewDepthwiseConv2D, [2]int{1, 7})
 	registerOptions(schema.BuiltinOptionsDepthwiseConv2DOptions, decodeDepthwiseConv2DOptions)
 }
@@ -208,9 +217,11 @@ func (k *DepthwiseConv2D) Prepare(n *ops.Node) error {
 	case in.Type == ops.Uint8 && filter.Type == ops.Uint8:
 		k.path = convUint8
 	case in.Type == ops.Float32 && filter.Type == ops.Int8:
-		return errors.New("input 1 (filter): hybrid depthwise convolution (float32 input, int8 filter) is not supported")
+		k.path = convHybrid
+	case in.Type == ops.Int16 && filter.Type == ops.Int8:
+		k.path = convInt16
 	default:
-		return fmt.Errorf("input 1 (filter): type %s not supported with input type %s (supported: float32/float32, int8/int8, uint8/uint8)", filter.Type, in.Type)
+		return fmt.Errorf("input 1 (filter): type %s not supported with input type %s (supported: float32/float32, float32/int8, int8/int8, uint8/uint8, int16/int8)", filter.Type, in.Type)
 	}
 	if out.Type != in.Type {
 		return fmt.Errorf("output 0: type %s differs from input type %s", out.Type, in.Type)
@@ -253,6 +264,12 @@ func (k *DepthwiseConv2D) Prepare(n *ops.Node) error {
 	out.Shape = outShape
 	if err := reserveDepthwise(n, filter.Shape[1], filter.Shape[2], k.outC); err != nil {
 		return err
+	}
+	switch k.path {
+	case convInt16:
+		return k.prepareInt16(n, in, filter, bias, out)
+	case convHybrid:
+		return k.prepareHybrid(n, in, filter, bias)
 	}
 	if k.path == convFloat {
 		k.fMin, k.fMax = ActivationRangeFloat(k.opts.Activation)
@@ -361,6 +378,12 @@ func (k *DepthwiseConv2D) Eval(n *ops.Node) error {
 	}
 	if k.batches*k.h.out*k.w.out*k.outC == 0 {
 		return nil
+	}
+	switch k.path {
+	case convInt16:
+		return k.evalInt16(n, in, filter, bias, out)
+	case convHybrid:
+		return k.evalHybrid(n, in, filter, bias, out)
 	}
 	if k.rect {
 		return k.evalRect(n, in, filter, bias, out)
