@@ -192,8 +192,8 @@ func TestConv2DInt16Random(t *testing.T) {
 		{1, 5, 5, 16, 9, 1, 1, 1, 1, 1, 1, 1, valid, ops.ActNone, true, ops.Int32, true},
 		{2, 8, 6, 6, 10, 3, 3, 1, 1, 2, 1, 1, same, ops.ActReluN1To1, true, ops.Int32, true},
 		{1, 6, 7, 6, 6, 3, 2, 3, 1, 1, 1, 1, same, ops.ActNone, true, ops.Int32, true}, // grouped: reference rounding
-		{1, 6, 7, 8, 4, 3, 3, 2, 2, 2, 2, 1, same, ops.ActRelu, true, 0, true},        // grouped, int64
-		{1, 49, 10, 1, 13, 10, 4, 1, 2, 2, 1, 1, same, ops.ActRelu, true, 0, true},    // DS-CNN's first layer
+		{1, 6, 7, 8, 4, 3, 3, 2, 2, 2, 2, 1, same, ops.ActRelu, true, 0, true},         // grouped, int64
+		{1, 49, 10, 1, 13, 10, 4, 1, 2, 2, 1, 1, same, ops.ActRelu, true, 0, true},     // DS-CNN's first layer
 		{1, 4, 4, 33, 17, 3, 3, 1, 1, 1, 3, 1, same, ops.ActNone, true, ops.Int64, false},
 	}
 	for i, c := range cases {
