@@ -181,6 +181,23 @@ func (c conv16Case) run(t *testing.T, seed uint64) {
 		}
 	}
 	equalInts(t, "int16 conv", out.Int16s(), want)
+	checkSpread(t, want, lo, hi)
+}
+
+// checkSpread fails when more than a quarter of the outputs sit at the top
+// of the clamp range (or at an int16 bottom), so the comparison is not one
+// of saturated values.
+func checkSpread(t *testing.T, v []int32, lo, hi int32) {
+	t.Helper()
+	sat := 0
+	for _, x := range v {
+		if x == hi || x == lo && lo == -32768 {
+			sat++
+		}
+	}
+	if 4*sat > len(v) && hi-lo > 255 {
+		t.Fatalf("%d of %d outputs saturated at %d or %d: the case tests little", sat, len(v), lo, hi)
+	}
 }
 
 func TestConv2DInt16Random(t *testing.T) {

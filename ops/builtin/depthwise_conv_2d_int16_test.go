@@ -159,6 +159,7 @@ func (c dw16Case) runInt16(t *testing.T, seed uint64) {
 		}
 	}
 	equalInts(t, "int16 depthwise", out.Int16s(), want)
+	checkSpread(t, want, lo, hi)
 }
 
 func (c dw16Case) runHybrid(t *testing.T, seed uint64) {

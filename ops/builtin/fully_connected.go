@@ -47,8 +47,11 @@ import (
 //     BatchQuantizeFloats; any fused activation.
 //
 // Prepare errors name the offending input ("input 1 (weights): type int16
-// not supported with input type int8"). Shuffled weights, sparse weights
-// and int4/int2 weights are not supported.
+// not supported with input type int8"). Int4 weights (constant, packed two
+// to a byte, zero points 0) are unpacked to int8 at Prepare as TFLite
+// unpacks them at every Eval, and then take the int8 paths
+// (fully_connected_int4.go). Shuffled weights, sparse weights, int2
+// weights and blockwise quantisation are not supported.
 type FullyConnected struct {
 	opts      FullyConnectedOptions
 	path      fcPath
@@ -72,6 +75,8 @@ type FullyConnected struct {
 	bias64    bool
 	rowSums   []int32
 	rowSumsOK bool
+	// w4 is int4 weights unpacked to one int8 per value (nil otherwise).
+	w4 []int8
 	// packed is the constant float weights in arch's packed layout
 	// (arch.PackMatrix), nil when they are not packed (see fcPackMaxCols).
 	packed []float32
@@ -140,8 +145,8 @@ type FullyConnectedOptions struct {
 
 func init() {
 	// TFLite registers 1-14. Missing here: 2 (shuffled weights), 8
-	// (sparse weights), 10 and 13 (int4 weights), 14 (int2 weights).
-	register(ops.OpFullyConnected, NewFullyConnected, [2]int{1, 1}, [2]int{3, 7}, [2]int{9, 9}, [2]int{11, 12})
+	// (sparse weights), 14 (int2 weights).
+	register(ops.OpFullyConnected, NewFullyConnected, [2]int{1, 1}, [2]int{3, 7}, [2]int{9, 13})
 	registerOptions(schema.BuiltinOptionsFullyConnectedOptions, decodeFullyConnectedOptions)
 }
 
@@ -252,6 +257,11 @@ func (k *FullyConnected) Prepare(n *ops.Node) error {
 	if err := k.prepareQuant(in, w, bias, out); err != nil {
 		return err
 	}
+	if w.Type == ops.Int4 {
+		if err := k.prepareInt4(n, in, w); err != nil {
+			return err
+		}
+	}
 	k.threads = n.Threads()
 	k.blocks = (k.units + fcRowBlock - 1) / fcRowBlock
 	switch k.path {
@@ -283,13 +293,13 @@ func (k *FullyConnected) choosePath(in, w, bias, out *ops.Tensor) error {
 	switch {
 	case in.Type == ops.Float32 && w.Type == ops.Float32:
 		k.path = fcFloat
-	case in.Type == ops.Float32 && w.Type == ops.Int8:
+	case in.Type == ops.Float32 && (w.Type == ops.Int8 || w.Type == ops.Int4):
 		k.path = fcHybrid
-	case in.Type == ops.Int8 && w.Type == ops.Int8:
+	case in.Type == ops.Int8 && (w.Type == ops.Int8 || w.Type == ops.Int4):
 		k.path = fcInt8
 	case in.Type == ops.Uint8 && w.Type == ops.Uint8:
 		k.path = fcUint8
-	case in.Type == ops.Int16 && (w.Type == ops.Int8 || w.Type == ops.Int16):
+	case in.Type == ops.Int16 && (w.Type == ops.Int8 || w.Type == ops.Int4 || w.Type == ops.Int16):
 		k.path = fcInt16Ref // refined in prepareQuant
 	default:
 		return fmt.Errorf("%s: type %s not supported with input type %s", fcWeights, w.Type, in.Type)
@@ -428,7 +438,7 @@ func (k *FullyConnected) prepareQuant(in, w, bias, out *ops.Tensor) error {
 		if !perChannel {
 			wZP = -k.wOffset
 		}
-		viaGemm := w.Type == ops.Int8 && wZP == 0 && (bias == nil || bias.Type == ops.Int32) && qbt != ops.Int64
+		viaGemm := w.Type != ops.Int16 && wZP == 0 && (bias == nil || bias.Type == ops.Int32) && qbt != ops.Int64
 		if viaGemm {
 			k.path = fcInt16Gemm
 		} else {
@@ -523,7 +533,7 @@ func (k *FullyConnected) floatRows(worker, lo, hi int) {
 // otherwise.
 func (k *FullyConnected) weightRowSums(w *ops.Tensor) []int32 {
 	if !k.rowSumsOK || w.Kind != ops.ConstTensor {
-		arch.RowSumsInt8(k.rowSums, w.Int8s(), k.units, k.cols)
+		arch.RowSumsInt8(k.rowSums, k.weights8(w), k.units, k.cols)
 		k.rowSumsOK = true
 	}
 	return k.rowSums
@@ -535,7 +545,7 @@ func (k *FullyConnected) evalInt8(n *ops.Node, in, w, bias, out *ops.Tensor) err
 	if r.acc, err = scratchInt32(n, k.accScratch, k.threads*k.units); err != nil {
 		return err
 	}
-	r.x8, r.m8, r.o8 = in.Int8s(), w.Int8s(), out.Int8s()
+	r.x8, r.m8, r.o8 = in.Int8s(), k.weights8(w), out.Int8s()
 	r.rowSums = k.weightRowSums(w)
 	if bias != nil {
 		r.b32 = bias.Int32s()
@@ -629,7 +639,7 @@ func (k *FullyConnected) evalInt16Gemm(n *ops.Node, in, w, bias, out *ops.Tensor
 	if err != nil {
 		return err
 	}
-	x, m, o := in.Int16s(), w.Int8s(), out.Int16s()
+	x, m, o := in.Int16s(), k.weights8(w), out.Int16s()
 	var b32 []int32
 	if bias != nil {
 		b32 = bias.Int32s()
@@ -668,8 +678,8 @@ func (k *FullyConnected) evalInt16Ref(in, w, bias, out *ops.Tensor) {
 	x, o := in.Int16s(), out.Int16s()
 	var w8 []int8
 	var w16 []int16
-	if w.Type == ops.Int8 {
-		w8 = w.Int8s()
+	if w.Type != ops.Int16 {
+		w8 = k.weights8(w)
 	} else {
 		w16 = w.Int16s()
 	}
@@ -775,7 +785,7 @@ func (k *FullyConnected) evalHybrid(n *ops.Node, in, w, bias, out *ops.Tensor) e
 				sf[b] *= ws
 			}
 		}
-		m := w.Int8s()
+		m := k.weights8(w)
 		rowSums := k.weightRowSums(w)
 		for b := 0; b < k.batch; b++ {
 			clear(acc)
