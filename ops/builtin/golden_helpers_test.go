@@ -116,3 +116,32 @@ func goldSingleOp(b *optest.Builder, code schema.BuiltinOperator, version int32,
 	b.Outputs(outs...)
 	return b.Bytes()
 }
+
+// goldCheckOrSmoke replays testdata/<op> when TensorFlow Lite's outputs
+// have been recorded there; until then it runs every variant's model
+// through the interpreter on random inputs, so the models at least load,
+// prepare and run (the kernels' arithmetic is checked against plain
+// transcriptions of TFLite's kernels by the package's own tests).
+func goldCheckOrSmoke(t *testing.T, op string, variants []goldVariant) {
+	t.Helper()
+	root := filepath.Join("testdata", op)
+	if _, err := os.Stat(root); err == nil {
+		optest.Check(t, root, nil)
+		return
+	}
+	t.Logf("no recorded cases in %s yet: running the models only", root)
+	dir := t.TempDir()
+	for i, v := range variants {
+		path := filepath.Join(dir, v.name+".tflite")
+		if err := os.WriteFile(path, v.model(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ins, err := optest.RandomInputs(path, uint64(i), v.gen, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", v.name, err)
+		}
+		if _, err := optest.Run(&optest.Case{Model: path, Inputs: ins}, nil); err != nil {
+			t.Errorf("%s: %v", v.name, err)
+		}
+	}
+}
