@@ -18,6 +18,7 @@ const (
 	tI8   = schema.TensorTypeINT8
 	tU8   = schema.TensorTypeUINT8
 	tI16  = schema.TensorTypeINT16
+	tI4   = schema.TensorTypeINT4
 	tI32  = schema.TensorTypeINT32
 	tI64  = schema.TensorTypeINT64
 	tBool = schema.TensorTypeBOOL
@@ -182,8 +183,11 @@ func Windowed(cfg []byte, seed uint64) []byte {
 		ch = in[3]
 	}
 	filterType := func() tt {
+		if d.Rare(8) && typ != tU8 {
+			return tI4 // packed two to a byte (FULLY_CONNECTED takes them)
+		}
 		if typ == tF32 && d.Rare(4) {
-			return tI8 // hybrid
+			return Pick(d, tI8, tI8, tU8) // hybrid (CONV_2D reads uint8 as int8)
 		}
 		if typ == tI16 {
 			return tI8

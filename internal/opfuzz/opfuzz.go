@@ -218,6 +218,9 @@ func (m *Model) Const(name string, typ schema.TensorType, shape []int32, q *opte
 	if size == 0 {
 		size = 1
 	}
+	if typ == schema.TensorTypeINT4 {
+		n = (n + 1) / 2 // two to a byte
+	}
 	data := make([]byte, n*size)
 	for i := range data {
 		data[i] = byte(m.rand())

@@ -345,7 +345,9 @@ func (k *FullyConnected) prepareQuant(in, w, bias, out *ops.Tensor) error {
 		return nil
 	case fcHybrid:
 		if !isQuantized(w) {
-			return fmt.Errorf("%s: int8 weights of a hybrid FULLY_CONNECTED need quantization parameters", fcWeights)
+			// A blockwise-quantised tensor (QuantizationDetails
+			// BlockwiseQuantization) has no affine scales either.
+			return fmt.Errorf("%s: %s weights of a hybrid FULLY_CONNECTED need per-tensor or per-channel scales (blockwise quantization is not supported)", fcWeights, w.Type)
 		}
 		if isPerChannel(w) {
 			if _, err := channelScales(w, fcWeights, k.units); err != nil {
