@@ -58,6 +58,9 @@ type TensorInfo struct {
 	Shape, Signature []int
 	// Quant is the quantisation, nil for none.
 	Quant *ops.Quantization
+	// Blockwise is a blockwise quantisation, nil for none (see
+	// ops.BlockwiseQuantization).
+	Blockwise *ops.BlockwiseQuantization
 	// IsVariable marks persistent state (TFLite's is_variable).
 	IsVariable bool
 	// Buffer is the index of the tensor's buffer in the model (0 = none).

@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -300,6 +301,11 @@ func parseSubgraph(sg *SubgraphInfo, fsg *schema.SubGraph, buffers [][]byte, opc
 		}
 	}
 	nt := len(sg.Tensors)
+	for i := range sg.Tensors {
+		if err := resolveBlockwise(sg.Tensors, i); err != nil {
+			return fmt.Errorf("tensor %d: %w", i, err)
+		}
+	}
 	if sg.Inputs, err = pb.ints(fsg.InputsLength(), fsg.Inputs, "graph inputs"); err != nil {
 		return err
 	}
@@ -491,6 +497,18 @@ func parseTensor(t *TensorInfo, index int, ft *schema.Tensor, buffers [][]byte, 
 func parseQuantization(t *TensorInfo, ft *schema.Tensor, pb *parseBudget) error {
 	var fq schema.QuantizationParameters
 	q := ft.Quantization(&fq)
+	if q != nil && q.DetailsType() == schema.QuantizationDetailsBlockwiseQuantization {
+		var tab flatbuffers.Table
+		if !q.Details(&tab) {
+			return errors.New("blockwise quantization without its details")
+		}
+		var bq schema.BlockwiseQuantization
+		bq.Init(tab.Bytes, tab.Pos)
+		// The scales are another tensor's data: resolveBlockwise reads
+		// them once the subgraph's tensors are parsed.
+		t.Blockwise = &ops.BlockwiseQuantization{ScalesTensor: int(bq.Scales()), ZeroPointsTensor: int(bq.ZeroPoints()), BlockSize: int(bq.BlockSize())}
+		return nil
+	}
 	if q == nil || q.ScaleLength() == 0 {
 		return nil
 	}
@@ -523,6 +541,31 @@ func parseQuantization(t *TensorInfo, ft *schema.Tensor, pb *parseBudget) error 
 		p.ZeroPoint[i] = q.ZeroPoint(i)
 	}
 	t.Quant = p
+	return nil
+}
+
+// resolveBlockwise points tensor i's blockwise quantisation at the
+// float16 scales of the tensor that holds them, which must be a float16
+// constant of the subgraph (TFLite reads that tensor's data as float16
+// whatever its type).
+func resolveBlockwise(ts []TensorInfo, i int) error {
+	bq := ts[i].Blockwise
+	if bq == nil {
+		return nil
+	}
+	if bq.BlockSize <= 0 {
+		return fmt.Errorf("blockwise quantization: block size %d, need > 0", bq.BlockSize)
+	}
+	j := bq.ScalesTensor
+	if j < 0 || j >= len(ts) {
+		return fmt.Errorf("blockwise quantization: scales tensor %d out of range (the subgraph has %d tensors)", j, len(ts))
+	}
+	st := &ts[j]
+	if st.Type != ops.Float16 || st.data == nil {
+		return fmt.Errorf("blockwise quantization: scales tensor %d is %s (constant: %v), need a float16 constant", j, st.Type, st.data != nil)
+	}
+	// A view, not a copy: many tensors may share one scales tensor.
+	bq.HalfScales = ops.View[uint16](st.data)
 	return nil
 }
 

@@ -81,6 +81,7 @@ func newSubgraph(index int, info *SubgraphInfo) *subgraph {
 		t.Shape = append([]int(nil), ti.Shape...)
 		t.Signature = ti.Signature
 		t.Quant = ti.Quant
+		t.Blockwise = ti.Blockwise
 		switch {
 		case ti.data != nil:
 			t.Kind = ops.ConstTensor

@@ -101,6 +101,19 @@ type Quantization struct {
 	QuantizedDimension int
 }
 
+// BlockwiseQuantization is TFLite's BlockwiseQuantization: the values of
+// each run of BlockSize elements along a weight row share one scale.
+// TFLite keeps the scales in another tensor of the subgraph (float16, one
+// per block, row-major [rows, columns/BlockSize]); HalfScales views their
+// float16 bits (set by the loader). ScalesTensor and ZeroPointsTensor
+// are the model's tensor indices (TFLite's builtin kernel reads no zero
+// points).
+type BlockwiseQuantization struct {
+	ScalesTensor, ZeroPointsTensor int
+	BlockSize                      int
+	HalfScales                     []uint16
+}
+
 // TensorKind says where a tensor's bytes live.
 type TensorKind uint8
 
@@ -163,6 +176,10 @@ type Tensor struct {
 	Signature []int
 	// Quant is the quantisation, nil for a float tensor.
 	Quant *Quantization
+	// Blockwise is a blockwise quantisation (TFLite's
+	// BlockwiseQuantization details), nil for none; such a tensor has no
+	// Quant.
+	Blockwise *BlockwiseQuantization
 	// Kind says whether the tensor is an activation, a constant, a
 	// variable or precomputed from constants.
 	Kind TensorKind

@@ -69,11 +69,14 @@ func (b *Builder) AddSubgraph(name string) int32 {
 func (b *Builder) UseSubgraph(i int32) { b.sg = b.m.Subgraphs[i] }
 
 // Quant is the quantisation of a tensor: one scale and zero point per
-// tensor, or per channel of dimension Dim when there are several.
+// tensor, or per channel of dimension Dim when there are several; or,
+// with Blockwise set (and no scales), TFLite's BlockwiseQuantization
+// details naming the tensors of the block scales and zero points.
 type Quant struct {
 	Scale     []float32
 	ZeroPoint []int64
 	Dim       int32
+	Blockwise *schema.BlockwiseQuantizationT
 }
 
 // PerTensor returns a per-tensor quantisation.
@@ -85,7 +88,11 @@ func (q *Quant) schema() *schema.QuantizationParametersT {
 	if q == nil {
 		return nil
 	}
-	return &schema.QuantizationParametersT{Scale: q.Scale, ZeroPoint: q.ZeroPoint, QuantizedDimension: q.Dim}
+	p := &schema.QuantizationParametersT{Scale: q.Scale, ZeroPoint: q.ZeroPoint, QuantizedDimension: q.Dim}
+	if q.Blockwise != nil {
+		p.Details = &schema.QuantizationDetailsT{Type: schema.QuantizationDetailsBlockwiseQuantization, Value: q.Blockwise}
+	}
+	return p
 }
 
 // Tensor adds an activation tensor (no data) and returns its index.

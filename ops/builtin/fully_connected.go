@@ -50,8 +50,9 @@ import (
 // not supported with input type int8"). Int4 weights (constant, packed two
 // to a byte, zero points 0) are unpacked to int8 at Prepare as TFLite
 // unpacks them at every Eval, and then take the int8 paths
-// (fully_connected_int4.go). Shuffled weights, sparse weights, int2
-// weights and blockwise quantisation are not supported.
+// (fully_connected_int4.go); blockwise-quantised int4 weights with float
+// input take TFLite's EvalBlockwise4Bit (fully_connected_blockwise.go).
+// Shuffled weights, sparse weights and int2 weights are not supported.
 type FullyConnected struct {
 	opts      FullyConnectedOptions
 	path      fcPath
@@ -77,6 +78,10 @@ type FullyConnected struct {
 	rowSumsOK bool
 	// w4 is int4 weights unpacked to one int8 per value (nil otherwise).
 	w4 []int8
+	// Blockwise int4 weights (fully_connected_blockwise.go): the scale of
+	// each block of each row, and the block length.
+	blockScales []float32
+	blockSize   int
 	// packed is the constant float weights in arch's packed layout
 	// (arch.PackMatrix), nil when they are not packed (see fcPackMaxCols).
 	packed []float32
@@ -254,6 +259,12 @@ func (k *FullyConnected) Prepare(n *ops.Node) error {
 		return err
 	}
 
+	if w.Blockwise != nil {
+		if err := k.prepareBlockwise(n, in, w, bias); err != nil {
+			return err
+		}
+		return nil
+	}
 	if err := k.prepareQuant(in, w, bias, out); err != nil {
 		return err
 	}
@@ -345,9 +356,7 @@ func (k *FullyConnected) prepareQuant(in, w, bias, out *ops.Tensor) error {
 		return nil
 	case fcHybrid:
 		if !isQuantized(w) {
-			// A blockwise-quantised tensor (QuantizationDetails
-			// BlockwiseQuantization) has no affine scales either.
-			return fmt.Errorf("%s: %s weights of a hybrid FULLY_CONNECTED need per-tensor or per-channel scales (blockwise quantization is not supported)", fcWeights, w.Type)
+			return fmt.Errorf("%s: %s weights of a hybrid FULLY_CONNECTED need quantization parameters", fcWeights, w.Type)
 		}
 		if isPerChannel(w) {
 			if _, err := channelScales(w, fcWeights, k.units); err != nil {
@@ -477,6 +486,9 @@ func (k *FullyConnected) Eval(n *ops.Node) error {
 	case fcFloat:
 		k.evalFloat(n, in, w, bias, out)
 	case fcHybrid:
+		if k.blockScales != nil {
+			return k.evalBlockwise(n, in, w, bias, out)
+		}
 		return k.evalHybrid(n, in, w, bias, out)
 	case fcInt8:
 		return k.evalInt8(n, in, w, bias, out)
