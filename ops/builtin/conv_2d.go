@@ -102,6 +102,8 @@ type Conv2D struct {
 	// and the scratch of one pixel's patch.
 	acc64   bool
 	patchID int
+	gemm16  bool // ungrouped: through arch.GemmInt8 (col2ID: int8 halves)
+	col2ID  int
 	// matVec: run one arch.MatVecMulAcc(Int8) per output pixel instead
 	// of the GEMMs, where the level in use has assembly only for those
 	// (arch.GemmPreferred).

@@ -3,6 +3,7 @@ package builtin
 import (
 	"fmt"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -26,9 +27,13 @@ import (
 //
 // Every product w·x is below 2^22 in magnitude, so the sums are exact
 // whatever their order; the int32 path keeps them modulo 2^32 as TFLite's
-// wrapping int32 accumulator does. The kernel gathers each output pixel's
-// patch (zeros outside the image: the zero point is 0) once per group and
-// takes one dot product per output channel, in portable Go.
+// wrapping int32 accumulator does. An ungrouped convolution (patches up to
+// 2^16 long) runs on the int8 GEMM of package arch: each tile of patches
+// (zeros outside the image, the zero point being 0) is split as x =
+// 256·hi + lo + 128 with hi and lo int8 (splitInt16), so Σ w·x = 256·Σ w·hi
+// + (Σ w·lo + 128·Σ w), two exact int32 GEMMs combined in int64. A grouped
+// one gathers each pixel's patch per group and takes one dot product per
+// output channel in portable Go.
 
 // prepareInt16 finishes Prepare for the int16x8 path.
 func (k *Conv2D) prepareInt16(n *ops.Node, in, filter, bias, out *ops.Tensor) error {
@@ -83,11 +88,126 @@ func (k *Conv2D) prepareInt16(n *ops.Node, in, filter, bias, out *ops.Tensor) er
 		}
 	}
 	k.patchID = n.RequestScratch(2 * k.k)
+	if k.groups == 1 && k.k <= conv16GemmMaxK {
+		k.gemm16 = true
+		g := &k.col
+		k.direct = g.h.filter == 1 && g.w.filter == 1 && g.h.stride == 1 && g.w.stride == 1 && g.h.pad == 0 && g.w.pad == 0
+		k.tile = max(1, min(k.pixels, convTileBytes/max(1, 2*k.k), convAccTileBytes/(4*max(1, k.outC))))
+		k.colID = n.RequestScratch(2 * k.tile * k.k)        // int16 patches
+		k.col2ID = n.RequestScratch(2 * k.tile * k.k)       // hi and lo halves
+		k.accTileID = n.RequestScratch(8 * k.tile * k.outC) // hi and lo sums
+		size := arch.PackedGemmInt8Len(k.outC, k.k)
+		if filter.IsConstant() {
+			k.packed8 = make([]int8, size)
+			arch.PackGemmInt8(k.packed8, filter.Int8s(), k.outC, k.k)
+			k.rowSums = make([]int32, k.outC)
+			arch.RowSumsInt8(k.rowSums, filter.Int8s(), k.outC, k.k)
+		} else {
+			k.pack8ID = n.RequestScratch(size)
+			k.accID = n.RequestScratch(4 * k.outC)
+		}
+		k.seed = make([]int32, 2*k.outC) // zeros, then 128·Σw
+		if k.rowSums != nil {
+			for c, v := range k.rowSums {
+				k.seed[k.outC+c] = 128 * v
+			}
+		}
+	}
+	return nil
+}
+
+// conv16GemmMaxK bounds the patch length of the GEMM path: the low
+// halves' sums Σ w·lo + 128·Σ w stay within int32 (|·| ≤ 2·127·128·k).
+const conv16GemmMaxK = 1 << 16
+
+// evalInt16Gemm is the ungrouped int16x8 convolution on arch.GemmInt8.
+func (k *Conv2D) evalInt16Gemm(n *ops.Node, in, filter, bias, out *ops.Tensor) error {
+	cb, err := scratchBytes(n, k.colID, 2*k.tile*k.k)
+	if err != nil {
+		return err
+	}
+	col := ops.View[int16](cb)[: k.tile*k.k : k.tile*k.k]
+	halves, err := scratchInt8(n, k.col2ID, 2*k.tile*k.k)
+	if err != nil {
+		return err
+	}
+	accs, err := scratchInt32(n, k.accTileID, 2*k.tile*k.outC)
+	if err != nil {
+		return err
+	}
+	packed, seed := k.packed8, k.seed
+	if packed == nil {
+		if packed, err = scratchInt8(n, k.pack8ID, arch.PackedGemmInt8Len(k.outC, k.k)); err != nil {
+			return err
+		}
+		w := filter.Int8s()
+		arch.PackGemmInt8(packed, w, k.outC, k.k)
+		sums, err := scratchInt32(n, k.accID, k.outC)
+		if err != nil {
+			return err
+		}
+		arch.RowSumsInt8(sums, w, k.outC, k.k)
+		for c, v := range sums {
+			seed[k.outC+c] = 128 * v
+		}
+	}
+	var b32 []int32
+	var b64 []int64
+	if bias != nil {
+		if k.acc64 {
+			b64 = bias.Int64s()[:k.outC]
+		} else {
+			b32 = bias.Int32s()[:k.outC]
+		}
+	}
+	x, o := in.Int16s(), out.Int16s()
+	q := &k.q
+	inImage := k.col.h.in * k.col.inRowStride
+	for batch := 0; batch < k.batches; batch++ {
+		xb := x[batch*inImage : (batch+1)*inImage]
+		for p0 := 0; p0 < k.pixels; p0 += k.tile {
+			cnt := min(k.tile, k.pixels-p0)
+			m := cnt * k.k
+			src := col[:m]
+			if k.direct {
+				src = xb[p0*k.k : p0*k.k+m]
+			} else {
+				im2colFill(&k.col, src, xb, p0, cnt, 0)
+			}
+			hi, lo := halves[:m], halves[k.tile*k.k:][:m]
+			splitInt16(hi, lo, src)
+			accHi, accLo := accs[:cnt*k.outC], accs[k.tile*k.outC:][:cnt*k.outC]
+			arch.GemmInt8(accHi, k.outC, hi, k.k, packed, seed[:k.outC], cnt, k.outC, k.k)
+			arch.GemmInt8(accLo, k.outC, lo, k.k, packed, seed[k.outC:], cnt, k.outC, k.k)
+			dst := o[(batch*k.pixels+p0)*k.outC:][:cnt*k.outC]
+			for i := range dst {
+				c := i % k.outC
+				sum := int64(accHi[i])<<8 + int64(accLo[i])
+				var v int32
+				if k.acc64 {
+					if b64 != nil {
+						sum += b64[c]
+					}
+					v = ops.MultiplyByQuantizedMultiplier64(sum, q.mult[c], q.shift[c])
+				} else {
+					a := int32(sum) // wrapping, as TFLite's int32 sums
+					if b32 != nil {
+						a += b32[c]
+					}
+					v = ops.MultiplyByQuantizedMultiplierUp(a, q.mult[c], q.shift[c])
+				}
+				dst[i] = int16(min(max(v, q.actMin), q.actMax))
+			}
+		}
+	}
 	return nil
 }
 
 // evalInt16 runs the int16x8 convolution.
 func (k *Conv2D) evalInt16(n *ops.Node, in, filter, bias, out *ops.Tensor) error {
+	if k.gemm16 {
+		return k.evalInt16Gemm(n, in, filter, bias, out)
+	}
 	b, err := scratchBytes(n, k.patchID, 2*k.k)
 	if err != nil {
 		return err

@@ -65,7 +65,7 @@ type conv16Case struct {
 	perChannel                                 bool
 }
 
-func (c conv16Case) run(t *testing.T, seed uint64) {
+func (c conv16Case) run(t *testing.T, seed uint64, constFilter bool) {
 	t.Helper()
 	r := lcg(seed)
 	filterInC := c.inC / c.groups
@@ -88,7 +88,10 @@ func (c conv16Case) run(t *testing.T, seed uint64) {
 	k := c.fH * c.fW * filterInC
 	outScale := float32(math.Sqrt(float64(k))*8*0.007/3) / 3 // some saturation at the ends
 	in := q(tensorOf(ops.Int16, []int{c.batch, c.inH, c.inW, c.inC}, x), inScale, 0)
-	filter := constT(tensorOf(ops.Int8, []int{c.outC, c.fH, c.fW, filterInC}, w))
+	filter := tensorOf(ops.Int8, []int{c.outC, c.fH, c.fW, filterInC}, w)
+	if constFilter {
+		constT(filter)
+	}
 	fs := scales
 	if !c.perChannel {
 		fs = scales[:1]
@@ -214,8 +217,11 @@ func TestConv2DInt16Random(t *testing.T) {
 		{1, 4, 4, 33, 17, 3, 3, 1, 1, 1, 3, 1, same, ops.ActNone, true, ops.Int64, false},
 	}
 	for i, c := range cases {
-		c.run(t, uint64(100+i))
+		c.run(t, uint64(100+i), true)
 	}
+	// A filter that is an activation: packed and summed at every Eval.
+	cases[1].run(t, 99, false)
+	cases[5].run(t, 98, false)
 }
 
 func TestConv2DInt16Errors(t *testing.T) {
