@@ -110,14 +110,14 @@ func conv16GoldVariants() []goldVariant {
 	return []goldVariant{
 		q("int16_int64_same_3x3", conv16Gold{1, 7, 6, 3, 5, 3, 3, 1, 1, 1, 1, 1, same, none, true, 0}, 1),
 		q("int16_int64_s2_relu_batch2", conv16Gold{2, 8, 7, 8, 7, 3, 3, 1, 2, 2, 1, 1, same, relu, true, 0}, 2),
-		q("int16_int64_dilated_valid_nobias", conv16Gold{1, 9, 9, 5, 3, 2, 3, 1, 1, 2, 2, 1, valid, relu6, false, 0}, 3),
+		q("int16_int64_dilated_valid", conv16Gold{1, 9, 9, 5, 3, 2, 3, 1, 1, 2, 2, 1, valid, relu6, true, 0}, 3), // TFLite requires a bias
 		q("int16_int32_1x1", conv16Gold{1, 5, 5, 16, 9, 1, 1, 1, 1, 1, 1, 1, valid, none, true, i32}, 4),
 		q("int16_int32_3x3_reluN1", conv16Gold{2, 6, 5, 6, 10, 3, 3, 1, 1, 2, 1, 1, same, reluN1, true, i32}, 5),
 		q("int16_int32_grouped", conv16Gold{1, 6, 7, 6, 6, 3, 2, 3, 1, 1, 1, 1, same, none, true, i32}, 6),
 		q("int16_int64_grouped_s2", conv16Gold{1, 6, 7, 8, 4, 3, 3, 2, 2, 2, 1, 1, same, relu, true, 0}, 7),
 		q("int16_dscnn_first_layer", conv16Gold{1, 49, 10, 1, 13, 10, 4, 1, 2, 2, 1, 1, same, relu, true, 0}, 8),
 		h("hybrid_uint8_filter", conv16Gold{1, 6, 5, 4, 7, 3, 3, 1, 1, 1, 1, 1, same, none, true, 0}, 9),
-		h("hybrid_uint8_filter_s2_relu", conv16Gold{2, 7, 7, 3, 5, 3, 3, 1, 2, 2, 1, 1, valid, relu, false, 0}, 10),
+		h("hybrid_uint8_filter_s2_relu", conv16Gold{2, 7, 7, 3, 5, 3, 3, 1, 2, 2, 1, 1, valid, relu, true, 0}, 10),
 	}
 }
 
