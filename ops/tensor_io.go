@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"errors"
 	"fmt"
 )
 
@@ -33,9 +34,16 @@ func elementTypeOf(v any) (DataType, int, bool) {
 	return 0, 0, false
 }
 
+// errNilTensor is what the copy methods return on a nil *Tensor, what an
+// accessor such as Interpreter.Input gives for an index out of range.
+var errNilTensor = errors.New("no such tensor (a nil *Tensor: Input, Output and Tensor return nil for an index out of range; InputTensor and OutputTensor say why)")
+
 // checkCopy verifies that the typed slice v matches the tensor's element
 // type and element count.
 func (t *Tensor) checkCopy(v any, dir string) error {
+	if t == nil {
+		return errNilTensor
+	}
 	typ, n, ok := elementTypeOf(v)
 	if !ok {
 		return fmt.Errorf("%s: cannot copy %s a %T (use a slice of the element type)", t, dir, v)
@@ -55,7 +63,8 @@ func (t *Tensor) checkCopy(v any, dir string) error {
 // CopyFrom copies a typed slice into the tensor. The slice's element type
 // must be the tensor's (for example []float32 for Float32, []int8 for
 // Int8) and its length the tensor's element count; otherwise the error
-// says which differs. The tensor must be allocated.
+// says which differs. The tensor must be allocated. On a nil *Tensor
+// (an out-of-range Interpreter.Input, say) it returns an error.
 func (t *Tensor) CopyFrom(src any) error {
 	if err := t.checkCopy(src, "from"); err != nil {
 		return err
@@ -121,8 +130,11 @@ func (t *Tensor) CopyTo(dst any) error {
 }
 
 // CopyFromBytes copies raw little-endian element bytes into the tensor;
-// len(b) must equal Bytes().
+// len(b) must equal Bytes(). A nil *Tensor is an error, as for CopyFrom.
 func (t *Tensor) CopyFromBytes(b []byte) error {
+	if t == nil {
+		return errNilTensor
+	}
 	if len(t.Data) != t.Bytes() {
 		return fmt.Errorf("%s: tensor is not allocated (call AllocateTensors)", t)
 	}

@@ -125,6 +125,11 @@ steps of the inline loop print each round they apply.`,
 				}
 			}
 			if convErr != nil {
+				if strings.Contains(convErr.Error(), "no TFLite legalisation for op") && len(inputArrays)+len(outputArrays) == 0 {
+					// The usual way past an op TFLite lacks (an in-graph
+					// FFT, a string decoder) is a cut around it.
+					fmt.Fprintln(stderr, "hint: to convert the rest, cut the graph around that node with --input_arrays and --output_arrays (tflrun help convert; docs/cli.md)")
+				}
 				return convErr
 			}
 			// The converter must never write what tflrun cannot run without

@@ -110,6 +110,15 @@ node { name: "y" op: "FrobnicateV7" input: "x" }
 	if want := "graph " + frob + `: node "y" (op FrobnicateV7): no TFLite legalisation for op FrobnicateV7`; code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "serving_default") {
 		t.Errorf("unknown op in a GraphDef: %d %s\nwant %q", code, stderr, want)
 	}
+	if strings.Contains(stderr, "hint:") {
+		t.Errorf("a cut was given, yet the error hints at one: %s", stderr)
+	}
+	// Without a cut (y is the inferred output), the error says how to go
+	// around the op.
+	code, _, stderr = tflrun(t, "convert", frob, "-o", out)
+	if code != 1 || !strings.Contains(stderr, "no TFLite legalisation for op FrobnicateV7") || !strings.Contains(stderr, "hint: to convert the rest, cut the graph") {
+		t.Errorf("unknown op without a cut: %d %s", code, stderr)
+	}
 	code, _, stderr = tflrun(t, "convert", "../../convert/testdata/cycle.pbtxt", "-o", out, "--output_arrays", "call")
 	if code != 1 || !strings.Contains(stderr, "function calls form a cycle: ping → pong → ping") {
 		t.Errorf("cycle: %d %s", code, stderr)
