@@ -21,6 +21,9 @@ var (
 // the maximum absolute error is 8.93e-8, at x = 7.859211, for the portable,
 // AVX2 and AVX-512 versions alike. Inputs below -88 (and -Inf) give
 // 6.05e-39 instead of the exact, smaller value; +Inf gives 1, NaN NaN.
+// 32-bit ARM NEON has no divide and flushes subnormals to zero
+// (activation_arm.go): on the test's dense grid under qemu-arm its
+// maximum is 1.69e-7, at x = 3.463897, and inputs below -87 give 0.
 func Sigmoid(dst, x []float32) {
 	_ = dst[:len(x)]
 	sigmoid(dst, x)
@@ -33,7 +36,8 @@ func Sigmoid(dst, x []float32) {
 // math (as for Sigmoid): the maximum absolute error is 7.93e-8, at
 // x = 0.62830955 (just above the switch from the odd polynomial to the
 // exponential form), for the portable, AVX2 and AVX-512 versions alike.
-// NaN gives NaN, ±Inf give ±1.
+// NaN gives NaN, ±Inf give ±1. 32-bit ARM NEON (see Sigmoid): 1.08e-7,
+// at x = 0.6776846, on the test's grid under qemu-arm.
 func Tanh(dst, x []float32) {
 	_ = dst[:len(x)]
 	tanh(dst, x)
