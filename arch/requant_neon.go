@@ -1,8 +1,11 @@
-//go:build !purego
+//go:build !purego && (arm64 || arm.7)
 
 package arch
 
-// The arm64 requantisation kernels (requant_neon_arm64.s): TFLite's
+// The NEON requantisation kernels of arm64 (requant_neon_arm64.s) and of
+// 32-bit ARM in GOARM=7 builds (requant_neon_arm.s), which share these
+// declarations and wrappers (the instructions have the same semantics in
+// both instruction sets: VSHL/VQRDMULH/VQADD/VRSHL on ARMv7): TFLite's
 // MultiplyByQuantizedMultiplier on four lanes with SSHL (the wrapping
 // x·2^left), SQRDMULH (exactly gemmlowp's saturating rounding doubling
 // high multiply, MinInt32·MinInt32 included) and gemmlowp's NEON
