@@ -80,7 +80,9 @@ func PackGemmF32(dst, w []float32, n, k int) {
 // im2col, then a GEMM with bias and clamp). Each sum starts at the bias
 // and adds the products in order of i, with fused multiply-adds in the
 // assembly versions, so results agree with float64 math to a few float32
-// ulps of Σ|terms|. Rows of a and dst may be longer than k and n (lda ≥
+// ulps of Σ|terms| (on 32-bit ARM NEON, which flushes subnormals to
+// zero, of the sum with subnormal inputs, products and partial sums
+// taken as zero). Rows of a and dst may be longer than k and n (lda ≥
 // k, ldd ≥ n); elements between are neither read nor written. dst must
 // not overlap a, packed or bias. It panics if a slice is shorter than
 // the sizes say (a kernel bug: kernels check shapes at Prepare).

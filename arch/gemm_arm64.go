@@ -2,47 +2,21 @@
 
 package arch
 
-// The arm64 GEMM kernels (gemm_neon_arm64.s, gemm_neondotprod_arm64.s)
-// and their registration. The assembly computes one block of 16 output
-// channels for any number of pixel rows; these wrappers walk the blocks
+// The arm64 int8 GEMM kernels (gemm_neon_arm64.s,
+// gemm_neondotprod_arm64.s) and their registration (the float kernel's
+// wrapper, shared with 32-bit ARM, is in gemm_neon.go). The assembly
+// computes one block of 16 output channels for any number of pixel rows,
+// as the float kernel does; these wrappers walk the blocks
 // and send the last, partial block (n%16 channels) through a tile on the
 // stack, so that the kernels never write past a row's n outputs nor read
 // past n bias values. The exported wrappers in gemm.go have checked the
 // sizes (m, n, k ≥ 1, slices long enough).
 
 //go:noescape
-func gemmF32BlockNEON(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, k int, lo, hi float32)
-
-//go:noescape
 func gemmInt8BlockNEON(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, k int)
 
 //go:noescape
 func gemmInt8BlockSDOT(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, k int)
-
-// gemmTileRows is the number of pixel rows of a partial channel block
-// computed at a time into the stack tile.
-const gemmTileRows = 64
-
-func gemmF32NEON(dst []float32, ldd int, a []float32, lda int, w, bias []float32, m, n, k int, lo, hi float32) {
-	j0 := 0
-	for ; j0+GemmBlock <= n; j0 += GemmBlock {
-		gemmF32BlockNEON(&dst[j0], ldd, &a[0], lda, &w[j0*k], &bias[j0], m, k, lo, hi)
-	}
-	if j0 == n {
-		return
-	}
-	nb := n - j0
-	var b [GemmBlock]float32
-	var tile [gemmTileRows * GemmBlock]float32
-	copy(b[:], bias[j0:n])
-	for p0 := 0; p0 < m; p0 += gemmTileRows {
-		r := min(gemmTileRows, m-p0)
-		gemmF32BlockNEON(&tile[0], GemmBlock, &a[p0*lda], lda, &w[j0*k], &b[0], r, k, lo, hi)
-		for i := 0; i < r; i++ {
-			copy(dst[(p0+i)*ldd+j0:(p0+i)*ldd+n], tile[i*GemmBlock:i*GemmBlock+nb])
-		}
-	}
-}
 
 // gemmInt8Blocks runs one of the int8 block kernels (SDOT if dot) over
 // every channel block. (The choice is a flag, not a function value: an
@@ -130,7 +104,6 @@ func gemmInt8RqSDOT(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int
 }
 
 var (
-	_ = gemmF32Impls.add("neon", NEON, nil, gemmF32NEON)
 	_ = gemmInt8Impls.add("neon", NEON, nil, gemmInt8NEON)
 	_ = gemmInt8Impls.add("neon-dotprod", NEONDotProd, nil, gemmInt8SDOT)
 	_ = gemmInt8RqImpls.add("neon", NEON, nil, gemmInt8RqNEON)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -118,16 +119,21 @@ func checkGemmF32(t testing.TB, name string, f func([]float32, int, []float32, i
 }
 
 // gemmRef holds the reference of every output of a float GEMM, indexed
-// as dst: the clamped float64 sum, the unclamped one and Σ|terms|.
-type gemmRef struct{ want, sum, abs []float64 }
+// as dst: the clamped float64 sum, the unclamped one and Σ|terms|; on
+// 32-bit ARM also ftz, the reference of inputs with subnormals flushed,
+// for the kernels that flush them (flushesSubnormals).
+type gemmRef struct {
+	want, sum, abs []float64
+	ftz            *gemmRef
+}
 
-// gemmRefF32 computes the float64 reference of GemmF32 on c.
-func gemmRefF32(c gemmCase, a, w, bias []float32, lo, hi float32) gemmRef {
+// gemmRefPlain computes the float64 reference of GemmF32 on c.
+func gemmRefPlain(c gemmCase, a, w, bias []float32, lo, hi float32) gemmRef {
 	size := 0
 	if c.m > 0 {
 		size = (c.m-1)*c.ldd + c.n
 	}
-	r := gemmRef{make([]float64, size), make([]float64, size), make([]float64, size)}
+	r := gemmRef{want: make([]float64, size), sum: make([]float64, size), abs: make([]float64, size)}
 	for in := range size {
 		p, j := in/c.ldd, in%c.ldd
 		if j >= c.n {
@@ -144,6 +150,17 @@ func gemmRefF32(c gemmCase, a, w, bias []float32, lo, hi float32) gemmRef {
 			want = ref
 		}
 		r.want[in], r.sum[in], r.abs[in] = want, ref, abs
+	}
+	return r
+}
+
+// gemmRefF32 is gemmRefPlain plus, on 32-bit ARM, the reference of the
+// inputs with subnormals flushed.
+func gemmRefF32(c gemmCase, a, w, bias []float32, lo, hi float32) gemmRef {
+	r := gemmRefPlain(c, a, w, bias, lo, hi)
+	if runtime.GOARCH == "arm" {
+		f := gemmRefPlain(c, ftzCopy(a), ftzCopy(w), ftzCopy(bias), lo, hi)
+		r.ftz = &f
 	}
 	return r
 }
@@ -169,7 +186,11 @@ func checkGemmF32Ref(t testing.TB, name string, f func([]float32, int, []float32
 			}
 			continue
 		}
-		if !sumOK(v, ref.want[in], ref.abs[in], c.k+1) {
+		ok := sumOK(v, ref.want[in], ref.abs[in], c.k+1)
+		if !ok && flushesSubnormals(name) && ref.ftz != nil {
+			ok = sumOKFTZ(v, ref.ftz.want[in], ref.ftz.abs[in], c.k+1)
+		}
+		if !ok {
 			t.Fatalf("%s %v: dst[%d][%d] = %v, want %v (unclamped %v, Σ|terms| %v)", name, c, p, j, v, ref.want[in], ref.sum[in], ref.abs[in])
 		}
 	}

@@ -3,6 +3,7 @@ package arch
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -90,13 +91,51 @@ func checkGuardsF32(t testing.TB, what string, buf []float32, start, n int) {
 // must be within (n+2) float32 ulps of abs (the worst-case rounding of
 // any summation order, with or without FMA) plus n smallest subnormals.
 func sumOK(got float32, ref, abs float64, n int) bool {
+	return sumWithin(got, ref, abs, n, 0x1p-149)
+}
+
+// flushesSubnormals reports whether the implementation name computes
+// with subnormal inputs and results flushed to zero: 32-bit ARM NEON,
+// whose arithmetic always runs in the Standard FPSCR mode.
+func flushesSubnormals(name string) bool {
+	return runtime.GOARCH == "arm" && name == "neon"
+}
+
+// ftzF32 returns v with subnormals flushed to a zero of the same sign.
+func ftzF32(v float32) float32 {
+	if v != 0 && math.Abs(float64(v)) < 0x1p-126 {
+		return float32(math.Copysign(0, float64(v)))
+	}
+	return v
+}
+
+// ftzCopy returns a copy of v with subnormals flushed.
+func ftzCopy(v []float32) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = ftzF32(x)
+	}
+	return out
+}
+
+// sumOKFTZ is sumOK for an implementation that flushes subnormals
+// (flushesSubnormals), against a reference computed from inputs so
+// flushed: each of the 2n roundings may also flush a subnormal product
+// or sum, an error of at most 2^-126 each.
+func sumOKFTZ(got float32, ref, abs float64, n int) bool {
+	return sumWithin(got, ref, abs, n, 0x1p-125)
+}
+
+// sumWithin is sumOK with tiny, the absolute error allowed per term
+// below the normal range.
+func sumWithin(got float32, ref, abs float64, n int, tiny float64) bool {
 	switch {
 	case math.IsNaN(ref):
 		return got != got
 	case math.IsInf(ref, 0):
 		return float64(got) == ref
 	}
-	tol := float64(n+2)*0x1p-23*abs + float64(n+1)*0x1p-149
+	tol := float64(n+2)*0x1p-23*abs + float64(n+1)*tiny
 	return math.Abs(float64(got)-ref) <= tol
 }
 
