@@ -67,7 +67,7 @@ func dwConvNEONGo(dst []byte, x, w []float32, bias []uint32, a dwArgs, lo, hi fl
 	}
 	var tile [tileLen]int32
 	stride := a.qStride / 4
-	q := &ChannelRequant{n: c, period: c, stride: stride, p: unsafe.Slice(a.qp, 6*stride)}
+	q := &ChannelRequant{n: c, period: c, stride: stride, p: unsafe.Slice(a.qp, qRows*stride)}
 	row := a
 	row.rows, row.mode, row.dC, row.dRowStep = 1, 1, a.c4, 0
 	acc := tile[:a.cols*c]

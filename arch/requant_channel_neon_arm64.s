@@ -19,12 +19,13 @@
 // For rows pixels p and channels c < nv (a multiple of 4, ≥ 4):
 // dst[p·ps + c] = requantised acc[p·ps + c] with channel c's parameters,
 // the rows of a ChannelRequant at qp (qstride bytes apart: multiplier
-// row 0, left shift 2, right shift 3, mask 4, threshold 5).
+// row 0, left shift 2, right shift 3, mask 4, threshold 5, tie mask 6).
 //
 // R0 dst row, R1 acc row, R2 rows left, R3 nv, R4 ps in bytes of acc,
 // R5 qp, R6 qstride, R7 channel counter, R8 acc cursor, R9 dst cursor,
 // R10-R14 parameter cursors; V0 x, V1 multiplier, V2 left, V3 right
-// (negated), V4 mask, V5 threshold, V6-V7 scratch, V28 zp, V29 lo, V30 hi.
+// (negated), V4 mask, V5 threshold, V6-V7 scratch, V28 zp, V29 lo, V30 hi,
+// V31 tie mask.
 TEXT ·requantRowsNEON(SB), NOSPLIT, $0-68
 	MOVD dst+0(FP), R0
 	MOVD acc+8(FP), R1
@@ -39,6 +40,10 @@ TEXT ·requantRowsNEON(SB), NOSPLIT, $0-68
 	VDUP R7, V29.S4
 	MOVW hi+64(FP), R7
 	VDUP R7, V30.S4
+	// The tie mask (row 6, the same in every element).
+	ADD R6<<2, R5, R7
+	ADD R6<<1, R7
+	VLD1 (R7), [V31.S4]
 
 qrow:
 	MOVD R1, R8
@@ -62,6 +67,7 @@ qloop:
 	WORD $0x6ea1b400 // sqrdmulh v0.4s, v0.4s, v1.4s
 	VAND V4.B16, V0.B16, V6.B16
 	WORD $0x4f210407 // sshr v7.4s, v0.4s, #31
+	VAND V31.B16, V7.B16, V7.B16
 	VSUB V7.S4, V5.S4, V5.S4
 	VSUB V6.S4, V5.S4, V5.S4
 	VUSHR $31, V5.S4, V5.S4
