@@ -1,9 +1,11 @@
-//go:build !purego
+//go:build !purego && (arm64 || arm.7)
 
 package arch
 
-// The arm64 per-channel requantisation (requant_channel_neon_arm64.s)
-// and its registration. The assembly does four channels per step; when
+// The NEON per-channel requantisation of arm64
+// (requant_channel_neon_arm64.s) and of 32-bit ARM in GOARM=7 builds
+// (requant_channel_neon_arm.s, the same instructions), which share this
+// wrapper and registration. The assembly does four channels per step; when
 // the parameter period is 16 (the channel count divides 16) the tile is
 // one run of 16-channel "pixels" with the same parameter vectors, else
 // each pixel's first n&^3 channels, and the portable code does what is
