@@ -91,6 +91,11 @@
 //	X_neondotprod_arm64.s the kernels using the dot-product extension
 //	X_arm.go              the same for 32-bit ARM (build tag arm.7: GOARM=7
 //	X_neon_arm.s          builds only), its NEON kernels
+//	X_neon.go             the declarations, Go wrappers and registrations
+//	                      shared by arm64 and 32-bit ARM where their
+//	                      kernels have one signature (build tag arm64 ||
+//	                      arm.7): requant, requant_channel, and gemm's
+//	                      float kernel beside gemm_arm64.go's int8 ones
 //	X_test.go             its tests: twins, edge cases, fuzz target
 //
 // A family has the assembly files of the levels it has kernels for (e.g.
@@ -167,4 +172,10 @@
 // arm-linux-gnueabihf-as, llvm-mc). The arm64 kernels are tested under
 // qemu-aarch64 (.ci/cross: -cpu cortex-a53 for neon, -cpu max for
 // neon-dotprod), the 32-bit ones under qemu-arm -cpu cortex-a7.
+// 32-bit ARM NEON always computes in the Standard FPSCR mode: subnormal
+// inputs and results are flushed to zero and there is no fused
+// multiply-add or divide. Its float kernels are the sums and activations
+// whose documented accuracy allows that (the twin tests compare a GEMM
+// with a reference of flushed inputs there); the bit-exact elementwise
+// primitives (VecAdd, VecMul, VecClamp, …) stay portable on 32-bit ARM.
 package arch
