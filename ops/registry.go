@@ -169,6 +169,14 @@ const (
 	OpRightShift          BuiltinOperator = 161
 )
 
+// Builtin operator codes of the kernels whose output shape comes from
+// input values: RANGE, WHERE, UNIQUE (TFLite schema numbering).
+const (
+	OpRange  BuiltinOperator = 96
+	OpWhere  BuiltinOperator = 109
+	OpUnique BuiltinOperator = 103
+)
+
 // Control-flow operator codes (TFLite schema numbering).
 const (
 	OpIf             BuiltinOperator = 118
