@@ -47,9 +47,10 @@ type ConcatenationOptions struct {
 }
 
 func init() {
-	// The versions TFLite registers; Prepare refuses the types this
+	// The versions TFLite registers but 5 (int4 activations) and 7
+	// (float8 types); 6 is float16. Prepare refuses the types this
 	// kernel lacks.
-	register(ops.OpConcatenation, NewConcatenation, [2]int{1, 4})
+	register(ops.OpConcatenation, NewConcatenation, [2]int{1, 4}, [2]int{6, 6})
 	registerOptions(schema.BuiltinOptionsConcatenationOptions, decodeConcatenationOptions)
 }
 

@@ -35,9 +35,11 @@ type Dequantize struct {
 func NewDequantize() ops.Kernel { return &Dequantize{} }
 
 func init() {
-	// TFLite 1-8; 4 has no documented meaning in op_version.cc, 6 and up
-	// are int4 (and later) formats.
-	register(ops.OpDequantize, NewDequantize, [2]int{1, 3}, [2]int{5, 5})
+	// TFLite registers 1-9 with one kernel that never reads the version.
+	// 4 is produced by no rule of op_version.cc (runtime_version.cc dates
+	// it to TF 2.2) and runs as the others; 6 and up are int4, int2, uint4
+	// and float8 inputs, which tflrun's kernel lacks.
+	register(ops.OpDequantize, NewDequantize, [2]int{1, 5})
 }
 
 // Prepare checks the types and the quantisation.

@@ -105,3 +105,19 @@ func (k *Unary) Eval(n *ops.Node) error {
 	}
 	return errUnaryType
 }
+
+// halfUnary is the eval of a unaryOp whose float16 path widens each
+// element to float32, applies f and rounds the result to the nearest
+// float16 (TFLite's EvalImpl<half>).
+func halfUnary(f func(float32) float32) func(k *Unary, in, out *ops.Tensor, cnt int) error {
+	return func(k *Unary, in, out *ops.Tensor, cnt int) error {
+		if k.typ != ops.Float16 || in.Type != ops.Float16 || out.Type != ops.Float16 {
+			return errUnaryType
+		}
+		src, dst := ops.View[uint16](in.Data)[:cnt], ops.View[uint16](out.Data)[:cnt]
+		for i, h := range src {
+			dst[i] = float32ToHalf(f(halfToFloat32(h)))
+		}
+		return nil
+	}
+}

@@ -29,7 +29,9 @@ type Slice struct {
 func NewSlice() ops.Kernel { return &Slice{} }
 
 func init() {
-	register(ops.OpSlice, NewSlice, [2]int{1, 7})
+	// Versions 1-8 as TFLite registers (8: float16, which TFLite's
+	// slice.cc, too, moves by element size).
+	register(ops.OpSlice, NewSlice, [2]int{1, 8})
 }
 
 // Prepare validates the node and sets the output shape.

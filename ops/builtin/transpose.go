@@ -30,9 +30,10 @@ type Transpose struct {
 func NewTranspose() ops.Kernel { return &Transpose{} }
 
 func init() {
-	// The versions TFLite registers; Prepare refuses the types this
-	// kernel lacks.
-	register(ops.OpTranspose, NewTranspose, [2]int{1, 7})
+	// The versions TFLite registers (8: bfloat16 or rank 7 and 8, 9:
+	// float16, which the element-size kernel moves like any 2-byte type);
+	// Prepare refuses the types this kernel lacks.
+	register(ops.OpTranspose, NewTranspose, [2]int{1, 9})
 }
 
 // Prepare validates the permutation and sets the output shape.

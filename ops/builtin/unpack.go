@@ -30,9 +30,10 @@ type UnpackOptions struct {
 }
 
 func init() {
-	// The versions TFLite registers; Prepare refuses the types this
+	// The versions TFLite registers but 6 (float8 types, which tflrun
+	// has not); 5 is float16 and bfloat16. Prepare refuses the types this
 	// kernel lacks.
-	register(ops.OpUnpack, NewUnpack, [2]int{1, 4})
+	register(ops.OpUnpack, NewUnpack, [2]int{1, 5})
 	registerOptions(schema.BuiltinOptionsUnpackOptions, decodeUnpackOptions)
 }
 
