@@ -177,6 +177,17 @@ const (
 	OpUnique BuiltinOperator = 103
 )
 
+// Builtin operator codes of the StableHLO element-wise kernels (TFLite
+// schema numbering).
+const (
+	OpStablehloAdd       BuiltinOperator = 163
+	OpStablehloMultiply  BuiltinOperator = 165
+	OpStablehloMaximum   BuiltinOperator = 166
+	OpStablehloAnd       BuiltinOperator = 176
+	OpStablehloMinimum   BuiltinOperator = 181
+	OpStablehloShiftLeft BuiltinOperator = 207
+)
+
 // Control-flow operator codes (TFLite schema numbering).
 const (
 	OpIf             BuiltinOperator = 118

@@ -53,6 +53,8 @@ var binaryOps = []sch{
 	schema.BuiltinOperatorLESS, schema.BuiltinOperatorLESS_EQUAL, schema.BuiltinOperatorGREATER, schema.BuiltinOperatorGREATER_EQUAL,
 	schema.BuiltinOperatorLOGICAL_AND, schema.BuiltinOperatorLOGICAL_OR, schema.BuiltinOperatorPRELU,
 	schema.BuiltinOperatorSELECT, schema.BuiltinOperatorSELECT_V2, schema.BuiltinOperatorADD_N,
+	schema.BuiltinOperatorSTABLEHLO_ADD, schema.BuiltinOperatorSTABLEHLO_MULTIPLY, schema.BuiltinOperatorSTABLEHLO_MAXIMUM,
+	schema.BuiltinOperatorSTABLEHLO_MINIMUM, schema.BuiltinOperatorSTABLEHLO_AND, schema.BuiltinOperatorSTABLEHLO_SHIFT_LEFT,
 }
 
 // ElementwiseOps is the number of operators Elementwise draws from.
@@ -286,6 +288,7 @@ var shapedOps = []sch{
 	schema.BuiltinOperatorREVERSE_V2, schema.BuiltinOperatorFILL, schema.BuiltinOperatorARG_MAX, schema.BuiltinOperatorARG_MIN,
 	schema.BuiltinOperatorMEAN, schema.BuiltinOperatorSUM, schema.BuiltinOperatorREDUCE_PROD, schema.BuiltinOperatorREDUCE_MAX,
 	schema.BuiltinOperatorREDUCE_MIN, schema.BuiltinOperatorREDUCE_ANY, schema.BuiltinOperatorREDUCE_ALL, schema.BuiltinOperatorTOPK_V2,
+	schema.BuiltinOperatorRANGE, schema.BuiltinOperatorWHERE, schema.BuiltinOperatorUNIQUE,
 }
 
 // ShapedOps is the number of operators Shaped draws from.
@@ -423,6 +426,28 @@ func Shaped(cfg []byte, seed uint64) []byte {
 	case schema.BuiltinOperatorTOPK_V2:
 		ins = append(ins, m.IntConst("k", []int32{}, []int32{d.Int()}))
 		outs = 2
+	case schema.BuiltinOperatorRANGE:
+		// Three scalars (sometimes not), constant or run-time: zero and
+		// backward deltas, extreme limits.
+		ins = nil
+		for _, name := range []string{"start", "limit", "delta"} {
+			s := []int32{}
+			if d.Rare(8) {
+				s = d.Shape(1)
+			}
+			if d.Flag() {
+				ins = append(ins, m.IntConst(name, s, []int32{d.Int()}))
+			} else {
+				ins = append(ins, m.Data(name, Pick(d, tI32, tF32, tI64), s, nil, false))
+			}
+		}
+	case schema.BuiltinOperatorWHERE:
+		outTyp = Pick(d, tI64, tI64, tI32)
+	case schema.BuiltinOperatorUNIQUE:
+		outs = 2
+		if !d.Rare(8) {
+			o = opts(schema.BuiltinOptionsUniqueOptions, &schema.UniqueOptionsT{IdxOutType: Pick(d, tI32, tI64, tF32)})
+		}
 	default: // the reductions
 		axes := make([]int32, d.N(3))
 		for i := range axes {
@@ -440,6 +465,9 @@ func Shaped(cfg []byte, seed uint64) []byte {
 		ot := outTyp
 		if op == schema.BuiltinOperatorTOPK_V2 && j == 1 {
 			ot = tI32
+		}
+		if op == schema.BuiltinOperatorUNIQUE && j == 1 {
+			ot = Pick(d, tI32, tI64)
 		}
 		ys = append(ys, m.Output("y", ot, outQ))
 	}
