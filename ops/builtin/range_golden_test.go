@@ -26,3 +26,5 @@ func TestRecordRange(t *testing.T) {
 		{variant: "float_runtime_limit", gen: gen, model: m(f32, cst(f32, optest.F32(-1.5)), act(f32), cst(f32, optest.F32(0.7)))},
 	})
 }
+
+func TestGoldenRange(t *testing.T) { checkGolden(t, "range") }

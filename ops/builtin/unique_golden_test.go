@@ -26,3 +26,5 @@ func TestRecordUnique(t *testing.T) {
 		{variant: "uint8", model: m(schema.TensorTypeUINT8, i32, 300)},
 	})
 }
+
+func TestGoldenUnique(t *testing.T) { checkGolden(t, "unique") }

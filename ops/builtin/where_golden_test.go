@@ -25,3 +25,5 @@ func TestRecordWhere(t *testing.T) {
 		{variant: "uint32", gen: gen, model: m(schema.TensorTypeUINT32, 10)},
 	})
 }
+
+func TestGoldenWhere(t *testing.T) { checkGolden(t, "where") }
