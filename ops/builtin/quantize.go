@@ -50,8 +50,11 @@ const quantizeChunk = 1024
 func NewQuantize() ops.Kernel { return &Quantize{} }
 
 func init() {
-	// TFLite 1-6; 4 and up are int4 (and later) formats.
-	register(ops.OpQuantize, NewQuantize, [2]int{1, 3})
+	// TFLite registers 1-6 with one kernel that never reads the version;
+	// 4 and 5 are int4 and uint4, which tflrun's kernel lacks. 6 is an
+	// int2 version of the converter's, but TFLite's kernel has no int2
+	// path either, so a version-6 node runs there exactly as 1-3 do.
+	register(ops.OpQuantize, NewQuantize, [2]int{1, 3}, [2]int{6, 6})
 }
 
 // Prepare checks the type pair and the quantisation.
