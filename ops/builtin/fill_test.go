@@ -29,6 +29,7 @@ func TestFillShapeZerosLike(t *testing.T) {
 	equalInts(t, "Shape int32", out.Int32s(), []int{1, 3, 1, 2})
 	equalInts(t, "Shape int64", runOut(t, NewShape(), &ShapeOptions{OutType: ops.Int64}, []*ops.Tensor{in}, outTensor(ops.Int64)).Int64s(), []int{1, 3, 1, 2})
 	wantPrepareError(t, NewShape(), node(&ShapeOptions{OutType: ops.Int32}, []*ops.Tensor{in}, outTensor(ops.Int64)), "options")
+	wantPrepareError(t, NewShape(), node(nil, []*ops.Tensor{in}, outTensor(ops.Int32)), "ShapeOptions missing")
 
 	zl := runOut(t, NewZerosLike(), nil, []*ops.Tensor{tensorOf(ops.Float32, []int{2, 2}, []float32{-2, 5, 1e9, 3})}, outTensor(ops.Float32))
 	nearFloats(t, "ZerosLike", zl.Float32s(), []float64{0, 0, 0, 0}, 0)

@@ -9,7 +9,10 @@ import (
 )
 
 // Shape is the kernel of TFLite's SHAPE operator: the dimensions of input
-// 0 as a vector of ShapeOptions.OutType (int32, the default, or int64).
+// 0 as a vector of ShapeOptions.OutType (int32 or int64). A node without
+// ShapeOptions is refused, as TFLite refuses it (its parser leaves the
+// type unset and shape.cc's Prepare fails on it; checked with native
+// TFLite, LiteRT f67457790c9c).
 type Shape struct {
 	dims []int
 }
@@ -38,12 +41,14 @@ func decodeShapeOptions(t ops.OptionsTable) (any, error) {
 // Prepare checks the output type and sets its shape [rank].
 func (k *Shape) Prepare(n *ops.Node) error {
 	*k = Shape{}
-	outType := ops.Int32
-	if o, ok := n.Options.(*ShapeOptions); ok && o != nil {
-		outType = o.OutType
-	} else if n.Options != nil {
-		return fmt.Errorf("options: have %T, need *ShapeOptions", n.Options)
+	o, ok := n.Options.(*ShapeOptions)
+	if !ok || o == nil {
+		if n.Options != nil {
+			return fmt.Errorf("options: have %T, need *ShapeOptions", n.Options)
+		}
+		return errors.New("options: ShapeOptions missing (TFLite needs its out_type)")
 	}
+	outType := o.OutType
 	if err := n.CheckIO(1, 1, 1); err != nil {
 		return err
 	}
