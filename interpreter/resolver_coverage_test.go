@@ -204,8 +204,6 @@ var notRun = map[string]string{
 	"EMBEDDING_LOOKUP_SPARSE v1":     "not implemented yet (sparse ids, weights and a combiner)",
 	"FULLY_CONNECTED v2":             "the shuffled 4x16 int8 weights format is not implemented",
 	"FULLY_CONNECTED v8":             "sparse weights: TFLite's sparse kernels are not matched yet",
-	"FULLY_CONNECTED v10":            "int4 weights with int8 activations are not implemented",
-	"FULLY_CONNECTED v13":            "int4 weights with int16 activations are not implemented",
 	"FULLY_CONNECTED v14":            "int2 weights: tflrun has no int2 type",
 	"LSH_PROJECTION v1":              "needs FarmHash Fingerprint64 (and string inputs)",
 	"HASHTABLE_LOOKUP v1":            "string values: tflrun has no string tensors",
