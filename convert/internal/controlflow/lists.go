@@ -183,11 +183,18 @@ func (c *lctx) dtypeAttr(name string) (ir.DType, error) {
 	return c.n.AttrTypeOr(name, ir.Invalid)
 }
 
-// replace makes the users of output i use v.
+// replace makes the users of output i use v. It counts as a change only
+// when output i had a user (or was a result) and v is another value: a
+// list op whose value output nobody reads (a TensorListPopBack kept only
+// for its list output, say) stays in the graph, and claiming a change
+// for it each time would keep the inline loop going round for ever.
 func (c *lctx) replace(i int, v *ir.Value) error {
 	o, err := c.out(i)
 	if err != nil {
 		return err
+	}
+	if o == v || (!c.f.HasUses(o) && !c.f.IsResult(o)) {
+		return nil
 	}
 	if v.Shape == nil && o.Shape != nil {
 		v.Shape = o.Shape.Clone()
