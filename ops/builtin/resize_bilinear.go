@@ -81,6 +81,11 @@ func (k *ResizeBilinear) Prepare(n *ops.Node) error {
 		return errors.New("options: half_pixel_centers needs align_corners false")
 	}
 	k.typ = in.Type
+	if k.g.batch == 0 {
+		// An empty output (see resizeGeometry.prepare): no taps, and
+		// the integer scale would divide by the 0 it left for the size.
+		return nil
+	}
 	if k.typ == ops.Int8 || k.typ == ops.Int16 {
 		k.yi = bilinearTapsInt(k.g.outH, k.g.inH, k.g.opts)
 		k.xi = bilinearTapsInt(k.g.outW, k.g.inW, k.g.opts)
