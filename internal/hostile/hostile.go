@@ -169,7 +169,7 @@ func FullyConnectedInt8Empty() []byte {
 	return b.Bytes()
 }
 
-// Pool is a MAX_POOL_2D (or AVERAGE_POOL_2D) of a [1, 4, 4, 2] input
+// Pool is a MAX_POOL_2D (or AVERAGE_POOL_2D, L2_POOL_2D) of a [1, 4, 4, 2] input
 // of type typ with a SAME, stride-1 window of fh × fw: with fw = 2^31-1
 // the float kernel looped over every declared column (two minutes).
 func Pool(op schema.BuiltinOperator, typ schema.TensorType, fh, fw int32) []byte {
@@ -191,6 +191,19 @@ func PoolOn(op schema.BuiltinOperator, typ schema.TensorType, in []int32, fh, fw
 	b.Inputs(x)
 	b.Outputs(y)
 	return b.Bytes()
+}
+
+// WidePoolShape is the image of the wide-pool class: 4 rows of 32768
+// pixels of 2 channels, under a SAME 1 × 2^31-1 window (PoolWide).
+var WidePoolShape = []int32{1, 4, 32768, 2}
+
+// PoolWide is PoolOn of WidePoolShape with a 1 × 2^31-1 window: every
+// window clips to the whole row, so a loop over each output's clipped
+// window is O(W²) per row (the int8 AVERAGE_POOL_2D of this 536-byte
+// model took 17 s). op is MAX_POOL_2D, AVERAGE_POOL_2D or L2_POOL_2D
+// (float32 only).
+func PoolWide(op schema.BuiltinOperator, typ schema.TensorType) []byte {
+	return PoolOn(op, typ, WidePoolShape, 1, math.MaxInt32)
 }
 
 // Chain is n RELU operators in a row on a [1] float input: the memory

@@ -23,9 +23,15 @@ import (
 // (raw values are averaged). A window with no position inside the image
 // (possible with SAME padding and a filter larger than the input) is an
 // Eval error, where TFLite's kernel also fails.
+//
+// A window wider than poolTapsPerValue taps per value allows (a
+// declared filter far larger than the image) is summed with sliding
+// sums, in time linear in the input and output: the same integer sums
+// and results, float sums in float64 (pool_sliding_common.go).
 type AveragePool2D struct {
 	p     pool2D
 	accID int
+	sums  poolSums
 }
 
 // NewAveragePool2D returns an AVERAGE_POOL_2D kernel for one node.
@@ -42,6 +48,13 @@ func init() {
 func (k *AveragePool2D) Prepare(n *ops.Node) error {
 	if err := k.p.prepare(n, ops.Float32, ops.Int8, ops.Uint8, ops.Int16); err != nil {
 		return err
+	}
+	if k.p.sliding {
+		size := 4
+		if k.p.typ == ops.Float32 {
+			size = 8
+		}
+		return k.sums.request(n, &k.p, size)
 	}
 	if k.p.typ != ops.Float32 {
 		k.accID = n.RequestScratch(4 * k.p.depth)
@@ -61,6 +74,9 @@ func (k *AveragePool2D) Eval(n *ops.Node) error {
 		return err
 	}
 	p := &k.p
+	if p.sliding {
+		return k.evalSliding(n, in, out)
+	}
 	if p.typ == ops.Float32 {
 		return avgPoolFloat(p, in.Float32s(), out.Float32s())
 	}
@@ -122,16 +138,88 @@ func avgPoolInt[T int8 | uint8 | int16](p *pool2D, acc []int32, x, o []T, signed
 				}
 			}
 		}
-		dst := o[oi : oi+depth]
-		half := count / 2
-		for c, a := range acc {
-			if a > 0 || !signed {
-				a = (a + half) / count
-			} else {
-				a = (a - half) / count
+		avgRound(acc, o[oi:oi+depth], count, signed, p.qMin, p.qMax)
+		return nil
+	})
+}
+
+// evalSliding is Eval with sliding sums (Prepare chose them).
+func (k *AveragePool2D) evalSliding(n *ops.Node, in, out *ops.Tensor) error {
+	p := &k.p
+	preN, accN := (p.w.in+1)*p.depth, p.w.out*p.depth
+	if p.typ == ops.Float32 {
+		pre, err := scratchOf[float64](n, k.sums.preID, preN)
+		if err != nil {
+			return err
+		}
+		acc, err := scratchOf[float64](n, k.sums.accID, accN)
+		if err != nil {
+			return err
+		}
+		o := out.Float32s()
+		return slidingSums(p, in.Float32s(), func(v float32) float64 { return float64(v) }, pre, acc,
+			func(oi, rows int, acc []float64) error {
+				for ox := 0; ox < p.w.out; ox++ {
+					_, lo, hi := p.w.span(ox)
+					count := rows * (hi - lo)
+					if count == 0 {
+						return errEmptyWindow
+					}
+					fc := float32(count)
+					dst := o[oi+ox*p.depth : oi+(ox+1)*p.depth]
+					for c, v := range acc[ox*p.depth : (ox+1)*p.depth] {
+						dst[c] = clampF32(float32(v)/fc, p.fMin, p.fMax)
+					}
+				}
+				return nil
+			})
+	}
+	pre, err := scratchOf[int32](n, k.sums.preID, preN)
+	if err != nil {
+		return err
+	}
+	acc, err := scratchOf[int32](n, k.sums.accID, accN)
+	if err != nil {
+		return err
+	}
+	switch p.typ {
+	case ops.Int8:
+		return avgPoolIntSliding(p, pre, acc, in.Int8s(), out.Int8s(), true)
+	case ops.Uint8:
+		return avgPoolIntSliding(p, pre, acc, in.Data, out.Data, false)
+	case ops.Int16:
+		return avgPoolIntSliding(p, pre, acc, in.Int16s(), out.Int16s(), true)
+	}
+	return fmt.Errorf("AVERAGE_POOL_2D: type %s", p.typ)
+}
+
+// avgPoolIntSliding is avgPoolInt with sliding int32 sums: the same
+// wrapping sums, so the same rounded averages.
+func avgPoolIntSliding[T int8 | uint8 | int16](p *pool2D, pre, acc []int32, x, o []T, signed bool) error {
+	return slidingSums(p, x, func(v T) int32 { return int32(v) }, pre, acc, func(oi, rows int, acc []int32) error {
+		for ox := 0; ox < p.w.out; ox++ {
+			_, lo, hi := p.w.span(ox)
+			count := int32(rows * (hi - lo))
+			if count == 0 {
+				return errEmptyWindow
 			}
-			dst[c] = T(ops.ClampInt32(a, p.qMin, p.qMax))
+			avgRound(acc[ox*p.depth:(ox+1)*p.depth], o[oi+ox*p.depth:oi+(ox+1)*p.depth], count, signed, p.qMin, p.qMax)
 		}
 		return nil
 	})
+}
+
+// avgRound sets dst to the averages of the window sums acc over count
+// values, rounded as TFLite does (see AveragePool2D) and clamped to
+// [qMin, qMax].
+func avgRound[T int8 | uint8 | int16](acc []int32, dst []T, count int32, signed bool, qMin, qMax int32) {
+	half := count / 2
+	for c, a := range acc {
+		if a > 0 || !signed {
+			a = (a + half) / count
+		} else {
+			a = (a - half) / count
+		}
+		dst[c] = T(ops.ClampInt32(a, qMin, qMax))
+	}
 }

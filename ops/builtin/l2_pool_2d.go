@@ -21,8 +21,14 @@ import (
 // TFLite's result bit for bit. A window with no position inside the image
 // gives NaN, as TFLite's 0·(1/0). TFLite has no quantised L2_POOL_2D;
 // version 1, TFLite's register.cc.
+//
+// A window wider than poolTapsPerValue taps per value allows (a
+// declared filter far larger than the image) sums the squares with
+// sliding float64 sums, in time linear in the input and output
+// (pool_sliding_common.go).
 type L2Pool2D struct {
-	p pool2D
+	p    pool2D
+	sums poolSums
 }
 
 // NewL2Pool2D returns an L2_POOL_2D kernel for one node.
@@ -34,7 +40,13 @@ func init() {
 
 // Prepare validates the node and sets the output shape.
 func (k *L2Pool2D) Prepare(n *ops.Node) error {
-	return k.p.prepare(n, ops.Float32)
+	if err := k.p.prepare(n, ops.Float32); err != nil {
+		return err
+	}
+	if k.p.sliding {
+		return k.sums.request(n, &k.p, 8)
+	}
+	return nil
 }
 
 // Eval computes the pooled output.
@@ -48,6 +60,9 @@ func (k *L2Pool2D) Eval(n *ops.Node) error {
 	}
 	p := &k.p
 	x, o := in.Float32s(), out.Float32s()
+	if p.sliding {
+		return k.evalSliding(n, x, o)
+	}
 	depth, rowStride := p.depth, p.w.in*p.depth
 	return p.each(func(oi, img, yLo, yHi, xLo, xHi int) error {
 		count := (yHi - yLo) * (xHi - xLo)
@@ -68,4 +83,31 @@ func (k *L2Pool2D) Eval(n *ops.Node) error {
 		}
 		return nil
 	})
+}
+
+// evalSliding is Eval with sliding float64 sums of the float32 squares
+// (Prepare chose them), each then taken as TFLite's float32 sum would be.
+func (k *L2Pool2D) evalSliding(n *ops.Node, x, o []float32) error {
+	p := &k.p
+	pre, err := scratchOf[float64](n, k.sums.preID, (p.w.in+1)*p.depth)
+	if err != nil {
+		return err
+	}
+	acc, err := scratchOf[float64](n, k.sums.accID, p.w.out*p.depth)
+	if err != nil {
+		return err
+	}
+	return slidingSums(p, x, func(v float32) float64 { return float64(float32(v * v)) }, pre, acc,
+		func(oi, rows int, acc []float64) error {
+			for ox := 0; ox < p.w.out; ox++ {
+				_, lo, hi := p.w.span(ox)
+				inv := float32(1) / float32(rows*(hi-lo))
+				dst := o[oi+ox*p.depth : oi+(ox+1)*p.depth]
+				for c, v := range acc[ox*p.depth : (ox+1)*p.depth] {
+					r := float32(math.Sqrt(float64(float32(float32(v) * inv))))
+					dst[c] = clampF32(r, p.fMin, p.fMax)
+				}
+			}
+			return nil
+		})
 }

@@ -17,7 +17,14 @@ import (
 // raw values are compared). Pool2DOptions give the window, strides and
 // padding (SAME or VALID). Matches TFLite's pooling.cc MaxEval; a NaN
 // never replaces a running maximum, as with std::max.
-type MaxPool2D struct{ p pool2D }
+//
+// A window wider than poolTapsPerValue taps per value allows (a
+// declared filter far larger than the image) runs in time linear in the
+// input and output, with the same result (pool_sliding_common.go).
+type MaxPool2D struct {
+	p   pool2D
+	max poolMaxScratch
+}
 
 // NewMaxPool2D returns a MAX_POOL_2D kernel for one node.
 func NewMaxPool2D() ops.Kernel { return &MaxPool2D{} }
@@ -30,7 +37,13 @@ func init() {
 
 // Prepare validates the node and sets the output shape.
 func (k *MaxPool2D) Prepare(n *ops.Node) error {
-	return k.p.prepare(n, ops.Float32, ops.Int8, ops.Uint8, ops.Int16)
+	if err := k.p.prepare(n, ops.Float32, ops.Int8, ops.Uint8, ops.Int16); err != nil {
+		return err
+	}
+	if k.p.sliding {
+		return k.max.request(n, &k.p, k.p.typ.Size())
+	}
+	return nil
 }
 
 // Eval computes the pooled output.
@@ -43,6 +56,9 @@ func (k *MaxPool2D) Eval(n *ops.Node) error {
 		return err
 	}
 	p := &k.p
+	if p.sliding {
+		return k.evalSliding(n, in, out)
+	}
 	switch p.typ {
 	case ops.Float32:
 		maxPoolF32(p, in.Float32s(), out.Float32s())
@@ -144,4 +160,39 @@ func maxPoolF32(p *pool2D, x, o []float32) {
 			oi += rowOut
 		}
 	}
+}
+
+// evalSliding is Eval in time linear in the input and output (Prepare
+// chose it), then the activation's clamp as the direct paths apply it.
+func (k *MaxPool2D) evalSliding(n *ops.Node, in, out *ops.Tensor) error {
+	p := &k.p
+	switch p.typ {
+	case ops.Float32:
+		o := out.Float32s()
+		if err := maxPoolSliding(n, p, &k.max, in.Float32s(), o, -math.MaxFloat32); err != nil {
+			return err
+		}
+		arch.VecClamp(o, p.fMin, p.fMax)
+		return nil
+	case ops.Int8:
+		return maxPoolSlidingClamp(n, p, &k.max, in.Int8s(), out.Int8s(), math.MinInt8)
+	case ops.Uint8:
+		return maxPoolSlidingClamp(n, p, &k.max, in.Data, out.Data, 0)
+	case ops.Int16:
+		return maxPoolSlidingClamp(n, p, &k.max, in.Int16s(), out.Int16s(), math.MinInt16)
+	}
+	return nil
+}
+
+// maxPoolSlidingClamp is maxPoolSliding of an integer type, clamped to
+// the quantised activation range.
+func maxPoolSlidingClamp[T int8 | uint8 | int16](n *ops.Node, p *pool2D, s *poolMaxScratch, x, o []T, lowest T) error {
+	if err := maxPoolSliding(n, p, s, x, o, lowest); err != nil {
+		return err
+	}
+	lo, hi := T(p.qMin), T(p.qMax)
+	for i, v := range o {
+		o[i] = min(max(v, lo), hi)
+	}
+	return nil
 }

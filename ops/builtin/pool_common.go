@@ -22,6 +22,9 @@ type pool2D struct {
 	h, w           window
 	fMin, fMax     float32
 	qMin, qMax     int32
+	// sliding: the direct loop would visit too many window taps; Eval
+	// takes the linear paths of pool_sliding_common.go.
+	sliding bool
 }
 
 // prepare validates the node for the given operator name and types.
@@ -55,7 +58,8 @@ func (p *pool2D) prepare(n *ops.Node, types ...ops.DataType) error {
 	if out.Type != in.Type {
 		return fmt.Errorf("output 0: type %s differs from input type %s", out.Type, in.Type)
 	}
-	if _, err := numElementsChecked(in, "input 0"); err != nil {
+	inElems, err := numElementsChecked(in, "input 0")
+	if err != nil {
 		return err
 	}
 	p.typ = in.Type
@@ -74,6 +78,7 @@ func (p *pool2D) prepare(n *ops.Node, types ...ops.DataType) error {
 		// nothing, not over every pixel of a huge declared image.
 		p.batches = 0
 	}
+	p.chooseSliding(inElems)
 	if in.Type == ops.Float32 {
 		p.fMin, p.fMax = ActivationRangeFloat(p.opts.Activation)
 		return nil

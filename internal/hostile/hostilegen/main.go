@@ -54,6 +54,16 @@ func main() {
 				hostile.PoolOn(op, schema.TensorTypeFLOAT32, []int32{1, side, side, 2}, 1, math.MaxInt32))
 		}
 	}
+	pools := map[schema.BuiltinOperator][]schema.TensorType{
+		schema.BuiltinOperatorAVERAGE_POOL_2D: {schema.TensorTypeFLOAT32, schema.TensorTypeINT8, schema.TensorTypeUINT8, schema.TensorTypeINT16},
+		schema.BuiltinOperatorMAX_POOL_2D:     {schema.TensorTypeFLOAT32, schema.TensorTypeINT8, schema.TensorTypeUINT8, schema.TensorTypeINT16},
+		schema.BuiltinOperatorL2_POOL_2D:      {schema.TensorTypeFLOAT32},
+	}
+	for _, op := range []schema.BuiltinOperator{schema.BuiltinOperatorAVERAGE_POOL_2D, schema.BuiltinOperatorMAX_POOL_2D, schema.BuiltinOperatorL2_POOL_2D} {
+		for _, typ := range pools[op] {
+			write(fmt.Sprintf("%s-%s-4x32768-filter-2^31-1", schema.EnumNamesBuiltinOperator[op], schema.EnumNamesTensorType[typ]), hostile.PoolWide(op, typ))
+		}
+	}
 	for _, n := range []int{300000, 1000000} {
 		write(fmt.Sprintf("chain-%d", n), hostile.Chain(n))
 	}
