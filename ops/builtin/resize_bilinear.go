@@ -17,7 +17,11 @@ import (
 //   - float32: the source coordinate is y·scale (or (y+0.5)·scale − 0.5
 //     with half_pixel_centers), the lower neighbour its floor clamped at
 //     0, the upper its ceiling clamped at the last row, and the weights
-//     the fractional distances, in float32;
+//     the fractional distances, in float32; the four weights are
+//     products of those, and the output the sum of corner·weight in the
+//     order (y0,x0), (y0,x1), (y1,x0), (y1,x1), as ResizeBilinearGeneric
+//     computes it; an exact doubling without align_corners or
+//     half_pixel_centers takes ResizeBilinear2x2's halvings instead;
 //   - uint8: the same coordinates and weights in float32
 //     (ResizeBilinearGenericSmallChannel), each value the sum
 //     v00·w00 + v01·w01 + v10·w10 + v11·w11 + 0.5 truncated. TFLite's
@@ -159,6 +163,10 @@ func (k *ResizeBilinear) Eval(n *ops.Node) error {
 	}
 	g := &k.g
 	src, dst := in.Float32s(), out.Float32s()
+	if !g.opts.AlignCorners && !g.opts.HalfPixelCenters && g.outH == 2*g.inH && g.outW == 2*g.inW {
+		resizeBilinear2x2(g, src, dst)
+		return nil
+	}
 	d := g.depth
 	o := 0
 	for b := 0; b < g.batch; b++ {
@@ -169,18 +177,63 @@ func (k *ResizeBilinear) Eval(n *ops.Node) error {
 			dy := ty.frac
 			for _, tx := range k.xs {
 				dx := tx.frac
+				// TFLite's ResizeBilinearGeneric: the four weights as
+				// float32 products first, then the output, zeroed,
+				// accumulates corner by corner in the order (y0,x0),
+				// (y0,x1), (y1,x0), (y1,x1), every product and sum
+				// rounded on its own (the conversions keep Go from
+				// fusing them into multiply-adds).
+				w00 := float32(float32(1-dy) * float32(1-dx))
+				w01 := float32(float32(1-dy) * dx)
+				w10 := float32(dy * float32(1-dx))
+				w11 := float32(dy * dx)
 				p00, p10 := src[r0+tx.lo*d:r0+tx.lo*d+d], src[r1+tx.lo*d:r1+tx.lo*d+d]
 				p01, p11 := src[r0+tx.hi*d:r0+tx.hi*d+d], src[r1+tx.hi*d:r1+tx.hi*d+d]
 				row := dst[o : o+d]
 				for c := range row {
-					// TFLite's order of products and sums.
-					row[c] = p00[c]*(1-dy)*(1-dx) + p10[c]*dy*(1-dx) + p01[c]*(1-dy)*dx + p11[c]*dy*dx
+					v := float32(0) + float32(p00[c]*w00)
+					v = float32(v + float32(p01[c]*w01))
+					v = float32(v + float32(p10[c]*w10))
+					row[c] = float32(v + float32(p11[c]*w11))
 				}
 				o += d
 			}
 		}
 	}
 	return nil
+}
+
+// resizeBilinear2x2 is TFLite's ResizeBilinear2x2, the kernel its
+// optimised float path takes for an exact doubling of both sides without
+// align_corners or half_pixel_centers. Input pixel p00 (right neighbour
+// p01, lower p10, diagonal p11; the pixel itself past the last column or
+// row) gives the 2×2 block p00, (p00+p01)/2 on top and l = (p00+p10)/2,
+// (l + (p01+p11)/2)/2 below, each sum and halving rounded in float32.
+func resizeBilinear2x2(g *resizeGeometry, src, dst []float32) {
+	d := g.depth
+	for b := 0; b < g.batch; b++ {
+		in := src[b*g.inH*g.inW*d:]
+		out := dst[b*g.outH*g.outW*d:]
+		for y0 := 0; y0 < g.inH; y0++ {
+			y1 := min(y0+1, g.inH-1)
+			for x0 := 0; x0 < g.inW; x0++ {
+				x1 := min(x0+1, g.inW-1)
+				p00 := in[(y0*g.inW+x0)*d:][:d]
+				p01 := in[(y0*g.inW+x1)*d:][:d]
+				p10 := in[(y1*g.inW+x0)*d:][:d]
+				p11 := in[(y1*g.inW+x1)*d:][:d]
+				top := out[(2*y0*g.outW+2*x0)*d:][:2*d]
+				bot := out[((2*y0+1)*g.outW+2*x0)*d:][:2*d]
+				for c := 0; c < d; c++ {
+					top[c] = p00[c]
+					top[d+c] = (p00[c] + p01[c]) / 2
+					left := (p00[c] + p10[c]) / 2
+					bot[c] = left
+					bot[d+c] = (left + (p01[c]+p11[c])/2) / 2
+				}
+			}
+		}
+	}
 }
 
 // evalUint8 is TFLite's ResizeBilinearGenericSmallChannel<uint8_t>: the
