@@ -71,7 +71,11 @@ type Conv2D struct {
 	fMin      float32
 	fMax      float32
 	q         convQuant
-	w8        []int8 // uint8 filter re-centred to int8 (constant filters)
+	w8        []int8 // uint8 filter re-centred to int8 (constant filters on the matVec path)
+	// w8Packed: a constant uint8 filter packed straight into packed8
+	// with its row sums taken at Prepare; Eval reads neither the filter
+	// nor a re-centred copy.
+	w8Packed  bool
 	rowSums   []int32
 	rowSumsOK bool
 	seed      []int32 // per-channel accumulator start (bias and zero-point terms)
@@ -386,7 +390,14 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 		}
 		constFilter := filter.Kind == ops.ConstTensor && len(filter.Data) >= filter.Bytes()
 		if k.path == convUint8 {
-			if constFilter {
+			if constFilter && !k.matVec {
+				// The GEMM reads only packed8 and the row sums, both
+				// made here from the filter's bytes: no re-centred
+				// copy stays beside the packed one.
+				arch.PackGemmUint8(k.packed8Make(), filter.Data, k.outC, k.k)
+				rowSumsRecentred(k.rowSums, filter.Data, k.outC, k.k)
+				k.rowSumsOK, k.w8Packed = true, true
+			} else if constFilter {
 				k.w8 = make([]int8, filter.NumElements())
 				recentreUint8(k.w8, filter.Data)
 			} else {
@@ -395,7 +406,7 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 			k.sumStride = threadStride(k.tile, 4)
 			k.xsumID = n.RequestScratch(4 * k.threads * k.sumStride)
 		}
-		if !k.matVec {
+		if !k.matVec && !k.w8Packed {
 			size := arch.PackedGemmInt8Len(k.outC, k.k)
 			if constFilter {
 				w := k.w8
@@ -410,6 +421,25 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 		}
 	}
 	return nil
+}
+
+// packed8Make allocates packed8 for the constant filter's GEMM form.
+func (k *Conv2D) packed8Make() []int8 {
+	k.packed8 = make([]int8, arch.PackedGemmInt8Len(k.outC, k.k))
+	return k.packed8
+}
+
+// rowSumsRecentred sets dst[r] to Σ (u - 128) over row r of the rows×cols
+// uint8 matrix u: arch.RowSumsInt8 of the re-centred filter, taken once
+// at Prepare.
+func rowSumsRecentred(dst []int32, u []uint8, rows, cols int) {
+	for r := range rows {
+		s := int32(0)
+		for _, v := range u[r*cols : r*cols+cols] {
+			s += int32(v)
+		}
+		dst[r] = s - 128*int32(cols)
+	}
 }
 
 // recentreUint8 maps uint8 values v to int8 v-128, so the int8 matrix
@@ -546,6 +576,8 @@ func (k *Conv2D) filterInt8(n *ops.Node, filter *ops.Tensor) ([]int8, error) {
 		return filter.Int8s(), nil
 	case k.w8 != nil:
 		return k.w8, nil
+	case k.w8Packed:
+		return nil, nil // the GEMM reads packed8 and the row sums only
 	}
 	w, err := scratchInt8(n, k.wID, filter.NumElements())
 	if err != nil {
@@ -573,7 +605,7 @@ func (k *Conv2D) evalQuant(n *ops.Node, in, filter, bias, out *ops.Tensor) error
 			return err
 		}
 	}
-	if !k.rowSumsOK || filter.Kind != ops.ConstTensor || k.path == convUint8 && k.w8 == nil {
+	if !k.rowSumsOK || filter.Kind != ops.ConstTensor || k.path == convUint8 && k.w8 == nil && !k.w8Packed {
 		arch.RowSumsInt8(k.rowSums, w, k.outC, k.k)
 		k.rowSumsOK = true
 	}
