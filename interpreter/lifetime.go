@@ -96,6 +96,18 @@ func (l *modelLife) release() {
 	}
 }
 
+// dropConstPages drops the resident pages of part, a constant buffer of
+// the model's file mapping, while the mapping is held (see dropPages); it
+// does nothing for a model read into memory, whose bytes have no file to
+// come back from.
+func (l *modelLife) dropConstPages(mapping, part []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.unmap != nil {
+		dropPages(mapping, part)
+	}
+}
+
 // close marks the model closed and unmaps it at once when no interpreter
 // holds it.
 func (l *modelLife) close() error {

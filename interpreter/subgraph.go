@@ -400,6 +400,16 @@ func (it *Interpreter) prepareNode(i int, isInput []bool, writers []int) error {
 			return fmt.Errorf("%s: %w", nd.Node.String(), err)
 		}
 	}
+	// A kernel that packs or converts a constant (CONV_2D, FULLY_CONNECTED
+	// and DEPTHWISE_CONV_2D weights) has read the file's pages once and
+	// keeps its own copy: drop them from the resident set, so the weights
+	// are not resident twice. Constants Eval still reads come back from
+	// the page cache at their first read, as they were before.
+	for _, in := range nd.Inputs {
+		if in != nil && in.Kind == ops.ConstTensor {
+			it.model.life.dropConstPages(it.model.data, in.Data)
+		}
+	}
 	nd.empty = !nd.once && emptyNode(&nd.Node)
 	return nil
 }
