@@ -406,6 +406,12 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 			k.sumStride = threadStride(k.tile, 4)
 			k.xsumID = n.RequestScratch(4 * k.threads * k.sumStride)
 		}
+		if constFilter && k.path == convInt8 {
+			// Taken once here, so Eval does not read the filter again
+			// (the interpreter drops its mapped pages after Prepare).
+			arch.RowSumsInt8(k.rowSums, filter.Int8s(), k.outC, k.k)
+			k.rowSumsOK = true
+		}
 		if !k.matVec && !k.w8Packed {
 			size := arch.PackedGemmInt8Len(k.outC, k.k)
 			if constFilter {
