@@ -3,6 +3,7 @@ package interpreter_test
 import (
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -115,8 +116,10 @@ func TestHostileResizeTables(t *testing.T) {
 			t.Fatalf("bilinear %v: a 2^31-1 × 2^31-1 output accepted", bilinear)
 		}
 		_, err = run(t, hostile.Resize(bilinear, []int32{1, 4, 4, 1}, math.MaxInt32/4, 1))
+		// On a 32-bit target the tables' byte count itself overflows int,
+		// which is refused as such before the memory bound is asked.
 		var me *ops.MemoryError
-		if !errors.As(err, &me) || !strings.Contains(err.Error(), "resize interpolation tables") {
+		if !(errors.As(err, &me) || strconv.IntSize == 32 && err != nil && strings.Contains(err.Error(), "size overflows")) || !strings.Contains(err.Error(), "resize interpolation tables") {
 			t.Fatalf("bilinear %v, %d-row tables: %v, want a memory error naming the tables", bilinear, math.MaxInt32/4, err)
 		}
 	}
@@ -203,6 +206,13 @@ func TestHostileSharedOperators(t *testing.T) {
 	}
 	b := hostile.SharedOperators(n)
 	_, err := interpreter.LoadBytes(b)
+	if strconv.IntSize == 32 && err != nil && strings.Contains(err.Error(), "a tensor has one producer") {
+		// On a 32-bit target an OperatorInfo is under 128 bytes, within
+		// the 32 bytes per file byte the budget grants a 4-byte operator,
+		// so parsing finishes (in bounded memory) and the graph check
+		// refuses the shared output instead.
+		return
+	}
 	if err == nil || !strings.Contains(err.Error(), "operators needs more memory than") {
 		t.Fatalf("%d shared operators in %d bytes: %v, want the parse budget's error", n, len(b), err)
 	}

@@ -362,6 +362,12 @@ func TestTruncatedAfterLoad(t *testing.T) {
 	if !mapsFiles {
 		t.Skip("models are read, not mapped, on this system")
 	}
+	if e := os.Getenv("TFLRUN_EMULATOR"); e != "" {
+		// qemu-user reports the SIGBUS of a truncated mapping with a zero
+		// fault address, which Go turns into a nil dereference (no Addr),
+		// so the fault cannot be told from a kernel bug there.
+		t.Skipf("TFLRUN_EMULATOR=%s: user-mode emulation does not deliver the fault address of a SIGBUS", e)
+	}
 	// FULLY_CONNECTED packs its weights at Prepare (AllocateTensors reads
 	// them); ADD reads its constant operand at every Invoke.
 	add := singleOpModel(schema.BuiltinOperatorADD, 1, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsAddOptions, Value: &schema.AddOptionsT{}},
