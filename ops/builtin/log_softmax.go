@@ -20,16 +20,20 @@ import (
 //     LogSoftmax with the float table of PopulateSoftmaxLookupTable
 //     (β = 1): table[255−d] = expf(−in_scale·d), a float32 row sum s, and
 //     y = rint(in_scale/out_scale·x − (in_scale·max + logf(s))/out_scale)
-//     + 255, clamped to [0, 255]. As TFLite requires, the output scale is
+//
+//   - 255, clamped to [0, 255]. As TFLite requires, the output scale is
 //     exactly 16/256 and its zero point 255.
 //
-// int8 LOG_SOFTMAX (op version 2, TFLite's fixed-point reference kernel)
-// is not supported.
+//   - int8 (op version 2): TFLite's fixed-point reference kernel
+//     (log_softmax_int8.go); the output scale must be exactly 16/256 and
+//     its zero point 127.
 type LogSoftmax struct {
 	depth, rows int
 	// uint8: the exp table and the two scales.
 	table             [256]float32
 	inScale, outScale float32
+	// int8: the fixed-point parameters.
+	i8 logSoftmaxInt8Params
 }
 
 // NewLogSoftmax returns a LOG_SOFTMAX kernel for one node.
@@ -46,8 +50,8 @@ func (k *LogSoftmax) Prepare(n *ops.Node) error {
 	if err != nil {
 		return err
 	}
-	if err := requireType(in, "input 0", ops.Float32, ops.Uint8); err != nil {
-		return fmt.Errorf("%v; int8 LOG_SOFTMAX is not supported", err)
+	if err := requireType(in, "input 0", ops.Float32, ops.Uint8, ops.Int8); err != nil {
+		return err
 	}
 	if in.Rank() < 1 {
 		return errors.New("input 0: rank 0, need at least 1")
@@ -56,8 +60,11 @@ func (k *LogSoftmax) Prepare(n *ops.Node) error {
 	if k.depth > 0 {
 		k.rows = in.NumElements() / k.depth
 	}
-	if in.Type == ops.Uint8 {
+	switch in.Type {
+	case ops.Uint8:
 		return k.prepareUint8(in, n.Output(0))
+	case ops.Int8:
+		return k.prepareInt8(in, n.Output(0))
 	}
 	return nil
 }
@@ -123,8 +130,12 @@ func (k *LogSoftmax) Eval(n *ops.Node) error {
 	if err := checkData(in, out); err != nil {
 		return err
 	}
-	if in.Type == ops.Uint8 {
+	switch in.Type {
+	case ops.Uint8:
 		k.logSoftmaxUint8(in.Uint8s(), out.Uint8s())
+		return nil
+	case ops.Int8:
+		k.logSoftmaxInt8(in.Int8s(), out.Int8s())
 		return nil
 	}
 	x, y := in.Float32s(), out.Float32s()
