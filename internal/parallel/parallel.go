@@ -71,6 +71,8 @@ type Pool struct {
 	numChunks int64
 	static    bool         // chunks dealt round-robin (SetMinWork(0))
 	next      atomic.Int64 // next chunk to claim
+
+	live atomic.Int32 // worker goroutines started and not yet returned
 }
 
 // New starts a pool of threads threads in all (the caller counts as one,
@@ -81,9 +83,20 @@ func New(threads int) *Pool {
 	p.wake.L = &p.mu
 	p.done.L = &p.mu
 	for w := 1; w < p.threads; w++ {
+		p.live.Add(1)
 		go p.worker()
 	}
 	return p
+}
+
+// Workers is the number of the pool's goroutines that have not returned:
+// threads-1 from New until Stop, then falling to 0 as they see it (0 for
+// a nil Pool).
+func (p *Pool) Workers() int {
+	if p == nil {
+		return 0
+	}
+	return int(p.live.Load())
 }
 
 // Threads is the number of threads Run may use, the caller included: 1
@@ -230,6 +243,7 @@ func (p *Pool) worker() {
 		}
 		if p.stopped {
 			p.mu.Unlock()
+			p.live.Add(-1)
 			return
 		}
 		seen = p.gen
