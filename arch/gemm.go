@@ -138,7 +138,20 @@ func PackedGemmInt8Len(n, k int) int {
 // offset by 128 (w XOR 0x80, the unsigned byte w+128 the VNNI kernel's
 // VPDPBUSD needs); channels ≥ n and indices ≥ k hold 0x80 (weight 0). It
 // panics if a slice is too short.
-func PackGemmInt8(dst, w []int8, n, k int) {
+func PackGemmInt8(dst, w []int8, n, k int) { packGemm8(dst, w, n, k, -128) }
+
+// PackGemmUint8 packs the row-major n×k uint8 matrix u, re-centred to the
+// int8 values u-128 (TFLite's uint8 convolution, zero points moved by
+// -128 too), as PackGemmInt8 packs an int8 matrix: the result equals
+// PackGemmInt8 of the re-centred matrix, whose stored form w XOR 0x80 is
+// the raw byte u, so no re-centred copy is made. dst must hold
+// PackedGemmInt8Len(n, k) bytes; it panics if a slice is too short.
+func PackGemmUint8(dst []int8, u []uint8, n, k int) { packGemm8(dst, u, n, k, 0) }
+
+// packGemm8 is PackGemmInt8's layout for either byte type: each weight
+// is stored as its byte XOR flip (0x80 for int8, making the unsigned
+// byte w+128; nothing for uint8, already that byte).
+func packGemm8[T int8 | uint8](dst []int8, w []T, n, k int, flip int8) {
 	size := PackedGemmInt8Len(n, k)
 	if size == 0 {
 		return
@@ -153,33 +166,7 @@ func PackGemmInt8(dst, w []int8, n, k int) {
 		blk := dst[j/GemmBlock*blkLen:]
 		l := j % GemmBlock
 		for i, v := range w[j*k : j*k+k] {
-			blk[i/4*64+4*l+i%4] = v ^ -128
-		}
-	}
-}
-
-// PackGemmUint8 packs the row-major n×k uint8 matrix u, re-centred to the
-// int8 values u-128 (TFLite's uint8 convolution, zero points moved by
-// -128 too), as PackGemmInt8 packs an int8 matrix: the result equals
-// PackGemmInt8 of the re-centred matrix, whose stored form w XOR 0x80 is
-// the raw byte u, so no re-centred copy is made. dst must hold
-// PackedGemmInt8Len(n, k) bytes; it panics if a slice is too short.
-func PackGemmUint8(dst []int8, u []uint8, n, k int) {
-	size := PackedGemmInt8Len(n, k)
-	if size == 0 {
-		return
-	}
-	dst = dst[:size]
-	u = u[:n*k]
-	for i := range dst {
-		dst[i] = -128 // 0x80: weight 0
-	}
-	blkLen := 64 * ((k + 3) / 4)
-	for j := 0; j < n; j++ {
-		blk := dst[j/GemmBlock*blkLen:]
-		l := j % GemmBlock
-		for i, v := range u[j*k : j*k+k] {
-			blk[i/4*64+4*l+i%4] = int8(v)
+			blk[i/4*64+4*l+i%4] = int8(v) ^ flip
 		}
 	}
 }
