@@ -61,24 +61,6 @@ func satRoundMulPOT16(x int16, exp int) int16 {
 	return x
 }
 
-// satRoundMulPOT32 is satRoundMulPOT16 for int32 raw values.
-func satRoundMulPOT32(x int32, exp int) int32 {
-	switch {
-	case exp > 0:
-		threshold := int32(1)<<(31-exp) - 1
-		if x > threshold {
-			return math.MaxInt32
-		}
-		if x < -threshold {
-			return math.MinInt32
-		}
-		return x << exp
-	case exp < 0:
-		return ops.RoundingDivideByPOT(x, -exp)
-	}
-	return x
-}
-
 // roundingHalfSum16 is (a+b)/2 rounded half away from zero (gemmlowp's
 // RoundingHalfSum for int16).
 func roundingHalfSum16(a, b int16) int16 {
@@ -217,12 +199,12 @@ func invSqrtQuantizedMultiplierExp(input int32, reverseShift int) (int32, int) {
 	input <<= 2 * leftShiftBitPairs
 	srdhm := ops.SaturatingRoundingDoublingHighMul
 	fixedInput := input >> 1 // Q3.28
-	halfInput := satRoundMulPOT32(fixedInput, -1)
+	halfInput := ops.SaturatingRoundingMultiplyByPOT(fixedInput, -1)
 	const halfThree = 1<<28 + 1<<27
 	x := int32(1 << 28) // one in Q3.28
 	for i := 0; i < 5; i++ {
-		x3 := satRoundMulPOT32(srdhm(srdhm(x, x), x), 6)
-		x = satRoundMulPOT32(srdhm(halfThree, x)-srdhm(halfInput, x3), 3)
+		x3 := ops.SaturatingRoundingMultiplyByPOT(srdhm(srdhm(x, x), x), 6)
+		x = ops.SaturatingRoundingMultiplyByPOT(srdhm(halfThree, x)-srdhm(halfInput, x3), 3)
 	}
 	const halfSqrt2 = 1518500250 // sqrt(2)/2 in Q0.31
 	x = srdhm(x, halfSqrt2)

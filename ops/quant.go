@@ -78,6 +78,26 @@ func RoundingDivideByPOT16(x int16, exponent int) int16 {
 	return r
 }
 
+// SaturatingRoundingMultiplyByPOT is gemmlowp's function of that name (also
+// its Rescale) on int32: x·2^exponent, a left shift saturating to the
+// int32 range for exponent > 0, RoundingDivideByPOT for exponent < 0.
+func SaturatingRoundingMultiplyByPOT(x int32, exponent int) int32 {
+	switch {
+	case exponent > 0:
+		th := int32(1)<<(31-exponent) - 1
+		if x > th {
+			return math.MaxInt32
+		}
+		if x < -th {
+			return math.MinInt32
+		}
+		return x << exponent
+	case exponent < 0:
+		return RoundingDivideByPOT(x, -exponent)
+	}
+	return x
+}
+
 // MultiplyByQuantizedMultiplier returns x * multiplier * 2^(shift-31)
 // rounded as TFLite does by default: a saturating rounding doubling high
 // multiply after the left part of the shift, then a rounding right shift

@@ -76,25 +76,6 @@ func fpSatSub(a, b int32) int32 {
 // fpMul is gemmlowp's FixedPoint product: a·b with the integer bits added.
 func fpMul(a, b int32) int32 { return ops.SaturatingRoundingDoublingHighMul(a, b) }
 
-// fpMulPOT is SaturatingRoundingMultiplyByPOT (also Rescale): a saturating
-// left shift for e > 0, a rounding right shift for e < 0.
-func fpMulPOT(x int32, e int) int32 {
-	switch {
-	case e > 0:
-		th := int32(1)<<(31-e) - 1
-		if x > th {
-			return math.MaxInt32
-		}
-		if x < -th {
-			return math.MinInt32
-		}
-		return x << e
-	case e < 0:
-		return ops.RoundingDivideByPOT(x, -e)
-	}
-	return x
-}
-
 // fpHalfSum is gemmlowp's RoundingHalfSum for int32.
 func fpHalfSum(a, b int32) int32 {
 	s := int64(a) + int64(b)
@@ -113,8 +94,8 @@ func fpExpNegQuarter(a int32) int32 {
 	x2 := fpMul(x, x)
 	x3 := fpMul(x2, x)
 	x4 := fpMul(x2, x2)
-	x4q := fpMulPOT(x4, -2)
-	poly := fpMulPOT(fpMul(x4q+x3, oneThird)+x2, -1)
+	x4q := ops.SaturatingRoundingMultiplyByPOT(x4, -2)
+	poly := ops.SaturatingRoundingMultiplyByPOT(fpMul(x4q+x3, oneThird)+x2, -1)
 	return expMinusEighth + fpMul(expMinusEighth, x+poly)
 }
 
@@ -126,7 +107,7 @@ func fpExpNeg5(a int32) int32 {
 	const intBits, fracBits = 5, 26
 	const quarter = int32(1) << (fracBits - 2)
 	aq := (a & (quarter - 1)) - quarter
-	res := fpExpNegQuarter(fpMulPOT(aq, intBits))
+	res := fpExpNegQuarter(ops.SaturatingRoundingMultiplyByPOT(aq, intBits))
 	rem := aq - a
 	for e := -2; e <= 4; e++ {
 		if rem&(int32(1)<<(fracBits+e)) != 0 {
@@ -146,9 +127,9 @@ func fpOneOverOnePlusX(a int32) int32 {
 	x := 1515870810 + fpMul(half, -1010580540)
 	for i := 0; i < 3; i++ {
 		hx := fpMul(half, x)
-		x = x + fpMulPOT(fpMul(x, 1<<29-hx), 2)
+		x = x + ops.SaturatingRoundingMultiplyByPOT(fpMul(x, 1<<29-hx), 2)
 	}
-	return fpMulPOT(x, 1)
+	return ops.SaturatingRoundingMultiplyByPOT(x, 1)
 }
 
 // fpLogQ12ToQ5 is log_x_for_x_greater_than_or_equal_to_1<5> of a Q12.19
@@ -157,16 +138,16 @@ func fpLogQ12ToQ5(in int32) int32 {
 	const inBits, accBits = 12, 6
 	const log2, sqrtSqrtHalf, sqrtHalf, quarter = 1488522236, 1805811301, 1518500250, 536870912
 	const alphaN, alphaD, alphaI, alphaF = 117049297, 127690142, 1057819769, 638450708
-	shiftedQuarter := fpMulPOT(quarter, -accBits)
+	shiftedQuarter := ops.SaturatingRoundingMultiplyByPOT(quarter, -accBits)
 	za := in
 	hp1 := bits.LeadingZeros32(uint32(za))
-	raTmp := fpMulPOT(za, hp1-1)
-	ra := fpMulPOT(fpMul(raTmp, sqrtHalf), 1)
-	zaAdj := fpSatAdd(fpMulPOT(int32(inBits-hp1), 31-accBits), shiftedQuarter)
+	raTmp := ops.SaturatingRoundingMultiplyByPOT(za, hp1-1)
+	ra := ops.SaturatingRoundingMultiplyByPOT(fpMul(raTmp, sqrtHalf), 1)
+	zaAdj := fpSatAdd(ops.SaturatingRoundingMultiplyByPOT(int32(inBits-hp1), 31-accBits), shiftedQuarter)
 	zb := fpMul(za, sqrtHalf)
 	zbHead := bits.LeadingZeros32(uint32(zb)) - 1
-	rb := fpMulPOT(za, zbHead)
-	zbAdj := fpSatSub(fpMulPOT(int32(inBits-zbHead), 31-accBits), shiftedQuarter)
+	rb := ops.SaturatingRoundingMultiplyByPOT(za, zbHead)
+	zbAdj := fpSatSub(ops.SaturatingRoundingMultiplyByPOT(int32(inBits-zbHead), 31-accBits), shiftedQuarter)
 	r := min(ra, rb)
 	adj := max(zaAdj, zbAdj)
 	p := fpHalfSum(r, sqrtSqrtHalf)
@@ -176,8 +157,8 @@ func fpLogQ12ToQ5(in int32) int32 {
 	num := fpMul(q, r) + fpMul(fpMul(q, sq), alphaN)
 	den := fpMul(p, alphaI+q+fpMul(alphaD, sq)) + fpMul(alphaF, q)
 	recip := fpOneOverOnePlusX(den)
-	numScaled := fpMulPOT(num, -accBits)
-	return fpMulPOT(fpMul(adj, log2)+fpMul(numScaled, recip), accBits-5)
+	numScaled := ops.SaturatingRoundingMultiplyByPOT(num, -accBits)
+	return ops.SaturatingRoundingMultiplyByPOT(fpMul(adj, log2)+fpMul(numScaled, recip), accBits-5)
 }
 
 // logSoftmaxInt8 is reference_integer_ops::LogSoftmax's row loop.
@@ -195,7 +176,7 @@ func (k *LogSoftmax) logSoftmaxInt8(x, y []int8) {
 			diff := int32(v) - maxVal
 			if diff >= p.diffMin {
 				q5 := ops.MultiplyByQuantizedMultiplier(diff, p.inMult, p.inShift)
-				sum += fpMulPOT(fpExpNeg5(q5), -12)
+				sum += ops.SaturatingRoundingMultiplyByPOT(fpExpNeg5(q5), -12)
 			}
 		}
 		logSum := fpLogQ12ToQ5(sum)
