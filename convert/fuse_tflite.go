@@ -51,8 +51,9 @@ func fuseTFLiteLoops(m *tflite.Model, opts Options, report *fusion.Report) (bool
 		return false, nil
 	}
 	any := false
+	mv := readVars(m)
 	for _, f := range m.Subgraphs {
-		fused, hybrid, err := fuseLoopsOf(f, reg, report)
+		fused, hybrid, err := fuseLoopsOf(f, mv, reg, report)
 		if err != nil {
 			return false, err
 		}
@@ -66,9 +67,10 @@ func fuseTFLiteLoops(m *tflite.Model, opts Options, report *fusion.Report) (bool
 	return any, nil
 }
 
-// fuseLoopsOf fuses the loops of one subgraph; hybrid says whether a
-// fused loop's weights were int8.
-func fuseLoopsOf(f *ir.Function, reg *fusion.Registry, report *fusion.Report) (fused, hybrid bool, err error) {
+// fuseLoopsOf fuses the loops of one subgraph, reading the model's
+// variables assigned once at init (mv) as their constants; hybrid says
+// whether a fused loop's weights were int8.
+func fuseLoopsOf(f *ir.Function, mv *modelVars, reg *fusion.Registry, report *fusion.Report) (fused, hybrid bool, err error) {
 	var whiles []*ir.Node
 	for _, n := range f.Nodes {
 		if n.TFL != nil && n.TFL.Builtin == schema.BuiltinOperatorWHILE && len(n.TFL.Subgraphs) == 2 {
@@ -84,14 +86,19 @@ func fuseLoopsOf(f *ir.Function, reg *fusion.Registry, report *fusion.Report) (f
 	// kept lists the operators of each loop's functions left TFLite
 	// nodes, which the rules cannot evaluate (for the report).
 	kept := map[*ir.Node][]string{}
+	// vars says why the loop's variable reads were not folded.
+	vars := map[*ir.Node][]string{}
 	first := len(report.Composites)
 	for k, w := range whiles {
 		var names [2]string
 		for j, g := range w.TFL.Subgraphs {
 			name := fmt.Sprintf("%s_%d", g.Name, k)
-			raised, hy, err := raiseBody(g, name, w.Inputs)
+			raised, hy, err := raiseBody(g, name, w.Inputs, func(c *ir.Function) { mv.foldReads(c, f, w, w.Inputs) })
 			if err != nil {
 				return false, false, err
+			}
+			if why := mv.why(raised, w.Inputs); why != "" {
+				vars[w] = append(vars[w], why)
 			}
 			if err := mod.AddFunction(raised); err != nil {
 				return false, false, err
@@ -161,6 +168,9 @@ func fuseLoopsOf(f *ir.Function, reg *fusion.Registry, report *fusion.Report) (f
 		for _, w := range whiles {
 			if e.Call == w.Name && !e.Fused && len(kept[w]) > 0 {
 				e.Reason += fmt.Sprintf(" (the loop keeps operators tflrun does not evaluate at conversion time: %s)", strings.Join(kept[w], ", "))
+			}
+			if e.Call == w.Name && !e.Fused && len(vars[w]) > 0 {
+				e.Reason += fmt.Sprintf(" (%s)", strings.Join(slices.Compact(vars[w]), "; "))
 			}
 		}
 	}

@@ -233,10 +233,12 @@ func restore(f *ir.Function, raised []raisedNode) {
 // every operator raised that can be, value shapes dropped where the
 // TFLite file's are stale (a WHILE's loop variables may change shape),
 // and TensorListSetItem rebuilt from the concatenation of slices
-// TensorFlow lowers it to.
-func raiseBody(g *ir.Function, name string, loopInputs []*ir.Value) (*ir.Function, bool, error) {
+// TensorFlow lowers it to. fold, run on the copy first, turns the
+// variable reads that are constants into them.
+func raiseBody(g *ir.Function, name string, loopInputs []*ir.Value, fold func(*ir.Function)) (*ir.Function, bool, error) {
 	f := g.Clone()
 	f.Name = name
+	fold(f)
 	// The loop variables' shapes are the loop inputs' (the file's may be
 	// stale: TFLite resizes them when the loop runs).
 	for i, p := range f.Params {
@@ -318,8 +320,22 @@ func (r *raiser) raiseComposite(n *ir.Node) error {
 		}
 	case *schema.FullyConnectedOptionsT:
 		r.raiseFC(n, o)
+	case *schema.BatchMatMulOptionsT:
+		// Two float matrices: BATCH_MATMUL is MatMul (Keras 3's LSTM
+		// cell through resource variables converts its dots so).
+		if len(n.Inputs) == 2 && !o.AsymmetricQuantizeInputs && rank2Float(n.Inputs[0]) && rank2Float(n.Inputs[1]) {
+			if m = r.replace(n, "MatMul", n.Inputs, none); m != nil {
+				m.Attrs["transpose_a"] = &tfpb.AttrValue{Value: &tfpb.AttrValue_B{B: o.AdjX}}
+				m.Attrs["transpose_b"] = &tfpb.AttrValue{Value: &tfpb.AttrValue_B{B: o.AdjY}}
+			}
+		}
 	}
 	return nil
+}
+
+// rank2Float reports whether v is a float32 matrix.
+func rank2Float(v *ir.Value) bool {
+	return v != nil && v.DType == ir.Float32 && len(v.Shape) == 2
 }
 
 // replace puts TensorFlow op op over inputs, followed by the fused

@@ -2,6 +2,7 @@ package convert
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -91,7 +92,22 @@ type loopModel struct {
 	stateIn   bool // the initial state is a model input
 	noTanh    bool // the body multiplies by the state: no RNN cell
 	flex      bool // the output list is a Flex TensorList, as without lower-static-tensor-list
+	// vars reads the kernels through resource variables passed in as
+	// loop variables (experimental_enable_resource_variables): varsInit
+	// assigns them their constants in a CALL_ONCE init subgraph,
+	// varsUnset nowhere.
+	vars int
+	// masked keeps the previous state where a second sequence, the
+	// mask, is false (Keras masking: SELECT_V2 of new vs previous h).
+	masked bool
 }
+
+// The loopModel.vars modes.
+const (
+	varsNone = iota
+	varsInit
+	varsUnset
+)
 
 // rnnLoopModel builds what TensorFlow ≥ 2.16 writes for a Keras 3
 // SimpleRNN(2) over [1, 4, 3] when only the last output is returned:
@@ -125,20 +141,55 @@ func rnnLoopModel(v loopModel) []byte {
 		h0 = main.tensor("h0", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
 		main.sg.Inputs = append(main.sg.Inputs, h0)
 	}
+	kernel, recurrent := seeded(U*F, 1), seeded(U*U, 3)
+	varOpts := func(name string) *schema.BuiltinOptionsT {
+		return &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsVarHandleOptions, Value: &schema.VarHandleOptionsT{SharedName: name}}
+	}
+	loopIn := []int32{zero, zero, list, h0, seq}
+	if v.vars != varsNone {
+		if v.vars == varsInit {
+			main.op(schema.BuiltinOperatorCALL_ONCE, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsCallOnceOptions,
+				Value: &schema.CallOnceOptionsT{InitSubgraphIndex: 3}}, []int32{})
+		}
+		for _, n := range []string{"rnn/kernel", "rnn/recurrent_kernel"} {
+			h := main.tensor(n, schema.TensorTypeRESOURCE, []int32{}, nil)
+			main.op(schema.BuiltinOperatorVAR_HANDLE, varOpts(n), []int32{}, h)
+			loopIn = append(loopIn, h)
+		}
+	}
+	var masks int32 = -1
+	if v.masked {
+		// The mask, time-major as Keras passes it into the loop.
+		mask := main.tensor("mask", schema.TensorTypeFLOAT32, []int32{1, T}, nil)
+		main.sg.Inputs = append(main.sg.Inputs, mask)
+		pos := main.tensor("mask_bool", schema.TensorTypeBOOL, []int32{1, T}, nil)
+		main.op(schema.BuiltinOperatorGREATER, nil, []int32{mask, main.f32("half", []int32{}, []float32{0})}, pos)
+		masks = main.tensor("mask_tm", schema.TensorTypeBOOL, []int32{T, 1}, nil)
+		main.op(schema.BuiltinOperatorTRANSPOSE, nil, []int32{pos, main.i32("mask_perm", []int32{2}, 1, 0)}, masks)
+		loopIn = append(loopIn, masks)
+	}
+	loopType := func(i int) (schema.TensorType, []int32) {
+		switch {
+		case i < 2:
+			return schema.TensorTypeINT32, []int32{}
+		case i == 2:
+			return listType, listShape
+		case i == 3:
+			return schema.TensorTypeFLOAT32, []int32{1, U}
+		case i == 4:
+			return schema.TensorTypeFLOAT32, []int32{T, 1, F}
+		case v.masked && i == len(loopIn)-1:
+			return schema.TensorTypeBOOL, []int32{T, 1}
+		}
+		return schema.TensorTypeRESOURCE, []int32{}
+	}
 	var wout []int32
-	for i, n := range []string{"while", "while1", "while2", "while3", "while4"} {
-		shape := [][]int32{{}, {}, listShape, {1, U}, {T, 1, F}}[i]
-		tt := schema.TensorTypeFLOAT32
-		if i < 2 {
-			tt = schema.TensorTypeINT32
-		}
-		if i == 2 {
-			tt = listType
-		}
-		wout = append(wout, main.tensor(n, tt, shape, nil))
+	for i := range loopIn {
+		tt, shape := loopType(i)
+		wout = append(wout, main.tensor(fmt.Sprintf("while%d", i), tt, shape, nil))
 	}
 	main.op(schema.BuiltinOperatorWHILE, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsWhileOptions,
-		Value: &schema.WhileOptionsT{CondSubgraphIndex: 1, BodySubgraphIndex: 2}}, []int32{zero, zero, list, h0, seq}, wout...)
+		Value: &schema.WhileOptionsT{CondSubgraphIndex: 1, BodySubgraphIndex: 2}}, loopIn, wout...)
 	stacked := wout[2]
 	if v.flex {
 		stacked = main.tensor("stack", schema.TensorTypeFLOAT32, []int32{1, 1, U}, nil)
@@ -149,9 +200,12 @@ func rnnLoopModel(v loopModel) []byte {
 	main.sg.Outputs = []int32{out}
 
 	params := func(b *sgBuilder) []int32 {
-		return []int32{b.tensor("arg0", schema.TensorTypeINT32, []int32{}, nil), b.tensor("arg1", schema.TensorTypeINT32, []int32{}, nil),
-			b.tensor("arg2", listType, listShape, nil), b.tensor("arg3", schema.TensorTypeFLOAT32, []int32{1, U}, nil),
-			b.tensor("arg4", schema.TensorTypeFLOAT32, []int32{T, 1, F}, nil)}
+		var p []int32
+		for i := range loopIn {
+			tt, shape := loopType(i)
+			p = append(p, b.tensor(fmt.Sprintf("arg%d", i), tt, shape, nil))
+		}
+		return p
 	}
 	cond := &sgBuilder{m, &schema.SubGraphT{Name: "while_cond"}}
 	cp := params(cond)
@@ -170,10 +224,17 @@ func rnnLoopModel(v loopModel) []byte {
 	x := body.tensor("x", schema.TensorTypeFLOAT32, []int32{1, F}, nil)
 	body.op(schema.BuiltinOperatorGATHER, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsGatherOptions, Value: &schema.GatherOptionsT{}}, []int32{bp[4], bp[1]}, x)
 	fc := &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsFullyConnectedOptions, Value: &schema.FullyConnectedOptionsT{}}
+	wk, wr := body.f32("kernel", []int32{U, F}, kernel), body.f32("recurrent", []int32{U, U}, recurrent)
+	if v.vars != varsNone {
+		wk = body.tensor("read_kernel", schema.TensorTypeFLOAT32, []int32{U, F}, nil)
+		body.op(schema.BuiltinOperatorREAD_VARIABLE, nil, []int32{bp[5]}, wk)
+		wr = body.tensor("read_recurrent", schema.TensorTypeFLOAT32, []int32{U, U}, nil)
+		body.op(schema.BuiltinOperatorREAD_VARIABLE, nil, []int32{bp[6]}, wr)
+	}
 	xw := body.tensor("xw", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
-	body.op(schema.BuiltinOperatorFULLY_CONNECTED, fc, []int32{x, body.f32("kernel", []int32{U, F}, seeded(U*F, 1)), body.f32("bias", []int32{U}, seeded(U, 2))}, xw)
+	body.op(schema.BuiltinOperatorFULLY_CONNECTED, fc, []int32{x, wk, body.f32("bias", []int32{U}, seeded(U, 2))}, xw)
 	hr := body.tensor("hr", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
-	body.op(schema.BuiltinOperatorFULLY_CONNECTED, fc, []int32{bp[3], body.f32("recurrent", []int32{U, U}, seeded(U*U, 3)), -1}, hr)
+	body.op(schema.BuiltinOperatorFULLY_CONNECTED, fc, []int32{bp[3], wr, -1}, hr)
 	sum := body.tensor("sum", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
 	body.op(schema.BuiltinOperatorADD, add, []int32{xw, hr}, sum)
 	h := body.tensor("h", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
@@ -182,6 +243,16 @@ func rnnLoopModel(v loopModel) []byte {
 	} else {
 		body.op(schema.BuiltinOperatorTANH, nil, []int32{sum}, h)
 	}
+	if v.masked {
+		// h where the step's mask is set, the previous h elsewhere.
+		m := body.tensor("mask_t", schema.TensorTypeBOOL, []int32{1}, nil)
+		body.op(schema.BuiltinOperatorGATHER, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsGatherOptions, Value: &schema.GatherOptionsT{}}, []int32{bp[len(bp)-1], bp[1]}, m)
+		m2 := body.tensor("mask_col", schema.TensorTypeBOOL, []int32{1, 1}, nil)
+		body.op(schema.BuiltinOperatorEXPAND_DIMS, nil, []int32{m, body.i32("mask_axis", []int32{}, 1)}, m2)
+		kept := body.tensor("h_masked", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
+		body.op(schema.BuiltinOperatorSELECT_V2, nil, []int32{m2, h, bp[3]}, kept)
+		h = kept
+	}
 	item := body.tensor("item", schema.TensorTypeFLOAT32, []int32{1, 1, U}, nil)
 	if v.flex {
 		item = body.tensor("set_item", schema.TensorTypeVARIANT, []int32{}, nil)
@@ -189,17 +260,29 @@ func rnnLoopModel(v loopModel) []byte {
 	} else {
 		body.op(schema.BuiltinOperatorRESHAPE, nil, []int32{h, body.i32("item_shape", []int32{3}, 1, 1, U)}, item)
 	}
-	body.sg.Inputs, body.sg.Outputs = bp, []int32{c1, t1, item, h, bp[4]}
+	body.sg.Inputs, body.sg.Outputs = bp, append([]int32{c1, t1, item, h}, bp[4:]...)
 
 	m.Subgraphs = []*schema.SubGraphT{main.sg, cond.sg, body.sg}
+	if v.vars == varsInit {
+		init := &sgBuilder{m, &schema.SubGraphT{Name: "init"}}
+		for i, n := range []string{"rnn/kernel", "rnn/recurrent_kernel"} {
+			h := init.tensor(n, schema.TensorTypeRESOURCE, []int32{}, nil)
+			init.op(schema.BuiltinOperatorVAR_HANDLE, varOpts(n), []int32{}, h)
+			c := init.f32(n+"/value", [][]int32{{U, F}, {U, U}}[i], [][]float32{kernel, recurrent}[i])
+			init.op(schema.BuiltinOperatorASSIGN_VARIABLE, nil, []int32{h, c})
+		}
+		m.Subgraphs = append(m.Subgraphs, init.sg)
+	}
 	return tflite.Pack(m)
 }
 
 // TestRefuseBuiltLoops re-fuses loops built with the schema writer: a
 // SimpleRNN loop forwards, backwards and over a Flex TensorList fuses to one
 // UNIDIRECTIONAL_SEQUENCE_RNN, its subgraphs gone, and agrees with the
-// loop; a loop whose state starts from an input, and one whose body is
-// no cell, are refused with the reason, and written back unchanged.
+// loop, also when its kernels are resource variables a CALL_ONCE init
+// subgraph assigns; a loop whose state starts from an input, one whose
+// body is no cell, one reading variables nothing assigns and a masked
+// one are refused with the reason, and written back unchanged.
 func TestRefuseBuiltLoops(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -211,6 +294,10 @@ func TestRefuseBuiltLoops(t *testing.T) {
 		{"flex", loopModel{flex: true}, ""},
 		{"state input", loopModel{stateIn: true}, "the initial state is not zeros"},
 		{"no cell", loopModel{noTanh: true}, "does not compute a SimpleRNN cell"},
+		{"variables", loopModel{vars: varsInit}, ""},
+		{"variables flex", loopModel{vars: varsInit, flex: true}, ""},
+		{"variables unset", loopModel{vars: varsUnset}, "rnn/kernel, rnn/recurrent_kernel, which nothing in the model assigns"},
+		{"masked", loopModel{masked: true}, "masked"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			model := rnnLoopModel(c.v)
@@ -232,16 +319,29 @@ func TestRefuseBuiltLoops(t *testing.T) {
 					t.Fatalf("report:\n%s\nops %v, %d subgraphs; want refused with %q, the loop kept", text, counts, len(res.Subgraphs), c.why)
 				}
 			} else {
-				if res.Report.Fused() != 1 || counts["WHILE"] != 0 || counts["UNIDIRECTIONAL_SEQUENCE_RNN"] != 1 || len(res.Subgraphs) != 1 {
+				// The loop's subgraphs go; a CALL_ONCE init subgraph stays.
+				want := 1
+				if c.v.vars == varsInit {
+					want = 2
+				}
+				if res.Report.Fused() != 1 || counts["WHILE"] != 0 || counts["UNIDIRECTIONAL_SEQUENCE_RNN"] != 1 || len(res.Subgraphs) != want {
 					t.Fatalf("report:\n%s\nops %v, %d subgraphs", text, counts, len(res.Subgraphs))
 				}
 				if c.v.backwards != strings.Contains(text, "go_backwards") {
 					t.Errorf("report does not say go_backwards is %v:\n%s", c.v.backwards, text)
 				}
 			}
+			if c.v.vars == varsUnset {
+				// Neither runs: TensorFlow Lite refuses to read a
+				// variable nothing assigned.
+				if _, err := runFloat(res.Model, 1); err == nil || !strings.Contains(err.Error(), "before anything assigns it") {
+					t.Errorf("converted model runs, or fails otherwise: %v", err)
+				}
+				return
+			}
 			if c.v.flex {
 				// The Flex form fuses to what the builtins form does.
-				plain, err := ConvertTFLite(rnnLoopModel(loopModel{}), Options{})
+				plain, err := ConvertTFLite(rnnLoopModel(loopModel{vars: c.v.vars}), Options{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -180,6 +180,18 @@ func analyseLoop(fn *ir.Function, w *ir.Node, m *ir.Module) (*loopInfo, error) {
 			}
 		}
 	}
+	if len(gets) == 2 {
+		for _, g := range gets {
+			if len(g.Outputs) > 0 && g.Outputs[0].DType == ir.Bool {
+				// Keras masking: where a step's mask is false, the layer
+				// keeps its previous state and output (a select of new vs
+				// previous state by the mask). TensorFlow Lite's sequence
+				// operators have no mask, and the mask is the model's
+				// input's, so no fused operator computes these steps.
+				return nil, refuse("the loop body reads 2 sequences, the input and a bool mask: a masked layer (Keras masking keeps the previous state where the mask is false), which TensorFlow Lite's fused sequence operators cannot express")
+			}
+		}
+	}
 	if len(gets) != 1 {
 		return nil, refuse("the loop body reads %d sequences (a Keras layer without a mask reads one)", len(gets))
 	}
