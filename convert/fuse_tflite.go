@@ -53,6 +53,7 @@ func fuseTFLiteLoops(m *tflite.Model, opts Options, report *fusion.Report) (bool
 	any := false
 	mv := readVars(m)
 	for _, f := range m.Subgraphs {
+		first := len(report.Composites)
 		fused, hybrid, err := fuseLoopsOf(f, mv, reg, report)
 		if err != nil {
 			return false, err
@@ -60,6 +61,13 @@ func fuseTFLiteLoops(m *tflite.Model, opts Options, report *fusion.Report) (bool
 		if fused && hybrid && opts.Quantize.Mode == quantize.None {
 			if _, err := quantize.Apply(f, quantize.Options{Mode: quantize.Dynamic}); err != nil {
 				return false, fmt.Errorf("%s: quantising the fused hybrid loop: %w", f.Where(), err)
+			}
+			if small := floatSequenceOps(f); small > 0 && small < quantize.DefaultMinElements {
+				for i := first; i < len(report.Composites); i++ {
+					if e := &report.Composites[i]; e.Fused {
+						e.Reason += hybridFloatNote(small)
+					}
+				}
 			}
 		}
 		any = any || fused
@@ -175,4 +183,53 @@ func fuseLoopsOf(f *ir.Function, mv *modelVars, reg *fusion.Registry, report *fu
 		}
 	}
 	return fused, hybrid, nil
+}
+
+// hybridFloatNote explains, in the report, why a fused hybrid loop left
+// float (its smallest weight having small elements) agrees with its loop
+// only to the activations' quantisation step.
+func hybridFloatNote(small int) string {
+	return fmt.Sprintf("; hybrid loop fused as float: the fused operator's smallest weight (%d elements; LSTM and GRU weights are split per gate) "+
+		"is below dynamic-range quantisation's %d-element minimum for every weight of the operator, so it runs float over the loop's dequantised int8 weights (the same values); "+
+		"the unfused loop also quantised each step's input and state to int8 (per batch row, in each hybrid FULLY_CONNECTED call), "+
+		"which the float operator does not, so outputs differ by that quantisation, not by float rounding", small, quantize.DefaultMinElements)
+}
+
+// floatSequenceOps returns the smallest weight's element count of the
+// fused recurrent operators of f (LSTM, GRU or RNN family) whose weights
+// all stayed float; 0 when there is none.
+func floatSequenceOps(f *ir.Function) int {
+	small := 0
+	for _, n := range f.Nodes {
+		t := n.TFL
+		if t == nil {
+			continue
+		}
+		switch {
+		case t.Builtin == schema.BuiltinOperatorUNIDIRECTIONAL_SEQUENCE_LSTM, t.Builtin == schema.BuiltinOperatorBIDIRECTIONAL_SEQUENCE_LSTM,
+			t.Builtin == schema.BuiltinOperatorUNIDIRECTIONAL_SEQUENCE_RNN, t.Builtin == schema.BuiltinOperatorBIDIRECTIONAL_SEQUENCE_RNN,
+			t.Builtin == schema.BuiltinOperatorLSTM, t.Builtin == schema.BuiltinOperatorRNN,
+			t.Builtin == schema.BuiltinOperatorCUSTOM && strings.Contains(t.Custom, "GRU"):
+		default:
+			continue
+		}
+		quantised, least := false, 0
+		for _, in := range n.Inputs {
+			if in == nil || in.Const == nil {
+				continue
+			}
+			if in.DType == ir.Int8 {
+				quantised = true
+			}
+			if in.DType == ir.Float32 && len(in.Const.Shape) == 2 {
+				if k := in.Const.NumElements(); least == 0 || k < least {
+					least = k
+				}
+			}
+		}
+		if !quantised && least > 0 && (small == 0 || least < small) {
+			small = least
+		}
+	}
+	return small
 }
