@@ -110,6 +110,7 @@ func swFamilies() []swFamily {
 		return genLSTM(r, pick(r, -18, -17, -16, -15, -14, -12, -11, -10, -9, -8, -6))
 	})
 	add("svdf_int8", genSVDF)
+	f = append(f, moreSwFamilies()...)
 	// Type combinations TFLite's kernels refuse (their Prepare or Eval says
 	// so): no family.
 	refused := map[string]bool{"abs_uint8": true, "elu_uint8": true, "elu_int16": true, "hard_swish_int16": true,
