@@ -292,9 +292,10 @@ func rnnLoopModel(v loopModel) []byte {
 // SimpleRNN loop forwards, backwards and over a Flex TensorList fuses to one
 // UNIDIRECTIONAL_SEQUENCE_RNN, its subgraphs gone, and agrees with the
 // loop, also when its kernels are resource variables a CALL_ONCE init
-// subgraph assigns; a loop whose state starts from an input, one whose
-// body is no cell, one reading variables nothing assigns and a masked
-// one are refused with the reason, and written back unchanged.
+// subgraph assigns, and when its state starts from a model input (that
+// input becomes the operator's is_variable state input); a loop whose body
+// is no cell, one reading variables nothing assigns and a masked one are
+// refused with the reason, and written back unchanged.
 func TestRefuseBuiltLoops(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -304,7 +305,7 @@ func TestRefuseBuiltLoops(t *testing.T) {
 		{"forward", loopModel{}, ""},
 		{"go_backwards", loopModel{backwards: true}, ""},
 		{"flex", loopModel{flex: true}, ""},
-		{"state input", loopModel{stateIn: true}, "the initial state is not zeros"},
+		{"state input", loopModel{stateIn: true}, ""}, // the input is the state tensor
 		{"no cell", loopModel{noTanh: true}, "does not compute a SimpleRNN cell"},
 		{"variables", loopModel{vars: varsInit}, ""},
 		{"variables flex", loopModel{vars: varsInit, flex: true}, ""},

@@ -116,5 +116,9 @@
 // from TensorFlow Lite is UNIDIRECTIONAL_SEQUENCE_GRU, whose experimental
 // TensorFlow Lite kernel never writes its state back; tflrun's carries it
 // over like the others, and one Invoke from a fresh state gives TensorFlow
-// Lite's outputs.
+// Lite's outputs. A variable tensor may also be a graph input (a model
+// whose recurrent state starts from a value the caller gives, such as a
+// seq2seq decoder converted with its initial_state inputs): the caller
+// writes it after AllocateTensors and before each Invoke, and the
+// operator leaves its final state there.
 package interpreter

@@ -340,7 +340,13 @@ func parseSubgraph(sg *SubgraphInfo, fsg *schema.SubGraph, buffers [][]byte, opc
 		}
 	}
 	for k, x := range sg.Inputs {
-		if p := int(producer[x]); p != noProducer {
+		// A variable may be a graph input: the initial state of a fused
+		// recurrent operator that the caller sets (TensorFlow's
+		// converter marks an LSTM's state operands is_variable even when
+		// they are function arguments). The caller writes it before
+		// Invoke, the operator updates it in place, AllocateTensors and
+		// ResetVariableTensors zero it.
+		if p := int(producer[x]); p != noProducer && p != producedVariable {
 			return fmt.Errorf("input %d (tensor %d %q) is also %s: a tensor has one producer", k, x, sg.Tensors[x].Name, producerName(p, nil))
 		}
 		producer[x] = producedAsInput

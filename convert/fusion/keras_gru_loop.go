@@ -28,7 +28,9 @@ import (
 //
 // Refused with the reason: gates other than sigmoid, a candidate
 // activation other than tanh (the operator has no activation option), an
-// initial state computed at run time, other loop outputs in use. A loop
+// initial state computed at run time inside the model (one fed from a
+// model input becomes the operator's state tensor, see state.go), other
+// loop outputs in use. A loop
 // whose products are not a GRU's is not this rule's.
 type KerasGRULoop struct{}
 
@@ -86,8 +88,9 @@ func (r KerasGRULoop) fuse(s *Site) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	seqTM, final, st, err := emitSequenceGRU(f, name+"/gru", L.seq, gruWeights(cell), nil)
+	seqTM, final, st, err := emitSequenceGRU(f, name+"/gru", L.seq, gruWeights(cell), use.stateTensor())
 	if err != nil {
+		releaseInputs(use)
 		return Result{}, err
 	}
 	use.tensor = st

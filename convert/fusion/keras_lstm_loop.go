@@ -45,8 +45,9 @@ import (
 //
 // Refused, with the reason in the report: a cell that the weights found
 // do not reproduce; gates other than sigmoid; a linear activation; an
-// initial state computed at run time (initial_state from an input: the
-// operator's state is a variable tensor starting at zero); a final cell
+// initial state computed at run time inside the model (an initial state
+// that is a model input becomes the operator's state tensor, see
+// state.go); a final cell
 // state c used by another node (the operator does not output it, and a
 // read of its variable tensor would not be ordered after it); any other
 // loop output in use. A stateful layer keeps its state in the
@@ -146,8 +147,9 @@ func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
 	if cell.proj != nil {
 		gates.Projection = gateBlockT(cell.proj, u, nOut, 0, nOut)
 	}
-	seq, hT, cT, err := emitSequenceLSTM(f, name+"/lstm", L.seq, gates, LSTMOptions{Activation: act, CellClip: r.CellClip, TimeMajor: true}, nil, nil)
+	seq, hT, cT, err := emitSequenceLSTM(f, name+"/lstm", L.seq, gates, LSTMOptions{Activation: act, CellClip: r.CellClip, TimeMajor: true}, hUse.stateTensor(), cUse.stateTensor())
 	if err != nil {
+		releaseInputs(hUse, cUse)
 		return Result{}, err
 	}
 	returnState := used(hOut) && hUse.variable == nil
@@ -158,7 +160,11 @@ func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
 	cNote := ""
 	if cResult {
 		cNote = "; the final c (return_state) is the model output " + cOut.Name + ": the operator's cell-state variable tensor, which holds it after each invoke (TensorFlow Lite's kernel updates it in place too)"
-		cT.Name = cOut.Name // the model output keeps its name
+		if cUse.input == nil {
+			cT.Name = cOut.Name // the model output keeps its name
+		} else {
+			cNote = "; the final c (return_state) is the model output " + cOut.Name + ": the cell-state tensor, which is the model input " + cT.Name + " the initial c came from (one tensor, input and output)"
+		}
 		f.ReplaceAllUses(cOut, cT)
 	}
 	L.detachSizes(f)

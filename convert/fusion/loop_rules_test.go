@@ -92,6 +92,35 @@ func TestLSTMLoopRule(t *testing.T) {
 			}
 		}
 	})
+	t.Run("initial_state from inputs, return_state", func(t *testing.T) {
+		// Cutting at the two zero constants makes them model inputs: the
+		// loop starts from states the caller gives, which become the
+		// operator's state tensors (is_variable inputs).
+		const path = "testdata/lstm_loop_relu.pbtxt"
+		opts := convert.Options{InputArrays: []string{"x", "zeros", "zeros_1"}, OutputArrays: []string{"last", "call:1", "call:2", "call:3"},
+			InputShapes: []ir.Shape{{1, 3, 2}, {1, 2}, {1, 2}}}
+		res := conversion(t, path, opts)
+		loopEntry(t, res, "call/while", "keras-lstm-loop", "UNIDIRECTIONAL_SEQUENCE_LSTM STRIDED_SLICE", `initial h state from model input "zeros:0"`)
+		if e := reportEntry(t, res, "call/while"); !strings.Contains(e.Reason, `initial c state from model input "zeros_1:0"`) || !strings.Contains(e.Reason, "one tensor, input and output") {
+			t.Errorf("the note does not describe the input states: %q", e.Reason)
+		}
+		kW, kR, kb := W(path)
+		r := newRunner(t, res.Model)
+		for k, seed := range []float64{0.4, 1.9} {
+			x, h0, c0 := probeInput(6, seed), probeInput(2, seed+0.3), probeInput(2, seed+0.7)
+			out := compareRuns(t, path, opts, x, h0, c0)
+			again := r.run(x, h0, c0) // one interpreter, inputs written anew each invoke
+			h, c := toF64(h0), toF64(c0)
+			seq := kerasLSTMAct(relu, kW, kR, kb, steps(x, 3), h, c)
+			for i, want := range [][]float64{seq[2], flatten(seq...), h, c} {
+				for _, got := range [][]float32{out[i], again[i]} {
+					if e := maxErr(t, got, want); e > refTol {
+						t.Errorf("invoke %d, %s: error %g", k, opts.OutputArrays[i], e)
+					}
+				}
+			}
+		}
+	})
 	t.Run("recurrent_dropout, per-gate body", func(t *testing.T) {
 		const path = "testdata/lstm_loop_dropout.pbtxt"
 		opts := convert.Options{OutputArrays: []string{"last", "call:1"}}
@@ -162,8 +191,8 @@ func TestLSTMLoopRefusals(t *testing.T) {
 			"the activation is linear; the fused LSTM applies tanh, relu or relu6"},
 		{"final cell state used", "testdata/lstm_loop_relu.pbtxt", convert.Options{OutputArrays: []string{"state_sum"}},
 			"the final c state (loop output 5) is used by"},
-		{"run-time initial state", "testdata/lstm_loop_relu.pbtxt", convert.Options{InputArrays: []string{"x", "zeros"}, OutputArrays: []string{"last"},
-			InputShapes: []ir.Shape{{1, 3, 2}, {1, 2}}}, "the initial h state is a tensor computed at run time (zeros"},
+		{"initial state input read twice", "testdata/lstm_loop_relu.pbtxt", convert.Options{InputArrays: []string{"x", "zeros"}, OutputArrays: []string{"last", "stacked"},
+			InputShapes: []ir.Shape{{1, 3, 2}, {1, 2}}}, `the initial h state is model input "zeros:0", which is also read elsewhere`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := refusedConversion(t, c.path, c.opts)
@@ -223,6 +252,26 @@ func TestGRULoopRule(t *testing.T) {
 			}
 		})
 	}
+	t.Run("initial_state from an input", func(t *testing.T) {
+		const path = "testdata/gru_loop.pbtxt"
+		opts := convert.Options{InputArrays: []string{"x", "zeros"}, OutputArrays: []string{"last", "call:1", "call:2"}, InputShapes: []ir.Shape{{1, 3, 2}, {1, 2}}}
+		res := conversion(t, path, opts)
+		loopEntry(t, res, "call/while", "keras-gru-loop", "UNIDIRECTIONAL_SEQUENCE_GRU", `initial h state from model input "zeros:0"`)
+		r := newRunner(t, res.Model)
+		for k, seed := range []float64{0.3, 1.7} {
+			x, h0 := probeInput(6, seed), probeInput(2, seed+0.9)
+			out := compareRuns(t, path, opts, x, h0)
+			again := r.run(x, h0)
+			seq := kerasGRU(graphConst(t, path, "kernel"), graphConst(t, path, "recurrent_kernel"), graphConst(t, path, "bias"), steps(x, 3), toF64(h0))
+			for i, want := range [][]float64{seq[2], flatten(seq...), seq[2]} {
+				for _, got := range [][]float32{out[i], again[i]} {
+					if e := maxErr(t, got, want); e > refTol {
+						t.Errorf("invoke %d, %s: error %g", k, opts.OutputArrays[i], e)
+					}
+				}
+			}
+		}
+	})
 	t.Run("relu refused", func(t *testing.T) {
 		res := refusedConversion(t, "testdata/gru_loop_relu.pbtxt", convert.Options{OutputArrays: []string{"last"}})
 		e := reportEntry(t, res, "call/while")
@@ -321,4 +370,13 @@ func TestTF1PeepholeProjectionLoopRule(t *testing.T) {
 			t.Errorf("%s: error %g", opts.OutputArrays[i], e)
 		}
 	}
+}
+
+// toF64 widens float32 values.
+func toF64(v []float32) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
 }

@@ -123,8 +123,8 @@ func TestKerasLSTMRefusals(t *testing.T) {
 		{"non-constant weights", "testdata/lstm.pbtxt", convert.Options{InputArrays: []string{"x", "kernel"}, OutputArrays: []string{"last"},
 			InputShapes: []ir.Shape{{1, 3, 2}, {2, 8}}}, "the kernel is not a constant", sigmoid, false, "no loop rule recognises its body (2 float state(s))"},
 		{"run-time initial state", "testdata/lstm.pbtxt", convert.Options{InputArrays: []string{"x", "zeros"}, OutputArrays: []string{"last"},
-			InputShapes: []ir.Shape{{1, 3, 2}, {1, 2}}}, "the initial h state is a tensor computed at run time", nil, false,
-			"the initial h state is a tensor computed at run time"},
+			InputShapes: []ir.Shape{{1, 3, 2}, {1, 2}}}, "the initial h state is an input of the caller (zeros:0); left to the loop rule", nil, false,
+			"fused"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -296,8 +296,12 @@ func TestKerasGRURule(t *testing.T) {
 
 // kerasSimpleRNN runs h' = act(x·W + b + h·U) from zeros.
 func kerasSimpleRNN(act func(float64) float64, W, b, U tensorData, xs [][]float64) [][]float64 {
+	return kerasSimpleRNNFrom(act, W, b, U, xs, make([]float64, W.shape[1]))
+}
+
+// kerasSimpleRNNFrom is kerasSimpleRNN from the initial state h.
+func kerasSimpleRNNFrom(act func(float64) float64, W, b, U tensorData, xs [][]float64, h []float64) [][]float64 {
 	nIn, u := W.shape[0], W.shape[1]
-	h := make([]float64, u)
 	var outs [][]float64
 	for _, x := range xs {
 		next := make([]float64, u)
@@ -517,8 +521,8 @@ func TestKerasGRURefusals(t *testing.T) {
 	}{
 		{"non-constant weights", convert.Options{InputArrays: []string{"x", "recurrent_kernel"}, OutputArrays: []string{"last"},
 			InputShapes: []ir.Shape{{1, 3, 2}, {2, 6}}}, "the recurrent kernel is not a constant"},
-		{"run-time initial state", convert.Options{InputArrays: []string{"x", "zeros"}, OutputArrays: []string{"last"},
-			InputShapes: []ir.Shape{{1, 3, 2}, {1, 2}}}, "the initial h state is a tensor computed at run time"},
+		{"initial state from an input", convert.Options{InputArrays: []string{"x", "zeros"}, OutputArrays: []string{"last"},
+			InputShapes: []ir.Shape{{1, 3, 2}, {1, 2}}}, "the initial h state is an input of the caller (zeros:0); left to the loop rule"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := convert.Convert("testdata/gru.pbtxt", c.opts)
@@ -528,8 +532,11 @@ func TestKerasGRURefusals(t *testing.T) {
 			if e := reportEntry(t, res, "call"); e.Fused || e.Rule != "keras-gru" || !strings.Contains(e.Reason, c.reason) {
 				t.Errorf("report entry %+v, want a refusal containing %q", e, c.reason)
 			}
-			if n := opCounts(res)["custom.UNIDIRECTIONAL_SEQUENCE_GRU"]; n != 0 {
-				t.Error("refused GRU was fused")
+			// A state input is fused by keras-gru-loop once the layer is
+			// inlined; non-constant weights are not.
+			loopFused := len(c.opts.InputArrays) > 1 && c.opts.InputArrays[1] == "zeros"
+			if n := opCounts(res)["custom.UNIDIRECTIONAL_SEQUENCE_GRU"]; n != btoi(loopFused) {
+				t.Errorf("%d fused GRU operators, want %d", n, btoi(loopFused))
 			}
 		})
 	}
@@ -540,4 +547,30 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestSimpleRNNInitialState fuses a SimpleRNN whose initial_state is a
+// model input: the input becomes the operator's hidden-state tensor.
+func TestSimpleRNNInitialState(t *testing.T) {
+	const path = "testdata/simple_rnn_initial_state.pbtxt"
+	opts := convert.Options{OutputArrays: []string{"forward:0", "forward:1"}, InputShapes: []ir.Shape{{1, 3, 2}, {1, 2}}}
+	res := conversion(t, path, opts)
+	e := reportEntry(t, res, "forward/while")
+	if !e.Fused || e.Rule != "keras-simple-rnn" || !strings.Contains(e.Reason, `initial state from model input "h0"`) {
+		t.Errorf("report entry %+v", e)
+	}
+	r := newRunner(t, res.Model)
+	for k, seed := range []float64{0.6, 2.2} {
+		x, h0 := probeInput(6, seed), probeInput(2, seed+0.5)
+		out := compareRuns(t, path, opts, x, h0)
+		again := r.run(x, h0)
+		fw := kerasSimpleRNNFrom(math.Tanh, graphConst(t, path, "kernel"), graphConst(t, path, "bias"), graphConst(t, path, "recurrent_kernel"), steps(x, 3), toF64(h0))
+		for i, want := range [][]float64{flatten(fw...), fw[2]} {
+			for _, got := range [][]float32{out[i], again[i]} {
+				if e := maxErr(t, got, want); e > refTol {
+					t.Errorf("invoke %d, output %s: error %g", k, opts.OutputArrays[i], e)
+				}
+			}
+		}
+	}
 }

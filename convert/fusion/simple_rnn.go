@@ -2,6 +2,7 @@ package fusion
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/tflrun/tflrun/convert/ir"
 	"github.com/tflrun/tflrun/schema"
@@ -89,17 +90,34 @@ func (r KerasSimpleRNN) fuse(s *Site) (Result, error) {
 	if stateVariable(init) != nil {
 		return Result{}, refuse("the initial state is read from variable %q (a stateful SimpleRNN); only a state starting from zeros is fused", stateVariable(init).Name)
 	}
-	if c := init.Const; c == nil || !allZero(c) {
-		return Result{}, refuse("the initial state is not zeros (an initial_state argument?); the fused operator's state starts at zero")
+	f, name := s.Caller, s.Call.Name
+	var state *ir.Value
+	stateNote := ""
+	switch c := init.Const; {
+	case c == nil && init.IsParam() && isParamOf(f, init):
+		// A model input (initial_state=Input): the operator's state
+		// tensor itself (state.go).
+		if err := soleUse(f, "h", init); err != nil {
+			return Result{}, err
+		}
+		state = init
+		stateNote = fmt.Sprintf("; initial state from model input %q (is_variable: written by the caller before each invoke, holding the final state after it)", init.Name)
+	case c == nil || !allZero(c):
+		return Result{}, refuse("the initial state is not zeros nor a model input (an initial_state computed in the model?); the fused operator's state starts at zero")
 	}
 
-	f, name := s.Caller, s.Call.Name
 	weights := &RNNWeights{Input: gateBlockT(cell.W, L.nIn, u, 0, u), Recurrent: gateBlockT(cell.R, u, u, 0, u)}
 	bias := make([]float64, u)
 	copy(bias, cell.b)
 	weights.Bias = vecBlock(bias, 0, u)
-	out, _, err := emitSequenceRNN(f, name+"/rnn", L.seq, weights, act, true, nil)
+	if state != nil {
+		state.IsVariableTensor = true
+	}
+	out, _, err := emitSequenceRNN(f, name+"/rnn", L.seq, weights, act, true, state)
 	if err != nil {
+		if state != nil {
+			state.IsVariableTensor = false
+		}
 		return Result{}, err
 	}
 	ops := []string{"UNIDIRECTIONAL_SEQUENCE_RNN"}
@@ -123,7 +141,7 @@ func (r KerasSimpleRNN) fuse(s *Site) (Result, error) {
 		f.ReplaceAllUses(stateOut, lastStep())
 	}
 	L.detachSizes(f)
-	return Result{Fused: true, Ops: ops, Reason: layoutNote(L, 0, "")}, nil
+	return Result{Fused: true, Ops: ops, Reason: layoutNote(L, 0, "") + stateNote}, nil
 }
 
 // rnnWeights finds the SimpleRNN cell's constants in the specialised loop

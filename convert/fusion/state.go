@@ -28,6 +28,18 @@ import (
 //     reset_states() gives (the report notes a checkpoint holding another
 //     state).
 //
+//   - an initial state fed from a model input (Keras initial_state=
+//     bound to an Input, as in a seq2seq inference decoder): the input
+//     itself becomes the operator's state tensor, written is_variable, as
+//     TensorFlow's converter marks an LSTM's stateful operands. The caller
+//     writes the initial state into the input before every invoke; the
+//     operator reads it and leaves the final state there. TensorFlow
+//     Lite's kernels take such a tensor (they require is_variable of the
+//     state operand, GetVariableInput, and its interpreter lets a graph
+//     input be a variable); tflrun's interpreter does too. The input must
+//     feed nothing else: the in-place update would change what other
+//     readers see.
+//
 // Any other initial state (a non-zero constant, a tensor computed at run
 // time) has no place in the fused operator, and the rule refuses.
 
@@ -40,6 +52,9 @@ type stateUse struct {
 	// assigns are the assignments of the final state to variable; they
 	// are redirected to the state tensor.
 	assigns []*ir.Node
+	// input is the model input the state starts from (nil when it starts
+	// from zeros or a variable); it is the operator's state tensor.
+	input *ir.Value
 	// tensor is the operator's variable tensor for this state (set when
 	// emitting).
 	tensor *ir.Value
@@ -76,7 +91,15 @@ func analyseState(s *Site, what string, init *ir.Value, finals []int, returnStat
 	for k, i := range finals {
 		outs[k] = stateOut{s.Call.Outputs[i], fmt.Sprintf("call output %d", i)}
 	}
-	return initialState(s.Caller, what, src, outs, returnState)
+	u, err := initialState(s.Caller, what, src, outs, returnState)
+	if err == nil && u.input != nil {
+		// The caller may not be the entry function, so its parameter
+		// need not be a model input; once inlined, the layer's loop is
+		// offered to the loop rules, which see the entry function.
+		u.input.IsVariableTensor = false
+		return nil, refuse("the initial %s state is an input of the caller (%s); left to the loop rule once inlined", what, src.Name)
+	}
+	return u, err
 }
 
 // stateOut is a value holding a state's final value, and how the report
@@ -99,8 +122,13 @@ func initialState(f *ir.Function, what string, src *ir.Value, finals []stateOut,
 		u.variable = stateVariable(src)
 	case src.Const != nil:
 		start = src.Const
+	case src.IsParam() && isParamOf(f, src):
+		if err := soleUse(f, what, src); err != nil {
+			return nil, err
+		}
+		u.input = src
 	default:
-		return nil, refuse("the initial %s state is a tensor computed at run time (%s: an initial_state argument?); the fused operator's state is a variable tensor that starts from zeros (or a stateful layer's variable), which neither TensorFlow Lite nor tflrun lets a model input set", what, src.Name)
+		return nil, refuse("the initial %s state is a tensor computed at run time inside the model (%s); the fused operator's state is a variable tensor that starts from zeros, a stateful layer's variable, or a model input", what, src.Name)
 	}
 	if u.variable != nil && !u.variable.State {
 		// A variable the model never updates: a constant start.
@@ -128,6 +156,10 @@ func initialState(f *ir.Function, what string, src *ir.Value, finals []stateOut,
 			}
 		}
 	}
+	if u.input != nil {
+		u.note = fmt.Sprintf("initial %s state from model input %q (is_variable: written by the caller before each invoke, holding the final state after it)", what, u.input.Name)
+		return u, nil
+	}
 	if u.variable != nil {
 		if len(u.assigns) == 0 {
 			return nil, refuse("the initial %s state is read from variable %q, which the model updates elsewhere, not with this layer's final state", what, u.variable.Name)
@@ -141,6 +173,62 @@ func initialState(f *ir.Function, what string, src *ir.Value, finals []stateOut,
 		return nil, refuse("the initial %s state is a non-zero constant; the fused operator's state tensor starts at zero", what)
 	}
 	return u, nil
+}
+
+// isParamOf reports whether v is one of f's parameters (a model input
+// when f is the entry function).
+func isParamOf(f *ir.Function, v *ir.Value) bool {
+	for _, p := range f.Params {
+		if p == v {
+			return true
+		}
+	}
+	return false
+}
+
+// soleUse checks that the model input in, an initial state, is read by one
+// node only (the loop) and is no model output: the fused operator updates
+// it in place.
+func soleUse(f *ir.Function, what string, in *ir.Value) error {
+	n := 0
+	for _, nd := range f.Nodes {
+		for _, x := range nd.Inputs {
+			if x == in {
+				n++
+			}
+		}
+	}
+	if n != 1 || f.IsResult(in) {
+		return refuse("the initial %s state is model input %q, which is also read elsewhere (%d reads, or a model output); the fused operator would update it in place under the other readers", what, in.Name, n)
+	}
+	if in.IsVariableTensor {
+		return refuse("the initial %s state is model input %q, already the state of another fused operator", what, in.Name)
+	}
+	if !in.Shape.Static() || in.DType != ir.Float32 {
+		return refuse("the initial %s state is model input %q of type %s and shape %s; a fused state is a static float32 tensor", what, in.Name, in.DType, in.Shape)
+	}
+	return nil
+}
+
+// stateTensor returns the tensor the operator should take as u's state:
+// the model input it starts from (now a variable tensor), or nil for a
+// new zero-initialised variable.
+func (u *stateUse) stateTensor() *ir.Value {
+	if u == nil || u.input == nil {
+		return nil
+	}
+	u.input.IsVariableTensor = true
+	return u.input
+}
+
+// releaseInputs undoes stateTensor when the operator could not be
+// emitted.
+func releaseInputs(states ...*stateUse) {
+	for _, u := range states {
+		if u != nil && u.input != nil {
+			u.input.IsVariableTensor = false
+		}
+	}
 }
 
 // bindStates points the state assignments at the operator's variable
