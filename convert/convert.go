@@ -226,8 +226,9 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 		return nil, err
 	}
 	f := entry.Func
+	var dyn []bool
 	if eopts.InputShapes == nil {
-		pinBatch(f)
+		dyn = pinBatch(f)
 	}
 	if opts.cut != nil {
 		opts.cut.entry = entry
@@ -256,10 +257,23 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 	if desc == "" {
 		desc = "tflrun convert"
 	}
-	data, err := tflite.Write(f, tflite.Signature{Key: entry.SignatureKey, InputNames: entry.InputNames, OutputNames: entry.OutputNames}, desc)
+	mt, err := tflite.Build(f, tflite.Signature{Key: entry.SignatureKey, InputNames: entry.InputNames, OutputNames: entry.OutputNames}, desc)
 	if err != nil {
 		report.Error = err.Error()
 		return &Result{Report: report, Entry: entry}, err
+	}
+	// The state inputs appended after the entry's own are not the
+	// SavedModel's and keep their static shape; a deep cut makes other
+	// inputs than the ones pinned, and keeps its static shapes.
+	if opts.cut != nil || len(dyn) > len(f.Params) {
+		dyn = nil
+	}
+	for len(dyn) > 0 && len(dyn) < len(f.Params) {
+		dyn = append(dyn, false)
+	}
+	data, note := withDynamicBatch(mt, dyn, entry.InputNames)
+	if note != "" {
+		report.Notes = append(report.Notes, note)
 	}
 	return &Result{Model: data, Report: report, Entry: entry, States: states, Quantization: qs}, nil
 }
@@ -310,14 +324,19 @@ func exampleShapes(params []*ir.Value) string {
 	return strings.Join(parts, ":")
 }
 
-// pinBatch sets an unknown leading dimension of each input to 1.
-func pinBatch(f *ir.Function) {
-	for _, p := range f.Params {
+// pinBatch sets an unknown leading dimension of each input to 1 and
+// reports which inputs had one (the written model keeps it as
+// shape_signature -1 where it runs at any batch: withDynamicBatch).
+func pinBatch(f *ir.Function) []bool {
+	dyn := make([]bool, len(f.Params))
+	for i, p := range f.Params {
 		if len(p.Shape) > 0 && p.Shape[0] < 0 {
 			p.Shape = p.Shape.Clone()
 			p.Shape[0] = 1
+			dyn[i] = true
 		}
 	}
+	return dyn
 }
 
 // Lower runs the conversion passes (Passes) on an entry function: inline

@@ -14,6 +14,9 @@ type Report struct {
 	// examined: the entries say what the rules decided, but no model was
 	// written.
 	Error string `json:"error,omitempty"`
+	// Notes are remarks on the whole conversion (a dynamic batch that
+	// could not be kept, and why).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Entry is one composite call and what became of it.
@@ -60,6 +63,9 @@ func (r *Report) Text() string {
 	fmt.Fprintf(&b, "fusion report: %d composite call(s), %d fused\n", len(r.Composites), r.Fused())
 	if r.Error != "" {
 		fmt.Fprintf(&b, "conversion failed, no model written: %s\n", r.Error)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	for _, e := range r.Composites {
 		reason := e.Reason
