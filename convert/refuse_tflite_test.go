@@ -132,7 +132,7 @@ func TestRefuseCorpusLoops(t *testing.T) {
 	// The loops that are not fused, and why (the report must say so).
 	refused := map[string]string{
 		"flood_lstm_while_flex_resvar.tflite":     "which nothing in the model assigns",
-		"sureshiitp_bilstm_attention_flex.tflite": "a masked layer",
+		"sureshiitp_bilstm_attention_flex.tflite": "the layer is masked",
 	}
 	// Dynamic-range models: the unfused loop quantises each
 	// FULLY_CONNECTED's input (the step's input and state) to int8 per

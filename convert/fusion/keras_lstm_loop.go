@@ -147,7 +147,13 @@ func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
 	if cell.proj != nil {
 		gates.Projection = gateBlockT(cell.proj, u, nOut, 0, nOut)
 	}
-	seq, hT, cT, err := emitSequenceLSTM(f, name+"/lstm", L.seq, gates, LSTMOptions{Activation: act, CellClip: r.CellClip, TimeMajor: true}, hUse.stateTensor(), cUse.stateTensor())
+	// A cell clip changes the cell state a model output shows (a Keras
+	// layer clips nothing): with the final c returned, write none.
+	clip := r.CellClip
+	if cResult {
+		clip = 0
+	}
+	seq, hT, cT, err := emitSequenceLSTM(f, name+"/lstm", L.seq, gates, LSTMOptions{Activation: act, CellClip: clip, TimeMajor: true}, hUse.stateTensor(), cUse.stateTensor())
 	if err != nil {
 		releaseInputs(hUse, cUse)
 		return Result{}, err
@@ -165,10 +171,13 @@ func (r KerasLSTMLoop) fuse(s *Site) (Result, error) {
 		} else {
 			cNote = "; the final c (return_state) is the model output " + cOut.Name + ": the cell-state tensor, which is the model input " + cT.Name + " the initial c came from (one tensor, input and output)"
 		}
+		if r.CellClip != 0 {
+			cNote += fmt.Sprintf("; no cell_clip written (%g would change that output)", r.CellClip)
+		}
 		f.ReplaceAllUses(cOut, cT)
 	}
 	L.detachSizes(f)
-	note := layoutNote(L, r.CellClip, stateNotes([]*stateUse{hUse, cUse})) + "; TensorFlow Lite runs it (builtin UNIDIRECTIONAL_SEQUENCE_LSTM)"
+	note := layoutNote(L, clip, stateNotes([]*stateUse{hUse, cUse})) + "; TensorFlow Lite runs it (builtin UNIDIRECTIONAL_SEQUENCE_LSTM)"
 	if cell.peep[0] != nil {
 		note = "peephole; " + note
 	}

@@ -181,14 +181,13 @@ func analyseLoop(fn *ir.Function, w *ir.Node, m *ir.Module) (*loopInfo, error) {
 		}
 	}
 	if len(gets) == 2 {
+		// keras.backend.rnn with a mask (Embedding(mask_zero=True), a
+		// Masking layer, a mask argument) reads the bool mask step by
+		// step beside the input and holds the states and the output
+		// where it is false.
 		for _, g := range gets {
-			if len(g.Outputs) > 0 && g.Outputs[0].DType == ir.Bool {
-				// Keras masking: where a step's mask is false, the layer
-				// keeps its previous state and output (a select of new vs
-				// previous state by the mask). TensorFlow Lite's sequence
-				// operators have no mask, and the mask is the model's
-				// input's, so no fused operator computes these steps.
-				return nil, refuse("the loop body reads 2 sequences, the input and a bool mask: a masked layer (Keras masking keeps the previous state where the mask is false), which TensorFlow Lite's fused sequence operators cannot express")
+			if len(g.Outputs) > 0 && g.Outputs[0] != nil && g.Outputs[0].DType == ir.Bool {
+				return nil, refuse("the layer is masked (the loop reads a bool mask sequence beside its input: Embedding(mask_zero=True), Masking or a mask argument); the fused recurrent operators have no mask input and TensorFlow's converter does not fuse a masked layer either, so the loop is lowered op by op with the mask kept (states and outputs held at masked steps)")
 			}
 		}
 	}
