@@ -574,3 +574,47 @@ func TestSimpleRNNInitialState(t *testing.T) {
 		}
 	}
 }
+
+// TestSimpleRNNMaskRefused: a masked SimpleRNN loop (the bool mask read
+// step by step, the state held where it is false) is fused by no rule,
+// the report says it is masked, and the lowered model keeps the mask.
+func TestSimpleRNNMaskRefused(t *testing.T) {
+	const path = "testdata/simple_rnn_mask.pbtxt"
+	opts := convert.Options{OutputArrays: []string{"forward:0", "forward:1"}}
+	res := refusedConversion(t, path, opts)
+	e := reportEntry(t, res, "forward/while")
+	if e.Fused || !strings.Contains(e.Reason, "the layer is masked") || !strings.Contains(e.Reason, "the mask kept") {
+		t.Fatalf("report entry %+v", e)
+	}
+	if n := opCounts(res)["UNIDIRECTIONAL_SEQUENCE_RNN"]; n != 0 {
+		t.Fatalf("%d fused operators for a masked layer", n)
+	}
+	r := newRunner(t, res.Model)
+	x := probeInput(6, 0.8)
+	copy(r.it.Input(0).Float32s(), x)
+	mask := []bool{true, false, true}
+	for i, m := range mask {
+		r.it.Input(1).Data[i] = 0
+		if m {
+			r.it.Input(1).Data[i] = 1
+		}
+	}
+	if err := r.it.Invoke(); err != nil {
+		t.Fatal(err)
+	}
+	W, b, U := graphConst(t, path, "kernel"), graphConst(t, path, "bias"), graphConst(t, path, "recurrent_kernel")
+	xs := steps(x, 3)
+	h := make([]float64, 2)
+	var seq [][]float64
+	for k, xt := range xs {
+		if mask[k] {
+			h = kerasSimpleRNNFrom(math.Tanh, W, b, U, [][]float64{xt}, h)[0]
+		}
+		seq = append(seq, h)
+	}
+	for i, want := range [][]float64{flatten(seq...), seq[2]} {
+		if e := maxErr(t, r.it.Output(i).Float32s(), want); e > refTol {
+			t.Errorf("output %s: error %g", opts.OutputArrays[i], e)
+		}
+	}
+}
