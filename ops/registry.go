@@ -305,3 +305,11 @@ func versionRanges(regs []Registration) string {
 	}
 	return out
 }
+
+// Builtin operator codes of the random-number kernels (TFLite schema
+// numbering).
+const (
+	OpRandomStandardNormal BuiltinOperator = 146
+	OpRandomUniform        BuiltinOperator = 148
+	OpMultinomial          BuiltinOperator = 149
+)
