@@ -27,6 +27,10 @@ type LeakyRelu struct {
 	shAlpha     int
 	negAlpha    bool
 	lo, hi      int32
+	// lut maps every int8/uint8 input byte to its output, filled at
+	// Prepare from leakyQuant itself so the bits cannot differ; Eval
+	// then does one load per element instead of two multiplies.
+	lut [256]uint8
 }
 
 // NewLeakyRelu returns a LEAKY_RELU kernel for one node.
@@ -89,6 +93,23 @@ func (k *LeakyRelu) Prepare(n *ops.Node) error {
 	if am != 0 {
 		k.mulAlpha, k.shAlpha = ops.QuantizeMultiplier(math.Abs(am))
 	}
+	switch in.Type {
+	case ops.Int8:
+		var src, dst [256]int8
+		for i := range src {
+			src[i] = int8(uint8(i))
+		}
+		leakyQuant(k, src[:], dst[:])
+		for i, v := range dst {
+			k.lut[i] = uint8(v)
+		}
+	case ops.Uint8:
+		var src [256]uint8
+		for i := range src {
+			src[i] = uint8(i)
+		}
+		leakyQuant(k, src[:], k.lut[:])
+	}
 	return nil
 }
 
@@ -112,10 +133,8 @@ func (k *LeakyRelu) Eval(n *ops.Node) error {
 				o[i] = x * k.alpha
 			}
 		}
-	case ops.Int8:
-		leakyQuant(k, in.Int8s()[:cnt], out.Int8s()[:cnt])
-	case ops.Uint8:
-		leakyQuant(k, in.Data[:cnt], out.Data[:cnt])
+	case ops.Int8, ops.Uint8:
+		lookup8(in.Data[:cnt], out.Data[:cnt], &k.lut)
 	default:
 		leakyQuant(k, in.Int16s()[:cnt], out.Int16s()[:cnt])
 	}

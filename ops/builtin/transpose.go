@@ -24,6 +24,11 @@ type Transpose struct {
 	stride   []int // input element stride of output dimension i
 	pos      []int
 	total    int
+	// The permutation with size-1 dimensions dropped and runs of output
+	// dimensions that stay adjacent and in order in the input merged
+	// (NCHW→NHWC becomes one [C, H·W] → [H·W, C] matrix transpose per
+	// batch): cshape[i] output extents, cstride[i] input element strides.
+	cshape, cstride []int
 }
 
 // NewTranspose returns a TRANSPOSE kernel for one node.
@@ -91,6 +96,18 @@ func (k *Transpose) Prepare(n *ops.Node) error {
 	}
 	out.Shape = copyShape(k.outShape)
 	k.total = in.NumElements()
+	for i, d := range k.outShape {
+		if d == 1 {
+			continue
+		}
+		if c := len(k.cshape) - 1; c >= 0 && k.cstride[c] == k.stride[i]*d {
+			k.cshape[c] *= d
+			k.cstride[c] = k.stride[i]
+			continue
+		}
+		k.cshape = append(k.cshape, d)
+		k.cstride = append(k.cstride, k.stride[i])
+	}
 	return nil
 }
 
@@ -121,34 +138,82 @@ func (k *Transpose) Eval(n *ops.Node) error {
 	return nil
 }
 
+// transposeElems gathers the input in output order over the collapsed
+// permutation: whole rows by copy when the innermost output dimension is
+// contiguous in the input, tiled matrix transposes when the last two
+// swap (the layout changes of ONNX-exported CNNs), and an element-wise
+// gather otherwise. Each form produces the same bytes; only the order of
+// the reads differs.
 func transposeElems[T any](k *Transpose, in, out []T) {
-	if k.rank == 0 {
+	n := len(k.cshape)
+	if n == 0 {
 		out[0] = in[0]
 		return
 	}
-	clear(k.pos)
-	last := k.rank - 1
-	inner, innerStride := k.outShape[last], k.stride[last]
+	last := n - 1
+	inner, innerStride := k.cshape[last], k.cstride[last]
+	outer := last // dimensions the odometer walks
+	mat := n >= 2 && k.cstride[n-2] == 1 && innerStride == k.cshape[n-2]
+	if mat {
+		outer = n - 2
+	}
+	pos := k.pos[:outer]
+	clear(pos)
 	o := 0
 	for {
 		base := 0
-		for d := 0; d < last; d++ {
-			base += k.pos[d] * k.stride[d]
+		for d, p := range pos {
+			base += p * k.cstride[d]
 		}
-		for j := 0; j < inner; j++ {
-			out[o] = in[base+j*innerStride]
-			o++
+		switch {
+		case innerStride == 1:
+			copy(out[o:o+inner], in[base:base+inner])
+			o += inner
+		case mat:
+			rows := k.cshape[n-2]
+			transposeTile(out[o:o+rows*inner], in[base:base+rows*inner], rows, inner)
+			o += rows * inner
+		default:
+			for j := 0; j < inner; j++ {
+				out[o] = in[base+j*innerStride]
+				o++
+			}
 		}
-		d := last - 1
+		d := outer - 1
 		for ; d >= 0; d-- {
-			k.pos[d]++
-			if k.pos[d] < k.outShape[d] {
+			pos[d]++
+			if pos[d] < k.cshape[d] {
 				break
 			}
-			k.pos[d] = 0
+			pos[d] = 0
 		}
 		if d < 0 {
 			return
+		}
+	}
+}
+
+// transposeTileSize is the edge of the square tiles transposeTile works
+// in: 32×32 elements of up to 8 bytes read 32 rows of at most 256 bytes,
+// which stay in L1 while the tile's output rows are written.
+const transposeTileSize = 32
+
+// transposeTile writes the [cols, rows] matrix src transposed into dst
+// ([rows, cols], dst[r·cols+c] = src[c·rows+r]), tile by tile so the
+// strided side of every tile stays in cache.
+func transposeTile[T any](dst, src []T, rows, cols int) {
+	const b = transposeTileSize
+	for r0 := 0; r0 < rows; r0 += b {
+		r1 := min(r0+b, rows)
+		for c0 := 0; c0 < cols; c0 += b {
+			c1 := min(c0+b, cols)
+			for r := r0; r < r1; r++ {
+				d := dst[r*cols+c0 : r*cols+c1]
+				s := src[c0*rows+r:]
+				for j := range d {
+					d[j] = s[j*rows]
+				}
+			}
 		}
 	}
 }

@@ -12,11 +12,20 @@ import (
 
 func TestTransposeReverse(t *testing.T) {
 	r := lcg(6)
-	for trial := 0; trial < 25; trial++ {
+	for trial := 0; trial < 31; trial++ {
 		rank := r.intn(1, 6)
+		hi := 4
+		if trial >= 25 {
+			// Extents past transposeTile's tile edge, with size-1 and
+			// mergeable dimensions, so the collapsed forms are covered.
+			rank, hi = r.intn(2, 4), 45
+		}
 		shape := make([]int, rank)
 		for d := range shape {
-			shape[d] = r.intn(1, 4)
+			shape[d] = r.intn(1, hi)
+		}
+		if trial >= 25 && rank == 4 {
+			shape[0], shape[3] = 1, r.intn(1, 9)
 		}
 		perm := make([]int32, rank)
 		for i := range perm {
@@ -25,6 +34,14 @@ func TestTransposeReverse(t *testing.T) {
 		for i := rank - 1; i > 0; i-- {
 			j := r.intn(0, i)
 			perm[i], perm[j] = perm[j], perm[i]
+		}
+		if trial == 25 || trial == 26 {
+			// The NCHW↔NHWC pair, the tiled matrix path for certain.
+			rank, shape = 4, []int{1, 7, 40, 35}
+			perm = []int32{0, 2, 3, 1}
+			if trial == 26 {
+				perm = []int32{0, 3, 1, 2}
+			}
 		}
 		if trial%3 == 0 {
 			perm[0] -= int32(rank) // negative entries count from the end
