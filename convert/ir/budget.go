@@ -106,6 +106,7 @@ type Budget struct {
 	sinceCount int64 // bytes added since the last recount
 	tracked    map[weak.Pointer[Tensor]]int64
 	folded     int64
+	foldStop   string
 	err        error
 	work       int64
 }
@@ -259,6 +260,26 @@ func (b *Budget) Fold(size int64) bool {
 		return size <= DefaultLimits.MaxFoldedBytes
 	}
 	return b.folded+size <= b.Limits.MaxFoldedBytes
+}
+
+// FoldRefused records that Fold refused size bytes for an op whose
+// inputs were all constants (what describes it), for FoldStopped. The
+// latest refusal is kept: it is the one nearest the error that cites it.
+func (b *Budget) FoldRefused(size int64, what func() string) {
+	if b != nil {
+		b.foldStop = fmt.Sprintf("%s (%d bytes, after %d bytes folded)", describe(what), size, b.folded)
+	}
+}
+
+// FoldStopped describes the latest op that MaxFoldedBytes left unfolded
+// (its node, the bytes it needed and the bytes folded before), or returns
+// "" while folding has stayed within the budget; errors that a missing
+// constant causes (a loop condition that does not fold) cite it.
+func (b *Budget) FoldStopped() string {
+	if b == nil {
+		return ""
+	}
+	return b.foldStop
 }
 
 // Folded counts size bytes that constant folding created.

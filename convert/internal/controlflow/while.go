@@ -84,6 +84,14 @@ func unrollWhile(f *ir.Function, m *ir.Module, w *ir.Node, maxNodes int) error {
 		}
 	}
 	vals := append([]*ir.Value(nil), w.Inputs...)
+	// Values the body passes through unchanged are the same in every
+	// iteration: what the body computes from them alone (a weight's
+	// transpose, its gate slices, a variable's read) is folded once here
+	// instead of once per iteration.
+	body, err = foldInvariants(f, w, body)
+	if err != nil {
+		return err
+	}
 	// Each iteration inlines a copy of the body and replaces the call's
 	// outputs: with uses tracked that costs the copy, not the graph.
 	defer f.TrackUses()()
@@ -119,6 +127,58 @@ func unrollWhile(f *ir.Function, m *ir.Module, w *ir.Node, maxNodes int) error {
 	return nil
 }
 
+// foldInvariants returns body with the loop-invariant values that are
+// known at conversion time (constants and resolved variables, passed
+// through unchanged by the body, possibly via Identity) bound to the
+// loop's inputs and simplified, so that per-iteration specialisation
+// starts from the folded body. It returns body itself when no input
+// qualifies.
+func foldInvariants(f *ir.Function, w *ir.Node, body *ir.Function) (*ir.Function, error) {
+	var inv []int
+	for i, in := range w.Inputs {
+		if (in.Const != nil || in.Variable != nil) && passesThrough(body, i) {
+			inv = append(inv, i)
+		}
+	}
+	if len(inv) == 0 {
+		return body, nil
+	}
+	g := body.Clone()
+	g.Budget = f.Budget
+	for _, i := range inv {
+		p, in := g.Params[i], w.Inputs[i]
+		if p.DType != ir.Invalid && in.DType != ir.Invalid && p.DType != in.DType {
+			return body, nil // Specialize names the mismatch at the first iteration
+		}
+		if p.DType == ir.Invalid {
+			p.DType = in.DType
+		}
+		if s, ok := ir.Merge(in.Shape, p.Shape); ok {
+			p.Shape = s
+		} else {
+			p.Shape = in.Shape.Clone()
+		}
+		p.Const, p.Variable = in.Const, in.Variable
+	}
+	if err := passes.Simplify(g); err != nil {
+		return nil, w.Wrap(err)
+	}
+	return g, nil
+}
+
+// passesThrough reports whether body returns its parameter i as result i,
+// directly or through Identity nodes.
+func passesThrough(body *ir.Function, i int) bool {
+	if i >= len(body.Results) || i >= len(body.Params) {
+		return false
+	}
+	v := body.Results[i]
+	for v != nil && v.Producer != nil && (v.Producer.Op == "Identity" || v.Producer.Op == "Snapshot") && len(v.Producer.Inputs) >= 1 {
+		v = v.Producer.Inputs[0]
+	}
+	return v == body.Params[i]
+}
+
 // evalCond specialises the loop condition to the current loop values and
 // returns its constant value.
 func evalCond(f *ir.Function, w *ir.Node, cond *ir.Function, vals []*ir.Value, iter int) (bool, error) {
@@ -139,6 +199,9 @@ func evalCond(f *ir.Function, w *ir.Node, cond *ir.Function, vals []*ir.Value, i
 		why := "it depends on values that are not constants"
 		if r.Producer != nil {
 			why = fmt.Sprintf("it is computed by %s from values that are not constants", r.Producer)
+		}
+		if stop := f.Budget.FoldStopped(); stop != "" {
+			return false, w.Errorf("condition %s does not fold to a constant at iteration %d because constant folding stopped at its budget of %d bytes (%s) while folding %s; raise the budget", cond.Name, iter, f.Budget.Get().MaxFoldedBytes, f.Budget.Name("MaxFoldedBytes"), stop)
 		}
 		return false, w.Errorf("the loop's trip count is not static: condition %s does not fold to a constant at iteration %d (%s); pin dynamic dimensions (time, batch) with --input_shapes", cond.Name, iter, why)
 	}

@@ -159,6 +159,9 @@ func simplifyNode(f *ir.Function, n *ir.Node, obs observer) (bool, error) {
 			}
 		}
 		if !f.Budget.Fold(int64(est)) {
+			if allConst(n.Inputs) {
+				f.Budget.FoldRefused(int64(est), n.String)
+			}
 			return false, nil // past MaxFoldedBytes: the op stays and is lowered instead
 		}
 		if err := f.Budget.Reserve(int64(est), func() string { return "folding its outputs" }); err != nil {
@@ -194,4 +197,14 @@ func simplifyNode(f *ir.Function, n *ir.Node, obs observer) (bool, error) {
 		changed = true
 	}
 	return changed, nil
+}
+
+// allConst reports whether every input is a known constant.
+func allConst(in []*ir.Value) bool {
+	for _, v := range in {
+		if v == nil || v.Const == nil {
+			return false
+		}
+	}
+	return true
 }
