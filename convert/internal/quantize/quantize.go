@@ -126,7 +126,11 @@ type Options struct {
 type Summary struct {
 	// Weights lists each quantised weight tensor once.
 	Weights []Weight
-	// Skipped lists operators left float and why.
+	// Skipped lists operators and weight tensors left float and why:
+	// weights below MinElements (for the LSTM and RNN family, one small
+	// weight keeps the whole operator float), operators without a hybrid
+	// form (tflrun's GRU among them) reading large float32 constants, and
+	// operators whose activations are not float32.
 	Skipped []string
 	// BytesBefore and BytesAfter are the constant bytes of the quantised
 	// tensors before and after.
@@ -267,10 +271,14 @@ func (q *quantizer) dynamic() error {
 		}
 		sp, ok := q.spec(n)
 		if !ok {
+			q.noHybrid(n)
 			continue
 		}
 		// Hybrid kernels take float32 activations.
 		if n.TFL.Builtin != schema.BuiltinOperatorEMBEDDING_LOOKUP && (len(n.Inputs) == 0 || n.Inputs[0] == nil || n.Inputs[0].DType != ir.Float32) {
+			if len(n.Inputs) > 0 && n.Inputs[0] != nil && q.hasLargeFloatWeight(n, sp.inputs) {
+				q.sum.Skipped = append(q.sum.Skipped, fmt.Sprintf("%s: left float32: its input is %s, and the hybrid kernel takes float32 activations", n, n.Inputs[0].DType))
+			}
 			continue
 		}
 		var chosen []int
@@ -294,6 +302,9 @@ func (q *quantizer) dynamic() error {
 			if sp.allOrNothing {
 				chosen = nil
 				break
+			}
+			if floatConst(v) {
+				q.sum.Skipped = append(q.sum.Skipped, fmt.Sprintf("%s: left float32: %s (TFLite's minimum_elements_for_weights)", n, reason))
 			}
 		}
 		if sp.allOrNothing && reason != "" {
@@ -320,6 +331,35 @@ func (q *quantizer) dynamic() error {
 		setVersion(n)
 	}
 	return nil
+}
+
+// noHybrid records, for an operator without a hybrid or weight-only form
+// here, each float32 constant operand of at least MinElements elements
+// (those a reader would expect dynamic-range quantisation to take) as
+// left float, and why.
+func (q *quantizer) noHybrid(n *ir.Node) {
+	why := fmt.Sprintf("%s has no hybrid or weight-only form in dynamic-range quantisation", n.OpName())
+	if n.TFL.Builtin == schema.BuiltinOperatorCUSTOM && n.TFL.Custom == "UNIDIRECTIONAL_SEQUENCE_GRU" {
+		why = "tflrun's GRU has no hybrid kernel, so its weights stay float32 (use --quantize=float16 to halve them)"
+	} else if n.TFL.Builtin == schema.BuiltinOperatorLSTM {
+		why = "the basic LSTM kernel has no hybrid form"
+	}
+	for i, v := range n.Inputs {
+		if floatConst(v) && v.Const.NumElements() >= q.opts.MinElements {
+			q.sum.Skipped = append(q.sum.Skipped, fmt.Sprintf("%s: operand %d (%q, %d elements) left float32: %s", n, i, v.Name, v.Const.NumElements(), why))
+		}
+	}
+}
+
+// hasLargeFloatWeight reports whether one of n's operands at the given
+// positions is a float32 constant of at least MinElements elements.
+func (q *quantizer) hasLargeFloatWeight(n *ir.Node, inputs []int) bool {
+	for _, i := range inputs {
+		if i < len(n.Inputs) && floatConst(n.Inputs[i]) && n.Inputs[i].Const.NumElements() >= q.opts.MinElements {
+			return true
+		}
+	}
+	return false
 }
 
 // int8Weight returns the int8 version of n's operand i (behind a
@@ -607,7 +647,10 @@ func (s *Summary) Describe() string {
 	}
 	out := fmt.Sprintf("%d weight tensors quantised (%d → %d bytes): %s", len(s.Weights), s.BytesBefore, s.BytesAfter, strings.Join(parts, ", "))
 	if len(s.Skipped) > 0 {
-		out += fmt.Sprintf("; %d operators left float32 (%s)", len(s.Skipped), strings.Join(s.Skipped, "; "))
+		out += fmt.Sprintf("; %d left float32:", len(s.Skipped))
+		for _, k := range s.Skipped {
+			out += "\n  " + k
+		}
 	}
 	return out
 }

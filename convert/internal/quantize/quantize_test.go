@@ -250,3 +250,42 @@ func TestNonFiniteWeightNamed(t *testing.T) {
 		t.Fatalf("err = %v, want the operator, operand and element named", err)
 	}
 }
+
+// TestDynamicSaysWhatStaysFloat checks that the summary names each
+// weight dynamic-range quantisation leaves float32 and why: a dense
+// weight below the element threshold, and the weights of tflrun's GRU,
+// which has no hybrid kernel.
+func TestDynamicSaysWhatStaysFloat(t *testing.T) {
+	f, n := fn(schema.BuiltinOperatorFULLY_CONNECTED, &schema.FullyConnectedOptionsT{}, ir.Shape{1, 8}, ir.Shape{1, 4}, ones(ir.Shape{4, 8}), ones(ir.Shape{4}))
+	sum, err := Apply(f, Options{Mode: Dynamic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Inputs[1].DType != ir.Float32 || len(sum.Weights) != 0 {
+		t.Fatalf("a 32-element weight was quantised: %v", sum.Weights)
+	}
+	if len(sum.Skipped) != 1 || !strings.Contains(sum.Skipped[0], `"op"`) || !strings.Contains(sum.Skipped[0], "operand 1") || !strings.Contains(sum.Skipped[0], "32 elements, fewer than 1024") {
+		t.Fatalf("skipped %q, want the small dense weight named with its size", sum.Skipped)
+	}
+	if d := sum.Describe(); !strings.Contains(d, "1 left float32:\n  ") {
+		t.Errorf("Describe() = %q, want the weight left float listed", d)
+	}
+
+	f = ir.NewFunction("f", nil)
+	x := f.AddParam("x", ir.Float32, ir.Shape{1, 5, 32})
+	w := f.NewConst("gru_kernel", ones(ir.Shape{96, 32}))
+	small := f.NewConst("gru_bias", ones(ir.Shape{96}))
+	g := f.NewTFL("gru", &ir.TFLOp{Builtin: schema.BuiltinOperatorCUSTOM, Custom: "UNIDIRECTIONAL_SEQUENCE_GRU", Version: 1}, []*ir.Value{x, w, small}, ir.TypeShape{DType: ir.Float32, Shape: ir.Shape{1, 5, 32}})
+	f.Results = []*ir.Value{g.Outputs[0]}
+	f.ResultNames = []string{"y"}
+	sum, err = Apply(f, Options{Mode: Dynamic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Inputs[1].DType != ir.Float32 {
+		t.Fatalf("GRU weight is %s, want float32 (no hybrid GRU kernel)", g.Inputs[1].DType)
+	}
+	if len(sum.Skipped) != 1 || !strings.Contains(sum.Skipped[0], `"gru_kernel", 3072 elements`) || !strings.Contains(sum.Skipped[0], "GRU has no hybrid kernel") {
+		t.Fatalf("skipped %q, want the GRU kernel named (and not its small bias)", sum.Skipped)
+	}
+}
