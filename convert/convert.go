@@ -213,7 +213,7 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 	if needsDeepCut(m, opts) {
 		// The arrays live inside functions: start from the signature and
 		// cut once inlining has brought them into the entry function.
-		opts.cut = &deepCut{inputs: opts.InputArrays, outputs: opts.OutputArrays, shapes: opts.InputShapes}
+		opts.cut = &deepCut{inputs: opts.InputArrays, outputs: opts.OutputArrays, shapes: opts.InputShapes, identities: libraryIdentities(m)}
 		eopts = tfmodel.EntryOptions{Signature: opts.Signature, Budget: budget}
 		if len(opts.InputArrays) == 0 {
 			// Only the outputs are cut: the shapes are the signature

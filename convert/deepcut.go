@@ -3,6 +3,7 @@ package convert
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tflrun/tflrun/convert/internal/tfmodel"
@@ -26,6 +27,88 @@ type deepCut struct {
 	// entry receives the new input and output names.
 	entry *tfmodel.Entry
 	done  bool
+	// identities maps the name of each Identity node in the model's
+	// function library to its input's node and output index, for names
+	// that simplification of a function body bypassed before inlining
+	// ("…/embedding_lookup/Identity", what TensorFlow prints).
+	identities map[string]identityInput
+}
+
+// identityInput is the input of a library Identity node.
+type identityInput struct {
+	node  string
+	index int
+	// plain tells whether index is a graph output index ("n" or "n:k");
+	// else it is the index within a function output argument ("n:arg:k"),
+	// which is the output index only for a node with one output list.
+	plain bool
+}
+
+// libraryIdentities collects the Identity nodes of m's function library
+// (see deepCut.identities).
+func libraryIdentities(m *tfmodel.Model) map[string]identityInput {
+	if m.Graph == nil {
+		return nil
+	}
+	out, ambiguous := map[string]identityInput{}, map[string]bool{}
+	for _, fn := range m.Graph.GetLibrary().GetFunction() {
+		for _, n := range fn.GetNodeDef() {
+			if n.GetOp() != "Identity" || len(n.GetInput()) == 0 {
+				continue
+			}
+			in := n.GetInput()[0]
+			if strings.HasPrefix(in, "^") {
+				continue
+			}
+			parts := strings.Split(in, ":")
+			id := identityInput{node: parts[0], plain: len(parts) < 3}
+			if len(parts) > 1 {
+				k, err := strconv.Atoi(parts[len(parts)-1])
+				if err != nil || k < 0 {
+					continue
+				}
+				id.index = k
+			}
+			if prev, seen := out[n.GetName()]; seen && prev != id {
+				ambiguous[n.GetName()] = true
+			}
+			out[n.GetName()] = id
+		}
+	}
+	// A name two functions give to different Identities (every body's
+	// "Identity") says nothing about which one is meant.
+	for k := range ambiguous {
+		delete(out, k)
+	}
+	return out
+}
+
+// resolveIdentity follows a cut name that names a library Identity no
+// longer in f (bypassed by simplification) to the tensor it passes on:
+// the node and output index, ok false when name is no such Identity or
+// its input cannot be found unambiguously.
+func (c *deepCut) resolveIdentity(f *ir.Function, name string) (*ir.Node, int, bool, error) {
+	for hop := 0; hop < 16; hop++ {
+		id, ok := c.identities[name]
+		if !ok {
+			return nil, 0, false, nil
+		}
+		n, ok, err := resolveCutNode(f, id.node)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if ok {
+			if !id.plain && len(n.Outputs) != 1 && id.index != 0 {
+				return nil, 0, false, nil // an argument index of a node with several outputs
+			}
+			if id.index >= len(n.Outputs) {
+				return nil, 0, false, nil
+			}
+			return n, id.index, true, nil
+		}
+		name = id.node // an Identity of an Identity
+	}
+	return nil, 0, false, nil
 }
 
 // needsDeepCut reports whether a SavedModel's --input_arrays or
@@ -92,8 +175,21 @@ func (c *deepCut) try(f *ir.Function) (bool, error) {
 				return nil, false, fmt.Errorf("tensor name %q: %v", s, err)
 			}
 			n, ok, err := resolveCutNode(f, r.Node)
-			if err != nil || !ok {
+			if err != nil {
 				return nil, false, err
+			}
+			if !ok && r.Index == 0 {
+				// An Identity simplification bypassed: cut at what it
+				// passes on.
+				var k int
+				if n, k, ok, err = c.resolveIdentity(f, r.Node); err != nil || !ok {
+					return nil, false, err
+				}
+				refs[i] = ref{n, k}
+				continue
+			}
+			if !ok {
+				return nil, false, nil
 			}
 			if r.Index >= len(n.Outputs) {
 				return nil, false, fmt.Errorf("tensor %q: node %s has %d outputs", s, n, len(n.Outputs))
