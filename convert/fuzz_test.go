@@ -19,10 +19,13 @@ import (
 //	go test ./convert -run='^$' -fuzz=FuzzSavedModel -fuzztime=5m -fuzzminimizetime=5s
 //	go test ./convert -run='^$' -fuzz=FuzzGraphDef -fuzztime=5m
 //
-// FuzzSavedModel starts from the DS-CNN's 800 KB SavedModel, so a new
-// input the fuzzer finds is that large, and minimising it within the
-// default minute holds the run (no executions counted) each time; five
-// seconds keep it exploring.
+// Minimisation sets the pace: each candidate the minimiser tries costs a
+// copy and a scan of the whole coverage map (some 70% of the worker's
+// time in perf, the conversion itself a small part), and it tries about
+// n²/2 of them on an n-byte input. FuzzGraphDef's seeds are small enough
+// for that to take seconds; FuzzSavedModel's first new input, a mutation
+// of the 525-byte double-ReLU SavedModel, still takes longer than the
+// default minute allows, so give it -fuzzminimizetime as above.
 
 // fuzzLimits lowers the converter's limits for fuzzing, so that a
 // mutated size does not spend the run allocating.
@@ -32,29 +35,31 @@ func fuzzLimits(o Options) Options {
 }
 
 // hostileSeeds are the hostile graphs of package hostile at sizes a fuzz
-// run can afford many times: chains of ops and of calls, calls nested
-// past the depth limit, splat constants of gigabytes, shapes past every
-// limit, loops past the iteration limit and past the node budget.
-// FuzzGraphDef converts each mutation of a seed sixteen times; with
-// chains of a thousand nodes and loops unrolled to 20000 it ran 22
-// executions in 45 seconds, with these some 1500 a second.
+// run can afford: short chains of ops and of calls, nested calls, splat
+// constants of gigabytes, shapes past every limit, loops past the
+// iteration limit and past fuzzLimits' node budget. Each is a few hundred
+// bytes, because the cost of a fuzz run is set by the minimiser: nearly
+// every first mutation of a seed reaches some new error path and is
+// minimised, and Go's minimiser tries some n²/2 candidates on an n-byte
+// input, each a conversion of a millisecond or so. With chains of 300,
+// calls nested 300 deep (33 KB) and a loop body of 100 nodes, both
+// targets made 12 to 21 executions in 30 seconds; the full-size classes
+// are TestHostileFullSize's.
 func hostileSeeds() []*tfpb.GraphDef {
 	return []*tfpb.GraphDef{
-		hostile.Chain(300, "Relu", "Identity", "Neg"),
-		hostile.FoldChain(200),
-		hostile.CallChain(100),
-		hostile.NestedCalls(300),
-		diamondCalls(40),
-		hostile.BigConstants(8, 1<<28),
+		hostile.Chain(4, "Relu", "Identity", "Neg"),
+		hostile.FoldChain(6),
+		hostile.CallChain(3),
+		hostile.NestedCalls(3),
+		diamondCalls(3),
+		hostile.BigConstants(2, 1<<28),
 		hostile.HugeFill(1<<31-1, 1<<31-1, 1<<31-1, 4),
 		hostile.HugeFill(1<<26, 4),
 		hostile.While(1_000_000_000, 1),
-		hostile.While(50, 100),
+		hostile.While(250, 17), // 4250 nodes unrolled, past fuzzLimits' 4096
 	}
 }
 
-// savedModelOf wraps a graph of package hostile (input x, output out) in
-// a SavedModel with a serving_default signature.
 func savedModelOf(g *tfpb.GraphDef) []byte {
 	sm := &tfpb.SavedModel{MetaGraphs: []*tfpb.MetaGraphDef{{
 		MetaInfoDef: &tfpb.MetaGraphDef_MetaInfoDef{Tags: []string{"serve"}},
@@ -124,8 +129,9 @@ func FuzzSavedModel(f *testing.F) {
 }
 
 func FuzzGraphDef(f *testing.F) {
-	for _, name := range []string{"testdata/double_relu.pbtxt", "testdata/cycle.pbtxt",
-		"internal/controlflow/testdata/while_rnn.pbtxt", "internal/controlflow/testdata/tf1_rnn.pbtxt"} {
+	// The loop graphs of internal/controlflow (5 to 7 KB of text) are
+	// FuzzControlFlow's seeds, mutated there by a short script.
+	for _, name := range []string{"testdata/double_relu.pbtxt", "testdata/cycle.pbtxt"} {
 		text, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
