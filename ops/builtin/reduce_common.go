@@ -213,20 +213,26 @@ func reduceSum[T float32 | int8 | uint8 | int16 | int32 | int64, A float32 | int
 //
 // int8, uint8 and int16 inputs are compared raw, which needs the input and
 // output quantisation equal (TFLite checks it), unless the operator
-// rescales (SUM); int16 needs zero points 0. An output whose reduced set
+// rescales (SUM, REDUCE_PROD); int16 needs zero points 0. An output whose reduced set
 // is empty holds the neutral element (0, 1, the type's lowest or highest
 // value, false, true).
 type Reduce struct {
 	op  *reduceOp
 	r   reduction
 	typ ops.DataType
-	// Quantised SUM.
+	// Quantised SUM and REDUCE_PROD.
 	quant  bool
-	scale  float32
-	bias   float32
+	scale  float32 // SUM
+	bias   float32 // SUM
+	inZP   int32   // REDUCE_PROD
 	outZP  int32
 	lo, hi int32
 	accID  int
+	// Quantised REDUCE_PROD: the per-step rescale and the output of an
+	// empty reduction.
+	mult  int32
+	shift int
+	empty int32
 }
 
 // reduceOp is what one reducing operator adds to the shared kernel.
@@ -245,10 +251,10 @@ type reduceOp struct {
 	i32 func(r *reduction, in, out []int32, lowest, highest int32)
 	i64 func(r *reduction, in, out []int64, lowest, highest int64)
 	b   func(r *reduction, in, out []bool)
-	// prepareQuant, when set, rescales int8, uint8 and int16 inputs (SUM)
-	// instead of comparing them raw; it sets k.quant, and evalQuant then
-	// computes those paths.
-	prepareQuant func(k *Reduce, n *ops.Node, in *ops.Tensor, inScale float32, inZP int32, outScale float32, outZP int32)
+	// prepareQuant, when set, rescales int8, uint8 and int16 inputs (SUM,
+	// REDUCE_PROD) instead of comparing them raw; it sets k.quant, and
+	// evalQuant then computes those paths.
+	prepareQuant func(k *Reduce, n *ops.Node, in *ops.Tensor, inScale float32, inZP int32, outScale float32, outZP int32) error
 	evalQuant    func(k *Reduce, n *ops.Node, in, out *ops.Tensor) error
 }
 
@@ -290,7 +296,9 @@ func (k *Reduce) Prepare(n *ops.Node) error {
 			}
 			break
 		}
-		op.prepareQuant(k, n, in, inScale, inZP, outScale, outZP)
+		if err := op.prepareQuant(k, n, in, inScale, inZP, outScale, outZP); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -170,6 +170,6 @@ func TestReduceErrors(t *testing.T) {
 	wantPrepareError(t, NewSum(), node(nil, []*ops.Tensor{f, ax(2)}, outTensor(ops.Float32)), "axis 2")
 	wantPrepareError(t, NewReduceMax(), node(nil, []*ops.Tensor{f, tensorOf(ops.Int32, []int{1}, []int32{0})}, outTensor(ops.Float32)), "constant")
 	wantPrepareError(t, NewReduceAny(), node(nil, []*ops.Tensor{f, ax(0)}, outTensor(ops.Float32)), "REDUCE_ANY")
-	wantPrepareError(t, NewReduceProd(), node(nil, []*ops.Tensor{quantTensor(ops.Int8, []int{2}, []float32{0, 1}, -1, 1), ax(0)}, quantOut(ops.Int8, -1, 1)), "REDUCE_PROD")
+	wantPrepareError(t, NewReduceProd(), node(nil, []*ops.Tensor{quantTensor(ops.Uint8, []int{2}, []float32{0, 1}, -1, 1), ax(0)}, quantOut(ops.Uint8, -1, 1)), "REDUCE_PROD")
 	wantPrepareError(t, NewReduceMax(), node(nil, []*ops.Tensor{quantTensor(ops.Int8, []int{2}, []float32{0, 1}, -1, 1), ax(0)}, quantOut(ops.Int8, -2, 2)), "must equal")
 }

@@ -29,13 +29,14 @@ func sumInto[T float32 | int32 | int64](r *reduction, in, out []T, _, _ T) {
 	reduceInto(r, in, out, func(a, v T) T { return a + v })
 }
 
-func prepareQuantSum(k *Reduce, n *ops.Node, in *ops.Tensor, inScale float32, inZP int32, outScale float32, outZP int32) {
+func prepareQuantSum(k *Reduce, n *ops.Node, in *ops.Tensor, inScale float32, inZP int32, outScale float32, outZP int32) error {
 	k.quant = true
 	k.scale = inScale / outScale
 	k.bias = float32(-inZP) * k.scale * float32(k.r.count)
 	k.outZP = outZP
 	k.lo, k.hi, _ = ops.TypeRange(in.Type)
 	k.accID = n.RequestScratch(4 * k.r.outCount)
+	return nil
 }
 
 func evalQuantSum(k *Reduce, n *ops.Node, in, out *ops.Tensor) error {
