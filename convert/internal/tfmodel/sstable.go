@@ -143,6 +143,13 @@ func readBlock(data []byte, h blockHandle, what string, budget *int64) ([]byte, 
 	case 0:
 		return b, nil
 	case 1:
+		// The block starts with its decoded length as a uvarint. Check
+		// it against the bound before snappy does: on 32-bit platforms
+		// snappy refuses lengths past math.MaxInt32 with its own error,
+		// and the bound should be what names the refusal everywhere.
+		if v, k := binary.Uvarint(b); k > 0 && v > uint64(*budget) {
+			return nil, fmt.Errorf("%s at byte %d: Snappy-compressed block decompresses to %d bytes, past what is left of the %d-byte bound on the index", what, h.offset, v, maxIndexBytes)
+		}
 		n, err := snappy.DecodedLen(b)
 		if err != nil {
 			return nil, fmt.Errorf("%s at byte %d: Snappy-compressed block: %v", what, h.offset, err)
