@@ -229,8 +229,9 @@ func foldStridedSlice(n *ir.Node, in []*ir.Tensor) ([]*ir.Tensor, error) {
 // legalizeStridedSlice resolves the masks against the static input shape and
 // writes TFLite's STRIDED_SLICE in dense form: one begin/end/stride per
 // input dimension, end_mask only for a negative stride running through
-// index 0, shrink_axis_mask for the removed dimensions; new axes become a
-// RESHAPE afterwards.
+// index 0, begin_mask and end_mask for a dimension taken whole (so that it
+// stays whole when the model runs at another batch), shrink_axis_mask for
+// the removed dimensions; new axes become a RESHAPE afterwards.
 func legalizeStridedSlice(c *ctx) error {
 	x, err := c.in(0)
 	if err != nil {
@@ -252,13 +253,19 @@ func legalizeStridedSlice(c *ctx) error {
 	if err != nil {
 		return err
 	}
-	var endMask, shrink int32
+	var beginMask, endMask, shrink int32
 	end := append([]int(nil), spec.End...)
 	var sliced ir.Shape
 	for d := range spec.Begin {
 		if spec.Stride[d] < 0 && end[d] < 0 {
 			endMask |= 1 << uint(d)
 			end[d] = 0
+		}
+		if !spec.Shrink[d] && spec.Stride[d] == 1 && spec.Begin[d] == 0 && end[d] == s[d] {
+			// A dimension taken whole stays whole at any size (the
+			// dynamic batch: see convert/dynamic_batch.go).
+			beginMask |= 1 << uint(d)
+			endMask |= 1 << uint(d)
 		}
 		if spec.Shrink[d] {
 			shrink |= 1 << uint(d)
@@ -282,7 +289,7 @@ func legalizeStridedSlice(c *ctx) error {
 	if err != nil {
 		return err
 	}
-	opts := &schema.StridedSliceOptionsT{EndMask: endMask, ShrinkAxisMask: shrink}
+	opts := &schema.StridedSliceOptionsT{BeginMask: beginMask, EndMask: endMask, ShrinkAxisMask: shrink}
 	if !spec.NewAxes {
 		return c.same(schema.BuiltinOperatorSTRIDED_SLICE, opts, x, b, e, st)
 	}
