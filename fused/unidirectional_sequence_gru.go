@@ -58,6 +58,12 @@ var gruRoles = ioRoles{"input", "input_state", "gate_weight", "gate_bias", "cand
 // experimental kernel accepts exactly six inputs, so it refuses such a
 // model instead of misreading it.
 //
+// Also beyond TFLite, int8 gate_weight and candidate_weight (constant,
+// symmetric, one scale per tensor or per row) select a hybrid path:
+// float32 activations quantised per batch row, int8 products rescaled to
+// float, with the arithmetic of TFLite's hybrid LSTM step (see gruHybrid
+// in unidirectional_sequence_gru_hybrid.go). TFLite has no hybrid GRU.
+//
 // The concatenated [x, h] row is built once per step so that each of the
 // two products is one matrix × vector. Constant weights are packed once at
 // Prepare (arch.PackMatrix; the reset-after candidate weights split into
@@ -83,6 +89,8 @@ type UnidirectionalSequenceGRU struct {
 	// [units, n_input] and recurrent [units, units] halves of a
 	// reset-after candidate. All nil when the weights are not constant.
 	gwP, cwP, cwxP, cwhP []float32
+	// hy is the hybrid path's state (int8 weights); nil on the float path.
+	hy *gruHybrid
 }
 
 // NewUnidirectionalSequenceGRU returns a kernel for one
@@ -109,11 +117,22 @@ func (k *UnidirectionalSequenceGRU) Prepare(n *ops.Node) error {
 	if k.resetAfter {
 		inputs = 7
 	}
+	k.hy = nil
+	hybrid := false
+	if w := n.Input(gruGateWeight); w != nil && w.Type == ops.Int8 {
+		hybrid = true
+	}
 	for i := 0; i < inputs; i++ {
 		if _, err := roles.require(n, i); err != nil {
 			return err
 		}
-		if err := roles.dtype(n, i, ops.Float32, "float32 (the only one TFLite's GRU has)"); err != nil {
+		if hybrid && (i == gruGateWeight || i == gruCandidateWeight) {
+			if err := roles.dtype(n, i, ops.Int8, "hybrid"); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := roles.dtype(n, i, ops.Float32, "float32 (the only one TFLite's GRU has; int8 weights select the hybrid path)"); err != nil {
 			return err
 		}
 	}
@@ -165,6 +184,14 @@ func (k *UnidirectionalSequenceGRU) Prepare(n *ops.Node) error {
 		return err
 	}
 	k.stateElems = k.batch * u
+	if hybrid {
+		if err := k.prepareHybrid(n); err != nil {
+			return err
+		}
+		k.sizes.record(n)
+		k.prepared = true
+		return nil
+	}
 	k.idConcat = n.RequestScratch(scratchBytes[float32](k.batch * cols))
 	// r and u per row, and for the reset-after candidate Wh·h + crb.
 	actRow := 2 * u
@@ -220,6 +247,9 @@ func (k *UnidirectionalSequenceGRU) Eval(n *ops.Node) error {
 	}
 	if err := k.sizes.check(n); err != nil {
 		return err
+	}
+	if k.hy != nil {
+		return k.evalHybrid(n)
 	}
 	B, U, nIn, W := k.batch, k.units, k.nInput, k.concatWidth
 	actRow := 2 * U
@@ -294,17 +324,7 @@ func (k *UnidirectionalSequenceGRU) Eval(n *ops.Node) error {
 			}
 		}
 		// h = (1 − u)⊙tanh(c) + u⊙h, each product rounded to float32.
-		arch.Tanh(ot, ot)
-		for b := 0; b < B; b++ {
-			upd := act[b*actRow+U : b*actRow+2*U]
-			o := ot[b*U : b*U+U]
-			hb := h[b*U : b*U+U]
-			for i, c := range o {
-				uv := upd[i]
-				o[i] = float32((1-uv)*c) + float32(uv*hb[i])
-			}
-			copy(hb, o)
-		}
+		gruUpdate(ot, act, h, B, U, actRow)
 	}
 	copy(n.Outputs[1].Float32s()[:k.stateElems], h)
 	return nil

@@ -156,7 +156,9 @@ func TestGRUPrepareErrors(t *testing.T) {
 		{"candidate bias missing", func(n *ops.Node) { n.Inputs[5] = nil }, "input 5 (candidate_bias) is required"},
 		{"state not variable", func(n *ops.Node) { n.Inputs[1].Kind = ops.ArenaTensor }, "input 1 (input_state"},
 		{"state rank", func(n *ops.Node) { n.Inputs[1].Shape = []int{4} }, "input 1 (input_state"},
-		{"int8 weights", func(n *ops.Node) { n.Inputs[2].Type = ops.Int8 }, "input 2 (gate_weight"},
+		{"int8 gate weight, float32 candidate", func(n *ops.Node) { n.Inputs[2].Type = ops.Int8 }, "input 4 (candidate_weight, tensor 0) is float32, the hybrid path needs int8"},
+		{"int8 weights unquantised", func(n *ops.Node) { n.Inputs[2].Type, n.Inputs[4].Type = ops.Int8, ops.Int8 }, "input 2 (gate_weight, tensor 0) (int8) has no quantization parameters"},
+		{"int16 weights", func(n *ops.Node) { n.Inputs[2].Type = ops.Int16 }, "input 2 (gate_weight"},
 		{"input rank 2", func(n *ops.Node) { n.Inputs[0].Shape = []int{2, 3} }, "input 0 (input"},
 		{"one output", func(n *ops.Node) { n.Outputs = n.Outputs[:1] }, "outputs"},
 	}
