@@ -421,3 +421,72 @@ func TestQuantizeFloat16FusedRecurrent(t *testing.T) {
 		})
 	}
 }
+
+// TestQuantizeGRUHybrid converts ../shared iteam1_gru (Keras GRU(64),
+// reset_after) with --quantize=dynamic: the fused GRU's gate and
+// candidate weights become int8 per row, the model runs tflrun's hybrid
+// GRU, and its outputs stay near the float model's (the GRU layer alone,
+// outputs in (-1, 1), and the whole forecaster, relative to its output).
+func TestQuantizeGRUHybrid(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opts Options
+		tol  float64
+	}{
+		{"GRU layer", Options{OutputArrays: []string{"sequential_9/gru_3/PartitionedCall"}}, 0.02},
+		{"whole model", Options{}, 0.02},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := nfModel(t, "iteam1_gru/gru_model")
+			float, err := ConvertModel(m, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := c.opts
+			opts.Quantize = quantize.Options{Mode: quantize.Dynamic}
+			res, err := ConvertModel(m, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gru *ir.Node
+			for _, n := range res.Entry.Func.Nodes {
+				if n.TFL != nil && n.TFL.Custom == "UNIDIRECTIONAL_SEQUENCE_GRU" {
+					gru = n
+				}
+			}
+			if gru == nil {
+				t.Fatalf("no GRU in %s", opVersions(res))
+			}
+			for _, i := range []int{2, 4} {
+				if v := gru.Inputs[i]; v.DType != ir.Int8 || v.Quant == nil || len(v.Quant.Scale) != v.Shape[0] {
+					t.Fatalf("GRU operand %d is %s, want int8 per row", i, v.DType)
+				}
+			}
+			for _, s := range res.Quantization.Skipped {
+				if strings.Contains(s, "GRU") {
+					t.Errorf("GRU weight left float: %s", s)
+				}
+			}
+			fi, qi := nfInterpreter(t, float.Model), nfInterpreter(t, res.Model)
+			worst := 0.0
+			for step := 0; step < 3; step++ {
+				x := seq(5, 2, float32(step))
+				if err := fi.ResetVariableTensors(); err != nil {
+					t.Fatal(err)
+				}
+				if err := qi.ResetVariableTensors(); err != nil {
+					t.Fatal(err)
+				}
+				want := nfInvoke(t, fi, x)[0]
+				got := nfInvoke(t, qi, x)[0]
+				for i := range want {
+					worst = math.Max(worst, math.Abs(float64(got[i]-want[i]))/math.Max(1, math.Abs(float64(want[i]))))
+				}
+			}
+			if worst > c.tol {
+				t.Fatalf("hybrid model differs from the float model by %g", worst)
+			}
+			t.Logf("%s; max |diff| (relative above 1) %.3g over 3 inputs; %d → %d bytes", res.Quantization.Describe(), worst, len(float.Model), len(res.Model))
+		})
+	}
+}

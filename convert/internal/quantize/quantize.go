@@ -27,6 +27,11 @@
 //     every weight of one type, so — as TFLite does for
 //     UNIDIRECTIONAL_SEQUENCE_LSTM — an operator is quantised only when
 //     all its weights reach MinElements, else left float.
+//   - tflrun's custom UNIDIRECTIONAL_SEQUENCE_GRU quantises its gate and
+//     candidate weights per row (dimension 0; per tensor with Legacy),
+//     both or neither, and runs its hybrid kernel (fused package; TFLite
+//     has no hybrid GRU, the arithmetic is its hybrid LSTM's, activations
+//     quantised asymmetrically per batch row).
 //   - EMBEDDING_LOOKUP's table is quantised per tensor (its hybrid lookup
 //     dequantises the rows it reads).
 //   - DEPTHWISE_CONV_2D's filter is quantised per channel along dimension
@@ -127,9 +132,9 @@ type Summary struct {
 	// Weights lists each quantised weight tensor once.
 	Weights []Weight
 	// Skipped lists operators and weight tensors left float and why:
-	// weights below MinElements (for the LSTM and RNN family, one small
-	// weight keeps the whole operator float), operators without a hybrid
-	// form (tflrun's GRU among them) reading large float32 constants, and
+	// weights below MinElements (for the LSTM, RNN and GRU families, one
+	// small weight keeps the whole operator float), operators without a
+	// hybrid form reading large float32 constants, and
 	// operators whose activations are not float32.
 	Skipped []string
 	// BytesBefore and BytesAfter are the constant bytes of the quantised
@@ -255,6 +260,12 @@ func (q *quantizer) spec(n *ir.Node) (weightSpec, bool) {
 		return weightSpec{inputs: []int{1, 2, 5, 6, 10, 11}, dim: -1, allOrNothing: true}, true
 	case schema.BuiltinOperatorEMBEDDING_LOOKUP:
 		return weightSpec{inputs: []int{1}, dim: -1}, true
+	case schema.BuiltinOperatorCUSTOM:
+		if n.TFL.Custom == "UNIDIRECTIONAL_SEQUENCE_GRU" {
+			// tflrun's hybrid GRU: gate and candidate weights, one scale
+			// per row (per tensor with Legacy); both or neither.
+			return weightSpec{inputs: []int{2, 4}, dim: perChannel(0), allOrNothing: true}, true
+		}
 	}
 	return weightSpec{}, false
 }
@@ -339,9 +350,7 @@ func (q *quantizer) dynamic() error {
 // left float, and why.
 func (q *quantizer) noHybrid(n *ir.Node) {
 	why := fmt.Sprintf("%s has no hybrid or weight-only form in dynamic-range quantisation", n.OpName())
-	if n.TFL.Builtin == schema.BuiltinOperatorCUSTOM && n.TFL.Custom == "UNIDIRECTIONAL_SEQUENCE_GRU" {
-		why = "tflrun's GRU has no hybrid kernel, so its weights stay float32 (use --quantize=float16 to halve them)"
-	} else if n.TFL.Builtin == schema.BuiltinOperatorLSTM {
+	if n.TFL.Builtin == schema.BuiltinOperatorLSTM {
 		why = "the basic LSTM kernel has no hybrid form"
 	}
 	for i, v := range n.Inputs {

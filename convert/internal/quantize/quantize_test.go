@@ -253,8 +253,8 @@ func TestNonFiniteWeightNamed(t *testing.T) {
 
 // TestDynamicSaysWhatStaysFloat checks that the summary names each
 // weight dynamic-range quantisation leaves float32 and why: a dense
-// weight below the element threshold, and the weights of tflrun's GRU,
-// which has no hybrid kernel.
+// weight below the element threshold, and a GRU whose candidate weight
+// is below it (a large one is quantised per row).
 func TestDynamicSaysWhatStaysFloat(t *testing.T) {
 	f, n := fn(schema.BuiltinOperatorFULLY_CONNECTED, &schema.FullyConnectedOptionsT{}, ir.Shape{1, 8}, ir.Shape{1, 4}, ones(ir.Shape{4, 8}), ones(ir.Shape{4}))
 	sum, err := Apply(f, Options{Mode: Dynamic})
@@ -271,21 +271,44 @@ func TestDynamicSaysWhatStaysFloat(t *testing.T) {
 		t.Errorf("Describe() = %q, want the weight left float listed", d)
 	}
 
-	f = ir.NewFunction("f", nil)
-	x := f.AddParam("x", ir.Float32, ir.Shape{1, 5, 32})
-	w := f.NewConst("gru_kernel", ones(ir.Shape{96, 32}))
-	small := f.NewConst("gru_bias", ones(ir.Shape{96}))
-	g := f.NewTFL("gru", &ir.TFLOp{Builtin: schema.BuiltinOperatorCUSTOM, Custom: "UNIDIRECTIONAL_SEQUENCE_GRU", Version: 1}, []*ir.Value{x, w, small}, ir.TypeShape{DType: ir.Float32, Shape: ir.Shape{1, 5, 32}})
-	f.Results = []*ir.Value{g.Outputs[0]}
-	f.ResultNames = []string{"y"}
+	// tflrun's GRU: gate and candidate weights int8 per row when both
+	// reach the threshold, both float32 (and said) when one does not.
+	gru := func(units, nIn int) (*ir.Function, *ir.Node) {
+		f := ir.NewFunction("f", nil)
+		x := f.AddParam("x", ir.Float32, ir.Shape{5, 1, nIn})
+		st := f.NewConst("state", ones(ir.Shape{1, units}))
+		st.IsVariableTensor = true
+		W := nIn + units
+		in := []*ir.Value{x, st, f.NewConst("gate_kernel", ones(ir.Shape{2 * units, W})), f.NewConst("gate_bias", ones(ir.Shape{2 * units})),
+			f.NewConst("cand_kernel", ones(ir.Shape{units, W})), f.NewConst("cand_bias", ones(ir.Shape{units}))}
+		g := f.NewTFL("gru", &ir.TFLOp{Builtin: schema.BuiltinOperatorCUSTOM, Custom: "UNIDIRECTIONAL_SEQUENCE_GRU", Version: 1}, in,
+			ir.TypeShape{DType: ir.Float32, Shape: ir.Shape{5, 1, units}}, ir.TypeShape{DType: ir.Float32, Shape: ir.Shape{1, units}})
+		f.Results = []*ir.Value{g.Outputs[0]}
+		f.ResultNames = []string{"y"}
+		return f, g
+	}
+	f, g := gru(32, 16) // 3072 and 1536 elements
 	sum, err = Apply(f, Options{Mode: Dynamic})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Inputs[1].DType != ir.Float32 {
-		t.Fatalf("GRU weight is %s, want float32 (no hybrid GRU kernel)", g.Inputs[1].DType)
+	for _, i := range []int{2, 4} {
+		if v := g.Inputs[i]; v.DType != ir.Int8 || v.Quant == nil || len(v.Quant.Scale) != v.Shape[0] {
+			t.Fatalf("GRU operand %d is %s with %v, want int8 per row", i, v.DType, v.Quant)
+		}
 	}
-	if len(sum.Skipped) != 1 || !strings.Contains(sum.Skipped[0], `"gru_kernel", 3072 elements`) || !strings.Contains(sum.Skipped[0], "GRU has no hybrid kernel") {
-		t.Fatalf("skipped %q, want the GRU kernel named (and not its small bias)", sum.Skipped)
+	if g.Inputs[3].DType != ir.Float32 || g.Inputs[1].DType != ir.Float32 || len(sum.Skipped) != 0 {
+		t.Fatalf("biases or state quantised, or skipped %q", sum.Skipped)
+	}
+	f, g = gru(16, 16) // 1024 and 512 elements
+	sum, err = Apply(f, Options{Mode: Dynamic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Inputs[2].DType != ir.Float32 || g.Inputs[4].DType != ir.Float32 {
+		t.Fatalf("a GRU with a 512-element weight was quantised")
+	}
+	if len(sum.Skipped) != 1 || !strings.Contains(sum.Skipped[0], `operand 4 ("cand_kernel") has 512 elements, fewer than 1024, and the operator's weights must all be quantised or none`) {
+		t.Fatalf("skipped %q, want the small candidate weight named", sum.Skipped)
 	}
 }
