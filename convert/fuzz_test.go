@@ -361,6 +361,9 @@ func editSavedModel(sm *tfpb.SavedModel, e int, r *script) {
 		case 0:
 			if sig != nil {
 				key := []string{"second", "__saved_model_init_op", "serving_default", ""}[r.next()%4]
+				if mg.SignatureDef == nil {
+					mg.SignatureDef = map[string]*tfpb.SignatureDef{}
+				}
 				mg.SignatureDef[key] = proto.Clone(sig).(*tfpb.SignatureDef)
 			}
 		case 1:
@@ -375,6 +378,9 @@ func editSavedModel(sm *tfpb.SavedModel, e int, r *script) {
 			}
 		case 3:
 			if sig != nil {
+				if sig.Inputs == nil {
+					sig.Inputs = map[string]*tfpb.TensorInfo{}
+				}
 				sig.Inputs["x2"] = &tfpb.TensorInfo{Encoding: &tfpb.TensorInfo_Name{Name: tensors[r.next()%len(tensors)]},
 					Dtype: fuzzDTypes[r.next()%len(fuzzDTypes)]}
 			}
