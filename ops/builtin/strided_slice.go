@@ -42,6 +42,7 @@ type StridedSlice struct {
 	begMask  []bool // effective begin mask
 	endMask  []bool // effective end mask
 	shrink   []bool // effective shrink mask
+	newAxis  []bool // a new axis of size 1, not an input dimension
 	begin    []int  // raw begin per effective dimension
 	end      []int  // raw end per effective dimension
 	start    []int  // resolved start
@@ -145,6 +146,12 @@ func (k *StridedSlice) Prepare(n *ops.Node) error {
 		return err
 	}
 	k.resolve(in.Shape, count, vals[3])
+	if !k.mapsInput(in.Shape) {
+		// The ellipsis and new-axis masks marked more (or fewer) new
+		// axes than they added, so the effective dimensions do not
+		// cover input 0's: slicing would read past its data.
+		return fmt.Errorf("ellipsis mask %#x and new axis mask %#x do not map onto the %d dimensions of input 0 %v", k.opts.EllipsisMask, k.opts.NewAxisMask, len(in.Shape), in.Shape)
+	}
 	k.dynBegin = vals[1] == nil
 	for d := 0; d < k.dims; d++ {
 		j := k.src[d]
@@ -241,6 +248,7 @@ func (k *StridedSlice) resolve(inShape []int, n int, strides []int32) {
 	k.shape, k.stride, k.src, k.inStride = alloc(), alloc(), alloc(), alloc()
 	k.begin, k.end, k.start, k.stop, k.count, k.pos = alloc(), alloc(), alloc(), alloc(), alloc(), alloc()
 	k.begMask, k.endMask, k.shrink = make([]bool, dims), make([]bool, dims), make([]bool, dims)
+	k.newAxis = newAxis
 	addedEll, addedAxes := 0, 0
 	for i := 0; i < dims; i++ {
 		k.stride[i], k.src[i] = 1, -1
@@ -270,6 +278,22 @@ func (k *StridedSlice) resolve(inShape []int, n int, strides []int32) {
 		k.inStride[i] = s
 		s *= k.shape[i]
 	}
+}
+
+// mapsInput reports whether the effective dimensions resolve made, less
+// the new axes, are the input's dimensions in order.
+func (k *StridedSlice) mapsInput(inShape []int) bool {
+	j := 0
+	for d := 0; d < k.dims; d++ {
+		if k.newAxis[d] {
+			continue
+		}
+		if j >= len(inShape) || k.shape[d] != inShape[j] {
+			return false
+		}
+		j++
+	}
+	return j == len(inShape)
 }
 
 // startFor is TFLite's StartForAxis for effective dimension d.
