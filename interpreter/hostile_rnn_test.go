@@ -222,11 +222,11 @@ func TestHostileRecurrentGRU(t *testing.T) {
 			[]string{op, "input 1 (input_state", "rank 2"}},
 		{"input of rank 2", edit(func(m *schema.ModelT) { sg(m).Tensors[0].Shape = []int32{2, 3} }),
 			[]string{op, "input 0 (input", "rank 3"}},
-		{"int8 gate weight", edit(func(m *schema.ModelT) {
+		{"int8 gate weight, float candidate weight", edit(func(m *schema.ModelT) {
 			sg(m).Tensors[2].Type = schema.TensorTypeINT8
 			m.Buffers[1].Data = m.Buffers[1].Data[:56]
 			sg(m).Tensors[2].Quantization = &schema.QuantizationParametersT{Scale: []float32{0.1}, ZeroPoint: []int64{0}}
-		}), []string{op, "input 2 (gate_weight", "float32"}},
+		}), []string{op, "input 4 (candidate_weight", "the hybrid path needs int8"}},
 		{"five inputs", edit(func(m *schema.ModelT) { sg(m).Operators[0].Inputs = sg(m).Operators[0].Inputs[:5] }),
 			[]string{op, "has 5 inputs, needs 6"}},
 		{"one output", edit(func(m *schema.ModelT) {
