@@ -45,21 +45,22 @@ type asmWord struct {
 
 // arm64Assemblers returns the commands that turn an AArch64 assembly file
 // into an ELF object, one per assembler installed. Dot product (ARMv8.2)
-// must be enabled for SDOT.
+// must be enabled for SDOT, and the int8 matrix multiply (FEAT_I8MM) for
+// USMMLA.
 func arm64Assemblers() map[string]func(src, obj string) *exec.Cmd {
 	out := map[string]func(src, obj string) *exec.Cmd{}
 	if p, err := exec.LookPath("aarch64-linux-gnu-as"); err == nil {
 		out["gnu-as"] = func(src, obj string) *exec.Cmd {
-			return exec.Command(p, "-march=armv8.2-a+dotprod", "-o", obj, src)
+			return exec.Command(p, "-march=armv8.2-a+dotprod+i8mm", "-o", obj, src)
 		}
 	}
 	if p, err := exec.LookPath("llvm-mc"); err == nil {
 		out["llvm-mc"] = func(src, obj string) *exec.Cmd {
-			return exec.Command(p, "-triple=aarch64-linux-gnu", "-mattr=+v8.2a,+dotprod", "-filetype=obj", "-o", obj, src)
+			return exec.Command(p, "-triple=aarch64-linux-gnu", "-mattr=+v8.2a,+dotprod,+i8mm", "-filetype=obj", "-o", obj, src)
 		}
 	} else if p, err := exec.LookPath("clang"); err == nil {
 		out["clang"] = func(src, obj string) *exec.Cmd {
-			return exec.Command(p, "--target=aarch64-linux-gnu", "-march=armv8.2-a+dotprod", "-c", "-x", "assembler", "-o", obj, src)
+			return exec.Command(p, "--target=aarch64-linux-gnu", "-march=armv8.2-a+dotprod+i8mm", "-c", "-x", "assembler", "-o", obj, src)
 		}
 	}
 	return out

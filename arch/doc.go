@@ -41,9 +41,10 @@
 //
 // # Levels
 //
-// A Level (generic, avx2, avx512, neon, neon-dotprod) names a set of CPU
-// features. Levels form a chain per GOARCH (avx512 ⊃ avx2 ⊃ generic;
-// neon-dotprod ⊃ neon ⊃ generic on arm64; neon ⊃ generic on 32-bit arm,
+// A Level (generic, avx2, avx512, neon, neon-dotprod, neon-i8mm) names a
+// set of CPU features. Levels form a chain per GOARCH (avx512 ⊃ avx2 ⊃
+// generic; neon-i8mm ⊃ neon-dotprod ⊃ neon ⊃ generic on arm64; neon ⊃
+// generic on 32-bit arm,
 // in GOARM=7 builds). At start-up the level is Best(), the
 // highest one the CPU offers, unless the environment variable TFLRUN_ISA
 // names a level to use instead. A TFLRUN_ISA that is unknown or names a
@@ -171,7 +172,8 @@
 // files spell every NEON instruction so, checked by TestARMWords (GNU
 // arm-linux-gnueabihf-as, llvm-mc). The arm64 kernels are tested under
 // qemu-aarch64 (.ci/cross: -cpu cortex-a53 for neon, -cpu max for
-// neon-dotprod), the 32-bit ones under qemu-arm -cpu cortex-a7.
+// neon-i8mm, which includes neon-dotprod), the 32-bit ones under qemu-arm
+// -cpu cortex-a7.
 // 32-bit ARM NEON always computes in the Standard FPSCR mode: subnormal
 // inputs and results are flushed to zero and there is no fused
 // multiply-add or divide. Its float kernels are the sums and activations

@@ -10,9 +10,9 @@ package arch
 //go:noescape
 func gemmInt8BlockNEON(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, k int)
 
-// gemmInt8Block runs the NEON block kernel; ARMv7 has no dot product, so
-// dot is always false here.
-func gemmInt8Block(dot bool, dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, k int) {
+// gemmInt8Block runs the NEON block kernel; ARMv7 has no dot product nor
+// matrix multiply, so kind is always kindNEON here.
+func gemmInt8Block(kind gemmKind, dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, k int) {
 	gemmInt8BlockNEON(dst, ldd, a, lda, w, seed, m, k)
 }
 
@@ -28,11 +28,11 @@ func rowSumInt8(a []int8) int32 {
 }
 
 func gemmInt8NEON(dst []int32, ldd int, a []int8, lda int, w []int8, seed []int32, m, n, k int) {
-	gemmInt8Blocks(false, dst, ldd, a, lda, w, seed, m, n, k)
+	gemmInt8Blocks(kindNEON, dst, ldd, a, lda, w, seed, m, n, k)
 }
 
 func gemmInt8RqNEON(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, wZero int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
-	gemmInt8RqTiled(false, dst, ldd, a, lda, w, seed, wZero, q, m, n, k, zp, lo, hi)
+	gemmInt8RqTiled(kindNEON, dst, ldd, a, lda, w, seed, wZero, q, m, n, k, zp, lo, hi)
 }
 
 var (

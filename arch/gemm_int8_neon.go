@@ -11,14 +11,25 @@ package arch
 // exported wrappers in gemm.go have checked the sizes (m, n, k ≥ 1,
 // slices long enough).
 
-// gemmInt8Blocks runs one of the int8 block kernels (SDOT if dot) over
-// every channel block. (The choice is a flag, not a function value: an
+// gemmKind selects the block kernel of gemmInt8Block: NEON multiply-
+// accumulates, SDOT (arm64 neon-dotprod) or USMMLA (arm64 neon-i8mm).
+// 32-bit ARM has only the first.
+type gemmKind uint8
+
+const (
+	kindNEON gemmKind = iota
+	kindSDOT
+	kindMMLA
+)
+
+// gemmInt8Blocks runs one of the int8 block kernels (kind) over every
+// channel block. (The choice is a value, not a function value: an
 // indirect call would move the tile to the heap.)
-func gemmInt8Blocks(dot bool, dst []int32, ldd int, a []int8, lda int, w []int8, seed []int32, m, n, k int) {
+func gemmInt8Blocks(kind gemmKind, dst []int32, ldd int, a []int8, lda int, w []int8, seed []int32, m, n, k int) {
 	blkLen := 64 * ((k + 3) / 4)
 	j0 := 0
 	for ; j0+GemmBlock <= n; j0 += GemmBlock {
-		gemmInt8Block(dot, &dst[j0], ldd, &a[0], lda, &w[j0/GemmBlock*blkLen], &seed[j0], m, k)
+		gemmInt8Block(kind, &dst[j0], ldd, &a[0], lda, &w[j0/GemmBlock*blkLen], &seed[j0], m, k)
 	}
 	if j0 == n {
 		return
@@ -29,18 +40,19 @@ func gemmInt8Blocks(dot bool, dst []int32, ldd int, a []int8, lda int, w []int8,
 	copy(s[:], seed[j0:n])
 	for p0 := 0; p0 < m; p0 += gemmTileRows {
 		r := min(gemmTileRows, m-p0)
-		gemmInt8Block(dot, &tile[0], GemmBlock, &a[p0*lda], lda, &w[j0/GemmBlock*blkLen], &s[0], r, k)
+		gemmInt8Block(kind, &tile[0], GemmBlock, &a[p0*lda], lda, &w[j0/GemmBlock*blkLen], &s[0], r, k)
 		for i := 0; i < r; i++ {
 			copy(dst[(p0+i)*ldd+j0:(p0+i)*ldd+n], tile[i*GemmBlock:i*GemmBlock+nb])
 		}
 	}
 }
 
-// gemmInt8RqTiled is the requantising GEMM of the NEON levels (arm64 NEON and SDOT, 32-bit ARM NEON): the
-// level's GemmInt8 (SDOT if dot) into an int32 tile on the stack, the
+// gemmInt8RqTiled is the requantising GEMM of the NEON levels (arm64
+// NEON, SDOT and USMMLA, 32-bit ARM NEON): the level's GemmInt8 (the
+// block kernel kind) into an int32 tile on the stack, the
 // weights' zero-point term subtracted per row, then RequantizeChannels on
 // the tile, a few rows at a time.
-func gemmInt8RqTiled(dot bool, dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, wZero int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
+func gemmInt8RqTiled(kind gemmKind, dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, wZero int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
 	const tileLen = 2048
 	if n > tileLen {
 		gemmInt8RqGeneric(dst, ldd, a, lda, w, seed, wZero, q, m, n, k, zp, lo, hi)
@@ -51,7 +63,7 @@ func gemmInt8RqTiled(dot bool, dst []byte, ldd int, a []int8, lda int, w []int8,
 	for p0 := 0; p0 < m; p0 += rows {
 		r := min(rows, m-p0)
 		acc := tile[:r*n]
-		gemmInt8Blocks(dot, acc, n, a[p0*lda:], lda, w, seed, r, n, k)
+		gemmInt8Blocks(kind, acc, n, a[p0*lda:], lda, w, seed, r, n, k)
 		if wZero != 0 {
 			for i := 0; i < r; i++ {
 				corr := wZero * rowSumInt8(a[(p0+i)*lda:(p0+i)*lda+k])

@@ -60,6 +60,13 @@ func gemmCases(r *rand.Rand) []gemmCase {
 		}
 	}
 	cs = append(cs, gemmCase{3, 2100, 9, 9, 2100}, gemmCase{2, 2049, 4, 5, 2051})
+	// Every reduction length up to 257: the arm64 USMMLA kernel steps 16,
+	// 8 and then 1 to 7 bytes (and takes k ≥ mmlaMinK only, four rows at a
+	// time), the SDOT ones 16, 4 and 1 to 3.
+	for k := 1; k <= 257; k++ {
+		m, n := []int{4, 5, 8, 11}[k%4], []int{16, 17, 33}[k%3]
+		cs = append(cs, gemmCase{m, n, k, k + k%3, n + k%2})
+	}
 	return cs
 }
 

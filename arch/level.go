@@ -10,8 +10,8 @@ import (
 // Level names a set of instruction-set extensions that implementations of
 // the primitives may be written for. Levels form a chain per GOARCH: a
 // level includes everything of its parent (avx512 ⊃ avx2 ⊃ generic on
-// amd64, neon-dotprod ⊃ neon ⊃ generic on arm64, neon ⊃ generic on 32-bit
-// arm), so an implementation
+// amd64, neon-i8mm ⊃ neon-dotprod ⊃ neon ⊃ generic on arm64, neon ⊃
+// generic on 32-bit arm), so an implementation
 // registered for avx2 may also be chosen at avx512. The names are the
 // values TFLRUN_ISA and interpreter.Options.ISA accept.
 type Level uint8
@@ -36,6 +36,11 @@ const (
 	// NEONDotProd is NEON plus the dot-product instructions SDOT/UDOT
 	// (ARMv8.2 FEAT_DotProd: Cortex-A55/A75 and later, Raspberry Pi 5).
 	NEONDotProd
+	// NEONI8MM is NEONDotProd plus the int8 matrix-multiply instructions
+	// SMMLA/UMMLA/USMMLA and USDOT (ARMv8.6 FEAT_I8MM, optional from
+	// ARMv8.2: Cortex-A510/A710/X2 and later, Neoverse V1/N2, Apple M2;
+	// not the Raspberry Pi 5's Cortex-A76).
+	NEONI8MM
 
 	numLevels
 )
@@ -54,6 +59,7 @@ var levelDefs = [numLevels]struct {
 	AVX512:      {name: "avx512", goarch: "amd64", parent: AVX2, needs: []Feature{FeatAVX512F, FeatAVX512BW, FeatAVX512VL, FeatAVX512DQ}},
 	NEON:        {name: "neon", goarch: "arm64/arm", parent: Generic, needs: []Feature{FeatASIMD}},
 	NEONDotProd: {name: "neon-dotprod", goarch: "arm64", parent: NEON, needs: []Feature{FeatASIMDDP}},
+	NEONI8MM:    {name: "neon-i8mm", goarch: "arm64", parent: NEONDotProd, needs: []Feature{FeatI8MM}},
 }
 
 // String returns the level's TFLRUN_ISA name ("avx2"), or "Level(n)" for a
@@ -132,7 +138,8 @@ func AllLevels() []Level {
 }
 
 // ParseLevel returns the level named s (case-insensitive, surrounding
-// space ignored): one of generic, avx2, avx512, neon, neon-dotprod. It
+// space ignored): one of generic, avx2, avx512, neon, neon-dotprod,
+// neon-i8mm. It
 // does not check that this CPU offers the level; Use does.
 func ParseLevel(s string) (Level, error) {
 	t := strings.ToLower(strings.TrimSpace(s))

@@ -27,6 +27,7 @@ func TestLevelChain(t *testing.T) {
 	}{
 		{AVX512, AVX2, true}, {AVX512, Generic, true}, {AVX2, AVX512, false},
 		{NEONDotProd, NEON, true}, {NEON, NEONDotProd, false}, {AVX2, NEON, false},
+		{NEONI8MM, NEONDotProd, true}, {NEONI8MM, NEON, true}, {NEONDotProd, NEONI8MM, false}, {NEONI8MM, AVX2, false},
 		{Generic, Generic, true}, {Generic, AVX2, false},
 	}
 	for _, c := range cases {
@@ -36,6 +37,9 @@ func TestLevelChain(t *testing.T) {
 	}
 	if n := AVX512.Needs(); len(n) != 7 || n[0] != FeatAVX || n[6] != FeatAVX512DQ {
 		t.Errorf("AVX512.Needs() = %v", n)
+	}
+	if n := NEONI8MM.Needs(); len(n) != 3 || n[0] != FeatASIMD || n[1] != FeatASIMDDP || n[2] != FeatI8MM {
+		t.Errorf("NEONI8MM.Needs() = %v", n)
 	}
 }
 

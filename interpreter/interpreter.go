@@ -32,8 +32,8 @@ type Options struct {
 	// description of the file separately, by the file's size.)
 	MaxArenaBytes int64
 	// ISA, when not empty, forces the vector code to an instruction-set
-	// level: "generic", "avx2", "avx512", "neon" or "neon-dotprod" (the
-	// values of TFLRUN_ISA). New fails with an *arch.LevelError when this
+	// level: "generic", "avx2", "avx512", "neon", "neon-dotprod" or
+	// "neon-i8mm" (the values of TFLRUN_ISA). New fails with an *arch.LevelError when this
 	// CPU or build lacks the level. The level is process-wide (arch.Use):
 	// it applies to every interpreter, so New refuses to change it while
 	// any other interpreter is alive (made by New, neither closed nor

@@ -27,8 +27,8 @@ the cgroup CPU quota), and for every vector primitive the implementation chosen 
 the ones available.
 
 The level is the best one the CPU offers unless the environment variable
-TFLRUN_ISA (generic, avx2, avx512, neon, neon-dotprod) forces a lower one;
---isa shows the choice another level would make. --levels prints only the
+TFLRUN_ISA (generic, avx2, avx512, neon, neon-dotprod, neon-i8mm) forces a
+lower one; --isa shows the choice another level would make. --levels prints only the
 usable level names, one per line (for scripts).`,
 		Args:  exactArgs("tflrun cpu", 0, "no arguments"),
 		Flags: cli.NewFlagSet(),
