@@ -87,10 +87,11 @@ var targets = []target{
 	{name: "arm64", goarch: "arm64", qemu: "qemu-aarch64-static", cpus: []cpuLevels{
 		{"cortex-a53", []string{"generic", "neon"}},
 		{"cortex-a72", []string{"generic", "neon"}},
-		{"max", []string{"generic", "neon", "neon-dotprod"}},
+		{"max", []string{"generic", "neon", "neon-dotprod", "neon-i8mm"}},
 	}},
 	{name: "arm", goarch: "arm", goarm: "7", qemu: "qemu-arm-static", cpus: []cpuLevels{
 		{"cortex-a7", []string{"generic", "neon"}},
+		{"cortex-a15", []string{"generic", "neon"}},
 	}},
 }
 
