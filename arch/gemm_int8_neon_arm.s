@@ -141,3 +141,38 @@ istore:
 	SUB.S $1, R5
 	BNE irow
 	RET
+
+// func subI32NEON(p *int32, n int, c int32)
+//
+// p[i] -= c for i < n (n ≥ 0), wrapping: the weights' zero-point term of
+// gemmInt8RqTiled, one row of sums at a time. Eight sums per step, then
+// one.
+//
+// R0 cursor, R1 left, R2 c, R3 scratch; Q0 c in every lane, Q1-Q2 sums.
+TEXT ·subI32NEON(SB), NOSPLIT, $0-12
+	MOVW p+0(FP), R0
+	MOVW n+4(FP), R1
+	MOVW c+8(FP), R2
+	WORD $0xeea02b10 // vdup.32 q0, r2
+
+subloop8:
+	CMP $8, R1
+	BLT subloop1
+	WORD $0xf420228f // vld1.32 {d2, d3, d4, d5}, [r0]
+	WORD $0xf3222840 // vsub.i32 q1, q1, q0
+	WORD $0xf3244840 // vsub.i32 q2, q2, q0
+	WORD $0xf400228d // vst1.32 {d2, d3, d4, d5}, [r0]!
+	SUB $8, R1
+	B subloop8
+
+subloop1:
+	CMP $0, R1
+	BEQ subdone
+	MOVW (R0), R3
+	SUB R2, R3
+	MOVW.P R3, 4(R0)
+	SUB $1, R1
+	B subloop1
+
+subdone:
+	RET

@@ -569,3 +569,48 @@ istore1:
 idone:
 	RET
 
+
+// func subI32NEON(p *int32, n int, c int32)
+//
+// p[i] -= c for i < n (n ≥ 0), wrapping: the weights' zero-point term of
+// gemmInt8RqTiled, one row of sums at a time. Sixteen sums per step, then
+// four, then one.
+//
+// R0 cursor, R1 left, R2 c; V0 c in every lane, V1-V4 sums.
+TEXT ·subI32NEON(SB), NOSPLIT, $0-20
+	MOVD p+0(FP), R0
+	MOVD n+8(FP), R1
+	MOVW c+16(FP), R2
+	VDUP R2, V0.S4
+
+subloop16:
+	CMP $16, R1
+	BLT subloop4
+	VLD1 (R0), [V1.S4, V2.S4, V3.S4, V4.S4]
+	VSUB V0.S4, V1.S4, V1.S4
+	VSUB V0.S4, V2.S4, V2.S4
+	VSUB V0.S4, V3.S4, V3.S4
+	VSUB V0.S4, V4.S4, V4.S4
+	VST1.P [V1.S4, V2.S4, V3.S4, V4.S4], 64(R0)
+	SUB $16, R1
+	B subloop16
+
+subloop4:
+	CMP $4, R1
+	BLT subloop1
+	VLD1 (R0), [V1.S4]
+	VSUB V0.S4, V1.S4, V1.S4
+	VST1.P [V1.S4], 16(R0)
+	SUB $4, R1
+	B subloop4
+
+subloop1:
+	CBZ R1, subdone
+	MOVWU (R0), R3
+	SUBW R2, R3
+	MOVW.P R3, 4(R0)
+	SUB $1, R1
+	B subloop1
+
+subdone:
+	RET
