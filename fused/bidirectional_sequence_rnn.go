@@ -256,6 +256,11 @@ func (k *BidirectionalSequenceRNN) Eval(n *ops.Node) error {
 	if err := k.sizes.check(n); err != nil {
 		return err
 	}
+	if k.batch == 0 || k.maxTime == 0 {
+		// An empty sequence or batch: no step runs and the hidden states
+		// keep their values (the merged output has no row to slice).
+		return nil
+	}
 	var s rnnHybridScratch
 	if k.fw.hybrid {
 		var err error
