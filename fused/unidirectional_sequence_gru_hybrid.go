@@ -125,17 +125,6 @@ func (k *UnidirectionalSequenceGRU) prepareHybrid(n *ops.Node) error {
 	return nil
 }
 
-// allZeroFloats reports whether every value of v is zero (TFLite's
-// IsZeroVector).
-func allZeroFloats(v []float32) bool {
-	for _, x := range v {
-		if x != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // evalHybrid is Eval on the hybrid path (see gruHybrid). It allocates
 // nothing.
 func (k *UnidirectionalSequenceGRU) evalHybrid(n *ops.Node) error {
@@ -172,12 +161,12 @@ func (k *UnidirectionalSequenceGRU) evalHybrid(n *ops.Node) error {
 				copy(hx[b*U:(b+1)*U], crb)
 			}
 		}
-		if !allZeroFloats(xt) {
+		if !isZeroFloat(xt) {
 			batchQuantizeFloats(xt, B, nIn, qx, sfx, zpx, true)
 			hybridProductAcc(gates, hy.gx, 2*U, nIn, qx, B, sfx, hy.gScale, 1, zpx, hy.gxSum, acc)
 			hybridProductAcc(ot, hy.cx, U, nIn, qx, B, sfx, hy.cScale, 1, zpx, hy.cxSum, acc)
 		}
-		hZero := allZeroFloats(h)
+		hZero := isZeroFloat(h)
 		if !hZero {
 			batchQuantizeFloats(h, B, U, qh, sfh, zph, true)
 			hybridProductAcc(gates, hy.gh, 2*U, U, qh, B, sfh, hy.gScale[:2*U], 1, zph, hy.ghSum, acc)
@@ -203,7 +192,7 @@ func (k *UnidirectionalSequenceGRU) evalHybrid(n *ops.Node) error {
 					hx[b*U+j] = hv * r[j]
 				}
 			}
-			if !allZeroFloats(hx) {
+			if !isZeroFloat(hx) {
 				batchQuantizeFloats(hx, B, U, qh, sfh, zph, true)
 				hybridProductAcc(ot, hy.ch, U, U, qh, B, sfh, hy.cScale, 1, zph, hy.chSum, acc)
 			}
