@@ -33,12 +33,13 @@ type Options struct {
 	MaxArenaBytes int64
 	// ISA, when not empty, forces the vector code to an instruction-set
 	// level: "generic", "avx2", "avx512", "neon", "neon-dotprod" or
-	// "neon-i8mm" (the values of TFLRUN_ISA). New fails with an *arch.LevelError when this
-	// CPU or build lacks the level. The level is process-wide (arch.Use):
-	// it applies to every interpreter, so New refuses to change it while
-	// any other interpreter is alive (made by New, neither closed nor
-	// garbage-collected); a value equal to the level in use is always
-	// accepted. Set it on the first interpreter, or on all of them alike.
+	// "neon-i8mm" (the values of TFLRUN_ISA). New fails with an
+	// *arch.LevelError when this CPU or build lacks the level. The level
+	// is process-wide (arch.Use): it applies to every interpreter, so New
+	// refuses to change it while any other interpreter is alive (made by
+	// New, neither closed nor garbage-collected); a value equal to the
+	// level in use is always accepted. Set it on the first interpreter, or
+	// on all of them alike.
 	ISA string
 	// NumThreads is the number of threads each operator may split its
 	// work over, the goroutine calling Invoke included: 0 or 1 runs on
