@@ -16,22 +16,38 @@ import (
 // at once, SPLIT, LOGISTIC and TANH, and writes the list as a RESHAPE of h.
 func gatedLoopModel(gru bool) []byte {
 	const T, F, U = 5, 2, 3
-	G := 4 // gates: i, f, c, o (Keras's order)
-	if gru {
-		G = 3 // z, r, h
-	}
 	m := &schema.ModelT{Version: 3, Buffers: []*schema.BufferT{{}}}
 	main := &sgBuilder{m, &schema.SubGraphT{Name: "main"}}
+	m.Subgraphs = []*schema.SubGraphT{main.sg}
 	in := main.tensor("input", schema.TensorTypeFLOAT32, []int32{1, T, F}, nil)
 	main.sg.Inputs = []int32{in}
 	seq := main.tensor("transpose", schema.TensorTypeFLOAT32, []int32{T, 1, F}, nil)
 	main.op(schema.BuiltinOperatorTRANSPOSE, nil, []int32{in, main.i32("perm", []int32{3}, 1, 0, 2)}, seq)
-	zero := main.i32("time", []int32{}, 0)
-	list := main.f32("list", []int32{1, 1, U}, make([]float32, U))
-	loopIn := []int32{zero, zero, list, main.f32("h0", []int32{1, U}, make([]float32, U))}
+	list := addGatedLoop(main, seq, gru, "", 0)
+	out := main.tensor("output", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
+	main.op(schema.BuiltinOperatorRESHAPE, nil, []int32{list, main.i32("shape", []int32{2}, 1, U)}, out)
+	main.sg.Outputs = []int32{out}
+	return tflite.Pack(m)
+}
+
+// addGatedLoop adds to main (subgraph 0 of its model) the WHILE loop
+// gatedLoopModel describes over the time-major sequence seq [5, 1, 2],
+// its condition and body appended to the model's subgraphs, named with
+// prefix, weights drawn from seeds offset by seed. It returns the loop's
+// one-item output list [1, 1, 3] (the last step's h).
+func addGatedLoop(main *sgBuilder, seq int32, gru bool, prefix string, seed uint32) int32 {
+	const T, F, U = 5, 2, 3
+	G := 4 // gates: i, f, c, o (Keras's order)
+	if gru {
+		G = 3 // z, r, h
+	}
+	m := main.m
+	zero := main.i32(prefix+"time", []int32{}, 0)
+	list := main.f32(prefix+"list", []int32{1, 1, U}, make([]float32, U))
+	loopIn := []int32{zero, zero, list, main.f32(prefix+"h0", []int32{1, U}, make([]float32, U))}
 	types := [][]int32{{}, {}, {1, 1, U}, {1, U}}
 	if !gru {
-		loopIn = append(loopIn, main.f32("c0", []int32{1, U}, make([]float32, U)))
+		loopIn = append(loopIn, main.f32(prefix+"c0", []int32{1, U}, make([]float32, U)))
 		types = append(types, []int32{1, U})
 	}
 	loopIn = append(loopIn, seq)
@@ -44,13 +60,11 @@ func gatedLoopModel(gru bool) []byte {
 	}
 	var wout []int32
 	for i := range loopIn {
-		wout = append(wout, main.tensor("while"+string(rune('0'+i)), tensorType(i), types[i], nil))
+		wout = append(wout, main.tensor(prefix+"while"+string(rune('0'+i)), tensorType(i), types[i], nil))
 	}
+	condIdx := int32(len(m.Subgraphs))
 	main.op(schema.BuiltinOperatorWHILE, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsWhileOptions,
-		Value: &schema.WhileOptionsT{CondSubgraphIndex: 1, BodySubgraphIndex: 2}}, loopIn, wout...)
-	out := main.tensor("output", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
-	main.op(schema.BuiltinOperatorRESHAPE, nil, []int32{wout[2], main.i32("shape", []int32{2}, 1, U)}, out)
-	main.sg.Outputs = []int32{out}
+		Value: &schema.WhileOptionsT{CondSubgraphIndex: condIdx, BodySubgraphIndex: condIdx + 1}}, loopIn, wout...)
 
 	params := func(b *sgBuilder) []int32 {
 		var p []int32
@@ -59,13 +73,13 @@ func gatedLoopModel(gru bool) []byte {
 		}
 		return p
 	}
-	cond := &sgBuilder{m, &schema.SubGraphT{Name: "while_cond"}}
+	cond := &sgBuilder{m, &schema.SubGraphT{Name: prefix + "while_cond"}}
 	cp := params(cond)
 	less := cond.tensor("less", schema.TensorTypeBOOL, []int32{}, nil)
 	cond.op(schema.BuiltinOperatorLESS, nil, []int32{cp[1], cond.i32("steps", []int32{}, T)}, less)
 	cond.sg.Inputs, cond.sg.Outputs = cp, []int32{less}
 
-	b := &sgBuilder{m, &schema.SubGraphT{Name: "while_body"}}
+	b := &sgBuilder{m, &schema.SubGraphT{Name: prefix + "while_body"}}
 	bp := params(b)
 	hPrev, xs := bp[3], bp[len(bp)-1]
 	vec := func(name string) int32 { return b.tensor(name, schema.TensorTypeFLOAT32, []int32{1, U}, nil) }
@@ -89,9 +103,9 @@ func gatedLoopModel(gru bool) []byte {
 	x := b.tensor("x", schema.TensorTypeFLOAT32, []int32{1, F}, nil)
 	b.op(schema.BuiltinOperatorGATHER, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsGatherOptions, Value: &schema.GatherOptionsT{}}, []int32{xs, bp[1]}, x)
 	fc := &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsFullyConnectedOptions, Value: &schema.FullyConnectedOptionsT{}}
-	gates := func(name string, v int32, n int32, bias int32, seed uint32) int32 {
+	gates := func(name string, v int32, n int32, bias int32, sd uint32) int32 {
 		o := b.tensor(name, schema.TensorTypeFLOAT32, []int32{1, int32(G) * U}, nil)
-		b.op(schema.BuiltinOperatorFULLY_CONNECTED, fc, []int32{v, b.f32(name+"/kernel", []int32{int32(G) * U, n}, seeded(G*U*int(n), seed)), bias}, o)
+		b.op(schema.BuiltinOperatorFULLY_CONNECTED, fc, []int32{v, b.f32(name+"/kernel", []int32{int32(G) * U, n}, seeded(G*U*int(n), seed+sd)), bias}, o)
 		return o
 	}
 	split := func(name string, v int32) []int32 {
@@ -106,7 +120,7 @@ func gatedLoopModel(gru bool) []byte {
 	var h int32
 	var outs []int32
 	if !gru {
-		z := binary(schema.BuiltinOperatorADD, add, "z", gates("xw", x, F, b.f32("bias", []int32{int32(G) * U}, seeded(G*U, 5)), 6), gates("hr", hPrev, U, -1, 7))
+		z := binary(schema.BuiltinOperatorADD, add, "z", gates("xw", x, F, b.f32("bias", []int32{int32(G) * U}, seeded(G*U, seed+5)), 6), gates("hr", hPrev, U, -1, 7))
 		p := split("gate", z)
 		i := unary(schema.BuiltinOperatorLOGISTIC, "i", p[0])
 		f := unary(schema.BuiltinOperatorLOGISTIC, "f", p[1])
@@ -116,8 +130,8 @@ func gatedLoopModel(gru bool) []byte {
 		h = binary(schema.BuiltinOperatorMUL, mul, "h", o, unary(schema.BuiltinOperatorTANH, "tc", c))
 		outs = []int32{h, c}
 	} else {
-		px := split("xg", gates("xw", x, F, b.f32("bias", []int32{int32(G) * U}, seeded(G*U, 5)), 6))
-		ph := split("hg", gates("hr", hPrev, U, b.f32("recurrent_bias", []int32{int32(G) * U}, seeded(G*U, 8)), 7))
+		px := split("xg", gates("xw", x, F, b.f32("bias", []int32{int32(G) * U}, seeded(G*U, seed+5)), 6))
+		ph := split("hg", gates("hr", hPrev, U, b.f32("recurrent_bias", []int32{int32(G) * U}, seeded(G*U, seed+8)), 7))
 		z := unary(schema.BuiltinOperatorLOGISTIC, "zg", binary(schema.BuiltinOperatorADD, add, "zs", px[0], ph[0]))
 		r := unary(schema.BuiltinOperatorLOGISTIC, "rg", binary(schema.BuiltinOperatorADD, add, "rs", px[1], ph[1]))
 		hh := unary(schema.BuiltinOperatorTANH, "hh", binary(schema.BuiltinOperatorADD, add, "hs", px[2], binary(schema.BuiltinOperatorMUL, mul, "rh", r, ph[2])))
@@ -131,8 +145,8 @@ func gatedLoopModel(gru bool) []byte {
 	b.op(schema.BuiltinOperatorRESHAPE, nil, []int32{h, b.i32("item_shape", []int32{3}, 1, 1, U)}, item)
 	b.sg.Inputs = bp
 	b.sg.Outputs = append(append([]int32{c1, t1, item}, outs...), xs)
-	m.Subgraphs = []*schema.SubGraphT{main.sg, cond.sg, b.sg}
-	return tflite.Pack(m)
+	m.Subgraphs = append(m.Subgraphs, cond.sg, b.sg)
+	return wout[2]
 }
 
 // TestRefuseBuiltGatedLoops re-fuses LSTM and GRU loops built with the

@@ -101,6 +101,14 @@ var tflPasses = []Pass{
 		run: func(s *state) (bool, error) { return true, legalize.Func(s.f) }},
 	{Name: "optimize", Doc: "per-channel MUL/ADD/SUB folded into weights and bias, RELU/RELU6/RELU_N1_TO_1 into fused activations (package optimize)",
 		run: func(s *state) (bool, error) { return true, optimize.Func(s.f) }},
+	{Name: "pair-bidirectional", Doc: "a forward and a go_backwards UNIDIRECTIONAL_SEQUENCE_LSTM over one input become one BIDIRECTIONAL_SEQUENCE_LSTM; not with NoFuse",
+		run: func(s *state) (bool, error) {
+			if s.opts.NoFuse {
+				return false, nil
+			}
+			k, err := pairBidirectionalLSTM(s.f, s.report)
+			return k > 0, err
+		}},
 	// Unrolled loops legalise the same weights once per time step.
 	{Name: "share-constants", Doc: "identical constants merged into one (package passes)",
 		run: func(s *state) (bool, error) { return passes.ShareConstants(s.f) > 0, nil }},

@@ -31,6 +31,7 @@ var tflitePasses = []Pass{
 	{Name: "import-tflite", Doc: "a .tflite model read into the IR: one function per subgraph, its operators TFLite nodes (package tflite)"},
 	{Name: "fuse-tflite-loops", Doc: "a .tflite's recurrent WHILE loops raised to TensorFlow While loops and offered to the fusion loop rules; not with NoFuse"},
 	{Name: "legalize", Doc: "what a fusion rule left as TensorFlow ops becomes TFLite operators (package legalize)"},
+	{Name: "pair-bidirectional", Doc: "a forward and a go_backwards UNIDIRECTIONAL_SEQUENCE_LSTM over one input become one BIDIRECTIONAL_SEQUENCE_LSTM; after a fusion only"},
 	{Name: "quantize", Doc: "post-training weight quantisation of every subgraph, with Options.Quantize (package quantize)"},
 }
 
@@ -127,6 +128,19 @@ func ConvertTFLite(data []byte, opts Options) (*Result, error) {
 		}
 	}
 	if err := printer.afterAll("legalize", fused, m); err != nil {
+		return fail(err)
+	}
+	paired := 0
+	if fused {
+		for _, f := range m.Subgraphs {
+			k, err := pairBidirectionalLSTM(f, report)
+			if err != nil {
+				return fail(err)
+			}
+			paired += k
+		}
+	}
+	if err := printer.afterAll("pair-bidirectional", paired > 0, m); err != nil {
 		return fail(err)
 	}
 	if opts.Quantize.Mode != quantize.None {
