@@ -196,3 +196,126 @@ func (mv *modelVars) why(g *ir.Function, loopInputs []*ir.Value) string {
 	}
 	return strings.Join(s, "; ")
 }
+
+// dropDeadVariables removes, from every subgraph of m, the resource
+// variables no output depends on: every use of each of their VAR_HANDLEs
+// is an ASSIGN_VARIABLE of it or a READ_VARIABLE whose value reaches,
+// through operators without effects, only assignments of such
+// variables (Keras's dropout seed generators, which each call advances
+// and a re-fused model no longer reads, are of this kind). Their
+// assignments go, then what no longer feeds a result, then each
+// CALL_ONCE whose initialisation subgraph was left empty (and with it
+// that subgraph, which no operator runs any more). It returns the
+// variables dropped, sorted. A variable passed to any other operator
+// (a loop, a call) is kept.
+func dropDeadVariables(m *tflite.Model) []string {
+	handles := map[varKey][]*ir.Value{}
+	owner := map[*ir.Value]*ir.Function{}
+	for _, f := range m.Subgraphs {
+		for _, n := range f.Nodes {
+			if n.TFL != nil && n.TFL.Builtin == schema.BuiltinOperatorVAR_HANDLE && len(n.Outputs) == 1 {
+				k, _ := handleKey(n.Outputs[0])
+				handles[k] = append(handles[k], n.Outputs[0])
+				owner[n.Outputs[0]] = f
+			}
+		}
+	}
+	dead := map[varKey]bool{}
+	for k := range handles {
+		dead[k] = true
+	}
+	// reaches reports whether v, in f, reaches a result, an operator with
+	// effects or an assignment of a variable not (yet) dead.
+	reaches := func(f *ir.Function, v *ir.Value) bool {
+		seen := map[*ir.Value]bool{v: true}
+		work := []*ir.Value{v}
+		for len(work) > 0 {
+			x := work[len(work)-1]
+			work = work[:len(work)-1]
+			if f.IsResult(x) {
+				return true
+			}
+			for _, u := range f.Users(x) {
+				if u.TFL == nil || len(u.TFL.Subgraphs) > 0 {
+					return true
+				}
+				if u.TFL.Builtin == schema.BuiltinOperatorASSIGN_VARIABLE {
+					k, ok := handleKey(u.Inputs[0])
+					if !ok || !dead[k] || u.Inputs[0] == x {
+						return true
+					}
+					continue
+				}
+				if len(u.Outputs) == 0 {
+					return true
+				}
+				for _, o := range u.Outputs {
+					if !seen[o] {
+						seen[o] = true
+						work = append(work, o)
+					}
+				}
+			}
+		}
+		return false
+	}
+	live := func(k varKey) bool {
+		for _, h := range handles[k] {
+			f := owner[h]
+			if f.IsResult(h) {
+				return true
+			}
+			for _, u := range f.Users(h) {
+				switch {
+				case u.TFL != nil && u.TFL.Builtin == schema.BuiltinOperatorASSIGN_VARIABLE && len(u.Inputs) == 2 && u.Inputs[0] == h && u.Inputs[1] != h:
+				case u.TFL != nil && u.TFL.Builtin == schema.BuiltinOperatorREAD_VARIABLE && len(u.Outputs) == 1:
+					if reaches(f, u.Outputs[0]) {
+						return true
+					}
+				default:
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for changed := true; changed; {
+		changed = false
+		for k := range dead {
+			if live(k) {
+				delete(dead, k)
+				changed = true
+			}
+		}
+	}
+	if len(dead) == 0 {
+		return nil
+	}
+	for _, f := range m.Subgraphs {
+		gone := map[*ir.Node]bool{}
+		for _, n := range f.Nodes {
+			if n.TFL != nil && n.TFL.Builtin == schema.BuiltinOperatorASSIGN_VARIABLE && len(n.Inputs) == 2 {
+				if k, ok := handleKey(n.Inputs[0]); ok && dead[k] {
+					gone[n] = true
+				}
+			}
+		}
+		f.RemoveNodes(gone)
+		f.RemoveUnused()
+	}
+	for _, f := range m.Subgraphs {
+		gone := map[*ir.Node]bool{}
+		for _, n := range f.Nodes {
+			if n.TFL != nil && n.TFL.Builtin == schema.BuiltinOperatorCALL_ONCE && len(n.TFL.Subgraphs) == 1 && len(n.TFL.Subgraphs[0].Nodes) == 0 {
+				gone[n] = true
+			}
+		}
+		f.RemoveNodes(gone)
+	}
+	var names []string
+	for k := range dead {
+		names = append(names, k.String())
+	}
+	sort.Strings(names)
+	return names
+}

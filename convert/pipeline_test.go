@@ -13,7 +13,7 @@ import (
 func TestPassList(t *testing.T) {
 	names := PassNames()
 	want := "functionalize-tf1-loops mark-state inline simplify inline-call fuse-loops lower-control-flow check-deep-cut " +
-		"lower-state check-state-writes legalize optimize share-constants quantize"
+		"lower-state check-state-writes legalize optimize pair-bidirectional share-constants quantize"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("passes\n%s\nwant\n%s", got, want)
 	}
@@ -97,7 +97,7 @@ func serving_default(%x: float32[1 3]) -> (out:0) {
 	wantHeaders := []string{"functionalize-tf1-loops: nothing to do, unchanged", "mark-state: nothing to do, unchanged",
 		"simplify (inline round 1)", "inline-call (inline round 1)", "simplify (inline round 2)", "inline",
 		"check-deep-cut: nothing to do, unchanged", "lower-state: nothing to do, unchanged",
-		"check-state-writes: nothing to do, unchanged", "legalize", "optimize",
+		"check-state-writes: nothing to do, unchanged", "legalize", "optimize", "pair-bidirectional: nothing to do, unchanged",
 		"share-constants: nothing to do, unchanged", "quantize: nothing to do, unchanged"}
 	if strings.Join(headers, "\n") != strings.Join(wantHeaders, "\n") {
 		t.Errorf("headers\n%s\nwant\n%s", strings.Join(headers, "\n"), strings.Join(wantHeaders, "\n"))

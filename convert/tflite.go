@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/tflrun/tflrun/convert/fusion"
 	"github.com/tflrun/tflrun/convert/internal/legalize"
@@ -32,6 +33,7 @@ var tflitePasses = []Pass{
 	{Name: "fuse-tflite-loops", Doc: "a .tflite's recurrent WHILE loops raised to TensorFlow While loops and offered to the fusion loop rules; not with NoFuse"},
 	{Name: "legalize", Doc: "what a fusion rule left as TensorFlow ops becomes TFLite operators (package legalize)"},
 	{Name: "pair-bidirectional", Doc: "a forward and a go_backwards UNIDIRECTIONAL_SEQUENCE_LSTM over one input become one BIDIRECTIONAL_SEQUENCE_LSTM; after a fusion only"},
+	{Name: "drop-dead-variables", Doc: "resource variables no output depends on, and a CALL_ONCE left with nothing to initialise, removed; after a fusion only"},
 	{Name: "quantize", Doc: "post-training weight quantisation of every subgraph, with Options.Quantize (package quantize)"},
 }
 
@@ -141,6 +143,17 @@ func ConvertTFLite(data []byte, opts Options) (*Result, error) {
 		}
 	}
 	if err := printer.afterAll("pair-bidirectional", paired > 0, m); err != nil {
+		return fail(err)
+	}
+	var dropped []string
+	if fused {
+		dropped = dropDeadVariables(m)
+		if len(dropped) > 0 {
+			report.Notes = append(report.Notes, fmt.Sprintf("dropped %d resource variable(s) no output depends on (only assigned, or read to assign them again): %s; "+
+				"a CALL_ONCE left with nothing to initialise went with its subgraph", len(dropped), strings.Join(dropped, ", ")))
+		}
+	}
+	if err := printer.afterAll("drop-dead-variables", len(dropped) > 0, m); err != nil {
 		return fail(err)
 	}
 	if opts.Quantize.Mode != quantize.None {

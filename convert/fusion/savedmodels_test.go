@@ -169,8 +169,10 @@ func TestSavedModelDittoV2Bidirectional(t *testing.T) {
 	m := loadModel(t, path)
 	res := conversion(t, path, convert.Options{})
 	ops := opCounts(res)
-	if ops["UNIDIRECTIONAL_SEQUENCE_LSTM"] != 2 || ops["REVERSE_V2"] != 1 || ops["CONCATENATION"] != 1 {
-		t.Fatalf("operators %v, want two UNIDIRECTIONAL_SEQUENCE_LSTM (the backward one after a REVERSE_V2) merged by CONCATENATION", ops)
+	// The two fused directions pair into one BIDIRECTIONAL_SEQUENCE_LSTM;
+	// batch-major, so its outputs are concatenated, not merged.
+	if ops["BIDIRECTIONAL_SEQUENCE_LSTM"] != 1 || ops["UNIDIRECTIONAL_SEQUENCE_LSTM"] != 0 || ops["REVERSE_V2"] != 0 || ops["CONCATENATION"] != 1 {
+		t.Fatalf("operators %v, want one BIDIRECTIONAL_SEQUENCE_LSTM whose last steps a CONCATENATION merges", ops)
 	}
 	// Bidirectional(LSTM(20)), merge concat, last outputs only → Dense(64,
 	// relu) → Dense(64, relu) → Dense(1, sigmoid), from the reshaped CNN
