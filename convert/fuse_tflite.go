@@ -40,8 +40,10 @@ var tfliteRules = sync.OnceValue(func() *fusion.Registry {
 // A fused loop whose body had int8 FULLY_CONNECTED weights (a
 // dynamic-range model) is fused over the dequantised weights, and the
 // subgraph is quantised again in dynamic-range mode (unless
-// Options.Quantize asks for a mode of its own), so that the fused
-// operator runs hybrid too.
+// Options.Quantize asks for a mode of its own) with the loop's own
+// per-tensor scales (quantize.Options.Scales), so that the fused
+// operator runs hybrid too, over the same int8 values, whatever the size
+// of its per-gate weights.
 func fuseTFLiteLoops(m *tflite.Model, opts Options, report *fusion.Report) (bool, error) {
 	reg := opts.Registry
 	if reg == nil {
@@ -58,15 +60,21 @@ func fuseTFLiteLoops(m *tflite.Model, opts Options, report *fusion.Report) (bool
 		if err != nil {
 			return false, err
 		}
-		if fused && hybrid && opts.Quantize.Mode == quantize.None {
-			if _, err := quantize.Apply(f, quantize.Options{Mode: quantize.Dynamic}); err != nil {
+		if fused && hybrid.hybrid && opts.Quantize.Mode == quantize.None {
+			// The fused operator's weights are the loop's int8 ones split
+			// per gate: quantised with the loop's scales they are the same
+			// integers, whatever their size.
+			qo := quantize.Options{Mode: quantize.Dynamic, Scales: hybrid.scales, Legacy: !hybrid.asymmetric}
+			if _, err := quantize.Apply(f, qo); err != nil {
 				return false, fmt.Errorf("%s: quantising the fused hybrid loop: %w", f.Where(), err)
 			}
+			note := "; hybrid loop: the fused operator's weights are the loop's int8 weights with their scales"
 			if small := floatSequenceOps(f); small > 0 && small < quantize.DefaultMinElements {
-				for i := first; i < len(report.Composites); i++ {
-					if e := &report.Composites[i]; e.Fused {
-						e.Reason += hybridFloatNote(small)
-					}
+				note = hybridFloatNote(small)
+			}
+			for i := first; i < len(report.Composites); i++ {
+				if e := &report.Composites[i]; e.Fused {
+					e.Reason += note
 				}
 			}
 		}
@@ -78,7 +86,7 @@ func fuseTFLiteLoops(m *tflite.Model, opts Options, report *fusion.Report) (bool
 // fuseLoopsOf fuses the loops of one subgraph, reading the model's
 // variables assigned once at init (mv) as their constants; hybrid says
 // whether a fused loop's weights were int8.
-func fuseLoopsOf(f *ir.Function, mv *modelVars, reg *fusion.Registry, report *fusion.Report) (fused, hybrid bool, err error) {
+func fuseLoopsOf(f *ir.Function, mv *modelVars, reg *fusion.Registry, report *fusion.Report) (fused bool, hybrid hybridLoop, err error) {
 	var whiles []*ir.Node
 	for _, n := range f.Nodes {
 		if n.TFL != nil && n.TFL.Builtin == schema.BuiltinOperatorWHILE && len(n.TFL.Subgraphs) == 2 {
@@ -86,11 +94,11 @@ func fuseLoopsOf(f *ir.Function, mv *modelVars, reg *fusion.Registry, report *fu
 		}
 	}
 	if len(whiles) == 0 {
-		return false, false, nil
+		return false, hybridLoop{}, nil
 	}
 	mod := ir.NewModule(nil, nil)
 	bodies := map[*ir.Node][2]string{}
-	hybridLoop := map[*ir.Node]bool{}
+	hybridOf := map[*ir.Node]hybridLoop{}
 	// kept lists the operators of each loop's functions left TFLite
 	// nodes, which the rules cannot evaluate (for the report).
 	kept := map[*ir.Node][]string{}
@@ -103,16 +111,20 @@ func fuseLoopsOf(f *ir.Function, mv *modelVars, reg *fusion.Registry, report *fu
 			name := fmt.Sprintf("%s_%d", g.Name, k)
 			raised, hy, err := raiseBody(g, name, w.Inputs, func(c *ir.Function) { mv.foldReads(c, f, w, w.Inputs) })
 			if err != nil {
-				return false, false, err
+				return false, hybridLoop{}, err
 			}
 			if why := mv.why(raised, w.Inputs); why != "" {
 				vars[w] = append(vars[w], why)
 			}
 			if err := mod.AddFunction(raised); err != nil {
-				return false, false, err
+				return false, hybridLoop{}, err
 			}
 			names[j] = raised.Name
-			hybridLoop[w] = hybridLoop[w] || hy
+			h := hybridOf[w]
+			h.hybrid = h.hybrid || hy.hybrid
+			h.asymmetric = h.asymmetric || hy.asymmetric
+			h.scales = append(h.scales, hy.scales...)
+			hybridOf[w] = h
 			for _, n := range raised.Nodes {
 				if n.TFL != nil && !slices.Contains(kept[w], n.OpName()) {
 					kept[w] = append(kept[w], n.OpName())
@@ -154,7 +166,7 @@ func fuseLoopsOf(f *ir.Function, mv *modelVars, reg *fusion.Registry, report *fu
 	for {
 		ok, err := fusion.OfferLoops(f, mod, reg, report, seen)
 		if err != nil {
-			return false, false, err
+			return false, hybridLoop{}, err
 		}
 		if !ok {
 			break
@@ -166,8 +178,10 @@ func fuseLoopsOf(f *ir.Function, mv *modelVars, reg *fusion.Registry, report *fu
 			live[n] = true
 		}
 		for _, w := range whiles {
-			if !live[w] && hybridLoop[w] {
-				hybrid = true
+			if h := hybridOf[w]; !live[w] && h.hybrid {
+				hybrid.hybrid = true
+				hybrid.asymmetric = hybrid.asymmetric || h.asymmetric
+				hybrid.scales = append(hybrid.scales, h.scales...)
 			}
 		}
 	}

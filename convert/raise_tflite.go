@@ -2,6 +2,7 @@ package convert
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tflrun/tflrun/convert/internal/passes"
 	"github.com/tflrun/tflrun/convert/internal/tfpb"
@@ -28,6 +29,21 @@ type raiser struct {
 	// hybrid is set when a FULLY_CONNECTED with int8 weights was raised
 	// over its dequantised weights.
 	hybrid bool
+	// scales are the per-tensor scales of those weights, and asymmetric
+	// tells whether one of those FULLY_CONNECTED quantised its input
+	// asymmetrically.
+	scales     []float32
+	asymmetric bool
+}
+
+// hybridLoop is what the raising of a loop's functions found of a
+// dynamic-range loop: whether it had int8 weights, their per-tensor
+// scales, and whether its FULLY_CONNECTED quantised inputs
+// asymmetrically.
+type hybridLoop struct {
+	hybrid     bool
+	scales     []float32
+	asymmetric bool
 }
 
 // raisedNode is an entry-function node raised in place, with the TFLite
@@ -235,7 +251,7 @@ func restore(f *ir.Function, raised []raisedNode) {
 // and TensorListSetItem rebuilt from the concatenation of slices
 // TensorFlow lowers it to. fold, run on the copy first, turns the
 // variable reads that are constants into them.
-func raiseBody(g *ir.Function, name string, loopInputs []*ir.Value, fold func(*ir.Function)) (*ir.Function, bool, error) {
+func raiseBody(g *ir.Function, name string, loopInputs []*ir.Value, fold func(*ir.Function)) (*ir.Function, hybridLoop, error) {
 	f := g.Clone()
 	f.Name = name
 	fold(f)
@@ -255,7 +271,7 @@ func raiseBody(g *ir.Function, name string, loopInputs []*ir.Value, fold func(*i
 			continue
 		}
 		if err := r.raiseComposite(n); err != nil {
-			return nil, false, err
+			return nil, hybridLoop{}, err
 		}
 	}
 	for _, n := range f.Nodes {
@@ -266,11 +282,11 @@ func raiseBody(g *ir.Function, name string, loopInputs []*ir.Value, fold func(*i
 		}
 	}
 	if err := passes.Simplify(f); err != nil {
-		return nil, false, fmt.Errorf("loop function %s: %w", g.Name, err)
+		return nil, hybridLoop{}, fmt.Errorf("loop function %s: %w", g.Name, err)
 	}
 	r.raiseSetItems()
 	r.raiseOverwrites()
-	return f, r.hybrid, nil
+	return f, hybridLoop{r.hybrid, r.scales, r.asymmetric}, nil
 }
 
 // raiseComposite raises the operators that become several TensorFlow
@@ -387,6 +403,10 @@ func (r *raiser) raiseFC(n *ir.Node, o *schema.FullyConnectedOptionsT) {
 			return
 		}
 		wt, r.hybrid = deq, true
+		if len(w.Quant.Scale) == 1 && (len(w.Quant.ZeroPoint) == 0 || w.Quant.ZeroPoint[0] == 0) && !slices.Contains(r.scales, w.Quant.Scale[0]) {
+			r.scales = append(r.scales, w.Quant.Scale[0])
+		}
+		r.asymmetric = r.asymmetric || o.AsymmetricQuantizeInputs
 	}
 	if wt.DType != ir.Float32 {
 		return

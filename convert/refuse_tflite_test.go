@@ -134,12 +134,11 @@ func TestRefuseCorpusLoops(t *testing.T) {
 		"flood_lstm_while_flex_resvar.tflite":     "which nothing in the model assigns",
 		"sureshiitp_bilstm_attention_flex.tflite": "the layer is masked",
 	}
-	// Dynamic-range models: the unfused loop quantises each
-	// FULLY_CONNECTED's input (the step's input and state) to int8 per
-	// call; the fused operator's per-gate weights fall below the
-	// 1024-element minimum, so it runs float over the same (dequantised)
-	// weights, and they agree to the activations' quantisation step, not
-	// to float rounding, as the report says.
+	// Dynamic-range models. The fused operator is quantised with the
+	// loop's own scales, so it computes with the loop's int8 weights
+	// (tesi's LSTM: 3.4e-3 with float weights before, 1.4e-3 now); the
+	// two still differ by more than float rounding, cause not found yet
+	// (see the closing note of issue 15).
 	hybrid := map[string]float64{"tesi_lstm_while_dynamic.tflite": 1e-2, "falldetect_simplernn_while_flex_dynamic.tflite": 1e-2}
 	for _, name := range []string{"netanomaly_lstm_while.tflite", "driveprofiler_lstm_while.tflite", "tesi_gru_while.tflite",
 		"tesi_lstm_while_dynamic.tflite", "airquality_stacked_lstm_while_flex.tflite", "falldetect_simplernn_while_flex_dynamic.tflite",
@@ -176,9 +175,6 @@ func TestRefuseCorpusLoops(t *testing.T) {
 			tol := 1e-5
 			if h, ok := hybrid[name]; ok {
 				tol = h
-				if !strings.Contains(text, "hybrid loop fused as float") {
-					t.Errorf("report does not explain the hybrid loop fused as float:\n%s", text)
-				}
 			}
 			if diff > tol {
 				t.Errorf("re-fused model differs from the unfused one by %g (tolerance %g)", diff, tol)

@@ -125,6 +125,14 @@ type Options struct {
 	// quantisation, as TensorFlow's converter did before per-channel
 	// dynamic range and asymmetric inputs (TF 2.2–2.4).
 	Legacy bool
+	// Scales are per-tensor scales the weights were quantised with
+	// before (a re-fused dynamic-range .tflite loop's int8 weights,
+	// dequantised for fusion). In Dynamic mode a float32 weight of a
+	// per-tensor operand whose every value is an integer multiple k·s of
+	// one of them (|k| ≤ 127, within float rounding) is quantised with
+	// that scale, to those integers, whatever its size: the operator then
+	// computes with the very int8 values and scale the model had.
+	Scales []float32
 }
 
 // Summary says what Apply did.
@@ -304,7 +312,7 @@ func (q *quantizer) dynamic() error {
 				if v.DType == ir.Float32 && v.Const == nil {
 					reason = fmt.Sprintf("operand %d (%q) is not a constant", i, v.Name)
 				}
-			case v.Const.NumElements() < q.opts.MinElements:
+			case v.Const.NumElements() < q.opts.MinElements && !(sp.dim < 0 && q.knownScale(v.Const) > 0):
 				reason = fmt.Sprintf("operand %d (%q) has %d elements, fewer than %d", i, v.Name, v.Const.NumElements(), q.opts.MinElements)
 			default:
 				chosen = append(chosen, i)
@@ -384,7 +392,14 @@ func (q *quantizer) int8Weight(n *ir.Node, i, dim int, dequantize bool) (*ir.Val
 	if w, ok := q.cache[key]; ok {
 		return w, nil
 	}
-	qt, quant, err := quantizeInt8(v.Const, dim)
+	var qt *ir.Tensor
+	var quant *ir.Quantization
+	var err error
+	if sc := q.knownScale(v.Const); dim < 0 && sc > 0 {
+		qt, quant, err = quantizeWithScale(v.Const, sc)
+	} else {
+		qt, quant, err = quantizeInt8(v.Const, dim)
+	}
 	if err != nil {
 		return nil, n.Errorf("operand %d (%q): %v", i, v.Name, err)
 	}
@@ -405,6 +420,47 @@ func (q *quantizer) int8Weight(n *ir.Node, i, dim int, dequantize bool) (*ir.Val
 	q.cache[key] = out
 	q.sum.Weights = append(q.sum.Weights, Weight{Name: v.Name, Op: n.OpName(), Input: i, DType: ir.Int8, PerChannel: dim >= 0, Dim: max(dim, 0), DequantizeOp: dequantize})
 	return out, nil
+}
+
+// knownScale returns the first of Options.Scales of which every value
+// of t is an integer multiple in [-127, 127] (to 1e-3 of a step), 0 when
+// none is.
+func (q *quantizer) knownScale(t *ir.Tensor) float32 {
+	if t.DType != ir.Float32 || len(q.opts.Scales) == 0 {
+		return 0
+	}
+	w := t.Float32s()
+next:
+	for _, s := range q.opts.Scales {
+		if !(s > 0) || math.IsInf(float64(s), 0) {
+			continue
+		}
+		for _, x := range w {
+			r := float64(x) / float64(s)
+			k := math.Round(r)
+			if math.Abs(r-k) > 1e-3 || math.Abs(k) > 127 {
+				continue next
+			}
+		}
+		return s
+	}
+	return 0
+}
+
+// quantizeWithScale quantises t per tensor with scale s (see
+// knownScale), zero point 0.
+func quantizeWithScale(t *ir.Tensor, s float32) (*ir.Tensor, *ir.Quantization, error) {
+	w := t.Float32s()
+	data := make([]byte, len(w))
+	for k, x := range w {
+		r := math.Round(float64(x) / float64(s))
+		data[k] = byte(int8(max(-127, min(127, r))))
+	}
+	qt, err := ir.NewTensor(ir.Int8, t.Shape.Clone(), data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return qt, &ir.Quantization{Scale: []float32{s}, ZeroPoint: []int64{0}}, nil
 }
 
 // quantizeInt8 quantises t symmetrically to int8 in [-127, 127], per
