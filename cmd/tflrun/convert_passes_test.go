@@ -15,8 +15,8 @@ func TestConvertPrintPasses(t *testing.T) {
 		t.Fatalf("--print-passes: exit %d, stderr %q", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
-	if len(lines) != 14 || !strings.HasPrefix(lines[0], "functionalize-tf1-loops ") ||
-		!strings.HasPrefix(lines[3], "  simplify ") || !strings.HasPrefix(lines[13], "quantize ") {
+	if len(lines) != 15 || !strings.HasPrefix(lines[0], "functionalize-tf1-loops ") ||
+		!strings.HasPrefix(lines[3], "  simplify ") || !strings.HasPrefix(lines[14], "quantize ") {
 		t.Errorf("--print-passes printed\n%s", stdout)
 	}
 
