@@ -103,6 +103,9 @@ type loopModel struct {
 	// hybrid stores the input kernel as int8 (per-tensor scale), as
 	// dynamic-range quantisation writes it: the loop runs hybrid.
 	hybrid bool
+	// hybridAll stores the recurrent kernel as int8 too (scale 1/100):
+	// the fused operator then runs hybrid over the loop's int8 weights.
+	hybridAll bool
 }
 
 // The loopModel.vars modes.
@@ -243,6 +246,15 @@ func rnnLoopModel(v loopModel) []byte {
 		wk = body.tensor("kernel_q", schema.TensorTypeINT8, []int32{U, F}, q)
 		body.sg.Tensors[wk].Quantization = &schema.QuantizationParametersT{Scale: []float32{scale}, ZeroPoint: []int64{0}}
 	}
+	if v.hybridAll {
+		const scale = 1.0 / 100
+		q := make([]byte, len(recurrent))
+		for i, x := range recurrent {
+			q[i] = byte(int8(math.Round(float64(x / scale))))
+		}
+		wr = body.tensor("recurrent_q", schema.TensorTypeINT8, []int32{U, U}, q)
+		body.sg.Tensors[wr].Quantization = &schema.QuantizationParametersT{Scale: []float32{scale}, ZeroPoint: []int64{0}}
+	}
 	xw := body.tensor("xw", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
 	body.op(schema.BuiltinOperatorFULLY_CONNECTED, fc, []int32{x, wk, body.f32("bias", []int32{U}, seeded(U, 2))}, xw)
 	hr := body.tensor("hr", schema.TensorTypeFLOAT32, []int32{1, U}, nil)
@@ -312,6 +324,7 @@ func TestRefuseBuiltLoops(t *testing.T) {
 		{"variables unset", loopModel{vars: varsUnset}, "rnn/kernel, rnn/recurrent_kernel, which nothing in the model assigns"},
 		{"masked", loopModel{masked: true}, "masked"},
 		{"hybrid", loopModel{hybrid: true}, ""},
+		{"hybrid all", loopModel{hybrid: true, hybridAll: true}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			model := rnnLoopModel(c.v)
@@ -340,8 +353,14 @@ func TestRefuseBuiltLoops(t *testing.T) {
 					counts["CALL_ONCE"]+counts["VAR_HANDLE"]+counts["ASSIGN_VARIABLE"]+counts["READ_VARIABLE"] != 0 {
 					t.Fatalf("report:\n%s\nops %v, %d subgraphs", text, counts, len(res.Subgraphs))
 				}
-				if c.v.hybrid != strings.Contains(text, "hybrid loop fused as float: the fused operator's smallest weight (4 elements") {
+				// With one weight float the fused operator runs float (its
+				// weights are all int8 or none); with both int8 it runs
+				// hybrid over the loop's own int8 values and scales.
+				if floatOp := c.v.hybrid && !c.v.hybridAll; floatOp != strings.Contains(text, "hybrid loop fused as float: the fused operator's smallest weight (4 elements") {
 					t.Errorf("report does not say the hybrid loop runs float:\n%s", text)
+				}
+				if c.v.hybridAll != strings.Contains(text, "the fused operator's weights are the loop's int8 weights with their scales") {
+					t.Errorf("report does not say the fused operator keeps the loop's int8 weights:\n%s", text)
 				}
 				if c.v.backwards != strings.Contains(text, "go_backwards") {
 					t.Errorf("report does not say go_backwards is %v:\n%s", c.v.backwards, text)
@@ -371,7 +390,7 @@ func TestRefuseBuiltLoops(t *testing.T) {
 			// at each step, the float operator does not: they differ by
 			// about that step times the weights.
 			tol := 1e-5
-			if c.v.hybrid {
+			if c.v.hybrid && !c.v.hybridAll {
 				tol = 2e-2
 			}
 			t.Logf("max |loop - converted| %g", diff)
