@@ -228,13 +228,57 @@ func TestRefuseDittoBiLSTM(t *testing.T) {
 	if diff > 1e-5 {
 		t.Errorf("re-fused model differs from the SavedModel conversion by %g", diff)
 	}
-	// The model as TensorFlow wrote it runs where tflrun has the Flex
-	// TensorList kernels.
+	// The model as TensorFlow wrote it runs (tflrun's Flex TensorList
+	// kernels).
 	if diff, err := compareModels(buf, res.Model, 5); err != nil {
-		t.Logf("unfused model not compared: %v", err)
+		t.Errorf("unfused model not compared: %v", err)
 	} else if t.Logf("max |unfused - re-fused| %.3g", diff); diff > 1e-5 {
 		t.Errorf("re-fused model differs from the unfused one by %g", diff)
 	}
+	// On random inputs the sigmoid's outputs are about 1e-21, which says
+	// little: the logits (its input, about -48) must agree too.
+	logits := func(model []byte) []byte { return withInputOf(t, model, schema.BuiltinOperatorLOGISTIC) }
+	for _, c := range []struct {
+		what string
+		a    []byte
+	}{{"SavedModel conversion", sm.Model}, {"unfused", buf}} {
+		diff, err := compareModels(logits(c.a), logits(res.Model), 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("logits: max |%s - re-fused| %.3g", c.what, diff)
+		if diff > 1e-5 {
+			t.Errorf("logits: %s and re-fused differ by %g", c.what, diff)
+		}
+	}
+}
+
+// withInputOf returns model with input 0 of subgraph 0's first operator
+// op made one more output of the subgraph (after the others).
+func withInputOf(t *testing.T, model []byte, op schema.BuiltinOperator) []byte {
+	t.Helper()
+	m, err := tflite.Read(model, ir.NewBudget(ir.DefaultLimits))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Subgraphs[0]
+	found := false
+	for _, n := range f.Nodes {
+		if n.TFL != nil && n.TFL.Builtin == op && len(n.Inputs) > 0 && n.Inputs[0] != nil {
+			f.Results = append(f.Results, n.Inputs[0])
+			f.ResultNames = append(f.ResultNames, "probe")
+			found = true
+			break
+		}
+	}
+	if !found {
+		t.Fatalf("no %s operator in subgraph 0", schema.BuiltinOperatorName(int32(op)))
+	}
+	mt, err := tflite.BuildModel(m, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tflite.Pack(mt)
 }
 
 // ulpSensitivity returns how far a model's outputs move (largest

@@ -2,10 +2,12 @@ package corpus
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -64,7 +66,11 @@ func runCorpus(t *testing.T, manifest, env string, tf bool, check func(path, ref
 			if err != nil {
 				t.Fatalf("%s: %v", manifest, err)
 			}
+			refusionDetail = ""
 			got, detail := check(p, ref, row)
+			if refusionDetail != "" {
+				detail = strings.TrimPrefix(detail+"; "+refusionDetail, "; ")
+			}
 			counts[got.Name(tf)]++
 			// One line per model for run.sh's table.
 			t.Logf("OUTCOME\t%s\t%s\t%s", file, got.Name(tf), detail)
@@ -142,7 +148,13 @@ func fileSum(p string) ([]byte, error) {
 
 // checkTFLite runs a .tflite on seeded random inputs and, with TensorFlow
 // Lite's runner, compares.
-func checkTFLite(path, ref string, _ map[string]string) (Outcome, string) {
+//
+// A model whose recurrent layers are WHILE loops (operators column) is
+// also re-fused (convert.ConvertTFLite): every loop fused or refused with
+// a reason, and the re-fused model run on the same inputs agreeing with
+// the unfused one (refuseTolerance); a disagreement makes the row
+// Differs, and the re-fusion is in the detail.
+func checkTFLite(path, ref string, row map[string]string) (Outcome, string) {
 	if o, msg := prepare(path); o != Runs {
 		return o, msg
 	}
@@ -152,6 +164,13 @@ func checkTFLite(path, ref string, _ map[string]string) (Outcome, string) {
 	}
 	c := &optest.Case{Model: path, Inputs: ins}
 	got, err := optest.Run(c, nil)
+	if err == nil && strings.Contains(row["operators"], "WHILE/") {
+		o, detail := checkRefusion(path, row, ins, got)
+		if o != Runs {
+			return o, detail
+		}
+		refusionDetail = detail
+	}
 	if err != nil {
 		// An Invoke that TensorFlow Lite refuses on the same inputs too (a
 		// SCATTER_ND index out of range, say) is the behaviour it has: a
@@ -183,6 +202,94 @@ func compare(c *optest.Case, got, want []*npy.Array) (Outcome, string) {
 		}
 	}
 	return Match, ""
+}
+
+// refusionDetail is the re-fusion summary of the row checkTFLite just
+// checked (runCorpus logs it).
+var refusionDetail string
+
+// refuseTolerance is the largest difference allowed between a re-fused
+// model and its unfused self: 1e-5, or for a dynamic-range model 2e-3,
+// because such a loop's outputs move by 1.4e-3 when its biases move by
+// one ulp (convert's TestRefuseCorpusLoops measures it for each), and
+// TensorFlow Lite's hybrid LSTM adds the bias in another order.
+func refuseTolerance(row map[string]string) float64 {
+	if strings.Contains(row["dtype_quantisation"], "dynamic-range") {
+		return 2e-3
+	}
+	return 1e-5
+}
+
+// checkRefusion re-fuses the WHILE-loop model at path and runs it on ins,
+// comparing with the unfused outputs got. It returns Runs and a summary
+// ("re-fused N of M loops: ops after; max diff D"), or Differs or Fails
+// with why.
+func checkRefusion(path string, row map[string]string, ins, got []*npy.Array) (Outcome, string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Fails, err.Error()
+	}
+	res, err := convert.ConvertTFLite(data, convert.Options{})
+	if err != nil {
+		return Fails, "re-fusion: " + firstLine(err)
+	}
+	var why []string
+	for _, e := range res.Report.Composites {
+		if !e.Fused {
+			if e.Reason == "" {
+				return Fails, "re-fusion: loop " + e.Call + " not fused, with no reason"
+			}
+			why = append(why, e.Call+": "+strings.SplitN(e.Reason, "\n", 2)[0])
+		}
+	}
+	summary := fmt.Sprintf("re-fused %d of %d loops", res.Report.Fused(), len(res.Report.Composites))
+	if res.Report.Fused() == 0 {
+		return Runs, summary + " (" + strings.Join(why, "; ") + ")"
+	}
+	tmp, err := os.CreateTemp("", "refused-*.tflite")
+	if err != nil {
+		return Fails, err.Error()
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(res.Model); err != nil {
+		tmp.Close()
+		return Fails, err.Error()
+	}
+	tmp.Close()
+	fused, err := optest.Run(&optest.Case{Model: tmp.Name(), Inputs: ins}, nil)
+	if err != nil {
+		return Differs, summary + ", which does not run: " + firstLine(err)
+	}
+	if len(fused) != len(got) {
+		return Differs, fmt.Sprintf("%s with %d outputs, unfused %d", summary, len(fused), len(got))
+	}
+	worst := 0.0
+	for j := range got {
+		a, b := float32s(got[j]), float32s(fused[j])
+		if a == nil || b == nil || len(a) != len(b) {
+			return Differs, fmt.Sprintf("%s: output %d not comparable (%v %v, %v %v)", summary, j, got[j].Type, got[j].Shape, fused[j].Type, fused[j].Shape)
+		}
+		for k := range a {
+			worst = math.Max(worst, math.Abs(float64(a[k])-float64(b[k])))
+		}
+	}
+	summary += fmt.Sprintf(", max |unfused - re-fused| %.3g", worst)
+	if tol := refuseTolerance(row); worst > tol {
+		return Differs, fmt.Sprintf("%s, above %g", summary, tol)
+	}
+	return Runs, summary
+}
+
+// float32s are a float32 array's values (nil for another type).
+func float32s(a *npy.Array) []float32 {
+	if a.Type != ops.Float32 {
+		return nil
+	}
+	v := make([]float32, len(a.Data)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(a.Data[4*i:]))
+	}
+	return v
 }
 
 // prepare classifies a model that does not get past AllocateTensors.
