@@ -225,8 +225,8 @@ func pairRefusal(f *ir.Function, fw, bw *ir.Node) string {
 		s := n.Inputs[8].Shape
 		return s[0], s[1]
 	}
-	if fw.Inputs[8] == nil || bw.Inputs[8] == nil {
-		return "recurrent_to_output_weights missing"
+	if fw.Inputs[8] == nil || bw.Inputs[8] == nil || fw.Inputs[8].Shape.Rank() != 2 || bw.Inputs[8].Shape.Rank() != 2 {
+		return "recurrent_to_output_weights missing or not [n_cell, n_output]"
 	}
 	fc, fo := shapes(fw)
 	bc, bo := shapes(bw)
