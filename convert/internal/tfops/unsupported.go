@@ -25,7 +25,6 @@ var unsupportedOps = []struct {
 	{"MaxPoolV2", "output:T", 3},
 	{"OneHot", "output:T", 4},
 	{"RFFT", "output:Tcomplex=complex64", 2},
-	{"RandomUniform", "output:dtype", 1},
 	{"Real", "output:Tout=float", 1},
 	{"Selu", "activations:T", 1},
 	{"ShapeN", "output:out_type=int32*N", 1},
