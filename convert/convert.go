@@ -226,8 +226,13 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 		return nil, err
 	}
 	f := entry.Func
-	var dyn []bool
+	var dyn, unranked []bool
 	if eopts.InputShapes == nil {
+		var notes []string
+		if unranked, notes, err = inferUnknownRanks(m, entry); err != nil {
+			return nil, err
+		}
+		entry.Notes = append(entry.Notes, notes...)
 		dyn = pinBatch(f)
 	}
 	if opts.cut != nil {
@@ -271,6 +276,7 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 	for len(dyn) > 0 && len(dyn) < len(f.Params) {
 		dyn = append(dyn, false)
 	}
+	markUnranked(mt, unranked)
 	data, note := withDynamicBatch(mt, dyn, entry.InputNames)
 	if note != "" {
 		report.Notes = append(report.Notes, note)
