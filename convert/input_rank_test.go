@@ -354,3 +354,46 @@ func TestDropoutKeepProb(t *testing.T) {
 		}
 	}
 }
+
+// TestRootCallEntry: a tf.Module saved with signatures that are not
+// serving_default (tensorflow-rust's regression: train, w, b) and an
+// inference __call__ method converts that method, w·x + b with the
+// checkpoint's w and b, and says so; a SavedModel with several
+// signatures and no such method asks for --signature, listing them.
+func TestRootCallEntry(t *testing.T) {
+	dir := os.Getenv("TFLRUN_TF_CORPUS")
+	if dir == "" {
+		t.Skip("TFLRUN_TF_CORPUS is not set (the folder of internal/corpus/tf.tsv's models)")
+	}
+	path := filepath.Join(dir, "rust_regression_savedmodel")
+	res, err := Convert(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(res.Entry.Notes, "\n"), "converted the root object's __call__ method") {
+		t.Errorf("notes %q do not say __call__ was converted", res.Entry.Notes)
+	}
+	m, err := tfmodel.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(key string) float64 {
+		v, err := m.Bundle.Read(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return float64(v.Float32s()[0])
+	}
+	w, b := read("w/.ATTRIBUTES/VARIABLE_VALUE"), read("b/.ATTRIBUTES/VARIABLE_VALUE")
+	if w == 0 {
+		// (b is 0 in this checkpoint, as initialised.)
+		t.Fatalf("checkpoint w = %v: a zero would hide a variable left unread", w)
+	}
+	got, _ := runResized(t, res.Model, map[int][]int{0: {3}}, []float32{-1, 0.5, 2})
+	near(t, "w·x + b", got, []float64{-w + b, 0.5*w + b, 2*w + b}, 1e-6)
+
+	_, err = Convert(filepath.Join(dir, "serving_counter_tf1"), Options{})
+	if err == nil || !strings.Contains(err.Error(), `no signature "serving_default", and the model has 4 others: choose one with --signature (Options.Signature): get_counter, incr_counter, incr_counter_by, reset_counter`) {
+		t.Errorf("serving_counter_tf1: err = %v, want --signature asked for", err)
+	}
+}

@@ -108,34 +108,53 @@ func (m *Model) Entry(opts EntryOptions) (*Entry, error) {
 			}
 		}
 		sig, ok := m.MetaGraph.SignatureDef[key]
-		if !ok || key == "__saved_model_init_op" {
+		if (!ok || key == "__saved_model_init_op") && opts.Signature == "" {
+			// No serving_default: a tf.Module saved for inference through
+			// its __call__ method (its signatures, if any, being others).
+			var err error
+			ins, outs, e.InputNames, e.OutputNames, ok, err = m.rootCall()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", m.Path, err)
+			}
+			if ok {
+				e.SignatureKey = "serving_default"
+				e.Notes = append(e.Notes, fmt.Sprintf("no serving_default signature: converted the root object's %s method (its only concrete function); choose a signature with --signature (signatures: %s)", rootCallName, strings.Join(sigs, ", ")))
+			}
+		}
+		if ok && sig == nil {
+			// The root __call__ entry above.
+		} else if !ok || key == "__saved_model_init_op" {
+			if len(sigs) > 1 && opts.Signature == "" {
+				return nil, fmt.Errorf("%s: no signature %q, and the model has %d others: choose one with --signature (Options.Signature): %s", m.Path, key, len(sigs), strings.Join(sigs, ", "))
+			}
 			return nil, fmt.Errorf("%s: no signature %q (signatures: %s)", m.Path, key, strings.Join(sigs, ", "))
-		}
-		e.SignatureKey = key
-		for _, k := range sortedKeys(sig.Inputs) {
-			ti := sig.Inputs[k]
-			ref, _, err := ir.ParseTensorRef(ti.GetName())
-			if err != nil {
-				return nil, fmt.Errorf("signature %q input %q: %v", key, k, err)
+		} else {
+			e.SignatureKey = key
+			for _, k := range sortedKeys(sig.Inputs) {
+				ti := sig.Inputs[k]
+				ref, _, err := ir.ParseTensorRef(ti.GetName())
+				if err != nil {
+					return nil, fmt.Errorf("signature %q input %q: %v", key, k, err)
+				}
+				dt, err := ir.FromTF(ti.Dtype)
+				if err != nil {
+					return nil, fmt.Errorf("signature %q input %q: %v", key, k, err)
+				}
+				shape, err := ir.ShapeFromTF(ti.TensorShape)
+				if err != nil {
+					return nil, fmt.Errorf("signature %q input %q: %v", key, k, err)
+				}
+				ins = append(ins, ir.InputSpec{Name: tensorName(ti.GetName()), Tensor: ref, DType: dt, Shape: shape})
+				e.InputNames = append(e.InputNames, k)
 			}
-			dt, err := ir.FromTF(ti.Dtype)
-			if err != nil {
-				return nil, fmt.Errorf("signature %q input %q: %v", key, k, err)
+			for _, k := range sortedKeys(sig.Outputs) {
+				ref, _, err := ir.ParseTensorRef(sig.Outputs[k].GetName())
+				if err != nil {
+					return nil, fmt.Errorf("signature %q output %q: %v", key, k, err)
+				}
+				outs = append(outs, ir.OutputSpec{Name: tensorName(sig.Outputs[k].GetName()), Tensor: ref})
+				e.OutputNames = append(e.OutputNames, k)
 			}
-			shape, err := ir.ShapeFromTF(ti.TensorShape)
-			if err != nil {
-				return nil, fmt.Errorf("signature %q input %q: %v", key, k, err)
-			}
-			ins = append(ins, ir.InputSpec{Name: tensorName(ti.GetName()), Tensor: ref, DType: dt, Shape: shape})
-			e.InputNames = append(e.InputNames, k)
-		}
-		for _, k := range sortedKeys(sig.Outputs) {
-			ref, _, err := ir.ParseTensorRef(sig.Outputs[k].GetName())
-			if err != nil {
-				return nil, fmt.Errorf("signature %q output %q: %v", key, k, err)
-			}
-			outs = append(outs, ir.OutputSpec{Name: tensorName(sig.Outputs[k].GetName()), Tensor: ref})
-			e.OutputNames = append(e.OutputNames, k)
 		}
 	} else {
 		outputArrays := opts.OutputArrays
