@@ -51,6 +51,7 @@ import (
 	"github.com/tflrun/tflrun/convert/internal/tflite"
 	"github.com/tflrun/tflrun/convert/internal/tfmodel"
 	"github.com/tflrun/tflrun/convert/ir"
+	"github.com/tflrun/tflrun/schema"
 )
 
 // Options configure a conversion. The zero value converts a SavedModel's
@@ -235,6 +236,16 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 		entry.Notes = append(entry.Notes, notes...)
 		dyn = pinBatch(f)
 	}
+	// The entry's input shapes at batch 2, for converting again there
+	// when the dynamic batch needs it (withDynamicBatch).
+	var at2Shapes []ir.Shape
+	for i, p := range f.Params {
+		s := p.Shape.Clone()
+		if i < len(dyn) && dyn[i] {
+			s[0] = 2
+		}
+		at2Shapes = append(at2Shapes, s)
+	}
 	if opts.cut != nil {
 		opts.cut.entry = entry
 	} else if err := checkInputsStatic(m, entry); err != nil {
@@ -277,7 +288,19 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 		dyn = append(dyn, false)
 	}
 	markUnranked(mt, unranked)
-	data, note := withDynamicBatch(mt, dyn, entry.InputNames)
+	at2 := func() *schema.ModelT {
+		if len(reshapeShapes(mt)) == 0 {
+			return nil
+		}
+		o := opts
+		o.InputShapes, o.PrintIRAfter, o.cut = at2Shapes, nil, nil
+		res, err := ConvertModel(m, o)
+		if err != nil {
+			return nil
+		}
+		return schema.GetRootAsModel(res.Model, 0).UnPack()
+	}
+	data, note := withDynamicBatch(mt, dyn, entry.InputNames, at2)
 	if note != "" {
 		report.Notes = append(report.Notes, note)
 	}

@@ -35,8 +35,11 @@ const checkBatch = 3
 // -1 on the leading dimension of the inputs dyn marks (and of the outputs
 // that follow the batch) when the model runs at batch checkBatch with the
 // same rows; otherwise the static model and a note saying why the
-// dynamic batch was dropped.
-func withDynamicBatch(mt *schema.ModelT, dyn []bool, names []string) ([]byte, string) {
+// dynamic batch was dropped. at2, when not nil, converts the same model
+// at batch 2 (nil if that fails), for the RESHAPE shapes that follow the
+// batch (followingDims); it is called only when the model fails at
+// checkBatch as converted.
+func withDynamicBatch(mt *schema.ModelT, dyn []bool, names []string, at2 func() *schema.ModelT) ([]byte, string) {
 	static := tflite.Pack(mt)
 	sg := mt.Subgraphs[0]
 	var dynNames []string
@@ -49,6 +52,29 @@ func withDynamicBatch(mt *schema.ModelT, dyn []bool, names []string) ([]byte, st
 		return static, ""
 	}
 	batched, states, err := batchedOutputs(static, dyn)
+	var notes []string
+	if err != nil {
+		// A RESHAPE whose constant shape holds the batch 1 (the
+		// converter folded a Keras TimeDistributed or Reshape layer's
+		// shape at the pinned batch) runs at batch 1 only; with -1 where
+		// its shape follows the batch (at2 tells where) it runs at any,
+		// and the check says whether the model then does.
+		var dims []reshapeDim
+		if at2 != nil {
+			if m2 := at2(); m2 != nil {
+				dims = followingDims(mt, m2)
+			}
+		}
+		if k := len(dims); k > 0 {
+			free := schema.GetRootAsModel(static, 0).UnPack()
+			freeReshapeBatch(free, dims)
+			packed := tflite.Pack(free)
+			if b, st, err2 := batchedOutputs(packed, dyn); err2 == nil {
+				mt, sg, batched, states, err = free, free.Subgraphs[0], b, st, nil
+				notes = append(notes, fmt.Sprintf("dynamic batch of input %s kept with %d RESHAPE shape(s) written with -1 where they follow the batch (the converted model held the batch 1 there)", strings.Join(dynNames, ", "), k))
+			}
+		}
+	}
 	if err != nil {
 		return static, fmt.Sprintf("dynamic batch of input %s not kept (written at batch 1): %v", strings.Join(dynNames, ", "), err)
 	}
@@ -73,7 +99,123 @@ func withDynamicBatch(mt *schema.ModelT, dyn []bool, names []string) ([]byte, st
 			mark(ti)
 		}
 	}
-	return tflite.Pack(mt), stateNote(mt, states)
+	if n := stateNote(mt, states); n != "" {
+		notes = append(notes, n)
+	}
+	return tflite.Pack(mt), strings.Join(notes, "; ")
+}
+
+// reshapeDim names one dimension of the constant shape of a RESHAPE:
+// subgraph, operator index, dimension.
+type reshapeDim struct{ subgraph, op, dim int }
+
+// reshapeShapes returns, for each RESHAPE of mt whose shape operand is a
+// constant int32 vector, its values, keyed by subgraph and operator.
+func reshapeShapes(mt *schema.ModelT) map[[2]int][]int32 {
+	out := map[[2]int][]int32{}
+	for si, sg := range mt.Subgraphs {
+		for oi, op := range sg.Operators {
+			if int(op.OpcodeIndex) >= len(mt.OperatorCodes) || mt.OperatorCodes[op.OpcodeIndex].BuiltinCode != schema.BuiltinOperatorRESHAPE || len(op.Inputs) < 2 || op.Inputs[1] < 0 || int(op.Inputs[1]) >= len(sg.Tensors) {
+				continue
+			}
+			t := sg.Tensors[op.Inputs[1]]
+			if t.Type != schema.TensorTypeINT32 || len(t.Shape) != 1 || t.Buffer == 0 || int(t.Buffer) >= len(mt.Buffers) {
+				continue
+			}
+			data := mt.Buffers[t.Buffer].Data
+			if len(data) != 4*int(t.Shape[0]) {
+				continue
+			}
+			dims := make([]int32, t.Shape[0])
+			for i := range dims {
+				dims[i] = int32(uint32(data[4*i]) | uint32(data[4*i+1])<<8 | uint32(data[4*i+2])<<16 | uint32(data[4*i+3])<<24)
+			}
+			out[[2]int{si, oi}] = dims
+		}
+	}
+	return out
+}
+
+// followingDims compares the RESHAPE shapes of the model converted at
+// batch 1 (mt) with the same model converted at batch 2 (at2): a shape
+// that differs in exactly one dimension, twice as large at batch 2 and
+// with no -1 elsewhere, holds the batch there (a Keras TimeDistributed or
+// Reshape layer computes it from the input's shape, which the converter
+// folded at the pinned batch); a shape the same at both batches does not
+// follow the batch (a constant of the model itself). Models of another
+// structure at the two batches give none.
+func followingDims(mt, at2 *schema.ModelT) []reshapeDim {
+	if len(mt.Subgraphs) != len(at2.Subgraphs) {
+		return nil
+	}
+	for si := range mt.Subgraphs {
+		a, b := mt.Subgraphs[si].Operators, at2.Subgraphs[si].Operators
+		if len(a) != len(b) {
+			return nil
+		}
+		for i := range a {
+			ca, cb := a[i].OpcodeIndex, b[i].OpcodeIndex
+			if int(ca) >= len(mt.OperatorCodes) || int(cb) >= len(at2.OperatorCodes) || mt.OperatorCodes[ca].BuiltinCode != at2.OperatorCodes[cb].BuiltinCode {
+				return nil
+			}
+		}
+	}
+	s1, s2 := reshapeShapes(mt), reshapeShapes(at2)
+	var out []reshapeDim
+	for key, d1 := range s1 {
+		d2, ok := s2[key]
+		if !ok || len(d2) != len(d1) {
+			continue
+		}
+		diff, free := -1, true
+		for k := range d1 {
+			if d1[k] < 0 {
+				free = false
+			}
+			if d1[k] != d2[k] {
+				if diff >= 0 || d1[k] <= 0 || d2[k] != 2*d1[k] {
+					free = false
+				}
+				diff = k
+			}
+		}
+		if free && diff >= 0 {
+			out = append(out, reshapeDim{key[0], key[1], diff})
+		}
+	}
+	return out
+}
+
+// freeReshapeBatch writes -1 in the RESHAPE shape dimensions dims name
+// (TFLite's RESHAPE computes a -1 from the element count), each on a
+// tensor and buffer of its own (constants may be shared), and in the
+// new_shape option likewise.
+func freeReshapeBatch(mt *schema.ModelT, dims []reshapeDim) {
+	shapes := reshapeShapes(mt)
+	for _, d := range dims {
+		v, ok := shapes[[2]int{d.subgraph, d.op}]
+		if !ok || d.dim >= len(v) {
+			continue
+		}
+		v = append([]int32(nil), v...)
+		v[d.dim] = -1
+		sg := mt.Subgraphs[d.subgraph]
+		op := sg.Operators[d.op]
+		b := make([]byte, 4*len(v))
+		for i, x := range v {
+			u := uint32(x)
+			b[4*i], b[4*i+1], b[4*i+2], b[4*i+3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+		}
+		mt.Buffers = append(mt.Buffers, &schema.BufferT{Data: b})
+		nt := *sg.Tensors[op.Inputs[1]]
+		nt.Name += "/batch_free"
+		nt.Buffer = uint32(len(mt.Buffers) - 1)
+		sg.Tensors = append(sg.Tensors, &nt)
+		op.Inputs[1] = int32(len(sg.Tensors) - 1)
+		if o, ok := builtinValue(op).(*schema.ReshapeOptionsT); ok && o != nil && len(o.NewShape) == len(v) {
+			o.NewShape = v
+		}
+	}
 }
 
 // stateNote says, for a model whose dynamic batch is kept and whose
@@ -268,4 +410,12 @@ func sameValues(dt ops.DataType, a, b []byte) bool {
 		}
 	}
 	return true
+}
+
+// builtinValue is op's options table (nil without one).
+func builtinValue(op *schema.OperatorT) any {
+	if op.BuiltinOptions == nil {
+		return nil
+	}
+	return op.BuiltinOptions.Value
 }

@@ -116,3 +116,70 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// TestDynamicBatchReshapeFollows: a Reshape whose shape the graph computes
+// from the input's batch (Keras's Reshape layer: [shape(x)[0], 6]) or
+// leaves to TensorFlow (-1, as TimeDistributed writes it) becomes a
+// RESHAPE whose constant shape holds the pinned batch 1; converted again
+// at batch 2 it holds 2 there, so that dimension is written as -1 and the
+// dynamic batch is kept, and the model gives each row at batch 3 what it
+// gives the row alone.
+func TestDynamicBatchReshapeFollows(t *testing.T) {
+	g := newGraph()
+	x := g.placeholder("x", -1, 2, 3)
+	sh := g.node("Shape", "shape", []string{x}, attrs{"T": tAttr(ir.Float32), "out_type": tAttr(ir.Int32)})
+	dim0 := g.node("StridedSlice", "dim0", []string{sh, g.constI("b", ir.Shape{1}, 0), g.constI("e", ir.Shape{1}, 1), g.constI("s", ir.Shape{1}, 1)},
+		attrs{"T": tAttr(ir.Int32), "Index": tAttr(ir.Int32), "begin_mask": iAttr(0), "end_mask": iAttr(0), "ellipsis_mask": iAttr(0), "new_axis_mask": iAttr(0), "shrink_axis_mask": iAttr(1)})
+	target := g.node("Pack", "target", []string{dim0, g.constI("six", ir.Shape{}, 6)}, attrs{"T": tAttr(ir.Int32), "N": iAttr(2), "axis": iAttr(0)})
+	flat := g.op("Reshape", "flat", []string{x, target}, attrs{"Tshape": tAttr(ir.Int32)})
+	w := g.constF("w", ir.Shape{6, 2}, seq(12, 1, 0))
+	mm := g.op("MatMul", "mm", []string{flat, w}, nil)
+	g.op("Reshape", "out", []string{mm, g.constI("td", ir.Shape{2}, -1, 1)}, attrs{"Tshape": tAttr(ir.Int32)})
+	res, err := g.convert(t, "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins, outs := signatures(t, res.Model)
+	if !equalInts(ins[0], []int{-1, 2, 3}) || !equalInts(outs[0], []int{-1, 1}) {
+		t.Fatalf("shape signatures %v → %v, want [-1 2 3] → [-1 1]", ins, outs)
+	}
+	if len(res.Report.Notes) == 0 || !strings.Contains(res.Report.Notes[0], `dynamic batch of input "x" kept with 2 RESHAPE shape(s) written with -1 where they follow the batch`) {
+		t.Errorf("notes %q", res.Report.Notes)
+	}
+	in := seq(18, 1, 3)
+	got, shape := runResized(t, res.Model, map[int][]int{0: {3, 2, 3}}, in)
+	if !equalInts(shape, []int{6, 1}) {
+		t.Fatalf("output shape %v at batch 3, want [6 1]", shape)
+	}
+	wv := seq(12, 1, 0)
+	var want []float64
+	for r := 0; r < 3; r++ {
+		for c := 0; c < 2; c++ {
+			s := 0.0
+			for k := 0; k < 6; k++ {
+				s += float64(in[r*6+k]) * float64(wv[k*2+c])
+			}
+			want = append(want, s)
+		}
+	}
+	near(t, "batch 3", got, want, 1e-5)
+}
+
+// TestDynamicBatchDitto: the HeyDitto wake-word models (TimeDistributed
+// convolutions, then LSTMs) keep their dynamic batch through the RESHAPE
+// shapes that held the batch 1.
+func TestDynamicBatchDitto(t *testing.T) {
+	for _, dir := range []string{"ditto_v1_lstm/HeyDittoNet-v1", "ditto_v2_bilstm/HeyDittoNet-v2"} {
+		res, err := ConvertModel(nfModel(t, dir), Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		ins, _ := signatures(t, res.Model)
+		if len(ins[0]) == 0 || ins[0][0] != -1 {
+			t.Errorf("%s: input shape signature %v, want a -1 batch (notes %q)", dir, ins[0], res.Report.Notes)
+		}
+		if !strings.Contains(strings.Join(res.Report.Notes, "\n"), "RESHAPE shape(s) written with -1 where they follow the batch") {
+			t.Errorf("%s: notes %q", dir, res.Report.Notes)
+		}
+	}
+}
