@@ -53,6 +53,8 @@ type Model struct {
 	// when a variable the entry needs has no key.
 	restoreErrs []error
 	varSources  map[string]string // how each key was found ("object graph", "restore graph")
+	// root is the __call__ entry added to Graph (rootCall), once.
+	root *rootEntry
 }
 
 // IsSavedModel reports whether m came from a SavedModel directory.

@@ -22,6 +22,10 @@ const rootCallName = "__call__"
 // (through the bound inputs: objectGraphKeys). It returns the inputs and
 // outputs of the entry, or ok false when the model has no such method.
 func (m *Model) rootCall() (ins []ir.InputSpec, outs []ir.OutputSpec, inNames, outNames []string, ok bool, err error) {
+	if c := m.root; c != nil {
+		// Added once: conversions of one Model agree.
+		return c.ins, c.outs, c.inNames, c.outNames, true, nil
+	}
 	og := m.MetaGraph.GetObjectGraphDef()
 	nodes := og.GetNodes()
 	if len(nodes) == 0 {
@@ -128,5 +132,13 @@ func (m *Model) rootCall() (ins []ir.InputSpec, outs []ir.OutputSpec, inNames, o
 	}
 	m.Graph = g
 	m.varKeys, m.varKeysErr = nil, nil
+	m.root = &rootEntry{ins: ins, outs: outs, inNames: inNames, outNames: outNames}
 	return ins, outs, inNames, outNames, true, nil
+}
+
+// rootEntry is the entry rootCall added to a Model's main graph.
+type rootEntry struct {
+	ins               []ir.InputSpec
+	outs              []ir.OutputSpec
+	inNames, outNames []string
 }

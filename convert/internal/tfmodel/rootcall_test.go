@@ -93,3 +93,32 @@ func TestRootCallEntry(t *testing.T) {
 		t.Errorf("an explicit serving_default: %v", err)
 	}
 }
+
+// TestRootCallEntryTwice: two entries of one Model are the same (the
+// __call__ is added to the main graph once).
+func TestRootCallEntryTwice(t *testing.T) {
+	sm := &tfpb.SavedModel{}
+	if err := prototext.Unmarshal([]byte(rootCallModel), sm); err != nil {
+		t.Fatal(err)
+	}
+	data, err := proto.Marshal(sm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ParseSavedModel("module", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e1, err := m.Entry(EntryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(m.Graph.GetNode())
+	e2, err := m.Entry(EntryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Graph.GetNode()) != n || e1.Func.Params[0].Name != e2.Func.Params[0].Name {
+		t.Errorf("second entry: %d graph nodes (was %d), input %q (was %q)", len(m.Graph.GetNode()), n, e2.Func.Params[0].Name, e1.Func.Params[0].Name)
+	}
+}
