@@ -65,9 +65,12 @@ type Options struct {
 	// GraphDef needs OutputArrays).
 	InputArrays, OutputArrays []string
 	// InputShapes gives one static shape per input, pinning dynamic
-	// dimensions. Without it a dynamic batch dimension (dimension 0) is
-	// pinned to 1, as TensorFlow's converter does; other dynamic
-	// dimensions must be pinned here. A shape contradicting its input's
+	// dimensions. Without it every dynamic dimension is converted at 1,
+	// as TensorFlow's converter does, and kept as -1 in shape_signature
+	// where the written model is checked to run at other sizes
+	// (withDynamicBatch, withDynamicDims); a dynamic dimension past the
+	// batch that does not is an error asking for it here. An input of
+	// unknown rank takes the shape its consumers fix (inferUnknownRanks). A shape contradicting its input's
 	// declared shape (another rank, or another size for a static
 	// dimension) is an error naming the input (tfmodel.CheckInputShape).
 	InputShapes []ir.Shape
@@ -246,13 +249,32 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 		}
 		at2Shapes = append(at2Shapes, s)
 	}
+	var inner [][]int
+	var staticErr error
 	if opts.cut != nil {
 		opts.cut.entry = entry
-	} else if err := checkInputsStatic(m, entry); err != nil {
-		return nil, err
+	} else if staticErr = checkInputsStatic(m, entry); staticErr != nil {
+		// Dynamic dimensions past the batch: converted at 1, as
+		// TensorFlow's converter writes them, and kept only if the
+		// model then runs at other sizes as converted there
+		// (withDynamicDims); else the error stands.
+		if eopts.InputShapes != nil {
+			return nil, staticErr
+		}
+		if inner = pinInner(f); inner == nil {
+			return nil, staticErr
+		}
+		for i, dims := range inner {
+			for _, d := range dims {
+				at2Shapes[i][d] = 1
+			}
+		}
 	}
 	report := &fusion.Report{}
 	states, qs, err := lower(f, m.Module, opts, report)
+	if err != nil && staticErr != nil {
+		return nil, fmt.Errorf("%w (converted with the dynamic dimensions at 1, it fails: %v)", staticErr, err)
+	}
 	if err != nil {
 		// The report so far says which composites were met before the
 		// failure; callers may print it, and it says the conversion failed.
@@ -286,6 +308,32 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 	}
 	for len(dyn) > 0 && len(dyn) < len(f.Params) {
 		dyn = append(dyn, false)
+	}
+	if inner != nil {
+		at3 := make([]ir.Shape, len(at2Shapes))
+		for i, sh := range at2Shapes {
+			at3[i] = sh.Clone()
+			if i < len(dyn) && dyn[i] {
+				at3[i][0] = 1
+			}
+			if i < len(inner) {
+				for _, d := range inner[i] {
+					at3[i][d] = innerCheck
+				}
+			}
+		}
+		o := opts
+		o.InputShapes, o.PrintIRAfter = at3, nil
+		res3, err := ConvertModel(m, o)
+		if err != nil {
+			return nil, fmt.Errorf("%w (converted with them at %d, it fails: %v)", staticErr, innerCheck, err)
+		}
+		freed, note, err := withDynamicDims(mt, res3.Model, inner, at3)
+		if err != nil {
+			return nil, fmt.Errorf("%w (converted at 1, the model does not run at other sizes as converted there: %v)", staticErr, err)
+		}
+		mt = freed
+		report.Notes = append(report.Notes, note)
 	}
 	markUnranked(mt, unranked)
 	at2 := func() *schema.ModelT {
@@ -351,6 +399,33 @@ func exampleShapes(params []*ir.Value) string {
 		parts = append(parts, strings.Join(dims, ","))
 	}
 	return strings.Join(parts, ":")
+}
+
+// pinInner sets every unknown dimension past the leading one of each
+// input to 1 and returns them, per input (nil when there is none).
+func pinInner(f *ir.Function) [][]int {
+	var inner [][]int
+	found := false
+	for _, p := range f.Params {
+		var dims []int
+		for d := 1; d < len(p.Shape); d++ {
+			if p.Shape[d] < 0 {
+				dims = append(dims, d)
+			}
+		}
+		if dims != nil {
+			p.Shape = p.Shape.Clone()
+			for _, d := range dims {
+				p.Shape[d] = 1
+			}
+			found = true
+		}
+		inner = append(inner, dims)
+	}
+	if !found {
+		return nil
+	}
+	return inner
 }
 
 // pinBatch sets an unknown leading dimension of each input to 1 and

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tflrun/tflrun/convert/internal/tflite"
+	"github.com/tflrun/tflrun/convert/ir"
 	"github.com/tflrun/tflrun/interpreter"
 	"github.com/tflrun/tflrun/ops"
 	"github.com/tflrun/tflrun/schema"
@@ -81,6 +82,10 @@ func withDynamicBatch(mt *schema.ModelT, dyn []bool, names []string, at2 func() 
 	mark := func(ti int32) {
 		t := sg.Tensors[ti]
 		sig := append([]int32(nil), t.Shape...)
+		if len(t.ShapeSignature) == len(sig) {
+			// Dynamic inner dimensions kept (withDynamicDims).
+			copy(sig, t.ShapeSignature)
+		}
 		sig[0] = -1
 		t.ShapeSignature = sig
 	}
@@ -144,7 +149,11 @@ func reshapeShapes(mt *schema.ModelT) map[[2]int][]int32 {
 // folded at the pinned batch); a shape the same at both batches does not
 // follow the batch (a constant of the model itself). Models of another
 // structure at the two batches give none.
-func followingDims(mt, at2 *schema.ModelT) []reshapeDim {
+func followingDims(mt, at2 *schema.ModelT) []reshapeDim { return followingDimsBy(mt, at2, 2) }
+
+// followingDimsBy is followingDims for a model converted at factor times
+// the pinned size of the dimension looked at.
+func followingDimsBy(mt, at2 *schema.ModelT, factor int32) []reshapeDim {
 	if len(mt.Subgraphs) != len(at2.Subgraphs) {
 		return nil
 	}
@@ -173,7 +182,7 @@ func followingDims(mt, at2 *schema.ModelT) []reshapeDim {
 				free = false
 			}
 			if d1[k] != d2[k] {
-				if diff >= 0 || d1[k] <= 0 || d2[k] != 2*d1[k] {
+				if diff >= 0 || d1[k] <= 0 || d2[k] != factor*d1[k] {
 					free = false
 				}
 				diff = k
@@ -418,4 +427,132 @@ func builtinValue(op *schema.OperatorT) any {
 		return nil
 	}
 	return op.BuiltinOptions.Value
+}
+
+// innerCheck is the size the dynamic dimensions past the batch are
+// checked at (withDynamicDims).
+const innerCheck = 3
+
+// withDynamicDims keeps the dynamic dimensions past the batch (inner, per
+// input) of a model converted with them at 1 (mt): the same model
+// converted with them at innerCheck (at3, its inputs' shapes shapes)
+// tells which RESHAPE shapes follow them (written with -1 there), and
+// the model so written, resized to those shapes, must give on probe
+// inputs what the model converted there gives: every output of the same
+// shape and values. It returns the rewritten model, with shape_signature
+// -1 on those input dimensions and on the output dimensions that grew,
+// and a note; the error says how the model fails at the other size.
+func withDynamicDims(mt *schema.ModelT, at3 []byte, inner [][]int, shapes []ir.Shape) (*schema.ModelT, string, error) {
+	m3 := schema.GetRootAsModel(at3, 0).UnPack()
+	free := schema.GetRootAsModel(tflite.Pack(mt), 0).UnPack()
+	dims := followingDimsBy(free, m3, innerCheck)
+	freeReshapeBatch(free, dims)
+	packed := tflite.Pack(free)
+	sizes := make([][]int, len(shapes))
+	for i, s := range shapes {
+		sizes[i] = []int(s)
+	}
+	outShapes, err := sameRuns(packed, at3, sizes)
+	if err != nil {
+		return nil, "", err
+	}
+	sg := free.Subgraphs[0]
+	var names []string
+	for i, ds := range inner {
+		if i >= len(sg.Inputs) || len(ds) == 0 {
+			continue
+		}
+		t := sg.Tensors[sg.Inputs[i]]
+		sig := append([]int32(nil), t.Shape...)
+		for _, d := range ds {
+			if d < len(sig) {
+				sig[d] = -1
+			}
+		}
+		t.ShapeSignature = sig
+		names = append(names, fmt.Sprintf("%q dimension %v", t.Name, ds))
+	}
+	for k, o := range sg.Outputs {
+		t := sg.Tensors[o]
+		if k >= len(outShapes) || len(outShapes[k]) != len(t.Shape) {
+			continue
+		}
+		sig := append([]int32(nil), t.Shape...)
+		grew := false
+		for d := range sig {
+			if int(sig[d]) != outShapes[k][d] {
+				sig[d], grew = -1, true
+			}
+		}
+		if grew {
+			t.ShapeSignature = sig
+		}
+	}
+	return free, fmt.Sprintf("dynamic dimensions of input %s converted at 1 and kept (shape_signature -1; %d RESHAPE shape(s) written with -1 there): resized to %d, the model gives what it gives converted at %d",
+		strings.Join(names, ", "), len(dims), innerCheck, innerCheck), nil
+}
+
+// sameRuns runs model a with its inputs resized to sizes and model b as
+// it is on the same probe inputs, and demands the same outputs (shapes,
+// and values as sameValues compares them); it returns a's output shapes.
+func sameRuns(a, b []byte, sizes [][]int) ([][]int, error) {
+	load := func(model []byte, resize bool) (*interpreter.Interpreter, error) {
+		m, err := interpreter.LoadBytes(model)
+		if err != nil {
+			return nil, err
+		}
+		it, err := interpreter.New(m, nil)
+		if err != nil {
+			return nil, err
+		}
+		if resize {
+			for i := 0; i < it.InputCount() && i < len(sizes); i++ {
+				if err := it.ResizeInputTensor(i, sizes[i]); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := it.AllocateTensors(); err != nil {
+			return nil, err
+		}
+		return it, nil
+	}
+	ia, err := load(a, true)
+	if err != nil {
+		return nil, err
+	}
+	defer ia.Close()
+	ib, err := load(b, false)
+	if err != nil {
+		return nil, err
+	}
+	defer ib.Close()
+	if ia.InputCount() != ib.InputCount() || ia.OutputCount() != ib.OutputCount() {
+		return nil, fmt.Errorf("%d inputs and %d outputs, %d and %d as converted there", ia.InputCount(), ia.OutputCount(), ib.InputCount(), ib.OutputCount())
+	}
+	for i := 0; i < ia.InputCount(); i++ {
+		if len(ia.Input(i).Data) != len(ib.Input(i).Data) {
+			return nil, fmt.Errorf("input %d holds %d bytes, %d as converted there", i, len(ia.Input(i).Data), len(ib.Input(i).Data))
+		}
+		fillProbe(ia.Input(i), i)
+		fillProbe(ib.Input(i), i)
+	}
+	if err := ia.Invoke(); err != nil {
+		return nil, err
+	}
+	if err := ib.Invoke(); err != nil {
+		return nil, err
+	}
+	var shapes [][]int
+	for k := 0; k < ia.OutputCount(); k++ {
+		oa, ob := ia.Output(k), ib.Output(k)
+		if !ops.SameShape(oa.Shape, ob.Shape) {
+			return nil, fmt.Errorf("output %d (%s) has shape %v, %v as converted there", k, oa.Name, oa.Shape, ob.Shape)
+		}
+		if !sameValues(oa.Type, oa.Data, ob.Data) {
+			return nil, fmt.Errorf("output %d (%s) differs from the model converted there", k, oa.Name)
+		}
+		shapes = append(shapes, append([]int(nil), oa.Shape...))
+	}
+	return shapes, nil
 }

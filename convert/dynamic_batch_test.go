@@ -183,3 +183,47 @@ func TestDynamicBatchDitto(t *testing.T) {
 		}
 	}
 }
+
+// TestDynamicInnerDims: an input with a dynamic dimension past the batch
+// (time) converts without --input_shapes when the model runs at any size
+// there: converted at 1 as TensorFlow's converter does, it must give,
+// resized to 3, what the model converted at 3 gives; a RESHAPE whose
+// shape follows the dimension gets -1 there. A model that cannot (a
+// Reshape to a constant holding the size) is refused as before, asking
+// for --input_shapes.
+func TestDynamicInnerDims(t *testing.T) {
+	g := newGraph()
+	x := g.placeholder("x", 1, -1, 4)
+	flat := g.op("Reshape", "flat", []string{x, g.constI("shape", ir.Shape{2}, 1, -1)}, attrs{"Tshape": tAttr(ir.Int32)})
+	g.op("Sum", "out", []string{flat, g.constI("axis", ir.Shape{1}, 1)}, attrs{"Tidx": tAttr(ir.Int32), "keep_dims": bAttr(false)})
+	res, err := g.convert(t, "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins, _ := signatures(t, res.Model)
+	if !equalInts(ins[0], []int{1, -1, 4}) {
+		t.Fatalf("input shape signature %v, want [1 -1 4]", ins[0])
+	}
+	if len(res.Report.Notes) == 0 || !strings.Contains(res.Report.Notes[0], `dynamic dimensions of input "x" dimension [1] converted at 1 and kept (shape_signature -1; 1 RESHAPE shape(s) written with -1 there)`) {
+		t.Errorf("notes %q", res.Report.Notes)
+	}
+	in := seq(20, 1, 2)
+	got, shape := runResized(t, res.Model, map[int][]int{0: {1, 5, 4}}, in)
+	want := 0.0
+	for _, v := range in {
+		want += float64(v)
+	}
+	if !equalInts(shape, []int{1}) {
+		t.Fatalf("output shape %v at time 5, want [1]", shape)
+	}
+	near(t, "sum at time 5", got, []float64{want}, 1e-5)
+
+	g = newGraph()
+	x = g.placeholder("x", 1, -1, 4)
+	g.op("Reshape", "out", []string{x, g.constI("shape", ir.Shape{2}, 1, 4)}, attrs{"Tshape": tAttr(ir.Int32)})
+	_, err = g.convert(t, "out")
+	if err == nil || !strings.Contains(err.Error(), `input 0 "x" has the dynamic shape [1 ? 4]`) || !strings.Contains(err.Error(), "--input_shapes 1,D1,4") ||
+		!strings.Contains(err.Error(), "converted with them at 3, it fails") {
+		t.Fatalf("err = %v, want the dynamic shape refused, asking for --input_shapes", err)
+	}
+}

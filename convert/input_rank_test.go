@@ -103,15 +103,35 @@ func TestUnknownRankFromMatMul(t *testing.T) {
 	near(t, "x·W", got, want, 1e-5)
 
 	// transpose_a makes it [K, -1]: a dynamic dimension past the batch,
-	// which the user must pin.
+	// kept because the model runs at any size there (x is [3, N], the
+	// output [N, 2]).
 	g = newGraph()
 	x = g.unrankedPlaceholder("x")
 	w = g.constF("w", ir.Shape{3, 2}, []float32{1, 2, 3, 4, 5, 6})
 	g.op("MatMul", "mm", []string{x, w}, attrs{"transpose_a": bAttr(true), "transpose_b": bAttr(false)})
-	_, err = g.convert(t, "mm")
-	if err == nil || !strings.Contains(err.Error(), `input 0 "x" has the dynamic shape [3 ?]`) || !strings.Contains(err.Error(), "--input_shapes 3,D1") {
-		t.Fatalf("transpose_a: err = %v, want the [3 ?] shape and --input_shapes 3,D1", err)
+	res, err = g.convert(t, "mm")
+	if err != nil {
+		t.Fatal(err)
 	}
+	if sig := inputTensor(t, res.Model, 0).ShapeSignature; len(sig) != 2 || sig[0] != 3 || sig[1] != -1 {
+		t.Errorf("transpose_a: shape_signature %v, want [3 -1]", sig)
+	}
+	xt := []float32{1, 2, 3, 4, -1, 0, 1, 2, 0.5, 1, -2, 3} // [3, 4]
+	got, shape = runResized(t, res.Model, map[int][]int{0: {3, 4}}, xt)
+	if len(shape) != 2 || shape[0] != 4 || shape[1] != 2 {
+		t.Fatalf("transpose_a: output shape %v at [3 4], want [4 2]", shape)
+	}
+	want = nil
+	for r := 0; r < 4; r++ {
+		for c := 0; c < 2; c++ {
+			s := 0.0
+			for k := 0; k < 3; k++ {
+				s += float64(xt[k*4+r]) * float64([]float32{1, 2, 3, 4, 5, 6}[k*2+c])
+			}
+			want = append(want, s)
+		}
+	}
+	near(t, "xᵀ·W", got, want, 1e-5)
 }
 
 // TestUnknownRankFromReshape: TF1's reshape(x, [shape(x)[0], 4, 2]) fixes
@@ -155,23 +175,39 @@ func TestUnknownRankFromReshape(t *testing.T) {
 }
 
 // TestUnknownRankFromConv2D: a Conv2D fixes rank 4 and the channels; the
-// spatial dimensions stay for the user, and the error asks for them with
-// the channel count filled in.
+// spatial dimensions, converted at 1, stay dynamic since the model runs
+// at any size there, and --input_shapes pins them.
 func TestUnknownRankFromConv2D(t *testing.T) {
 	g := newGraph()
 	x := g.unrankedPlaceholder("x")
 	w := g.constF("w", ir.Shape{3, 3, 2, 4}, seq(72, 0.1, 0))
 	g.op("Conv2D", "conv", []string{x, w}, attrs{"strides": lAttr(1, 1, 1, 1), "padding": sAttr("SAME"), "data_format": sAttr("NHWC")})
-	_, err := g.convert(t, "conv")
-	if err == nil || !strings.Contains(err.Error(), `input 0 "x" has the dynamic shape [1 ? ? 2]`) || !strings.Contains(err.Error(), "--input_shapes 1,D1,D2,2") {
-		t.Fatalf("err = %v, want the [1 ? ? 2] shape and --input_shapes 1,D1,D2,2", err)
+	res, err := g.convert(t, "conv")
+	if err != nil {
+		t.Fatal(err)
 	}
-	res, err := g.convertWith(t, Options{OutputArrays: []string{"conv"}, InputShapes: []ir.Shape{{1, 5, 5, 2}}})
+	if got := res.Entry.Func.Params[0].Shape; !got.Equal(ir.Shape{1, 1, 1, 2}) {
+		t.Fatalf("x converted at %v, want [1 1 1 2]", got)
+	}
+	if sig := inputTensor(t, res.Model, 0).ShapeSignature; len(sig) != 4 || sig[0] != -1 || sig[1] != -1 || sig[2] != -1 || sig[3] != 2 {
+		t.Errorf("shape_signature %v, want [-1 -1 -1 2]", sig)
+	}
+	res, err = g.convertWith(t, Options{OutputArrays: []string{"conv"}, InputShapes: []ir.Shape{{1, 5, 5, 2}}})
 	if err != nil {
 		t.Fatalf("with --input_shapes: %v", err)
 	}
 	if got := res.Entry.Func.Params[0].Shape; !got.Equal(ir.Shape{1, 5, 5, 2}) {
 		t.Fatalf("x converted at %v, want [1 5 5 2]", got)
+	}
+	// VALID padding with a 3×3 window does not fit at 1: refused, asking
+	// for the spatial sizes with the channel count filled in.
+	g = newGraph()
+	x = g.unrankedPlaceholder("x")
+	w = g.constF("w", ir.Shape{3, 3, 2, 4}, seq(72, 0.1, 0))
+	g.op("Conv2D", "conv", []string{x, w}, attrs{"strides": lAttr(1, 1, 1, 1), "padding": sAttr("VALID"), "data_format": sAttr("NHWC")})
+	_, err = g.convert(t, "conv")
+	if err == nil || !strings.Contains(err.Error(), `input 0 "x" has the dynamic shape [1 ? ? 2]`) || !strings.Contains(err.Error(), "--input_shapes 1,D1,D2,2") {
+		t.Fatalf("VALID: err = %v, want the [1 ? ? 2] shape and --input_shapes 1,D1,D2,2", err)
 	}
 }
 

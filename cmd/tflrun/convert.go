@@ -41,10 +41,15 @@ to the fusion rules (--no-fuse just rewrites it), quantises weights with
 
 The entry point is a SavedModel signature (--signature, default
 serving_default), or the tensors named by --input_arrays and --output_arrays
-(required for a GraphDef's outputs), which also cut the graph there. A dynamic
-batch dimension is pinned to 1; --input_shapes (TensorFlow converter syntax,
-"1,49,10,1:1,5", one shape per input) pins any dynamic dimension; each shape
-must have its input's declared rank and agree on every static dimension.
+(required for a GraphDef's outputs), which also cut the graph there; without
+serving_default, a SavedModel's root __call__ method. --input_shapes
+(TensorFlow converter syntax, "1,49,10,1:1,5", one shape per input) pins any
+dynamic dimension; each shape must have its input's declared rank and agree
+on every static dimension. Without it dynamic dimensions are converted at 1
+and written as -1 in shape_signature where the model is checked to run at
+other sizes (a dynamic dimension past the batch where it does not is an
+error); an input of unknown rank takes the shape its consumers fix, or, read
+only by elementwise ops, is written as an unranked scalar.
 
 Functions annotated with _implements / api_implements are offered to the
 fusion rules before being inlined; --fusion-report FILE writes what became of
