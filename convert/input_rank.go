@@ -27,10 +27,13 @@ import (
 //   - the condition of an If: a scalar (TFLite's IF reads one element).
 //
 // An input nothing fixes that reaches only elementwise ops (and ops that
-// read only its shape) is converted as a scalar and written without a
+// read only its shape) is converted as a scalar. When everything it
+// reaches through broadcasts too is elementwise, it is written without a
 // rank (shape [], has_rank false), as TensorFlow's converter writes an
 // unranked input: such a graph broadcasts, so the model runs at whatever
-// shape the application resizes the input to. Any other input of unknown
+// shape the application resizes the input to. One broadcast into a
+// MatMul's operand or an If's condition (TF1 dropout's keep_prob) stays a
+// scalar with a rank. Any other input of unknown
 // rank is refused, naming it, the consumer that needs its shape, and the
 // --input_shapes that would pin it.
 
@@ -74,6 +77,9 @@ type rankFinder struct {
 	// blocker is a consumer that needs a rank and fixes none.
 	blocker string
 	visits  int
+	// loose follows every broadcasting op, whatever its other operand:
+	// a search for any consumer that is not elementwise.
+	loose bool
 }
 
 // maxRankVisits bounds the values one search visits.
@@ -203,7 +209,7 @@ func (r *rankFinder) use(f *ir.Function, n *ir.Node, slot int, v *ir.Value) {
 		// input's own or of a known shape (a downstream consumer's shape
 		// is then the input's too); an operand of unknown shape may be
 		// the larger one, and what follows says nothing of the input.
-		if other == v || r.same[other] || knownShape(other).RankKnown() {
+		if r.loose || other == v || r.same[other] || knownShape(other).RankKnown() {
 			r.walk(f, n.Outputs[0])
 		}
 	case n.Op == "MatMul" && slot == 0 && len(n.Inputs) == 2:
@@ -334,6 +340,7 @@ func (r *rankFinder) isLeadingDim(e *ir.Value) bool {
 // names an input nothing fixes that reaches a consumer needing a rank.
 func inferUnknownRanks(m *tfmodel.Model, e *tfmodel.Entry) (unranked []bool, notes []string, err error) {
 	f := e.Func
+	var scalars []int
 	finder := &rankFinder{m: m.Module, uses: map[*ir.Function]map[*ir.Value][]*ir.Node{}}
 	search := func(p *ir.Value) {
 		finder.input, finder.same = p, map[*ir.Value]bool{}
@@ -377,15 +384,30 @@ func inferUnknownRanks(m *tfmodel.Model, e *tfmodel.Entry) (unranked []bool, not
 		if unranked == nil {
 			unranked = make([]bool, len(f.Params))
 		}
-		unranked[i] = true
-		notes = append(notes, fmt.Sprintf("input %q has no shape in the model and only elementwise ops read it: converted as a scalar and written without a rank (shape [], has_rank false), as TensorFlow's converter writes an unranked input; resize it to run at another shape, or pin one with --input_shapes", name))
+		scalars = append(scalars, i)
+		// Written without a rank only when every op it reaches, through
+		// broadcasts too, is elementwise: then the model runs at any
+		// shape the input is resized to, as the TensorFlow graph does.
+		// An input broadcast into a MatMul's operand or an If's
+		// condition (TF1 dropout's keep_prob) stays a scalar.
+		finder.loose = true
+		search(p)
+		finder.loose = false
+		if finder.blocker == "" && finder.shape == nil {
+			unranked[i] = true
+			notes = append(notes, fmt.Sprintf("input %q has no shape in the model and only elementwise ops read it: converted as a scalar and written without a rank (shape [], has_rank false), as TensorFlow's converter writes an unranked input; resize it to run at another shape, or pin one with --input_shapes", name))
+			continue
+		}
+		what := finder.blocker
+		if what == "" {
+			what = finder.from
+		}
+		notes = append(notes, fmt.Sprintf("input %q has no shape in the model and only elementwise ops read it, broadcasting it: converted as a scalar, with a rank (it reaches %s through a broadcast; --input_shapes pins another shape)", name, what))
 	}
 	// The scalars are set last: an input taken as a scalar fixes nothing
 	// for another.
-	for i, u := range unranked {
-		if u {
-			f.Params[i].Shape = ir.Shape{}
-		}
+	for _, i := range scalars {
+		f.Params[i].Shape = ir.Shape{}
 	}
 	return unranked, notes, nil
 }

@@ -339,6 +339,14 @@ func TestUnknownRankCorpus(t *testing.T) {
 			t.Errorf("%s: %v", c.file, err)
 			continue
 		}
+		// Inputs only elementwise ops read are written without a rank;
+		// those reaching an If's condition keep theirs.
+		wantRank := c.file == "litert_if_op.pbtxt"
+		if c.file == "litert_add.pbtxt" || wantRank {
+			if in := inputTensor(t, res.Model, 0); in.HasRank != wantRank || len(in.Shape) != 0 {
+				t.Errorf("%s: input 0 written with shape %v has_rank %v, want [] has_rank %v", c.file, in.Shape, in.HasRank, wantRank)
+			}
+		}
 		if c.inputs == nil {
 			continue
 		}
@@ -356,9 +364,10 @@ func TestUnknownRankCorpus(t *testing.T) {
 }
 
 // TestDropoutKeepProb: TF1 dropout in a frozen graph, x / keep_prob ·
-// floor(keep_prob + uniform), with keep_prob an input without a shape:
-// keep_prob is taken as a scalar, RandomUniform becomes RANDOM_UNIFORM,
-// and keep_prob = 1 gives x back (floor(1 + u) = 1 for u in [0, 1)).
+// floor(keep_prob + uniform) before a MatMul, with keep_prob an input
+// without a shape: keep_prob is taken as a scalar (with a rank),
+// RandomUniform becomes RANDOM_UNIFORM, and keep_prob = 1 gives x back
+// (floor(1 + u) = 1 for u in [0, 1)).
 func TestDropoutKeepProb(t *testing.T) {
 	g := newGraph()
 	x := g.placeholder("x", 1, 4)
@@ -368,8 +377,9 @@ func TestDropoutKeepProb(t *testing.T) {
 	add := g.op("Add", "add", []string{kp, u}, nil)
 	fl := g.op("Floor", "floor", []string{add}, nil)
 	div := g.op("RealDiv", "div", []string{x, kp}, nil)
-	g.op("Mul", "out", []string{div, fl}, nil)
-	res, err := g.convert(t, "out")
+	out := g.op("Mul", "out", []string{div, fl}, nil)
+	g.op("MatMul", "mm", []string{out, g.constF("w", ir.Shape{4, 2}, seq(8, 1, 0))}, nil)
+	res, err := g.convert(t, "out", "mm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,6 +388,12 @@ func TestDropoutKeepProb(t *testing.T) {
 	}
 	if got := res.Entry.Func.Params[1].Shape; !got.Equal(ir.Shape{}) {
 		t.Fatalf("keep_prob converted at %v, want a scalar", got)
+	}
+	// Broadcast into a MatMul's operand, keep_prob keeps its rank: only
+	// an input every op of whose broadcasts is elementwise is written
+	// without one.
+	if kp := inputTensor(t, res.Model, 1); !kp.HasRank || len(kp.Shape) != 0 {
+		t.Errorf("keep_prob written with shape %v has_rank %v, want a scalar with a rank", kp.Shape, kp.HasRank)
 	}
 	in := []float32{1, -2, 3.5, 4}
 	got, _ := runResized(t, res.Model, nil, in, []float32{1})
