@@ -70,9 +70,10 @@ type Options struct {
 	// where the written model is checked to run at other sizes
 	// (withDynamicBatch, withDynamicDims); a dynamic dimension past the
 	// batch that does not is an error asking for it here. An input of
-	// unknown rank takes the shape its consumers fix (inferUnknownRanks). A shape contradicting its input's
-	// declared shape (another rank, or another size for a static
-	// dimension) is an error naming the input (tfmodel.CheckInputShape).
+	// unknown rank takes the shape its consumers fix (inferUnknownRanks).
+	// A shape contradicting its input's declared shape (another rank, or
+	// another size for a static dimension) is an error naming the input
+	// (tfmodel.CheckInputShape).
 	InputShapes []ir.Shape
 	// NoFuse turns composite fusion off: annotated functions are inlined
 	// and lowered like any other, their loops unrolled (the report still
