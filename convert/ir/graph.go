@@ -204,7 +204,9 @@ func (f *Function) Where() string {
 // UniqueName returns base, or base_N when a node of that name exists.
 func (f *Function) UniqueName(base string) string {
 	if f.names == nil {
-		f.names = map[string]int{}
+		// Room for as many new names again: a pass that rewrites every
+		// node (legalisation) then never regrows the map.
+		f.names = make(map[string]int, 2*(len(f.Nodes)+len(f.Params))+16)
 		for _, n := range f.Nodes {
 			f.names[n.Name] = 0
 		}

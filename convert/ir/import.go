@@ -354,7 +354,11 @@ func ParseTensorRef(s string) (ref TensorRef, control bool, err error) {
 // any consumer uses, and the types are left to shape inference.
 func ImportGraph(m *Module, g *tfpb.GraphDef, name string) (*Function, error) {
 	f := NewFunction(name, m)
-	byName := map[string]*Node{}
+	// Sized once: the GraphDef is already in memory, so its node count is
+	// bounded by the input, and growing a million-entry map costs a third
+	// of an import.
+	byName := make(map[string]*Node, len(g.GetNode()))
+	f.Nodes = make([]*Node, 0, len(g.GetNode()))
 	counted := &outputCounter{where: "graph"}
 	for i, nd := range g.GetNode() {
 		if nd.Name == "" {
