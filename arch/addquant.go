@@ -4,7 +4,8 @@ package arch
 // and uint8 ADD (optimized_integer_ops::AddElementwise and
 // optimized_ops::AddElementwise, whose NEON paths compute the same
 // fixed-point steps as reference_ops::AddFunc). Portable code in
-// addquant_generic.go, assembly twin in addquant_avx2_amd64.s.
+// addquant_generic.go, assembly twins in addquant_avx2_amd64.s and
+// addquant_neon_arm64.s.
 
 var (
 	addQuantInt8       func(dst, a, b []int8, p *QuantAdd)
