@@ -33,7 +33,8 @@
 //	go run ./bench/qemuinsns [-models vww_96_int8,dtln] [-targets arm64,arm]
 //		[-cpus cortex-a53,max] [-levels generic,neon] [-n 1] [-top 0]
 //
-// Models are names of ../shared/models files (see -list). -cpus and
+// Models are names of ../shared/models files (see -list) or paths of
+// .tflite files (any model, such as a corpus one). -cpus and
 // -levels keep some of the emulated CPUs and ISA levels (the ratio is to
 // the last generic count of the model on the target, so one generic run
 // can serve every CPU: portable Go runs the same code on each). -top K
@@ -99,7 +100,7 @@ func main() {
 	guest := flag.Bool("guest", false, "run as the emulated guest: load -model and invoke it -n times")
 	model := flag.String("model", "", "guest: the model file")
 	n := flag.Int("n", 1, "invokes counted per measurement (after one warm-up)")
-	only := flag.String("models", "", "comma-separated model names (default: all of -list)")
+	only := flag.String("models", "", "comma-separated model names (see -list) or .tflite paths (default: all of -list)")
 	tgts := flag.String("targets", "arm64,arm", "comma-separated targets: arm64, arm")
 	cpus := flag.String("cpus", "", "comma-separated qemu CPUs to keep (default: every CPU of each target)")
 	levels := flag.String("levels", "", "comma-separated ISA levels to keep (default: every level of each CPU)")
@@ -183,6 +184,19 @@ func pick(csv string) map[string]bool {
 
 func runHost(shared, only, tgts, cpus, levels string, n, top int) error {
 	keepModel, keepTarget, keepCPU, keepLevel := pick(only), pick(tgts), pick(cpus), pick(levels)
+	// chosen: the named models of the set in its order, then every
+	// .tflite path given, named by its file name.
+	var chosen []struct{ name, path string }
+	for _, m := range models {
+		if keepModel == nil || keepModel[m.name] {
+			chosen = append(chosen, struct{ name, path string }{m.name, filepath.Join(shared, m.path)})
+		}
+	}
+	for _, p := range strings.Split(only, ",") {
+		if p = strings.TrimSpace(p); strings.HasSuffix(p, ".tflite") {
+			chosen = append(chosen, struct{ name, path string }{strings.TrimSuffix(filepath.Base(p), ".tflite"), p})
+		}
+	}
 	dir, err := os.MkdirTemp("", "qemuinsns")
 	if err != nil {
 		return err
@@ -208,11 +222,8 @@ func runHost(shared, only, tgts, cpus, levels string, n, top int) error {
 			label += " GOARM=" + t.goarm
 		}
 		fmt.Printf("\n%s\n%-28s %-11s %-13s %15s %8s %10s\n", label, "model", "cpu", "level", "insns/Invoke", "vs Go", "(sched)")
-		for _, m := range models {
-			if keepModel != nil && !keepModel[m.name] {
-				continue
-			}
-			path := filepath.Join(shared, m.path)
+		for _, m := range chosen {
+			path := m.path
 			if _, err := os.Stat(path); err != nil {
 				fmt.Printf("%-28s skipped: %v\n", m.name, err)
 				continue
