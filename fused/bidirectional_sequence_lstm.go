@@ -229,6 +229,15 @@ func (k *BidirectionalSequenceLSTM) Prepare(n *ops.Node) error {
 	if err != nil {
 		return err
 	}
+	auxWidth := 0 // the backward direction may read the auxiliary input instead
+	if a := n.Inputs[bilstmAuxInput]; a != nil && a.Rank() == 3 {
+		auxWidth = a.Dim(2)
+	}
+	for _, c := range []*lstmConfig{&fwCfg, &bwCfg} {
+		if err := checkSteps(base.maxTime, base.nBatch, c.nInput+c.nAux+auxWidth, c.nOutput); err != nil {
+			return err
+		}
+	}
 
 	types := lstmFloatTypes
 	if path == lstmPathHybrid {

@@ -203,6 +203,11 @@ func (k *BidirectionalSequenceRNN) Prepare(n *ops.Node) error {
 	if err := prepareCell(n, roles, &k.bw, wtype); err != nil {
 		return err
 	}
+	for _, c := range []*rnnCell{&k.fw, &k.bw} {
+		if err := checkSteps(k.maxTime, k.batch, c.nInput+c.nAux, c.units); err != nil {
+			return err
+		}
+	}
 	for _, s := range []struct {
 		idx   int
 		units int

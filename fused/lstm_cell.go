@@ -206,6 +206,9 @@ type lstmSeq struct {
 
 // calls is the number of step calls the walk makes.
 func (s lstmSeq) calls() int {
+	if s.nBatch == 0 {
+		return 0 // no row to advance (time-major would loop over empty steps)
+	}
 	if s.timeMajor {
 		return s.maxTime
 	}

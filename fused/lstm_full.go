@@ -72,6 +72,9 @@ func (k *lstmFullKernel) prepare(n *ops.Node, o lstmFullOptions) error {
 	if err := checkLSTMWeights(&t, roles, &cfg, o.sequence); err != nil {
 		return err
 	}
+	if err := checkSteps(cfg.maxTime, cfg.nBatch, cfg.nInput+cfg.nAux, cfg.nOutput); err != nil {
+		return err
+	}
 	cfg.activation = o.activation
 	cfg.cellClip, cfg.projClip = o.cellClip, o.projClip
 	cfg.asymmetric = o.asymmetric

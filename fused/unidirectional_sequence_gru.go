@@ -150,6 +150,9 @@ func (k *UnidirectionalSequenceGRU) Prepare(n *ops.Node) error {
 		return err
 	}
 	u := k.units
+	if err := checkSteps(k.maxTime, k.batch, k.nInput, u); err != nil {
+		return err
+	}
 	cols, err := ops.ShapeElements([]int{k.nInput + u}, 0)
 	if err != nil || k.nInput+u < k.nInput {
 		return fmt.Errorf("n_input %d + units %d overflows", k.nInput, u)
@@ -247,6 +250,9 @@ func (k *UnidirectionalSequenceGRU) Eval(n *ops.Node) error {
 	}
 	if err := k.sizes.check(n); err != nil {
 		return err
+	}
+	if k.batch == 0 {
+		return nil // no row to advance, and both outputs are empty
 	}
 	if k.hy != nil {
 		return k.evalHybrid(n)

@@ -115,6 +115,9 @@ func (k *UnidirectionalSequenceRNN) Prepare(n *ops.Node) error {
 		return err
 	}
 	u := k.cell.units
+	if err := checkSteps(k.maxTime, k.batch, k.cell.nInput, u); err != nil {
+		return err
+	}
 	if err := roles.state(n, rnnHiddenState, k.batch, u); err != nil {
 		return err
 	}
@@ -170,6 +173,9 @@ func (k *UnidirectionalSequenceRNN) Eval(n *ops.Node) error {
 		} else {
 			c.stepFloat(&v, x, nil, rows, k.act, h, out, u)
 		}
+	}
+	if batch == 0 {
+		return nil // no row to advance (time-major would loop over empty steps)
 	}
 	if k.timeMajor {
 		for t := 0; t < k.maxTime; t++ {
