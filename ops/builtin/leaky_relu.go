@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 	"github.com/tflrun/tflrun/schema"
 )
@@ -125,14 +126,7 @@ func (k *LeakyRelu) Eval(n *ops.Node) error {
 	cnt := in.NumElements()
 	switch k.typ {
 	case ops.Float32:
-		o := out.Float32s()[:cnt]
-		for i, x := range in.Float32s()[:cnt] {
-			if x > 0 {
-				o[i] = x
-			} else {
-				o[i] = x * k.alpha
-			}
-		}
+		arch.LeakyReluF32(out.Float32s()[:cnt], in.Float32s()[:cnt], k.alpha)
 	case ops.Int8, ops.Uint8:
 		lookup8(in.Data[:cnt], out.Data[:cnt], &k.lut)
 	default:
