@@ -30,7 +30,8 @@ type LeakyRelu struct {
 	lo, hi      int32
 	// lut maps every int8/uint8 input byte to its output, filled at
 	// Prepare from leakyQuant itself so the bits cannot differ; Eval
-	// then does one load per element instead of two multiplies.
+	// then looks the bytes up with the vector arch.LookupBytes (TBL on
+	// arm64, VPSHUFB on amd64) instead of two multiplies per element.
 	lut [256]uint8
 }
 

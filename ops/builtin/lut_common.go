@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -35,12 +36,10 @@ func lutPopulate8(typ ops.DataType, inScale float32, inZP int32, outScale float3
 // 1/(1+e^−x) in float32 arithmetic.
 func sigmoidf(x float32) float32 { return float32(1) / float32(1+expf(-x)) }
 
-// lookup8 maps every byte of in through lut into out.
+// lookup8 maps every byte of in through lut into out, with the vector
+// table lookup arch.LookupBytes.
 func lookup8(in, out []byte, lut *[256]uint8) {
-	out = out[:len(in)]
-	for i, v := range in {
-		out[i] = lut[v]
-	}
+	arch.LookupBytes(out[:len(in)], in, lut)
 }
 
 // elementwiseUnary holds the checks every one-input, one-output
