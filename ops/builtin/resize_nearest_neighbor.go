@@ -99,10 +99,18 @@ func (k *ResizeNearestNeighbor) Eval(n *ops.Node) error {
 	}
 	g := &k.g
 	px := g.depth * k.elem
+	rowBytes := len(k.xs) * px
 	o := 0
 	for b := 0; b < g.batch; b++ {
 		base := b * g.inH * g.inW * px
-		for _, y := range k.ys {
+		for i, y := range k.ys {
+			if i > 0 && y == k.ys[i-1] {
+				// The same source row as the output row above (every
+				// upsampling repeats rows): one copy of that row.
+				copy(out.Data[o:o+rowBytes], out.Data[o-rowBytes:o])
+				o += rowBytes
+				continue
+			}
 			row := base + y*g.inW*px
 			for _, x := range k.xs {
 				s := row + x*px
