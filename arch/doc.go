@@ -31,8 +31,12 @@
 // constant weights use. Also for particular kernels: DotRowsInt16 (the
 // integer SVDF's time filter), VecClamp (float activation clamps with
 // C++'s std::min/std::max bits), SelectAboveF32 (TOPK_V2's threshold
-// scan) and VecMaxF32 / MaxBlocksF32 (float MAX_POOL_2D's window maximum
-// with std::max's bits, one call per output row and window tap). The
+// scan), VecMaxF32 / MaxBlocksF32 (float MAX_POOL_2D's window maximum
+// with std::max's bits, one call per output row and window tap),
+// PReluF32 / LeakyReluF32 (float PRELU and LEAKY_RELU, compare and
+// blend), LookupBytes (the 256-entry tables of the 8-bit activations:
+// TBL on arm64, VPSHUFB rows on amd64) and BilinearF32 (one pixel of
+// float RESIZE_BILINEAR, in TFLite's summation order). The
 // scalar fixed-point functions SaturatingRoundingDoublingHighMul,
 // RoundingDivideByPOT and MultiplyByQuantizedMultiplier (requant_generic.go)
 // are the reference every requantising primitive is tested against; package
