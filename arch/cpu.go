@@ -28,6 +28,7 @@ const (
 	FeatASIMDDP                   // arm64 dot product (SDOT/UDOT, FEAT_DotProd)
 	FeatI8MM                      // arm64 int8 matrix multiply (SMMLA, FEAT_I8MM)
 	FeatSVE                       // arm64 Scalable Vector Extension
+	FeatAVX512VBMI                // x86 AVX-512 VBMI (VPERMB, VPERMI2B)
 
 	numFeatures
 )
@@ -48,6 +49,7 @@ var featureNames = [numFeatures]string{
 	FeatASIMDDP:    "ASIMD-DP",
 	FeatI8MM:       "I8MM",
 	FeatSVE:        "SVE",
+	FeatAVX512VBMI: "AVX512-VBMI",
 }
 
 // String returns the feature's usual name ("AVX512-VNNI").
@@ -183,7 +185,7 @@ func Summary() string {
 		parts = append(parts, s)
 	}
 	// Optional features that change an implementation at this level.
-	for _, f := range []Feature{FeatAVX512VNNI, FeatAVXVNNI, FeatI8MM} {
+	for _, f := range []Feature{FeatAVX512VNNI, FeatAVX512VBMI, FeatAVXVNNI, FeatI8MM} {
 		if l != Generic && cpuInfo.Has(f) && usedAt(f, l) {
 			parts = append(parts, f.String())
 		}

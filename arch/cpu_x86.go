@@ -29,6 +29,7 @@ func detectCPU() cpuDetails {
 	set(FeatAVX512DQ, cpu.X86.HasAVX512DQ, cpuid.AVX512DQ)
 	set(FeatAVX512VNNI, cpu.X86.HasAVX512VNNI, cpuid.AVX512VNNI)
 	set(FeatAVXVNNI, cpu.X86.HasAVXVNNI, cpuid.AVXVNNI)
+	set(FeatAVX512VBMI, cpu.X86.HasAVX512VBMI, cpuid.AVX512VBMI)
 	// F16C is only meaningful with AVX state saved.
 	d.has[FeatF16C] = d.has[FeatF16C] && d.has[FeatAVX]
 	d.vendor = c.VendorString

@@ -2,7 +2,9 @@
 
 package arch
 
-// The amd64 LookupBytes kernel (lookup_avx2_amd64.s).
+// The amd64 LookupBytes kernels: lookup_avx2_amd64.s, and
+// lookup_avx512_amd64.s for CPUs with AVX-512 VBMI (Ice Lake, Zen 4 and
+// newer), which takes any length.
 
 // lookupBytesAVX2Asm handles len(src) a multiple of 64.
 //
@@ -21,4 +23,10 @@ func lookupBytesAVX2(dst, src []byte, table *[256]byte) {
 	}
 }
 
-var _ = lookupBytesImpls.add("avx2", AVX2, nil, lookupBytesAVX2)
+//go:noescape
+func lookupBytesVBMI(dst, src []byte, table *[256]byte)
+
+var (
+	_ = lookupBytesImpls.add("avx2", AVX2, nil, lookupBytesAVX2)
+	_ = lookupBytesImpls.add("avx512vbmi", AVX512, []Feature{FeatAVX512VBMI}, lookupBytesVBMI)
+)
