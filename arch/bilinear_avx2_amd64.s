@@ -33,8 +33,9 @@
 
 // func bilinearF32AVX2(dst, p00, p01, p10, p11 []float32, w *[4]float32)
 //
-// Sixteen channels per step, then eight, then the last len%8 through
-// VMASKMOVPS (no access beyond the mask). DI dst, SI p00, R8 p01, R9 p10,
+// Sixteen channels per step, then eight, then the last len%8: as the
+// eight channels ending at len when len >= 8, else through VMASKMOVPS (no
+// access beyond the mask). DI dst, SI p00, R8 p01, R9 p10,
 // R10 p11, CX len, AX index, R11 end of the 16-steps, R12 end of the
 // 8-steps.
 TEXT ·bilinearF32AVX2(SB), NOSPLIT, $0-128
@@ -74,6 +75,18 @@ loop8:
 tail:
 	ANDQ       $7, CX
 	JZ         done
+	CMPQ       R12, $0
+	JEQ        masked
+	// At least eight channels: redo the last eight as one vector ending
+	// at len (dst does not overlap the sources, so rewriting channels
+	// already done stores the same bits), avoiding VMASKMOVPS, whose
+	// store is slow on AMD cores.
+	ADDQ       CX, AX
+	SUBQ       $8, AX
+	BLEND(0)
+	JMP        done
+
+masked:
 	LEAQ       ·tailMask32(SB), BX
 	NEGQ       CX
 	VMOVDQU    32(BX)(CX*4), Y13

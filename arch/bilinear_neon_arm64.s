@@ -32,7 +32,8 @@
 
 // func bilinearF32NEON(dst, p00, p01, p10, p11 []float32, w *[4]float32)
 //
-// Eight channels per step, then four, then one at a time through S
+// Eight channels per step, then four, then the last len%4: as the four
+// channels ending at len when len >= 4, else one at a time through S
 // registers (a scalar load clears the other lanes), so no access goes
 // beyond the slices. R0 dst, R1-R4 p00, p01, p10, p11, R5 len, R6 step
 // counter.
@@ -72,6 +73,25 @@ b4:
 b1:
 	AND $3, R5, R6
 	CBZ R6, done
+	CMP $4, R5
+	BLT loop1
+	// At least four channels: redo the last four as one vector ending at
+	// len (dst does not overlap the sources, so the channels done again
+	// get the same bits).
+	SUB    $4, R6, R6
+	LSL    $2, R6, R6
+	ADD    R6, R0, R0
+	ADD    R6, R1, R1
+	ADD    R6, R2, R2
+	ADD    R6, R3, R3
+	ADD    R6, R4, R4
+	VLD1   (R1), [V0.S4]
+	VLD1   (R2), [V2.S4]
+	VLD1   (R3), [V4.S4]
+	VLD1   (R4), [V6.S4]
+	BLEND_A
+	VST1   [V16.S4], (R0)
+	RET
 
 loop1:
 	FMOVS.P 4(R1), F0

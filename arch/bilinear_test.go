@@ -1,6 +1,7 @@
 package arch
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -91,4 +92,29 @@ func TestTwinBilinearF32(t *testing.T) {
 		bilinearSame(t, "BilinearF32", got, want)
 		BilinearF32(nil, nil, nil, nil, nil, w)
 	})
+}
+
+// BenchmarkBilinearF32 times every usable implementation on one pixel of
+// 21 channels (DeepLab's last resize) and of 256 (a feature pyramid's
+// upsampling), as the kernel calls it (go test ./arch -run '^$' -bench
+// BilinearF32).
+func BenchmarkBilinearF32(b *testing.B) {
+	w := &[4]float32{0.1, 0.2, 0.3, 0.4}
+	for _, d := range []int{21, 256} {
+		var p [4][]float32
+		for j := range p {
+			p[j] = make([]float32, d)
+			for i := range p[j] {
+				p[j][i] = float32(i*j) * 0.01
+			}
+		}
+		dst := make([]float32, d)
+		for _, im := range implsOf(bilinearF32Impls) {
+			b.Run(fmt.Sprintf("%s/%d", im.name, d), func(b *testing.B) {
+				for b.Loop() {
+					im.fn(dst, p[0], p[1], p[2], p[3], w)
+				}
+			})
+		}
+	}
 }

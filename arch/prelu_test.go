@@ -137,3 +137,27 @@ func TestTwinLeakyReluF32(t *testing.T) {
 		LeakyReluF32(nil, nil, 0.2)
 	})
 }
+
+// BenchmarkPReluF32 times every usable PReluF32 and LeakyReluF32 on 16K
+// values (go test ./arch -run '^$' -bench 'PReluF32|LeakyReluF32').
+func BenchmarkPReluF32(b *testing.B) {
+	x, a := make([]float32, 16<<10), make([]float32, 16<<10)
+	for i := range x {
+		x[i], a[i] = float32(i%7)-3, 0.25
+	}
+	dst := make([]float32, len(x))
+	for _, im := range implsOf(preluF32Impls) {
+		b.Run(im.name, func(b *testing.B) {
+			for b.Loop() {
+				im.fn(dst, x, a)
+			}
+		})
+	}
+	for _, im := range implsOf(leakyReluF32Impls) {
+		b.Run("leaky/"+im.name, func(b *testing.B) {
+			for b.Loop() {
+				im.fn(dst, x, 0.2)
+			}
+		})
+	}
+}
