@@ -145,7 +145,9 @@ func (k *StridedSlice) Prepare(n *ops.Node) error {
 	if _, err := numElementsChecked(in, "input 0"); err != nil {
 		return err
 	}
-	k.resolve(in.Shape, count, vals[3])
+	if err := k.resolve(in.Shape, count, vals[3]); err != nil {
+		return err
+	}
 	if !k.mapsInput(in.Shape) {
 		// The ellipsis and new-axis masks marked more (or fewer) new
 		// axes than they added, so the effective dimensions do not
@@ -214,8 +216,11 @@ func (k *StridedSlice) Prepare(n *ops.Node) error {
 }
 
 // resolve expands the ellipsis and new axes into effective dimensions, as
-// TFLite's BuildStridedSliceParams does.
-func (k *StridedSlice) resolve(inShape []int, n int, strides []int32) {
+// TFLite's BuildStridedSliceParams does. An ellipsis bit at or past the n
+// entries of begin, end and strides can leave dimensions before it that
+// no entry describes; TFLite then reads past the end of the strides
+// (undefined behaviour), and resolve returns an error instead.
+func (k *StridedSlice) resolve(inShape []int, n int, strides []int32) error {
 	o := &k.opts
 	bit := func(mask int32, i int) bool { return i >= 0 && i < 32 && mask&(1<<uint(i)) != 0 }
 	addAxis := 0
@@ -265,6 +270,9 @@ func (k *StridedSlice) resolve(inShape []int, n int, strides []int32) {
 			k.shape[i] = inShape[i-addedAxes]
 		default:
 			j := i - addedEll
+			if j < 0 || j >= n {
+				return fmt.Errorf("options: the ellipsis mask (%#x) and new-axis mask (%#x) leave effective dimension %d without an entry of the %d in begin, end and strides", o.EllipsisMask, o.NewAxisMask, i, n)
+			}
 			k.src[i] = j
 			k.stride[i] = int(strides[j])
 			k.begMask[i] = bit(o.BeginMask, j)
@@ -278,6 +286,7 @@ func (k *StridedSlice) resolve(inShape []int, n int, strides []int32) {
 		k.inStride[i] = s
 		s *= k.shape[i]
 	}
+	return nil
 }
 
 // mapsInput reports whether the effective dimensions resolve made, less

@@ -141,6 +141,10 @@ func TestStridedSliceErrors(t *testing.T) {
 		{"dynamic begin", []*ops.Tensor{in, tensorOf(ops.Int32, []int{2}, []int32{0, 0}), i32(1, 1), i32(1, 1)}, &StridedSliceOptions{}, "constant"},
 		{"shrink out of range", []*ops.Tensor{in, i32(5, 0), i32(6, 1), i32(1, 1)}, &StridedSliceOptions{ShrinkAxisMask: 1}, "shrink index 5"},
 		{"inputs", []*ops.Tensor{in, i32(0, 0), i32(1, 1)}, &StridedSliceOptions{}, "inputs"},
+		// An ellipsis past every entry leaves dimension 0 with none (TFLite
+		// reads past its strides); found by FuzzPrepareShaped.
+		{"ellipsis past the entries", []*ops.Tensor{tensorOf(ops.Float32, []int{1, 1, 1}, seq(1)), i32(), i32(), i32()},
+			&StridedSliceOptions{EllipsisMask: 2}, "leave effective dimension 0 without an entry of the 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wantPrepareError(t, NewStridedSlice(), node(tc.opts, tc.ins, outTensor(ops.Float32)), tc.frag)
