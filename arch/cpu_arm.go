@@ -2,11 +2,7 @@
 
 package arch
 
-import (
-	"os"
-
-	"golang.org/x/sys/cpu"
-)
+import "golang.org/x/sys/cpu"
 
 // detectCPU reads 32-bit ARM's NEON flag from golang.org/x/sys/cpu
 // (HWCAP_NEON from the auxiliary vector on Linux; it counts as FeatASIMD,
@@ -18,9 +14,6 @@ func detectCPU() cpuDetails {
 	var d cpuDetails
 	d.has[FeatASIMD] = cpu.ARM.HasNEON
 	sysfsCaches(&d)
-	if f, err := os.Open("/proc/cpuinfo"); err == nil {
-		d.vendor, d.brand = parseARMCPUInfo(f)
-		f.Close()
-	}
+	d.vendor, d.brand = readARMNames(0)
 	return d
 }

@@ -2,11 +2,7 @@
 
 package arch
 
-import (
-	"os"
-
-	"golang.org/x/sys/cpu"
-)
+import "golang.org/x/sys/cpu"
 
 // detectCPU reads the arm64 feature flags from golang.org/x/sys/cpu
 // (HWCAP on Linux), the cache sizes from sysfs where there is one, and
@@ -18,9 +14,6 @@ func detectCPU() cpuDetails {
 	d.has[FeatI8MM] = cpu.ARM64.HasI8MM
 	d.has[FeatSVE] = cpu.ARM64.HasSVE
 	sysfsCaches(&d)
-	if f, err := os.Open("/proc/cpuinfo"); err == nil {
-		d.vendor, d.brand = parseARMCPUInfo(f)
-		f.Close()
-	}
+	d.vendor, d.brand = readARMNames(midrEL1())
 	return d
 }

@@ -2,7 +2,9 @@ package arch
 
 import (
 	"bufio"
+	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -37,7 +39,17 @@ var armParts = map[uint64]string{
 // implementer and part (other cores of a big.LITTLE system are listed
 // after it only when they differ), and the board when the kernel gives
 // one. Missing or unknown fields leave the results empty or numeric.
-func parseARMCPUInfo(r io.Reader) (vendor, brand string) {
+func parseARMCPUInfo(r io.Reader) (vendor, brand string) { return armCPUNames(r, 0, "") }
+
+// armCPUNames is parseARMCPUInfo with two other sources. midr, when not
+// 0, is the calling core's MIDR_EL1 (read with MRS, which Linux emulates
+// for user space where HWCAP_CPUID is set, or from sysfs): it names the
+// core when the text has no MIDR fields, as under qemu user mode, which
+// shows the host's /proc/cpuinfo. board, when not empty, is the device
+// tree's model (/proc/device-tree/model, e.g. "Raspberry Pi 4 Model B Rev
+// 1.4"): it names the board when the text does not (mainline kernels
+// leave "Model" out of /proc/cpuinfo).
+func armCPUNames(r io.Reader, midr uint64, dtModel string) (vendor, brand string) {
 	var impl, board string
 	var parts []string
 	seen := map[string]bool{}
@@ -54,12 +66,7 @@ func parseARMCPUInfo(r io.Reader) (vendor, brand string) {
 				impl = val
 			}
 		case "CPU part":
-			name := val
-			if n, err := strconv.ParseUint(val, 0, 16); err == nil && impl == "0x41" {
-				if s, ok := armParts[n]; ok {
-					name = s
-				}
-			}
+			name := armPartName(impl, val)
 			if !seen[name] {
 				seen[name] = true
 				parts = append(parts, name)
@@ -68,8 +75,15 @@ func parseARMCPUInfo(r io.Reader) (vendor, brand string) {
 			board = val
 		}
 	}
+	if impl == "" && midr>>24&0xff != 0 { // implementer 0 is for software use (qemu's max)
+		impl = fmt.Sprintf("0x%02x", midr>>24&0xff)
+		parts = []string{armPartName(impl, fmt.Sprintf("0x%03x", midr>>4&0xfff))}
+	}
+	if board == "" {
+		board = strings.TrimSpace(strings.TrimRight(dtModel, "\x00"))
+	}
 	if impl == "" {
-		return "", "" // not an ARM /proc/cpuinfo (e.g. under qemu-user)
+		return "", board // not an ARM /proc/cpuinfo (e.g. under qemu-user)
 	}
 	vendor = impl
 	if n, err := strconv.ParseUint(impl, 0, 8); err == nil {
@@ -86,4 +100,33 @@ func parseARMCPUInfo(r io.Reader) (vendor, brand string) {
 		}
 	}
 	return vendor, brand
+}
+
+// armPartName is the core name of part (hex text) for implementer impl
+// (hex text), or part itself when it is not one of Arm's known parts.
+func armPartName(impl, part string) string {
+	if n, err := strconv.ParseUint(part, 0, 16); err == nil && impl == "0x41" {
+		if s, ok := armParts[n]; ok {
+			return s
+		}
+	}
+	return part
+}
+
+// readARMNames names the CPU from /proc/cpuinfo, the device tree's model
+// and midr (0 when unknown), for detectCPU on arm and arm64.
+func readARMNames(midr uint64) (vendor, brand string) {
+	if midr == 0 {
+		// arm64 kernels publish each core's MIDR_EL1 as hex text.
+		if b, err := os.ReadFile("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1"); err == nil {
+			midr, _ = strconv.ParseUint(strings.TrimSpace(string(b)), 0, 64)
+		}
+	}
+	model, _ := os.ReadFile("/proc/device-tree/model")
+	var r io.Reader = strings.NewReader("")
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		defer f.Close()
+		r = f
+	}
+	return armCPUNames(r, midr, string(model))
 }
