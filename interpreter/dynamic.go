@@ -88,7 +88,7 @@ func (h *host) ResizeOutput(t *ops.Tensor, shape []int) error {
 		return fmt.Errorf("%s: shape %v: %w", t, shape, err)
 	}
 	d := &it.dyn[t.Index]
-	bytes := elems * t.Type.Size()
+	bytes := t.Type.BytesFor(elems)
 	if bytes > cap(d.buf) {
 		size, ok := alignUp(bytes)
 		if !ok {

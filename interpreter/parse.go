@@ -475,9 +475,9 @@ func parseTensor(t *TensorInfo, index int, ft *schema.Tensor, buffers [][]byte, 
 		if err := checkStringBuffer(data, n); err != nil {
 			return fmt.Errorf("%q: %w", t.Name, err)
 		}
-	case t.Type == ops.Int4:
-		if want := (n + 1) / 2; len(data) != want {
-			return fmt.Errorf("%q: constant buffer %d has %d bytes, %d packed int4 elements need %d", t.Name, t.Buffer, len(data), n, want)
+	case t.Type.PackedBits() != 0:
+		if want := t.Type.BytesFor(n); len(data) != want {
+			return fmt.Errorf("%q: constant buffer %d has %d bytes, %d packed %s elements need %d", t.Name, t.Buffer, len(data), n, t.Type, want)
 		}
 	case t.Type.Size() == 0:
 		return fmt.Errorf("%q: constant tensors of type %s are not supported", t.Name, t.Type)

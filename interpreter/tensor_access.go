@@ -24,25 +24,29 @@ type DataType = ops.DataType
 // Element types, numbered as TFLite's TensorType (the constants of
 // package ops).
 const (
-	Float32    = ops.Float32
-	Float16    = ops.Float16
-	Int32      = ops.Int32
-	Uint8      = ops.Uint8
-	Int64      = ops.Int64
-	String     = ops.String
-	Bool       = ops.Bool
-	Int16      = ops.Int16
-	Complex64  = ops.Complex64
-	Int8       = ops.Int8
-	Float64    = ops.Float64
-	Complex128 = ops.Complex128
-	Uint64     = ops.Uint64
-	Resource   = ops.Resource
-	Variant    = ops.Variant
-	Uint32     = ops.Uint32
-	Uint16     = ops.Uint16
-	Int4       = ops.Int4
-	BFloat16   = ops.BFloat16
+	Float32      = ops.Float32
+	Float16      = ops.Float16
+	Int32        = ops.Int32
+	Uint8        = ops.Uint8
+	Int64        = ops.Int64
+	String       = ops.String
+	Bool         = ops.Bool
+	Int16        = ops.Int16
+	Complex64    = ops.Complex64
+	Int8         = ops.Int8
+	Float64      = ops.Float64
+	Complex128   = ops.Complex128
+	Uint64       = ops.Uint64
+	Resource     = ops.Resource
+	Variant      = ops.Variant
+	Uint32       = ops.Uint32
+	Uint16       = ops.Uint16
+	Int4         = ops.Int4
+	BFloat16     = ops.BFloat16
+	Int2         = ops.Int2
+	Uint4        = ops.Uint4
+	Float8E4M3FN = ops.Float8E4M3FN
+	Float8E5M2   = ops.Float8E5M2
 )
 
 // Quantization is a tensor's affine quantisation (ops.Quantization):

@@ -194,7 +194,7 @@ func (n *Node) ResizeOutput(i int, shape []int) error {
 	if err != nil {
 		return fmt.Errorf("output %d: shape %v: %w", i, shape, err)
 	}
-	bytes := size * t.Type.Size()
+	bytes := t.Type.BytesFor(size)
 	if t.Shape == nil || cap(t.Shape) < len(shape) {
 		t.Shape = make([]int, len(shape)) // non-nil even for a scalar
 	}

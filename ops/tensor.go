@@ -43,6 +43,21 @@ const (
 	Uint16     DataType = 16
 	Int4       DataType = 17
 	BFloat16   DataType = 18
+	// Int2 is TFLite's kTfLiteInt2: signed 2-bit values, packed four to
+	// a byte (element i in bits 2·(i%4)..2·(i%4)+1 of byte i/4) in
+	// constant buffers and at run time.
+	Int2 DataType = 19
+	// Uint4 is TFLite's kTfLiteUInt4: unsigned 4-bit values, packed two
+	// to a byte like Int4.
+	Uint4 DataType = 20
+	// Float8E4M3FN is ml_dtypes' float8_e4m3fn (1 sign, 4 exponent bits
+	// of bias 7, 3 mantissa bits; no infinities, S.1111.111 is NaN,
+	// largest finite 448), one byte per element holding its bits.
+	Float8E4M3FN DataType = 21
+	// Float8E5M2 is ml_dtypes' float8_e5m2 (1 sign, 5 exponent bits of
+	// bias 15, 2 mantissa bits; IEEE-like with infinities and NaNs,
+	// largest finite 57344), one byte per element holding its bits.
+	Float8E5M2 DataType = 22
 )
 
 var dataTypeNames = [...]string{
@@ -51,7 +66,8 @@ var dataTypeNames = [...]string{
 	Complex64: "complex64", Int8: "int8", Float64: "float64",
 	Complex128: "complex128", Uint64: "uint64", Resource: "resource",
 	Variant: "variant", Uint32: "uint32", Uint16: "uint16", Int4: "int4",
-	BFloat16: "bfloat16",
+	BFloat16: "bfloat16", Int2: "int2", Uint4: "uint4",
+	Float8E4M3FN: "float8_e4m3fn", Float8E5M2: "float8_e5m2",
 }
 
 // String returns the lower-case name of the type as NumPy spells it
@@ -73,11 +89,12 @@ func (d DataType) Known() bool { return d >= 0 && int(d) < len(dataTypeNames) }
 // ASSIGN_VARIABLE read it), 4 bytes; a Variant element is the int32
 // handle of a TensorList in the interpreter's store (see TensorLists),
 // 4 bytes too. It is 0 for types without a fixed element size (String,
-// and Int4, which TFLite packs two to a byte in constant buffers but one
-// to a byte at run time) and for unknown values.
+// and the packed sub-byte types Int4, Uint4 and Int2, which TFLite packs
+// two or four to a byte in constant buffers and at run time alike; see
+// PackedBits and BytesFor) and for unknown values.
 func (d DataType) Size() int {
 	switch d {
-	case Bool, Int8, Uint8:
+	case Bool, Int8, Uint8, Float8E4M3FN, Float8E5M2:
 		return 1
 	case Int16, Uint16, Float16, BFloat16:
 		return 2
@@ -89,6 +106,35 @@ func (d DataType) Size() int {
 		return 16
 	}
 	return 0
+}
+
+// PackedBits is the width in bits of one element of the packed sub-byte
+// types (4 for Int4 and Uint4, 2 for Int2), 0 for every other type.
+// TFLite stores these types densely, element 0 in the lowest bits of byte
+// 0, in constant buffers and in run-time tensors alike
+// (Subgraph::BytesRequired; tensor_utils::PackInt8IntoDenseInt and
+// UnpackPackedIntToInt8).
+func (d DataType) PackedBits() int {
+	switch d {
+	case Int4, Uint4:
+		return 4
+	case Int2:
+		return 2
+	}
+	return 0
+}
+
+// BytesFor is the number of bytes n elements of type d occupy: n·Size()
+// for fixed-size types, ceil(n·PackedBits()/8) for the packed sub-byte
+// types (as TFLite's Subgraph::BytesRequired), 0 for the others.
+func (d DataType) BytesFor(n int) int {
+	switch b := d.PackedBits(); b {
+	case 4:
+		return n/2 + n%2
+	case 2:
+		return n/4 + (n%4+3)/4
+	}
+	return n * d.Size()
 }
 
 // Quantization holds a tensor's affine quantisation: real = Scale *
@@ -200,8 +246,9 @@ func (t *Tensor) NumElements() int {
 }
 
 // Bytes is the size in bytes the tensor's data occupies: NumElements
-// times the element size, 0 for types without a fixed size.
-func (t *Tensor) Bytes() int { return t.NumElements() * t.Type.Size() }
+// times the element size, the packed size for Int4, Uint4 and Int2 (see
+// BytesFor), 0 for types without a fixed size.
+func (t *Tensor) Bytes() int { return t.Type.BytesFor(t.NumElements()) }
 
 // IsConstant reports whether t's bytes are fixed for as long as the
 // interpreter's current allocation lasts and are already present: a

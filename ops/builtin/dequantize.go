@@ -17,6 +17,13 @@ import (
 // quantisation (more than one scale) along QuantizedDimension: y =
 // float32(scale_c · float32(q − zp_c)) in float32, as TFLite's
 // PerChannelDequantize. float16 input converts exactly to float32.
+// Packed int4, uint4 and int2 inputs (versions 6 to 8) are unpacked (low
+// bits first, int4 and int2 sign-extended) and dequantised as int8, as
+// TFLite's kernel does after UnpackPackedIntToInt8. float8_e4m3fn and
+// float8_e5m2 inputs (version 9) convert exactly to float32 (ml_dtypes;
+// TFLite compiles that path into builds with
+// TFLITE_ENABLE_EXTRA_REFERENCE_KERNELS only and refuses float8 in other
+// builds).
 //
 // When the input is a ConstTensor the interpreter makes the output a
 // PrecomputedTensor and calls Eval once, at AllocateTensors, instead of at
@@ -37,9 +44,9 @@ func NewDequantize() ops.Kernel { return &Dequantize{} }
 func init() {
 	// TFLite registers 1-9 with one kernel that never reads the version.
 	// 4 is produced by no rule of op_version.cc (runtime_version.cc dates
-	// it to TF 2.2) and runs as the others; 6 and up are int4, int2, uint4
-	// and float8 inputs, which tflrun's kernel lacks.
-	register(ops.OpDequantize, NewDequantize, [2]int{1, 5})
+	// it to TF 2.2) and runs as the others; 6 to 9 are int4, int2, uint4
+	// and float8 inputs.
+	register(ops.OpDequantize, NewDequantize, [2]int{1, 9})
 }
 
 // Prepare checks the types and the quantisation.
@@ -54,11 +61,11 @@ func (k *Dequantize) Prepare(n *ops.Node) error {
 	}
 	out.Shape = copyShape(in.Shape)
 	switch in.Type {
-	case ops.Float16:
+	case ops.Float16, ops.Float8E4M3FN, ops.Float8E5M2:
 		return nil
-	case ops.Uint8, ops.Int8, ops.Int16:
+	case ops.Uint8, ops.Int8, ops.Int16, ops.Int4, ops.Uint4, ops.Int2:
 	default:
-		return fmt.Errorf("input 0: type %s not supported (uint8, int8, int16, float16)", in.Type)
+		return fmt.Errorf("input 0: type %s not supported (uint8, int8, int16, int4, uint4, int2, float16, float8_e4m3fn, float8_e5m2)", in.Type)
 	}
 	if isPerChannel(in) {
 		qd := in.Quant.QuantizedDimension
@@ -112,6 +119,12 @@ func (k *Dequantize) Eval(n *ops.Node) error {
 	if in.Type == ops.Float16 {
 		for i, h := range in.Uint16s()[:cnt] {
 			y[i] = halfToFloat32(h)
+		}
+		return nil
+	}
+	if f, ok := float8FormatOf(in.Type); ok {
+		for i, b := range in.Data[:cnt] {
+			y[i] = f.toFloat32(b)
 		}
 		return nil
 	}

@@ -222,9 +222,12 @@ func halfToFloat32(h uint16) float32 {
 	return math.Float32frombits(sign | (exp+112)<<23 | man<<13)
 }
 
-// loadInt reads element i of an int8, uint8, int16 or int32 tensor.
+// loadInt reads element i of an int8, uint8, int16 or int32 tensor, or of
+// a packed int4, uint4 or int2 one.
 func loadInt(t *ops.Tensor, i int) int32 {
 	switch t.Type {
+	case ops.Int4, ops.Uint4, ops.Int2:
+		return loadPacked(t.Type, t.Data, i)
 	case ops.Int8:
 		return int32(int8(t.Data[i]))
 	case ops.Uint8:
@@ -236,9 +239,11 @@ func loadInt(t *ops.Tensor, i int) int32 {
 }
 
 // storeInt writes v (already in range) as element i of an int8, uint8,
-// int16 or int32 tensor.
+// int16 or int32 tensor, or of a packed int4, uint4 or int2 one.
 func storeInt(t *ops.Tensor, i int, v int32) {
 	switch t.Type {
+	case ops.Int4, ops.Uint4, ops.Int2:
+		storePacked(t.Type, t.Data, i, v)
 	case ops.Int8, ops.Uint8:
 		t.Data[i] = byte(v)
 	case ops.Int16:

@@ -12,6 +12,11 @@ import (
 // Quantize is the kernel of TFLite's QUANTIZE operator; the output has the
 // input's shape and must carry affine quantisation.
 //
+// float32 → int4 or uint4 (versions 4 and 5; per-tensor only, as TFLite's
+// AffineQuantizeToInt4/UInt4): q = int32(round(x / float32(scale))) +
+// zero_point with the division in float32, clamped to [-8, 7] or [0, 15],
+// packed two to a byte, low nibble first.
+//
 // float32 → int8, uint8 or int16: q = round(x / scale) + zero_point,
 // rounded half away from zero and clamped to the output type, with the
 // division in double as TFLite's optimised AffineQuantize computes it on
@@ -51,10 +56,10 @@ func NewQuantize() ops.Kernel { return &Quantize{} }
 
 func init() {
 	// TFLite registers 1-6 with one kernel that never reads the version;
-	// 4 and 5 are int4 and uint4, which tflrun's kernel lacks. 6 is an
-	// int2 version of the converter's, but TFLite's kernel has no int2
-	// path either, so a version-6 node runs there exactly as 1-3 do.
-	register(ops.OpQuantize, NewQuantize, [2]int{1, 3}, [2]int{6, 6})
+	// 4 and 5 are int4 and uint4 outputs. 6 is an int2 version of the
+	// converter's, but TFLite's kernel has no int2 path, so a version-6
+	// node runs there exactly as 1-5 do (and int2 is refused).
+	register(ops.OpQuantize, NewQuantize, [2]int{1, 6})
 }
 
 // Prepare checks the type pair and the quantisation.
@@ -69,8 +74,11 @@ func (k *Quantize) Prepare(n *ops.Node) error {
 		return fmt.Errorf("output 0: %s output of QUANTIZE needs quantization parameters", out.Type)
 	}
 	if in.Type == ops.Float32 {
-		if out.Type != ops.Int8 && out.Type != ops.Uint8 && out.Type != ops.Int16 {
-			return fmt.Errorf("output 0: type %s not supported for float32 input (int8, uint8, int16)", out.Type)
+		if out.Type != ops.Int8 && out.Type != ops.Uint8 && out.Type != ops.Int16 && out.Type != ops.Int4 && out.Type != ops.Uint4 {
+			return fmt.Errorf("output 0: type %s not supported for float32 input (int8, uint8, int16, int4, uint4)", out.Type)
+		}
+		if out.Type.PackedBits() != 0 && isPerChannel(out) {
+			return fmt.Errorf("output 0: per-channel quantisation to %s is not supported (TFLite quantises int4 and uint4 per tensor only)", out.Type)
 		}
 		if isPerChannel(out) {
 			return k.preparePerChannel(n, in, out)
@@ -165,6 +173,15 @@ func (k *Quantize) Eval(n *ops.Node) error {
 	}
 	cnt := in.NumElements()
 	lo, hi, _ := ops.TypeRange(out.Type)
+	if in.Type == ops.Float32 && out.Type.PackedBits() != 0 {
+		// AffineQuantizeToInt4 / AffineQuantizeToUInt4, in float32.
+		lo, hi = packedRange(out.Type)
+		scale, zp := k.scale, k.outZP
+		for i, v := range in.Float32s()[:cnt] {
+			storePacked(out.Type, out.Data, i, ops.ClampInt32(f32ToInt32(roundf(v/scale))+zp, lo, hi))
+		}
+		return nil
+	}
 	if in.Type == ops.Float32 {
 		x := in.Float32s()[:cnt]
 		if k.chScales == nil {
