@@ -29,7 +29,21 @@ import (
 //   - complex64 → real types uses the real part; real → complex64 has a
 //     zero imaginary part.
 //
-// Int4, int2 and string tensors are not supported.
+//   - float8_e4m3fn / float8_e5m2 (version 9): other types convert to
+//     float32 first (complex64 its real part) and then to float8 as
+//     ml_dtypes does (round to nearest even; beyond the largest finite
+//     value e4m3fn gives NaN, e5m2 infinity); float8 converts exactly to
+//     float32 and from there as a float32 input. TFLite compiles these
+//     paths only into builds with TFLITE_ENABLE_EXTRA_REFERENCE_KERNELS
+//     (other builds refuse float8 at Eval).
+//   - packed int4, uint4 and int2 (version 8 adds uint4 and int2) convert
+//     to float32 (and to float8), elements unpacked low bits first; float32
+//     converts to them by clamping to the type's range ([-8, 7], [0, 15],
+//     [-2, 1]; NaN gives the maximum) then truncating toward zero, as
+//     castFloatToInt4 and its siblings. TFLite has no other pairs with
+//     these types.
+//
+// String tensors are not supported.
 type Cast struct {
 	in, out ops.DataType
 	n       int
@@ -47,7 +61,7 @@ type CastOptions struct {
 func init() {
 	// The versions TFLite registers; Prepare refuses the types this
 	// kernel lacks.
-	register(ops.OpCast, NewCast, [2]int{1, 7})
+	register(ops.OpCast, NewCast, [2]int{1, 9})
 	registerOptions(schema.BuiltinOptionsCastOptions, decodeCastOptions)
 }
 
@@ -58,7 +72,7 @@ func decodeCastOptions(t ops.OptionsTable) (any, error) {
 	return &CastOptions{InDataType: ops.DataType(o.InDataType()), OutDataType: ops.DataType(o.OutDataType())}, nil
 }
 
-var castTypes = []ops.DataType{ops.Bool, ops.Int8, ops.Uint8, ops.Int16, ops.Uint16, ops.Int32, ops.Uint32, ops.Int64, ops.Float16, ops.BFloat16, ops.Float32, ops.Float64, ops.Complex64}
+var castTypes = []ops.DataType{ops.Bool, ops.Int8, ops.Uint8, ops.Int16, ops.Uint16, ops.Int32, ops.Uint32, ops.Int64, ops.Float16, ops.BFloat16, ops.Float32, ops.Float64, ops.Complex64, ops.Float8E4M3FN, ops.Float8E5M2}
 
 // Prepare validates the types and gives the output the input's shape.
 func (k *Cast) Prepare(n *ops.Node) error {
@@ -77,11 +91,22 @@ func (k *Cast) Prepare(n *ops.Node) error {
 	if out == nil {
 		return errors.New("output 0 is missing")
 	}
-	if err := requireType(in, "input 0", castTypes...); err != nil {
-		return err
-	}
-	if err := requireType(out, "output 0", castTypes...); err != nil {
-		return err
+	switch {
+	case in.Type.PackedBits() != 0:
+		if err := requireType(out, "output 0 (of a "+in.Type.String()+" input)", ops.Float32, ops.Float8E4M3FN, ops.Float8E5M2); err != nil {
+			return err
+		}
+	case out.Type.PackedBits() != 0:
+		if err := requireType(in, "input 0 (to a "+out.Type.String()+" output)", ops.Float32); err != nil {
+			return err
+		}
+	default:
+		if err := requireType(in, "input 0", castTypes...); err != nil {
+			return err
+		}
+		if err := requireType(out, "output 0", castTypes...); err != nil {
+			return err
+		}
 	}
 	if k.n, err = numElementsChecked(in, "input 0"); err != nil {
 		return err
@@ -122,6 +147,22 @@ func (k *Cast) Eval(n *ops.Node) error {
 		copy(out.Data[:out.Bytes()], in.Data)
 		return nil
 	}
+	if k.out.PackedBits() != 0 {
+		// castFloatToInt4/Int2/Uint4: std::max(lo, std::min(hi, x)),
+		// then static_cast<int8_t>.
+		lo, hi := packedRange(k.out)
+		for i, x := range in.Float32s()[:k.n] {
+			c := float32(hi)
+			if x < c {
+				c = x
+			}
+			if !(float32(lo) < c) {
+				c = float32(lo)
+			}
+			storePacked(k.out, out.Data, i, int32(c))
+		}
+		return nil
+	}
 	for i := 0; i < k.n; i++ {
 		castStore(out, k.out, i, castLoad(in, k.in, i))
 	}
@@ -130,6 +171,12 @@ func (k *Cast) Eval(n *ops.Node) error {
 
 func castLoad(t *ops.Tensor, typ ops.DataType, i int) castValue {
 	switch typ {
+	case ops.Int4, ops.Uint4, ops.Int2:
+		return castValue{kind: castInt, i: int64(loadPacked(typ, t.Data, i))}
+	case ops.Float8E4M3FN:
+		return castValue{kind: castF32, f: float64(float8E4M3FN.toFloat32(t.Data[i]))}
+	case ops.Float8E5M2:
+		return castValue{kind: castF32, f: float64(float8E5M2.toFloat32(t.Data[i]))}
 	case ops.Bool:
 		return castValue{kind: castBool, b: t.Data[i] != 0}
 	case ops.Int8:
@@ -268,6 +315,10 @@ func castStore(t *ops.Tensor, typ ops.DataType, i int, v castValue) {
 	case ops.Complex64:
 		c := ops.View[float32](t.Data) // (re, im) pairs
 		c[2*i], c[2*i+1] = v.asFloat32(), 0
+	case ops.Float8E4M3FN:
+		t.Data[i] = float8E4M3FN.fromFloat32(v.asFloat32())
+	case ops.Float8E5M2:
+		t.Data[i] = float8E5M2.fromFloat32(v.asFloat32())
 	}
 }
 

@@ -188,3 +188,57 @@ func equalFloat32s(t *testing.T, what string, got, want []float32) {
 		}
 	}
 }
+
+func TestCastPackedAndFloat8(t *testing.T) {
+	nan := float32(math.NaN())
+	// float32 → int4: clamp to [-8, 7] (NaN → 7), truncate: 7, -8, -7, 0, 7.
+	n := node(nil, []*ops.Tensor{tensorOf(ops.Float32, []int{5}, []float32{9.5, -100, -7.9, -0.5, nan})}, outTensor(ops.Int4))
+	k := NewCast()
+	run(t, k, n)
+	equalInts(t, "float32→int4", n.Outputs[0].Data, []int{0x87, 0x09, 0x07})
+	noAllocs(t, k, n)
+	// float32 → uint4 and int2.
+	n = node(nil, []*ops.Tensor{tensorOf(ops.Float32, []int{2}, []float32{-3, 15.9})}, outTensor(ops.Uint4))
+	run(t, NewCast(), n)
+	equalInts(t, "float32→uint4", n.Outputs[0].Data, []int{0xf0})
+	n = node(nil, []*ops.Tensor{tensorOf(ops.Float32, []int{4}, []float32{-3, 1.9, -1.5, 0})}, outTensor(ops.Int2))
+	run(t, NewCast(), n)
+	// Elements -2, 1, -1, 0: 10 01 11 00 read from the top = 0b00110110.
+	equalInts(t, "float32→int2", n.Outputs[0].Data, []int{0x36})
+	// Packed → float32.
+	for _, tc := range []struct {
+		typ  ops.DataType
+		want []float32
+	}{
+		{ops.Int4, []float32{-1, -8, 7}},
+		{ops.Uint4, []float32{15, 8, 7}},
+		{ops.Int2, []float32{-1, -1, 0}},
+	} {
+		n = node(nil, []*ops.Tensor{tensorOf(tc.typ, []int{3}, []byte{0x8f, 0x07})}, outTensor(ops.Float32))
+		run(t, NewCast(), n)
+		equalFloat32s(t, tc.typ.String()+"→float32", n.Outputs[0].Float32s(), tc.want)
+	}
+	// int4 → float8_e4m3fn: -1, -8 → 0xb8, 0xd0.
+	n = node(nil, []*ops.Tensor{tensorOf(ops.Int4, []int{2}, []byte{0x8f})}, outTensor(ops.Float8E4M3FN))
+	run(t, NewCast(), n)
+	equalInts(t, "int4→e4m3fn", n.Outputs[0].Data, []int{0xb8, 0xd0})
+	// int32 → e5m2 through float32: 3 → 0x42, 100000 → inf 0x7c.
+	n = node(nil, []*ops.Tensor{tensorOf(ops.Int32, []int{2}, []int32{3, 100000})}, outTensor(ops.Float8E5M2))
+	run(t, NewCast(), n)
+	equalInts(t, "int32→e5m2", n.Outputs[0].Data, []int{0x42, 0x7c})
+	// e4m3fn → int32 as float32: 448 → 448, -2.5 (0xc2) → -2, NaN → max.
+	n = node(nil, []*ops.Tensor{tensorOf(ops.Float8E4M3FN, []int{3}, []byte{0x7e, 0xc2, 0x7f})}, outTensor(ops.Int32))
+	run(t, NewCast(), n)
+	equalInts(t, "e4m3fn→int32", n.Outputs[0].Int32s(), []int{448, -2, math.MaxInt32})
+	// e5m2 → e4m3fn: 57344 overflows to NaN; 0.75 stays 0.75 (0x34).
+	n = node(nil, []*ops.Tensor{tensorOf(ops.Float8E5M2, []int{2}, []byte{0x7b, 0x3a})}, outTensor(ops.Float8E4M3FN))
+	run(t, NewCast(), n)
+	equalInts(t, "e5m2→e4m3fn", n.Outputs[0].Data, []int{0x7f, 0x34})
+	// Pairs TFLite lacks are refused.
+	for _, c := range [][2]ops.DataType{{ops.Int32, ops.Int4}, {ops.Int4, ops.Int4}, {ops.Uint4, ops.Int8}} {
+		in := tensorOf(c[0], []int{2}, []int32{0, 0})
+		if err := prepare(NewCast(), node(nil, []*ops.Tensor{in}, outTensor(c[1]))); err == nil {
+			t.Errorf("%s → %s: Prepare succeeded, want an error", c[0], c[1])
+		}
+	}
+}

@@ -98,7 +98,7 @@ func TestRegisteredVersions(t *testing.T) {
 		ops.OpLessEqual:             {{1, 2}},
 		ops.OpGreater:               {{1, 2}},
 		ops.OpGreaterEqual:          {{1, 3}},
-		ops.OpCast:                  {{1, 7}},
+		ops.OpCast:                  {{1, 9}},
 		ops.OpStridedSlice:          {{1, 8}},
 		ops.OpTopKV2:                {{1, 3}},
 		ops.OpMean:                  {{1, 3}},
