@@ -28,8 +28,9 @@ type BroadcastTo struct {
 func NewBroadcastTo() ops.Kernel { return &BroadcastTo{} }
 
 func init() {
-	// BROADCAST_TO version 1 was withdrawn (TFLite registers 2-3).
-	register(ops.OpBroadcastTo, NewBroadcastTo, [2]int{2, 3})
+	// BROADCAST_TO version 1 was withdrawn (TFLite registers 2-4; 4 is the float8
+	// types).
+	register(ops.OpBroadcastTo, NewBroadcastTo, [2]int{2, 4})
 }
 
 // Prepare validates the node and sets the output shape.

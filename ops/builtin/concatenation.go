@@ -16,7 +16,11 @@ import (
 // All inputs have one type and rank, and equal dimensions except along the
 // axis; the output's axis dimension is their sum (rank-0 inputs give a 1-D
 // output of one element each). Types: float32, float16, bfloat16, int8,
-// uint8, int16, int32, uint32, int64, bool. As in TFLite's
+// uint8, int16, int32, uint32, int64, bool, float8_e4m3fn and float8_e5m2
+// (version 7; copied bytes, TFLite's extra-reference-kernel builds), and
+// int4 (version 5): packed two to a byte, copied element by element into
+// an output cleared first, so an odd final element leaves its byte's high
+// nibble 0, as TFLite's Concatenation<Int4>; int4 inputs need rank ≥ 1. As in TFLite's
 // concatenation.cc: the fused activation must be NONE; int8 inputs must
 // share the output's scale and zero point (no rescaling); int16 inputs and
 // output need zero point 0; uint8 inputs with a scale or zero point other
@@ -28,6 +32,7 @@ type Concatenation struct {
 	inner  []int // bytes per outer slice, per input
 	elem   int
 	rescal []concatRescale
+	packed bool // int4: inner counts elements, not bytes
 }
 
 type concatRescale struct {
@@ -47,10 +52,9 @@ type ConcatenationOptions struct {
 }
 
 func init() {
-	// The versions TFLite registers but 5 (int4 activations) and 7
-	// (float8 types); 6 is float16. Prepare refuses the types this
-	// kernel lacks.
-	register(ops.OpConcatenation, NewConcatenation, [2]int{1, 4}, [2]int{6, 6})
+	// The versions TFLite registers; 5 is int4, 6 float16, 7 the float8
+	// types. Prepare refuses the types this kernel lacks.
+	register(ops.OpConcatenation, NewConcatenation, [2]int{1, 7})
 	registerOptions(schema.BuiltinOptionsConcatenationOptions, decodeConcatenationOptions)
 }
 
@@ -84,8 +88,11 @@ func (k *Concatenation) Prepare(n *ops.Node) error {
 	if err != nil {
 		return err
 	}
-	if err := requireType(t0, "input 0", ops.Float32, ops.Float16, ops.BFloat16, ops.Int8, ops.Uint8, ops.Int16, ops.Int32, ops.Uint32, ops.Int64, ops.Bool); err != nil {
+	if err := requireType(t0, "input 0", ops.Float32, ops.Float16, ops.BFloat16, ops.Int8, ops.Uint8, ops.Int16, ops.Int32, ops.Uint32, ops.Int64, ops.Bool, ops.Float8E4M3FN, ops.Float8E5M2, ops.Int4); err != nil {
 		return err
+	}
+	if t0.Type == ops.Int4 && t0.Rank() == 0 {
+		return errors.New("input 0: int4 scalars cannot be concatenated (TFLite requires rank ≥ 1)")
 	}
 	if out.Type != t0.Type {
 		return fmt.Errorf("output 0: type %s differs from input type %s", out.Type, t0.Type)
@@ -99,6 +106,9 @@ func (k *Concatenation) Prepare(n *ops.Node) error {
 		return fmt.Errorf("options: axis %d is outside inputs of rank %d", opts.Axis, rank)
 	}
 	k.elem = t0.Type.Size()
+	if t0.Type == ops.Int4 {
+		k.packed, k.elem = true, 1
+	}
 	var outShape []int
 	if rank == 0 {
 		outShape = []int{len(n.Inputs)}
@@ -198,6 +208,20 @@ func (k *Concatenation) Eval(n *ops.Node) error {
 		if t == nil || len(t.Data) < t.Bytes() {
 			return errShortData
 		}
+	}
+	if k.packed {
+		clear(out.Data[:out.Bytes()])
+		o := 0
+		for outer := 0; outer < k.outer; outer++ {
+			for i, t := range n.Inputs {
+				sz := k.inner[i]
+				for j := outer * sz; j < (outer+1)*sz; j++ {
+					storePacked(ops.Int4, out.Data, o, loadPacked(ops.Int4, t.Data, j))
+					o++
+				}
+			}
+		}
+		return nil
 	}
 	o := 0
 	for outer := 0; outer < k.outer; outer++ {

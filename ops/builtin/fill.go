@@ -23,7 +23,7 @@ type Fill struct {
 func NewFill() ops.Kernel { return &Fill{} }
 
 func init() {
-	register(ops.OpFill, NewFill, [2]int{1, 4})
+	register(ops.OpFill, NewFill, [2]int{1, 5})
 }
 
 // Prepare validates the node and sets the output shape.

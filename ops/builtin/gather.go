@@ -43,7 +43,7 @@ type GatherOptions struct {
 func init() {
 	// Data movement and selection kernels: the version ranges TFLite
 	// registers; Prepare refuses the types (int4, strings) they lack.
-	register(ops.OpGather, NewGather, [2]int{1, 7})
+	register(ops.OpGather, NewGather, [2]int{1, 8})
 	registerOptions(schema.BuiltinOptionsGatherOptions, decodeGatherOptions)
 }
 

@@ -21,11 +21,11 @@ import (
 // and refuses).
 //
 // Params types: float32, float16, bfloat16, int8, uint8, int16, int32,
-// int64 and bool (copied bit for bit); indices int16, int32 or int64; the
-// output has the params type. Versions 1 and 3-5 of those TFLite's
-// register.cc lists (1-6): version 2 (string params) and 6 (float8 params,
-// which tflrun has no type for and TFLite's builtin kernel accepts only
-// with its extra reference kernels) are not registered.
+// int64, bool, float8_e4m3fn and float8_e5m2 (copied bit for bit; TFLite's
+// builtin kernel accepts float8 only in builds with its extra reference
+// kernels); indices int16, int32 or int64; the output has the params
+// type. Versions 1 and 3-6 of those TFLite's register.cc lists (1-6):
+// version 2 (string params) is not registered.
 type GatherND struct {
 	slices, nd   int   // number of index rows and their length
 	sliceBytes   int   // bytes of one gathered slice
@@ -39,7 +39,7 @@ type GatherND struct {
 func NewGatherND() ops.Kernel { return &GatherND{} }
 
 func init() {
-	register(ops.OpGatherND, NewGatherND, [2]int{1, 1}, [2]int{3, 5})
+	register(ops.OpGatherND, NewGatherND, [2]int{1, 1}, [2]int{3, 6})
 }
 
 // Prepare validates the node and sets the output shape.
@@ -61,7 +61,7 @@ func (k *GatherND) Prepare(n *ops.Node) error {
 		return errors.New("output 0 is missing")
 	}
 	if err := requireType(params, "input 0 (params)", ops.Float32, ops.Float16, ops.BFloat16, ops.Uint8, ops.Int8,
-		ops.Int16, ops.Int32, ops.Int64, ops.Bool); err != nil {
+		ops.Int16, ops.Int32, ops.Int64, ops.Bool, ops.Float8E4M3FN, ops.Float8E5M2); err != nil {
 		return err
 	}
 	if err := requireType(idx, "input 1 (indices)", ops.Int16, ops.Int32, ops.Int64); err != nil {

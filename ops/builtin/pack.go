@@ -32,7 +32,7 @@ type PackOptions struct {
 func init() {
 	// The versions TFLite registers; Prepare refuses the types this
 	// kernel lacks.
-	register(ops.OpPack, NewPack, [2]int{1, 4})
+	register(ops.OpPack, NewPack, [2]int{1, 5})
 	registerOptions(schema.BuiltinOptionsPackOptions, decodePackOptions)
 }
 

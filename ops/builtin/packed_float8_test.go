@@ -242,3 +242,56 @@ func TestCastPackedAndFloat8(t *testing.T) {
 		}
 	}
 }
+
+func TestConcatenationInt4(t *testing.T) {
+	// [[1], [-2]] ++ [[3, 4], [-8, 7]] along axis 1 = [[1, 3, 4], [-2, -8, 7]].
+	a := tensorOf(ops.Int4, []int{2, 1}, []byte{0xe1})
+	b := tensorOf(ops.Int4, []int{2, 2}, []byte{0x43, 0x78})
+	n := node(&ConcatenationOptions{Axis: 1}, []*ops.Tensor{a, b}, outTensor(ops.Int4))
+	k := NewConcatenation()
+	run(t, k, n)
+	wantShape(t, n.Outputs[0].Shape, []int{2, 3})
+	equalInts(t, "axis 1", n.Outputs[0].Data, []int{0x31, 0xe4, 0x78})
+	// An odd element count: the last byte's high nibble is cleared even
+	// over a dirty buffer; [5] ++ [-1, 2] = [5, -1, 2].
+	n = node(&ConcatenationOptions{}, []*ops.Tensor{tensorOf(ops.Int4, []int{1}, []byte{0x05}), tensorOf(ops.Int4, []int{2}, []byte{0x2f})}, outTensor(ops.Int4))
+	k = NewConcatenation()
+	run(t, k, n)
+	n.Outputs[0].Data[1] = 0xff
+	if err := k.Eval(n); err != nil {
+		t.Fatal(err)
+	}
+	equalInts(t, "odd", n.Outputs[0].Data[:2], []int{0xf5, 0x02})
+	noAllocs(t, k, n)
+	wantPrepareError(t, NewConcatenation(), node(&ConcatenationOptions{}, []*ops.Tensor{tensorOf(ops.Int4, nil, []byte{1})}, outTensor(ops.Int4)), "rank")
+}
+
+func TestFloat8DataMovement(t *testing.T) {
+	f8 := func(typ ops.DataType, shape []int, b ...byte) *ops.Tensor { return tensorOf(typ, shape, b) }
+	// PADV2 with a float8 constant: the byte is copied.
+	pads := constT(tensorOf(ops.Int32, []int{1, 2}, []int32{1, 2}))
+	cv := constT(f8(ops.Float8E4M3FN, []int{1}, 0x38))
+	n := node(nil, []*ops.Tensor{f8(ops.Float8E4M3FN, []int{2}, 0xc0, 0x7e), pads, cv}, outTensor(ops.Float8E4M3FN))
+	n.Version = 6
+	run(t, NewPad(), n)
+	equalInts(t, "PADV2", n.Outputs[0].Data, []int{0x38, 0xc0, 0x7e, 0x38, 0x38})
+	// PAD without a constant pads with byte 0 (+0).
+	n = node(nil, []*ops.Tensor{f8(ops.Float8E5M2, []int{1}, 0x7b), pads}, outTensor(ops.Float8E5M2))
+	run(t, NewPad(), n)
+	equalInts(t, "PAD", n.Outputs[0].Data, []int{0, 0x7b, 0, 0})
+	// GATHER and GATHER_ND copy bytes.
+	params := f8(ops.Float8E5M2, []int{3}, 0x3c, 0xba, 0x7c)
+	n = node(&GatherOptions{}, []*ops.Tensor{params, tensorOf(ops.Int32, []int{2}, []int32{2, 0})}, outTensor(ops.Float8E5M2))
+	run(t, NewGather(), n)
+	equalInts(t, "GATHER", n.Outputs[0].Data, []int{0x7c, 0x3c})
+	n = node(nil, []*ops.Tensor{params, tensorOf(ops.Int32, []int{2, 1}, []int32{1, 2})}, outTensor(ops.Float8E5M2))
+	run(t, NewGatherND(), n)
+	equalInts(t, "GATHER_ND", n.Outputs[0].Data, []int{0xba, 0x7c})
+	// PACK and REVERSE_V2.
+	n = node(&PackOptions{ValuesCount: 2, Axis: 1}, []*ops.Tensor{f8(ops.Float8E4M3FN, []int{2}, 1, 2), f8(ops.Float8E4M3FN, []int{2}, 3, 4)}, outTensor(ops.Float8E4M3FN))
+	run(t, NewPack(), n)
+	equalInts(t, "PACK", n.Outputs[0].Data, []int{1, 3, 2, 4})
+	n = node(nil, []*ops.Tensor{f8(ops.Float8E4M3FN, []int{3}, 1, 2, 3), constT(tensorOf(ops.Int32, []int{1}, []int32{0}))}, outTensor(ops.Float8E4M3FN))
+	run(t, NewReverseV2(), n)
+	equalInts(t, "REVERSE_V2", n.Outputs[0].Data, []int{3, 2, 1})
+}

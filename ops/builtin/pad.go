@@ -23,7 +23,8 @@ const maxPadRank = 5
 // quantised int8/uint8/int16 input its scale and zero point must equal the
 // output's), else the output zero point for uint8 and quantised int8/int16,
 // else zero. Types: float32, float16, bfloat16, int8, uint8, int16, int32,
-// int64, bool.
+// int64, bool, float8_e4m3fn and float8_e5m2 (version 6; the pad value is
+// the constant's byte or 0, as TFLite's extra-reference-kernel builds).
 type Pad struct {
 	elem      int
 	inShape   []int
@@ -42,7 +43,7 @@ func NewPad() ops.Kernel { return &Pad{} }
 func init() {
 	// The versions TFLite registers; Prepare refuses the types this
 	// kernel lacks.
-	register(ops.OpPad, NewPad, [2]int{1, 5})
+	register(ops.OpPad, NewPad, [2]int{1, 6})
 }
 
 // Prepare validates the node and sets the output shape.
@@ -55,7 +56,7 @@ func (k *Pad) Prepare(n *ops.Node) error {
 	if err != nil {
 		return err
 	}
-	if err := requireType(in, "input 0", ops.Float32, ops.Float16, ops.BFloat16, ops.Int8, ops.Uint8, ops.Int16, ops.Int32, ops.Int64, ops.Bool); err != nil {
+	if err := requireType(in, "input 0", ops.Float32, ops.Float16, ops.BFloat16, ops.Int8, ops.Uint8, ops.Int16, ops.Int32, ops.Int64, ops.Bool, ops.Float8E4M3FN, ops.Float8E5M2); err != nil {
 		return err
 	}
 	rank := in.Rank()

@@ -27,7 +27,7 @@ func NewReverseV2() ops.Kernel { return &ReverseV2{} }
 func init() {
 	// The versions TFLite registers; Prepare refuses the types this
 	// kernel lacks.
-	register(ops.OpReverseV2, NewReverseV2, [2]int{1, 3})
+	register(ops.OpReverseV2, NewReverseV2, [2]int{1, 4})
 }
 
 // Prepare validates the axes and sets the output shape.

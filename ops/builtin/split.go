@@ -21,7 +21,7 @@ func NewSplit() ops.Kernel { return &Split{} }
 func init() {
 	// The versions TFLite registers; Prepare refuses the types this
 	// kernel lacks.
-	register(ops.OpSplit, NewSplit, [2]int{1, 4})
+	register(ops.OpSplit, NewSplit, [2]int{1, 5})
 	registerOptions(schema.BuiltinOptionsSplitOptions, decodeSplitOptions)
 }
 

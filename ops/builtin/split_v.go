@@ -23,7 +23,7 @@ func NewSplitV() ops.Kernel { return &SplitV{} }
 func init() {
 	// The versions TFLite registers; Prepare refuses the types this
 	// kernel lacks.
-	register(ops.OpSplitV, NewSplitV, [2]int{1, 2})
+	register(ops.OpSplitV, NewSplitV, [2]int{1, 3})
 	registerOptions(schema.BuiltinOptionsSplitVOptions, decodeSplitVOptions)
 }
 

@@ -30,10 +30,9 @@ type UnpackOptions struct {
 }
 
 func init() {
-	// The versions TFLite registers but 6 (float8 types, which tflrun
-	// has not); 5 is float16 and bfloat16. Prepare refuses the types this
-	// kernel lacks.
-	register(ops.OpUnpack, NewUnpack, [2]int{1, 5})
+	// The versions TFLite registers; 5 is float16 and bfloat16, 6 the
+	// float8 types. Prepare refuses the types this kernel lacks.
+	register(ops.OpUnpack, NewUnpack, [2]int{1, 6})
 	registerOptions(schema.BuiltinOptionsUnpackOptions, decodeUnpackOptions)
 }
 
