@@ -14,27 +14,22 @@ import (
 // from the tensors (CastOptions are informational, as in TFLite).
 //
 // Supported input types: bool, int8, uint8, int16, uint16, int32, uint32,
-// int64, float16, bfloat16, float32, float64, complex64. Output types: the
-// same without uint16 inputs' restriction (all of them). Conversions follow
+// int64, float16, bfloat16, float32, float64, complex64, float8_e4m3fn,
+// float8_e5m2, and (with the pairs below) int4, uint4, int2. Output
+// types: the same. Conversions follow
 // TFLite's cast.cc, i.e. C++ static_cast except where noted:
 //
 //   - integer → integer wraps modulo 2^bits (two's complement truncation);
-//
 //   - anything → bool is value != 0 (NaN → true); bool → number is 0 or 1;
-//
 //   - floating → integer truncates toward zero and saturates: NaN gives
 //     the type's maximum, values beyond the range its minimum or maximum
 //     (TFLite's SaturatingCastFloatingToInteger); float16 and bfloat16 go
 //     through float32 first;
-//
 //   - integer → floating rounds to nearest even; float64 → float32 rounds;
-//
 //   - → float16 / bfloat16: via float32, rounding to nearest even (NaN stays
 //     a quiet NaN);
-//
 //   - complex64 → real types uses the real part; real → complex64 has a
 //     zero imaginary part.
-//
 //   - float8_e4m3fn / float8_e5m2 (version 9): other types convert to
 //     float32 first (complex64 its real part) and then to float8 as
 //     ml_dtypes does (round to nearest even; beyond the largest finite
@@ -42,7 +37,6 @@ import (
 //     float32 and from there as a float32 input. TFLite compiles these
 //     paths only into builds with TFLITE_ENABLE_EXTRA_REFERENCE_KERNELS
 //     (other builds refuse float8 at Eval).
-//
 //   - packed int4, uint4 and int2 (version 8 adds uint4 and int2) convert
 //     to float32 (and to float8), elements unpacked low bits first; float32
 //     converts to them by clamping to the type's range ([-8, 7], [0, 15],

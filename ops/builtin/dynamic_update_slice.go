@@ -16,10 +16,9 @@ import (
 // update as large as the operand replaces it whole.
 //
 // Types: any element of fixed size (bool, integers, float16, bfloat16,
-// float32, float64, complex), copied bit for bit; at most 8 dimensions.
-// Versions 1-4 and 6 of those TFLite's register.cc lists (1-6): version 5
-// (int4 operands, which TFLite keeps packed two to a byte) is not
-// registered.
+// float32, float64, complex), copied bit for bit, and int4 (version 5),
+// which TFLite keeps packed two to a byte and updates nibble by nibble
+// (DynamicUpdateSliceInt4); at most 8 dimensions.
 type DynamicUpdateSlice struct {
 	rank       int
 	dims, upd  [dusMaxRank]int
@@ -30,6 +29,7 @@ type DynamicUpdateSlice struct {
 	updCount   int
 	idx64      bool
 	whole      bool
+	packed     bool // int4: offsets count nibbles
 	pos, start [dusMaxRank]int // Eval scratch: odometer and clamped start
 }
 
@@ -40,7 +40,7 @@ const dusMaxRank = 8
 func NewDynamicUpdateSlice() ops.Kernel { return &DynamicUpdateSlice{} }
 
 func init() {
-	register(ops.OpDynamicUpdateSlice, NewDynamicUpdateSlice, [2]int{1, 4}, [2]int{6, 6})
+	register(ops.OpDynamicUpdateSlice, NewDynamicUpdateSlice, [2]int{1, 6})
 }
 
 // Prepare validates the node and gives the output the operand's shape.
@@ -85,7 +85,7 @@ func (k *DynamicUpdateSlice) Prepare(n *ops.Node) error {
 	if out.Type != op.Type {
 		return fmt.Errorf("output 0: type %s differs from the operand's %s", out.Type, op.Type)
 	}
-	if op.Type.Size() == 0 || op.Type == ops.Int4 {
+	if op.Type.Size() == 0 && op.Type != ops.Int4 {
 		return fmt.Errorf("input 0 (operand): type %s is not supported", op.Type)
 	}
 	if op.Rank() > dusMaxRank {
@@ -98,6 +98,9 @@ func (k *DynamicUpdateSlice) Prepare(n *ops.Node) error {
 		return err
 	}
 	k.rank, k.elem, k.idx64 = op.Rank(), op.Type.Size(), st.Type == ops.Int64
+	if op.Type == ops.Int4 {
+		k.packed, k.elem = true, 1
+	}
 	copy(k.dims[:], op.Shape)
 	copy(k.upd[:], upd.Shape)
 	so, su := 1, 1
@@ -123,10 +126,10 @@ func (k *DynamicUpdateSlice) Eval(n *ops.Node) error {
 	}
 	e := k.elem
 	if k.whole {
-		copy(out.Data[:k.count*e], upd.Data)
+		copy(out.Data[:out.Bytes()], upd.Data)
 		return nil
 	}
-	copy(out.Data[:k.count*e], op.Data)
+	copy(out.Data[:out.Bytes()], op.Data)
 	if k.updCount == 0 {
 		return nil
 	}
@@ -151,7 +154,13 @@ func (k *DynamicUpdateSlice) Eval(n *ops.Node) error {
 		}
 		o = (o + k.start[last]) * e
 		u *= e
-		copy(out.Data[o:o+row], upd.Data[u:u+row])
+		if k.packed {
+			for j := 0; j < row; j++ {
+				storePacked(ops.Int4, out.Data, o+j, loadPacked(ops.Int4, upd.Data, u+j))
+			}
+		} else {
+			copy(out.Data[o:o+row], upd.Data[u:u+row])
+		}
 		d := last - 1
 		for ; d >= 0; d-- {
 			k.pos[d]++

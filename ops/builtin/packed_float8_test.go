@@ -295,3 +295,27 @@ func TestFloat8DataMovement(t *testing.T) {
 	run(t, NewReverseV2(), n)
 	equalInts(t, "REVERSE_V2", n.Outputs[0].Data, []int{3, 2, 1})
 }
+
+func TestDynamicUpdateSliceInt4(t *testing.T) {
+	// Operand [[0, 1, 2], [3, 4, 5]], update [[-1, -2]].
+	for _, tc := range []struct {
+		start []int32
+		want  []int
+	}{
+		{[]int32{1, 1}, []int{0x10, 0x32, 0xef}},  // [[0 1 2] [3 -1 -2]]
+		{[]int32{1, 0}, []int{0x10, 0xf2, 0x5e}},  // [[0 1 2] [-1 -2 5]]: odd nibble start
+		{[]int32{-4, 9}, []int{0xf0, 0x3e, 0x54}}, // clamped to [0, 1]: [[0 -1 -2] [3 4 5]]
+	} {
+		op := tensorOf(ops.Int4, []int{2, 3}, []byte{0x10, 0x32, 0x54})
+		upd := tensorOf(ops.Int4, []int{1, 2}, []byte{0xef})
+		n := node(nil, []*ops.Tensor{op, upd, tensorOf(ops.Int32, []int{2}, tc.start)}, outTensor(ops.Int4))
+		k := NewDynamicUpdateSlice()
+		run(t, k, n)
+		equalInts(t, "DYNAMIC_UPDATE_SLICE int4", n.Outputs[0].Data, tc.want)
+		noAllocs(t, k, n)
+	}
+	// An update as large as the operand replaces it (the packed bytes).
+	n := node(nil, []*ops.Tensor{tensorOf(ops.Int4, []int{3}, []byte{0x10, 0x02}), tensorOf(ops.Int4, []int{3}, []byte{0x98, 0x07}), tensorOf(ops.Int32, []int{1}, []int32{0})}, outTensor(ops.Int4))
+	run(t, NewDynamicUpdateSlice(), n)
+	equalInts(t, "whole", n.Outputs[0].Data, []int{0x98, 0x07})
+}
