@@ -188,6 +188,13 @@ const (
 	OpStablehloShiftLeft BuiltinOperator = 207
 )
 
+// Builtin operator codes of the StableHLO data-movement kernels (TFLite
+// schema numbering).
+const (
+	OpStablehloPad BuiltinOperator = 195
+	OpDilate       BuiltinOperator = 203
+)
+
 // Control-flow operator codes (TFLite schema numbering).
 const (
 	OpIf             BuiltinOperator = 118

@@ -29,7 +29,7 @@ type DynamicUpdateSlice struct {
 	updCount   int
 	idx64      bool
 	whole      bool
-	packed     bool // int4: offsets count nibbles
+	packed     bool            // int4: offsets count nibbles
 	pos, start [dusMaxRank]int // Eval scratch: odometer and clamped start
 }
 
