@@ -686,5 +686,21 @@ func parseOperator(op *OperatorInfo, k int, fo *schema.Operator, tensors []Tenso
 			op.Options = opts
 		}
 	}
+	if t := fo.BuiltinOptions2Type(); t != schema.BuiltinOptions2NONE && op.Options == nil {
+		// The second options union (builtin_options_2), which TFLite
+		// reads when the first is empty: the StableHLO operators.
+		op.OptionsType = schema.EnumNamesBuiltinOptions2[t]
+		var tbl flatbuffers.Table
+		if fo.BuiltinOptions2(&tbl) {
+			if err := pb.take(1, optionsCost, "builtin options tables"); err != nil {
+				return err
+			}
+			opts, err := optionsDecoders().DecodeOptions(ops.OptionsTable{Type: uint8(t), Bytes: tbl.Bytes, Pos: uint32(tbl.Pos), Union2: true})
+			if err != nil {
+				return fmt.Errorf("%s: %s: %w", op.Name, op.OptionsType, err)
+			}
+			op.Options = opts
+		}
+	}
 	return nil
 }

@@ -20,6 +20,10 @@ type OptionsTable struct {
 	Type  uint8
 	Bytes []byte
 	Pos   uint32
+	// Union2 says Type is a tag of TFLite's second options union
+	// (schema.BuiltinOptions2, the operator's builtin_options_2 field,
+	// which the StableHLO operators use) rather than of BuiltinOptions.
+	Union2 bool
 }
 
 // OptionsDecoder turns one kind of builtin options table into the value

@@ -226,6 +226,7 @@ type Resolver struct {
 	builtins map[BuiltinOperator][]Registration
 	customs  map[string]Registration
 	options  map[uint8]OptionsDecoder
+	options2 map[uint8]OptionsDecoder
 }
 
 // NewResolver returns an empty resolver.
@@ -234,6 +235,7 @@ func NewResolver() *Resolver {
 		builtins: map[BuiltinOperator][]Registration{},
 		customs:  map[string]Registration{},
 		options:  map[uint8]OptionsDecoder{},
+		options2: map[uint8]OptionsDecoder{},
 	}
 }
 
@@ -258,12 +260,21 @@ func (r *Resolver) AddOptions(typ uint8, dec OptionsDecoder) {
 	r.options[typ] = dec
 }
 
+// AddOptions2 is AddOptions for TFLite's second options union: typ is the
+// table's tag in BuiltinOptions2 (schema.BuiltinOptions2).
+func (r *Resolver) AddOptions2(typ uint8, dec OptionsDecoder) {
+	r.options2[typ] = dec
+}
+
 // DecodeOptions decodes t with the decoder registered for its type. It
 // returns nil and no error when none is registered (an operator without a
 // kernel here; the interpreter refuses it at AllocateTensors), and the
 // decoder's error for option values TFLite's own parser rejects.
 func (r *Resolver) DecodeOptions(t OptionsTable) (any, error) {
 	dec := r.options[t.Type]
+	if t.Union2 {
+		dec = r.options2[t.Type]
+	}
 	if dec == nil {
 		return nil, nil
 	}

@@ -52,6 +52,16 @@ func registerOptions(typ schema.BuiltinOptions, dec ops.OptionsDecoder) {
 	optionsDecoders[typ] = dec
 }
 
+// optionsDecoders2 is optionsDecoders for the tables of TFLite's second
+// options union (BuiltinOptions2: the StableHLO operators' options).
+var optionsDecoders2 = map[schema.BuiltinOptions2]ops.OptionsDecoder{}
+
+// registerOptions2 adds the decoder of the BuiltinOptions2 table typ to
+// the package's table.
+func registerOptions2(typ schema.BuiltinOptions2, dec ops.OptionsDecoder) {
+	optionsDecoders2[typ] = dec
+}
+
 // flatTable is what the generated accessors of every schema table have.
 type flatTable interface {
 	Init(buf []byte, i flatbuffers.UOffsetT)
@@ -89,5 +99,8 @@ func RegisterBuiltins(r *ops.Resolver) {
 	}
 	for typ, dec := range optionsDecoders {
 		r.AddOptions(uint8(typ), dec)
+	}
+	for typ, dec := range optionsDecoders2 {
+		r.AddOptions2(uint8(typ), dec)
 	}
 }
