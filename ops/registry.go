@@ -197,12 +197,16 @@ const (
 
 // Control-flow operator codes (TFLite schema numbering).
 const (
-	OpIf             BuiltinOperator = 118
-	OpWhile          BuiltinOperator = 119
-	OpCallOnce       BuiltinOperator = 129
-	OpVarHandle      BuiltinOperator = 142
-	OpReadVariable   BuiltinOperator = 143
-	OpAssignVariable BuiltinOperator = 144
+	OpIf       BuiltinOperator = 118
+	OpWhile    BuiltinOperator = 119
+	OpCallOnce BuiltinOperator = 129
+	// StableHLO control flow: a branch by index, a call of a
+	// decomposition.
+	OpStablehloComposite BuiltinOperator = 206
+	OpStablehloCase      BuiltinOperator = 209
+	OpVarHandle          BuiltinOperator = 142
+	OpReadVariable       BuiltinOperator = 143
+	OpAssignVariable     BuiltinOperator = 144
 )
 
 // Registration binds an operator to its kernel: a builtin code with the

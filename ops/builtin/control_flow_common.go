@@ -132,3 +132,81 @@ func freezeLists(n *ops.Node, ts []*ops.Tensor) {
 		n.Lists.TensorLists().Freeze(ops.View[int32](t.Data)[0])
 	}
 }
+
+// prepareCalls opens the subgraphs a STABLEHLO_CASE or STABLEHLO_COMPOSITE
+// node may call with the arguments args, checks their inputs and outputs
+// against args and n's outputs, prepares them at the arguments' shapes
+// and sizes n's outputs: dynamic when any callee's output is dynamic or
+// the callees' output shapes differ (as TFLite's stablehlo_case.cc and
+// stablehlo_composite.cc). role names the callees in errors.
+func prepareCalls(n *ops.Node, indices []int, args []*ops.Tensor, role string) (sgs []ops.Subgraph, dynamic bool, err error) {
+	for c, idx := range indices {
+		r := fmt.Sprintf("%s %d", role, c)
+		sg, err := openSubgraph(n, idx, r)
+		if err != nil {
+			return nil, false, err
+		}
+		if err := checkSubgraphIO(sg, r, len(args), len(n.Outputs)); err != nil {
+			return nil, false, err
+		}
+		for i, a := range args {
+			if a == nil {
+				return nil, false, fmt.Errorf("argument %d is omitted", i)
+			}
+			if err := checkSameType(sg.Input(i), a.Type, fmt.Sprintf("%s (subgraph %d) input %d", r, sg.Index(), i)); err != nil {
+				return nil, false, err
+			}
+			if err := sg.ResizeInput(i, a.Shape); err != nil {
+				return nil, false, fmt.Errorf("%s (subgraph %d) input %d: %w", r, sg.Index(), i, err)
+			}
+		}
+		for j, out := range n.Outputs {
+			if out == nil {
+				return nil, false, fmt.Errorf("output %d is omitted", j)
+			}
+			if err := checkSameType(sg.Output(j), out.Type, fmt.Sprintf("%s (subgraph %d) output %d", r, sg.Index(), j)); err != nil {
+				return nil, false, err
+			}
+		}
+		if err := sg.Allocate(); err != nil {
+			return nil, false, err
+		}
+		sgs = append(sgs, sg)
+	}
+	for j := range n.Outputs {
+		ref := sgs[0].Output(j)
+		for _, sg := range sgs {
+			o := sg.Output(j)
+			if o.Kind == ops.DynamicTensor || !ops.SameShape(o.Shape, ref.Shape) {
+				dynamic = true
+			}
+		}
+	}
+	for j := range n.Outputs {
+		if dynamic {
+			if err := n.SetOutputDynamic(j); err != nil {
+				return nil, false, err
+			}
+		} else {
+			n.Outputs[j].Shape = copyShape(sgs[0].Output(j).Shape)
+		}
+	}
+	return sgs, dynamic, nil
+}
+
+// runCall runs sg on args and copies its outputs into n's.
+func runCall(n *ops.Node, sg ops.Subgraph, args []*ops.Tensor, dynamic bool) error {
+	freezeLists(n, args)
+	if err := feedSubgraph(sg, args); err != nil {
+		return err
+	}
+	if err := sg.Invoke(); err != nil {
+		return err
+	}
+	for j := range n.Outputs {
+		if err := setOutputFrom(n, j, sg.Output(j), dynamic); err != nil {
+			return err
+		}
+	}
+	return nil
+}
