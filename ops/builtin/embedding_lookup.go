@@ -17,11 +17,18 @@ import (
 // uint8 table dequantises (TFLite's EvalHybrid): out = q·scale, with one
 // scale or one per row (quantized_dimension 0); the zero point must be 0
 // and, as in TFLite, uint8 table bytes are read as int8. An id outside
-// [0, rows) makes Eval fail with an error naming it. Matches TFLite's
-// embedding_lookup.cc (int4/int2 and blockwise tables are not supported).
+// [0, rows) makes Eval fail with an error naming it. Packed int4
+// (version 4) and int2 (version 5) tables with a float32 output dequantise
+// as TFLite's Unpack4Bit/Unpack2Bit: out = float32(q·16)·(scale/16) (int2:
+// q·64 and scale/64). As there, a row starts at byte (id·row elements)/2
+// (int2: /4) rounded down, from its lowest bits: with an odd row length
+// (int2: not a multiple of 4) a row then begins with the previous row's
+// last values, TFLite's own behaviour, reproduced. Matches TFLite's
+// embedding_lookup.cc (blockwise tables are not supported).
 type EmbeddingLookup struct {
 	rows, rowElems, rowBytes int
 	hybrid                   bool
+	packed                   ops.DataType // Int4 or Int2 table, else 0
 	scales                   []float32
 }
 
@@ -31,7 +38,7 @@ func NewEmbeddingLookup() ops.Kernel { return &EmbeddingLookup{} }
 func init() {
 	// The versions TFLite registers; Prepare refuses the types this
 	// kernel lacks.
-	register(ops.OpEmbeddingLookup, NewEmbeddingLookup, [2]int{1, 4})
+	register(ops.OpEmbeddingLookup, NewEmbeddingLookup, [2]int{1, 5})
 }
 
 // Prepare validates the node and sets the output shape.
@@ -58,7 +65,7 @@ func (k *EmbeddingLookup) Prepare(n *ops.Node) error {
 	if val.Rank() < 2 {
 		return fmt.Errorf("input 1 (value): rank %d, need at least 2", val.Rank())
 	}
-	if val.Type.Size() == 0 || val.Type == ops.Int4 {
+	if val.Type.Size() == 0 && val.Type != ops.Int4 && val.Type != ops.Int2 {
 		return fmt.Errorf("input 1 (value): type %s is not supported", val.Type)
 	}
 	if _, err := numElementsChecked(val, "input 1 (value)"); err != nil {
@@ -70,10 +77,13 @@ func (k *EmbeddingLookup) Prepare(n *ops.Node) error {
 		k.rowElems *= d
 	}
 	switch {
-	case out.Type == val.Type:
+	case out.Type == val.Type && val.Type.PackedBits() == 0:
 		k.rowBytes = k.rowElems * val.Type.Size()
-	case out.Type == ops.Float32 && (val.Type == ops.Int8 || val.Type == ops.Uint8):
+	case out.Type == ops.Float32 && (val.Type == ops.Int8 || val.Type == ops.Uint8 || val.Type == ops.Int4 || val.Type == ops.Int2):
 		k.hybrid = true
+		if val.Type.PackedBits() != 0 {
+			k.packed = val.Type
+		}
 		q := val.Quant
 		if q == nil || len(q.Scale) == 0 {
 			return fmt.Errorf("input 1 (value): %s table with a float32 output needs quantization parameters", val.Type)
@@ -91,7 +101,7 @@ func (k *EmbeddingLookup) Prepare(n *ops.Node) error {
 		}
 		k.scales = q.Scale
 	default:
-		return fmt.Errorf("output 0: type %s not supported with a %s table (need %s, or float32 for int8/uint8)", out.Type, val.Type, val.Type)
+		return fmt.Errorf("output 0: type %s not supported with a %s table (need %s, or float32 for int8/uint8/int4/int2)", out.Type, val.Type, val.Type)
 	}
 	shape := copyShape(val.Shape)
 	shape[0] = ids.Shape[0]
@@ -140,9 +150,31 @@ func (k *EmbeddingLookup) Eval(n *ops.Node) error {
 			s = k.scales[r]
 		}
 		dst := o[i*k.rowElems : (i+1)*k.rowElems]
+		if k.packed != 0 {
+			k.unpackRow(dst, val.Data, r, s)
+			continue
+		}
 		for j, v := range q[r*k.rowElems : (r+1)*k.rowElems] {
 			dst[j] = float32(v) * s
 		}
 	}
 	return nil
+}
+
+// unpackRow dequantises row r of a packed int4 or int2 table as TFLite's
+// Unpack4Bit/Unpack2Bit: the row starts at byte (r·rowElems)>>1 (>>2 for
+// int2), from the byte's lowest bits; each value is scaled as the int8
+// q·2^(8−bits) times s/2^(8−bits).
+func (k *EmbeddingLookup) unpackRow(dst []float32, data []byte, r int, s float32) {
+	per := 2 // values per byte
+	if k.packed == ops.Int2 {
+		per = 4
+	}
+	mul := float32(int(1) << (8 - 8/per))
+	f := s / mul
+	base := (r * k.rowElems) / per * per // first value of the start byte
+	for j := range dst {
+		q := loadPacked(k.packed, data, base+j)
+		dst[j] = float32(int8(q*int32(mul))) * f
+	}
 }

@@ -319,3 +319,32 @@ func TestDynamicUpdateSliceInt4(t *testing.T) {
 	run(t, NewDynamicUpdateSlice(), n)
 	equalInts(t, "whole", n.Outputs[0].Data, []int{0x98, 0x07})
 }
+
+func TestEmbeddingLookupPacked(t *testing.T) {
+	// int4 table [3, 3]: rows [1 2 3], [-1 -2 -3], [7 -8 0], packed as the
+	// stream 1 2 3 -1 -2 -3 7 -8 0. Row r starts at byte 3r/2 rounded
+	// down, so row 1 reads values 2..4 of the stream (3 -1 -2), as
+	// TFLite's Unpack4Bit does.
+	tab := q(tensorOf(ops.Int4, []int{3, 3}, []byte{0x21, 0xf3, 0xde, 0x87, 0x00}), 0.5, 0)
+	n := node(nil, []*ops.Tensor{tensorOf(ops.Int32, []int{3}, []int32{1, 2, 0}), tab}, outTensor(ops.Float32))
+	n.Version = 4
+	k := NewEmbeddingLookup()
+	run(t, k, n)
+	wantShape(t, n.Outputs[0].Shape, []int{3, 3})
+	equalFloat32s(t, "int4", n.Outputs[0].Float32s(), []float32{1.5, -0.5, -1, 3.5, -4, 0, 0.5, 1, 1.5})
+	noAllocs(t, k, n)
+	// int2 table [2, 2]: stream 1 -2 -1 0 (one byte 0x39); both rows start
+	// at byte 0.
+	tab2 := q(tensorOf(ops.Int2, []int{2, 2}, []byte{0x39}), 0.25, 0)
+	n = node(nil, []*ops.Tensor{tensorOf(ops.Int32, []int{2}, []int32{1, 0}), tab2}, outTensor(ops.Float32))
+	run(t, NewEmbeddingLookup(), n)
+	equalFloat32s(t, "int2", n.Outputs[0].Float32s(), []float32{0.25, -0.5, 0.25, -0.5})
+	// Per-row scales, and the refusals.
+	tab = tensorOf(ops.Int4, []int{2, 2}, []byte{0x21, 0xf3})
+	tab.Quant = &ops.Quantization{Scale: []float32{1, 2}, ZeroPoint: []int64{0, 0}}
+	n = node(nil, []*ops.Tensor{tensorOf(ops.Int32, []int{2}, []int32{1, 0}), tab}, outTensor(ops.Float32))
+	run(t, NewEmbeddingLookup(), n)
+	equalFloat32s(t, "per-row", n.Outputs[0].Float32s(), []float32{6, -2, 1, 2})
+	wantPrepareError(t, NewEmbeddingLookup(), node(nil, []*ops.Tensor{tensorOf(ops.Int32, []int{1}, []int32{0}), tensorOf(ops.Int4, []int{2, 2}, []byte{0, 0})}, outTensor(ops.Int4)), "int4")
+	wantPrepareError(t, NewEmbeddingLookup(), node(nil, []*ops.Tensor{tensorOf(ops.Int32, []int{1}, []int32{0}), q(tensorOf(ops.Int2, []int{2, 2}, []byte{0}), 1, 1)}, outTensor(ops.Float32)), "zero point")
+}

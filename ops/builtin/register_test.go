@@ -113,7 +113,7 @@ func TestRegisteredVersions(t *testing.T) {
 		ops.OpPadV2:                 {{1, 6}},
 		ops.OpSplit:                 {{1, 5}},
 		ops.OpSplitV:                {{1, 3}},
-		ops.OpEmbeddingLookup:       {{1, 4}},
+		ops.OpEmbeddingLookup:       {{1, 5}},
 		ops.OpAbs:                   {{1, 5}},
 		ops.OpNeg:                   {{1, 1}},
 		ops.OpSquare:                {{1, 1}},
