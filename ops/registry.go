@@ -193,6 +193,7 @@ const (
 const (
 	OpStablehloPad BuiltinOperator = 195
 	OpDilate       BuiltinOperator = 203
+	OpReduceWindow BuiltinOperator = 205
 )
 
 // Control-flow operator codes (TFLite schema numbering).
