@@ -149,9 +149,9 @@ type FullyConnectedOptions struct {
 }
 
 func init() {
-	// TFLite registers 1-14. Missing here: 2 (shuffled weights), 8
-	// (sparse weights), 14 (int2 weights).
-	register(ops.OpFullyConnected, NewFullyConnected, [2]int{1, 1}, [2]int{3, 7}, [2]int{9, 13})
+	// TFLite registers 1-14. Missing here: 2 (shuffled weights) and 8
+	// (sparse weights).
+	register(ops.OpFullyConnected, NewFullyConnected, [2]int{1, 1}, [2]int{3, 7}, [2]int{9, 14})
 	registerOptions(schema.BuiltinOptionsFullyConnectedOptions, decodeFullyConnectedOptions)
 }
 
@@ -268,7 +268,7 @@ func (k *FullyConnected) Prepare(n *ops.Node) error {
 	if err := k.prepareQuant(in, w, bias, out); err != nil {
 		return err
 	}
-	if w.Type == ops.Int4 {
+	if w.Type == ops.Int4 || w.Type == ops.Int2 {
 		if err := k.prepareInt4(n, in, w); err != nil {
 			return err
 		}
@@ -304,13 +304,13 @@ func (k *FullyConnected) choosePath(in, w, bias, out *ops.Tensor) error {
 	switch {
 	case in.Type == ops.Float32 && w.Type == ops.Float32:
 		k.path = fcFloat
-	case in.Type == ops.Float32 && (w.Type == ops.Int8 || w.Type == ops.Int4):
+	case in.Type == ops.Float32 && (w.Type == ops.Int8 || w.Type == ops.Int4 || w.Type == ops.Int2):
 		k.path = fcHybrid
-	case in.Type == ops.Int8 && (w.Type == ops.Int8 || w.Type == ops.Int4):
+	case in.Type == ops.Int8 && (w.Type == ops.Int8 || w.Type == ops.Int4 || w.Type == ops.Int2):
 		k.path = fcInt8
 	case in.Type == ops.Uint8 && w.Type == ops.Uint8:
 		k.path = fcUint8
-	case in.Type == ops.Int16 && (w.Type == ops.Int8 || w.Type == ops.Int4 || w.Type == ops.Int16):
+	case in.Type == ops.Int16 && (w.Type == ops.Int8 || w.Type == ops.Int4 || w.Type == ops.Int2 || w.Type == ops.Int16):
 		k.path = fcInt16Ref // refined in prepareQuant
 	default:
 		return fmt.Errorf("%s: type %s not supported with input type %s", fcWeights, w.Type, in.Type)

@@ -22,6 +22,11 @@ import (
 // input_size is even; tflrun does not implement that arithmetic and
 // refuses those shapes, naming them. Smaller layers go through
 // EvalHybridDense on the unpacked weights, as here.
+//
+// Int2 weights (version 14) take the same road: four values to a byte
+// (element i in bits 2(i mod 4).. of byte i/4, sign-extended), zero points
+// 0, unpacked to int8; TFLite has no 2-bit-specific kernel, so every
+// shape runs the int8 arithmetic.
 
 // fcInt4FilterWidth and fcInt4FilterDepth are TFLite's
 // optimized_4bit::FilterWidth and FilterDepth, the smallest units and
@@ -31,18 +36,28 @@ const (
 	fcInt4FilterDepth = 32
 )
 
-// prepareInt4 checks int4 weights and unpacks them.
+// prepareInt4 checks int4 or int2 weights and unpacks them.
 func (k *FullyConnected) prepareInt4(n *ops.Node, in, w *ops.Tensor) error {
 	if w.Quant != nil {
 		for i, z := range w.Quant.ZeroPoint {
 			if z != 0 {
-				return fmt.Errorf("%s: zero point %d at %d; int4 weights must be symmetric", fcWeights, z, i)
+				return fmt.Errorf("%s: zero point %d at %d; %s weights must be symmetric", fcWeights, z, i, w.Type)
 			}
 		}
 	}
 	count := k.units * k.cols
-	if w.Kind != ops.ConstTensor || len(w.Data) < (count+1)/2 {
-		return fmt.Errorf("%s: int4 weights must be a constant of %d packed bytes, have %d bytes", fcWeights, (count+1)/2, len(w.Data))
+	if need := w.Type.BytesFor(count); w.Kind != ops.ConstTensor || len(w.Data) < need {
+		return fmt.Errorf("%s: %s weights must be a constant of %d packed bytes, have %d bytes", fcWeights, w.Type, need, len(w.Data))
+	}
+	if w.Type == ops.Int2 {
+		if err := n.Memory.Reserve(int64(count), "FULLY_CONNECTED unpacked int2 weights"); err != nil {
+			return err
+		}
+		k.w4 = make([]int8, count)
+		for i := range k.w4 {
+			k.w4[i] = int8(loadPacked(ops.Int2, w.Data, i))
+		}
+		return nil
 	}
 	if k.path == fcHybrid && k.batch > 0 && k.cols%2 == 0 && k.units >= fcInt4FilterWidth && k.cols >= fcInt4FilterDepth {
 		return fmt.Errorf("%s: int4 weights [%d, %d] with float input take TensorFlow Lite's 4-bit hybrid kernel (units ≥ %d, even input_size ≥ %d), whose arithmetic tflrun does not implement", fcWeights, k.units, k.cols, fcInt4FilterWidth, fcInt4FilterDepth)

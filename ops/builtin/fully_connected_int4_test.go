@@ -141,6 +141,22 @@ func TestFullyConnectedInt4MatchesInt8(t *testing.T) {
 				t.Fatal("int4 output differs from the int8 one")
 			}
 			noAllocs(t, k4, n4)
+			// Int2 (version 14): the same weights reduced to [-2, 1],
+			// packed four to a byte, against int8.
+			w2v := make([]int8, len(wv))
+			w2b := make([]byte, (len(wv)+3)/4)
+			for i, v := range wv {
+				w2v[i] = v << 6 >> 6
+				w2b[i/4] |= byte(v&3) << (2 * (i % 4))
+			}
+			n2 := mk(&ops.Tensor{Type: ops.Int2, Shape: []int{tc.units, tc.cols}, Kind: ops.ConstTensor, Data: w2b})
+			n28 := mk(constT(tensorOf(ops.Int8, []int{tc.units, tc.cols}, w2v)))
+			k2, k28 := &FullyConnected{}, &FullyConnected{}
+			run(t, k2, n2)
+			run(t, k28, n28)
+			if !bytes.Equal(n2.Outputs[0].Data, n28.Outputs[0].Data) {
+				t.Fatal("int2 output differs from the int8 one")
+			}
 		})
 	}
 }

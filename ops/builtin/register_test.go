@@ -23,7 +23,8 @@ func TestRegisterBuiltins(t *testing.T) {
 		{ops.OpFullyConnected, 8, false, nil},
 		{ops.OpFullyConnected, 12, true, &FullyConnected{}},
 		{ops.OpFullyConnected, 13, true, &FullyConnected{}},
-		{ops.OpFullyConnected, 14, false, nil},
+		{ops.OpFullyConnected, 14, true, &FullyConnected{}},
+		{ops.OpFullyConnected, 15, false, nil},
 		{ops.OpSoftmax, 2, true, &Softmax{}},
 		{ops.OpSoftmax, 3, true, &Softmax{}},
 		{ops.OpSoftmax, 4, false, nil},
@@ -73,7 +74,7 @@ func TestRegisterBuiltins(t *testing.T) {
 // since need no entry.)
 func TestRegisteredVersions(t *testing.T) {
 	want := map[ops.BuiltinOperator][][2]int{
-		ops.OpFullyConnected:        {{1, 1}, {3, 7}, {9, 13}},
+		ops.OpFullyConnected:        {{1, 1}, {3, 7}, {9, 14}},
 		ops.OpSoftmax:               {{1, 3}},
 		ops.OpLogistic:              {{1, 3}},
 		ops.OpTanh:                  {{1, 3}},
