@@ -16,24 +16,23 @@ import (
 //   - float32: in float32 as TFLite's reference LogSoftmax (the sum
 //     accumulated in order);
 //
-//   - uint8 (op version 1): TFLite's builtin kernel, optimized_ops::
-//     LogSoftmax with the float table of PopulateSoftmaxLookupTable
-//     (β = 1): table[255−d] = expf(−in_scale·d), a float32 row sum s, and
-//     y = rint(in_scale/out_scale·x − (in_scale·max + logf(s))/out_scale)
-//
-//   - 255, clamped to [0, 255]. As TFLite requires, the output scale is
-//     exactly 16/256 and its zero point 255.
-//
-//   - int8 (op version 2): TFLite's fixed-point reference kernel
-//     (log_softmax_int8.go); the output scale must be exactly 16/256 and
-//     its zero point 127.
+//   - uint8 (op version 1) and int8 (op version 2): TFLite's builtin
+//     kernel (kGenericOptimized) runs optimized_ops::LogSoftmax<T> for
+//     both, with the float table of PopulateSoftmaxLookupTable (β = 1):
+//     table[255−d] = expf(−in_scale·d), indexed by x − max + 255, a float32
+//     row sum s, and y = rint(in_scale/out_scale·x − (in_scale·max +
+//     logf(s))/out_scale) + zero point, clamped to the type's range. (Its
+//     fixed-point reference_integer_ops::LogSoftmax is only the reference
+//     kernel's int8 path; it differs by one step on some inputs.) As
+//     TFLite requires, the output scale is exactly 16/256 and its zero
+//     point 255 for uint8, 127 for int8.
 type LogSoftmax struct {
 	depth, rows int
-	// uint8: the exp table and the two scales.
+	// uint8 and int8: the exp table, the two scales and the output zero
+	// point.
 	table             [256]float32
 	inScale, outScale float32
-	// int8: the fixed-point parameters.
-	i8 logSoftmaxInt8Params
+	outZP             int32
 }
 
 // NewLogSoftmax returns a LOG_SOFTMAX kernel for one node.
@@ -62,30 +61,30 @@ func (k *LogSoftmax) Prepare(n *ops.Node) error {
 	}
 	switch in.Type {
 	case ops.Uint8:
-		return k.prepareUint8(in, n.Output(0))
+		return k.prepareQuant(in, n.Output(0), 255)
 	case ops.Int8:
-		return k.prepareInt8(in, n.Output(0))
+		return k.prepareQuant(in, n.Output(0), 127)
 	}
 	return nil
 }
 
-// prepareUint8 checks the quantisation TFLite's LogSoftmaxPrepare
-// requires and builds PopulateSoftmaxLookupTable's table with β = 1.
-func (k *LogSoftmax) prepareUint8(in, out *ops.Tensor) error {
+// prepareQuant checks the quantisation TFLite's LogSoftmaxPrepare
+// requires of a uint8 or int8 output (scale 16/256, zero point zp) and
+// builds PopulateSoftmaxLookupTable's table with β = 1.
+func (k *LogSoftmax) prepareQuant(in, out *ops.Tensor, zp int32) error {
 	var err error
 	if k.inScale, _, err = perTensorQuant(in, "input 0"); err != nil {
 		return err
 	}
-	var outZP int32
-	if k.outScale, outZP, err = perTensorQuant(out, "output 0"); err != nil {
+	if k.outScale, k.outZP, err = perTensorQuant(out, "output 0"); err != nil {
 		return err
 	}
 	// TFLite compares the float32 scale with 16/256 exactly.
 	if k.outScale != 16.0/256 {
-		return fmt.Errorf("output 0: scale %g, uint8 LOG_SOFTMAX needs 16/256", k.outScale)
+		return fmt.Errorf("output 0: scale %g, %v LOG_SOFTMAX needs 16/256", k.outScale, in.Type)
 	}
-	if outZP != 255 {
-		return fmt.Errorf("output 0: zero point %d, uint8 LOG_SOFTMAX needs 255", outZP)
+	if k.outZP != zp {
+		return fmt.Errorf("output 0: zero point %d, %v LOG_SOFTMAX needs %d", k.outZP, in.Type, zp)
 	}
 	scale := float32(-k.inScale)
 	for d := 0; d <= 255; d++ {
@@ -94,15 +93,16 @@ func (k *LogSoftmax) prepareUint8(in, out *ops.Tensor) error {
 	return nil
 }
 
-// logSoftmaxUint8 is optimized_ops::LogSoftmax's uint8 row loop. The
+// logSoftmaxTable is optimized_ops::LogSoftmax<T>'s row loop for uint8
+// and int8 (lo, hi: the type's range; the row maximum starts at lo). The
 // float32 conversions keep every product rounded on its own (no fused
 // multiply-add), as TFLite's x86 build computes it.
-func (k *LogSoftmax) logSoftmaxUint8(x, y []uint8) {
+func logSoftmaxTable[T uint8 | int8](k *LogSoftmax, x, y []T, lo, hi int32) {
 	d := k.depth
 	ratio := float32(k.inScale / k.outScale)
 	for r := 0; r < k.rows; r++ {
 		row, orow := x[r*d:(r+1)*d], y[r*d:(r+1)*d]
-		var maxVal uint8
+		maxVal := T(lo)
 		for _, v := range row {
 			maxVal = max(maxVal, v)
 		}
@@ -115,8 +115,8 @@ func (k *LogSoftmax) logSoftmaxUint8(x, y []uint8) {
 		pre := float32(float32(float32(k.inScale*float32(maxVal))+logSum) / k.outScale)
 		for i, v := range row {
 			lp := float32(float32(ratio*float32(v)) - pre)
-			q := f32ToInt32(float32(math.RoundToEven(float64(lp)))) + 255
-			orow[i] = uint8(ops.ClampInt32(q, 0, 255))
+			q := f32ToInt32(float32(math.RoundToEven(float64(lp)))) + k.outZP
+			orow[i] = T(ops.ClampInt32(q, lo, hi))
 		}
 	}
 }
@@ -132,10 +132,10 @@ func (k *LogSoftmax) Eval(n *ops.Node) error {
 	}
 	switch in.Type {
 	case ops.Uint8:
-		k.logSoftmaxUint8(in.Uint8s(), out.Uint8s())
+		logSoftmaxTable(k, in.Uint8s(), out.Uint8s(), 0, 255)
 		return nil
 	case ops.Int8:
-		k.logSoftmaxInt8(in.Int8s(), out.Int8s())
+		logSoftmaxTable(k, in.Int8s(), out.Int8s(), -128, 127)
 		return nil
 	}
 	x, y := in.Float32s(), out.Float32s()
