@@ -11,9 +11,10 @@ import (
 
 // Whole-model tests of RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL and
 // MULTINOMIAL: the kernels as the interpreter runs them from a .tflite
-// file. (No native TFLite runner was available to record golden cases;
-// the streams are pinned by Random123's Philox known-answer vectors and
-// the definition tests in package builtin.)
+// file. The streams are pinned by Random123's Philox known-answer vectors
+// and the definition tests in package builtin, and checked against
+// TensorFlow Lite's own outputs by the golden cases of
+// random_golden_test.go (testdata/random).
 
 func randomOpts(seed, seed2 int64) *schema.BuiltinOptionsT {
 	return &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsRandomOptions, Value: &schema.RandomOptionsT{Seed: seed, Seed2: seed2}}
