@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -422,5 +423,64 @@ func TestPrecomputedBeforeConsumersPrepare(t *testing.T) {
 	}
 	if len(constant) != 2 || constant[0] || constant[1] {
 		t.Fatalf("per-Invoke DEQUANTIZE: the FULLY_CONNECTED operators saw constant weights %v, want [false false]", constant)
+	}
+}
+
+// TestPrecomputedDensifyDequantize covers sparse float16 weights, as
+// MediaPipe's models store them: DENSIFY of a constant, then DEQUANTIZE,
+// then FULLY_CONNECTED. Both are computed once at AllocateTensors (TFLite's
+// densify.cc keeps its output; the DEQUANTIZE of it gives the same values
+// at every Invoke), and the output is what the dense weights give.
+func TestPrecomputedDensifyDequantize(t *testing.T) {
+	f32, f16 := schema.TensorTypeFLOAT32, schema.TensorTypeFLOAT16
+	// The weights of sparseModel (3×4, D0S1): rows 6 0 9 8 / 0 0 0 0 / 5 0 0 7.
+	m := &schema.ModelT{
+		Version: 3,
+		OperatorCodes: []*schema.OperatorCodeT{
+			{BuiltinCode: schema.BuiltinOperatorDENSIFY, DeprecatedBuiltinCode: 124, Version: 1},
+			{BuiltinCode: schema.BuiltinOperatorDEQUANTIZE, DeprecatedBuiltinCode: 6, Version: 3},
+			{BuiltinCode: schema.BuiltinOperatorFULLY_CONNECTED, DeprecatedBuiltinCode: 9, Version: 1},
+		},
+		Buffers: []*schema.BufferT{{}, {Data: f16bytes(t, 6, 9, 8, 5, 7)}},
+		Subgraphs: []*schema.SubGraphT{{
+			Tensors: []*schema.TensorT{
+				{Name: "input", Shape: []int32{1, 4}, Type: f32},
+				{Name: "w_sparse_f16", Shape: []int32{3, 4}, Type: f16, Buffer: 1, Sparsity: sparseModel().Subgraphs[0].Tensors[0].Sparsity},
+				{Name: "w_f16", Shape: []int32{3, 4}, Type: f16},
+				{Name: "w", Shape: []int32{3, 4}, Type: f32},
+				{Name: "output", Shape: []int32{1, 3}, Type: f32},
+			},
+			Inputs:  []int32{0},
+			Outputs: []int32{4},
+			Operators: []*schema.OperatorT{
+				{OpcodeIndex: 0, Inputs: []int32{1}, Outputs: []int32{2}},
+				{OpcodeIndex: 1, Inputs: []int32{2}, Outputs: []int32{3}},
+				{OpcodeIndex: 2, Inputs: []int32{0, 3, -1}, Outputs: []int32{4}},
+			},
+		}},
+	}
+	densifyEvals, dequantEvals := new(int), new(int)
+	r := DefaultResolver()
+	r.AddBuiltin(ops.OpDensify, 1, 1, func() ops.Kernel { return &countingKernel{builtin.NewDensify(), densifyEvals} })
+	r.AddBuiltin(ops.OpDequantize, 1, 6, func() ops.Kernel { return &countingKernel{builtin.NewDequantize(), dequantEvals} })
+	it, err := New(mustLoad(t, m), &Options{Resolver: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	if err := it.AllocateTensors(); err != nil {
+		t.Fatal(err)
+	}
+	copy(it.Input(0).Float32s(), []float32{1, 2, 3, 4})
+	for range 3 {
+		if err := it.Invoke(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := it.Output(0).Float32s(), []float32{6 + 27 + 32, 0, 5 + 28}; !slices.Equal(got, want) {
+			t.Fatalf("output %v, want %v", got, want)
+		}
+	}
+	if *densifyEvals != 1 || *dequantEvals != 1 {
+		t.Fatalf("DENSIFY ran %d times and DEQUANTIZE %d times over three Invokes, want once each", *densifyEvals, *dequantEvals)
 	}
 }

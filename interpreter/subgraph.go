@@ -119,8 +119,9 @@ func (sg *subgraph) tensorList(idx []int) []*ops.Tensor {
 // AllocateTensors resolves a kernel for every operator, runs the kernels'
 // Prepare in execution order (propagating shapes), plans the arena and
 // binds every tensor to its memory. Variable tensors are (re)allocated and
-// reset (see ResetVariableTensors). A DEQUANTIZE whose input is a constant
-// gets its output as an ops.PrecomputedTensor (see precomputable): the
+// reset (see ResetVariableTensors). A DEQUANTIZE or DENSIFY whose input is
+// a constant (or such a precomputed output) gets its output as an
+// ops.PrecomputedTensor (see precomputable): the
 // output is placed outside the arena and the operator's Eval runs here,
 // once, right after its Prepare (so the operators that read it see a
 // constant at their own Prepare), instead of at every Invoke; its errors
@@ -267,20 +268,24 @@ func (it *Interpreter) fits(t *ops.Tensor) error {
 
 // precomputable reports whether node n's output can be computed once at
 // AllocateTensors and kept (an ops.PrecomputedTensor): n is a DEQUANTIZE
-// with one constant input and one output that is an arena tensor, not a
-// subgraph input, and written by no other operator. This is the case
-// TFLite's dequantize kernel (tensorflow/lite/kernels/dequantize.cc)
-// handles: IsConstantOrPersistentTensor(input) → the output becomes
-// kTfLiteArenaRwPersistent and is filled once
-// (float_dequantized_weights_initialized). The extra conditions keep
-// hostile graphs (an output that another operator overwrites, or that the
-// user writes as an input) computing what they computed per Invoke.
+// or a DENSIFY whose one input is a constant or itself precomputed, with
+// one output that is an arena tensor, not a subgraph input, and written
+// by no other operator. These are the cases TFLite's kernels compute
+// once: dequantize.cc fills a constant input's output at its first Eval
+// (float_dequantized_weights_initialized) and densify.cc its output
+// (dense_weights_initialized). TFLite's DEQUANTIZE of a DENSIFY output
+// (sparse float16 weights, as in MediaPipe's models) runs at every Invoke
+// on the builtin kernels; XNNPACK takes such weights as static. The values
+// are the same at every Invoke either way, so computing them once changes
+// no output. The extra conditions keep hostile graphs (an output that
+// another operator overwrites, or that the user writes as an input)
+// computing what they computed per Invoke.
 func precomputable(n *ops.Node, isInput []bool, writers []int) bool {
-	if n.Op != ops.OpDequantize || len(n.Inputs) != 1 || len(n.Outputs) != 1 || len(n.ScratchSizes()) > 0 {
+	if n.Op != ops.OpDequantize && n.Op != ops.OpDensify || len(n.Inputs) != 1 || len(n.Outputs) != 1 || len(n.ScratchSizes()) > 0 {
 		return false
 	}
 	in, out := n.Inputs[0], n.Outputs[0]
-	return in != nil && in.Kind == ops.ConstTensor &&
+	return in != nil && (in.Kind == ops.ConstTensor || in.Kind == ops.PrecomputedTensor) &&
 		out != nil && out.Kind == ops.ArenaTensor && !isInput[out.Index] && writers[out.Index] == 1
 }
 

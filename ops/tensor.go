@@ -176,7 +176,10 @@ const (
 	VariableTensor
 	// PrecomputedTensor is computed once from constants: the float32
 	// output of a DEQUANTIZE operator whose input is a ConstTensor (a
-	// float16 or quantised weight). As TFLite's dequantize kernel, which
+	// float16 or quantised weight), the dense output of a DENSIFY of a
+	// ConstTensor (a sparse weight, which TFLite's densify kernel also
+	// fills once), and the DEQUANTIZE of such an output (sparse float16
+	// weights). As TFLite's dequantize kernel, which
 	// gives such an output the kTfLiteArenaRwPersistent allocation and
 	// fills it only at its first Eval, the interpreter keeps its bytes in
 	// memory outside the arena (never shared), computes them once at
