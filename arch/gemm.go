@@ -77,10 +77,11 @@ func PackGemmF32(dst, w []float32, n, k int) {
 // TFLite's ActivationFunctionWithMinMax (max with lo, then min with hi; a
 // NaN stays NaN); pass lo = -Inf, hi = +Inf for no activation. It is the
 // float CONV_2D and FULLY_CONNECTED product (TFLite's optimized Conv:
-// im2col, then a GEMM with bias and clamp). Each sum starts at the bias
-// and adds the products in order of i, with fused multiply-adds in the
-// assembly versions, so results agree with float64 math to a few float32
-// ulps of Σ|terms| (on 32-bit ARM NEON, which flushes subnormals to
+// im2col, then a GEMM with bias and clamp). Each sum adds the products
+// in order of i, with fused multiply-adds in the assembly versions,
+// starting at the bias there and at 0 with the bias added last in the
+// portable one (TFLite's order on x86), so results agree with float64
+// math to a few float32 ulps of Σ|terms| (on 32-bit ARM NEON, which flushes subnormals to
 // zero, of the sum with subnormal inputs, products and partial sums
 // taken as zero). Rows of a and dst may be longer than k and n (lda ≥
 // k, ldd ≥ n); elements between are neither read nor written. dst must

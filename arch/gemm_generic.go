@@ -10,6 +10,13 @@ package arch
 // gemmF32Generic is GemmF32 (sizes checked by the wrapper, k ≥ 1). Each
 // block is done in halves of 8 channels with 8 scalar sums, which the
 // compiler keeps in registers (an array of 16 would live in memory).
+// As TensorFlow Lite's float Conv on x86 (im2col, Eigen's GEMM from
+// zero, then BiasAndClamp), each sum starts at 0, adds the products in
+// order of i, and the bias is added last. Where the compiler does not
+// fuse x*y + z (amd64 below GOAMD64=v3) that reproduced an x86 TFLite
+// built without FMA bit for bit on the convolutions checked (package
+// ops/builtin's conv_2d_float golden cases); Eigen's remainder paths and
+// its matrix × vector product sum in other orders.
 func gemmF32Generic(dst []float32, ldd int, a []float32, lda int, w, bias []float32, m, n, k int, lo, hi float32) {
 	for j0 := 0; j0 < n; j0 += GemmBlock {
 		blk := w[j0*k : j0*k+GemmBlock*k]
@@ -18,7 +25,7 @@ func gemmF32Generic(dst []float32, ldd int, a []float32, lda int, w, bias []floa
 			var b [8]float32
 			copy(b[:nb], bias[h:h+nb])
 			for p := 0; p < m; p++ {
-				s0, s1, s2, s3, s4, s5, s6, s7 := b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]
+				var s0, s1, s2, s3, s4, s5, s6, s7 float32
 				for i, x := range a[p*lda : p*lda+k] {
 					ws := (*[8]float32)(blk[i*GemmBlock+h-j0:])
 					s0 += x * ws[0]
@@ -33,7 +40,7 @@ func gemmF32Generic(dst []float32, ldd int, a []float32, lda int, w, bias []floa
 				s := [8]float32{s0, s1, s2, s3, s4, s5, s6, s7}
 				out := dst[p*ldd+h : p*ldd+h+nb]
 				for l := range out {
-					out[l] = clampF32(s[l], lo, hi)
+					out[l] = clampF32(s[l]+b[l], lo, hi)
 				}
 			}
 		}
