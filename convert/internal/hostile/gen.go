@@ -31,7 +31,10 @@ func main() {
 	}{
 		{"chain_1m.pb", func() *tfpb.GraphDef { return hostile.Chain(1_000_000, "Relu", "Identity", "Neg") }},
 		{"chain_100k.pb", func() *tfpb.GraphDef { return hostile.Chain(100_000, "Relu", "Identity", "Neg") }},
+		{"chain_250k.pb", func() *tfpb.GraphDef { return hostile.Chain(250_000, "Relu", "Identity", "Neg") }},
 		{"foldchain_1m.pb", func() *tfpb.GraphDef { return hostile.FoldChain(1_000_000) }},
+		{"foldchain_100k.pb", func() *tfpb.GraphDef { return hostile.FoldChain(100_000) }},
+		{"foldchain_250k.pb", func() *tfpb.GraphDef { return hostile.FoldChain(250_000) }},
 		{"calls_100k.pb", func() *tfpb.GraphDef { return hostile.CallChain(100_000) }},
 		{"calls_20k.pb", func() *tfpb.GraphDef { return hostile.CallChain(20_000) }},
 		{"nested_10k.pb", func() *tfpb.GraphDef { return hostile.NestedCalls(10_000) }},

@@ -64,9 +64,12 @@ func main() {
 			write(fmt.Sprintf("%s-%s-4x32768-filter-2^31-1", schema.EnumNamesBuiltinOperator[op], schema.EnumNamesTensorType[typ]), hostile.PoolWide(op, typ))
 		}
 	}
-	for _, n := range []int{300000, 1000000} {
+	// Every size docs/hostile.md's table measures.
+	for _, n := range []int{100000, 300000, 1000000} {
 		write(fmt.Sprintf("chain-%d", n), hostile.Chain(n))
 	}
-	write("inputs-900000", hostile.ManyInputs(900000))
+	for _, n := range []int{100000, 300000, 900000} {
+		write(fmt.Sprintf("inputs-%d", n), hostile.ManyInputs(n))
+	}
 	write("shared-operators-990000", hostile.SharedOperators(990000))
 }
