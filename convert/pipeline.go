@@ -50,6 +50,11 @@ type state struct {
 	// offeredLoops are the While nodes already offered to the fusion loop
 	// rules (each is offered once).
 	offeredLoops map[*ir.Node]bool
+	// rolledStatic is set once the static RNN chains have been rolled
+	// into loops (fusion.RollStaticRNNs, at the first fuse-loops step):
+	// a rolled loop no rule fuses is unrolled again and must not be
+	// rolled a second time.
+	rolledStatic bool
 	// states and quant are what lower-state and quantize found.
 	states []stateful.State
 	quant  *quantize.Summary

@@ -59,12 +59,18 @@ var tfPasses = []Pass{
 				run: inlineCall},
 			// Only once no call is left: a loop's body must be final
 			// before a loop rule looks at it.
-			{Name: "fuse-loops", Doc: "an unannotated recurrent While loop offered to the fusion loop rules (Keras and TF1 LSTM, GRU, SimpleRNN); not with NoFuse",
+			{Name: "fuse-loops", Doc: "an unannotated recurrent While loop offered to the fusion loop rules (Keras and TF1 LSTM, GRU, SimpleRNN; a TF1 static_rnn chain rolled into a loop first); not with NoFuse",
 				run: func(s *state) (bool, error) {
 					if s.opts.NoFuse {
 						return false, nil
 					}
 					s.release()
+					if !s.rolledStatic {
+						s.rolledStatic = true
+						if _, err := fusion.RollStaticRNNs(s.f, s.m); err != nil {
+							return false, err
+						}
+					}
 					return fusion.OfferLoops(s.f, s.m, s.reg, s.report, s.offeredLoops)
 				}},
 			{Name: "lower-control-flow", Doc: "the next loop unrolled over its static trip count, conditional or TensorList/TensorArray lowered (package controlflow)",

@@ -17,7 +17,9 @@ import (
 //
 // (SimpleRNNCell: a MatMul of the step input by a constant kernel [n_input,
 // units], an optional bias [units], a MatMul of the state by a constant
-// recurrent kernel [units, units]). The weights are taken from those
+// recurrent kernel [units, units]; or TF1's BasicRNNCell, one MatMul of
+// [x, h] by a kernel [n_input + units, units] whose rows split into the
+// two). The weights are taken from those
 // MatMul and bias constants and the body is then evaluated on probe values
 // to confirm it computes exactly that cell, and which activation (tanh,
 // relu, relu6 or linear).
@@ -167,6 +169,11 @@ func rnnWeights(L *loopInfo) (W, R, b *ir.Tensor) {
 				W = n.Inputs[1].Const
 			case h:
 				R = n.Inputs[1].Const
+			default:
+				// TF1's BasicRNNCell: [x, h]·kernel, one product of both.
+				if in, rec := L.splitConcatProduct(n, n.Inputs[1].Const); in != nil && rec.src == 0 {
+					W, R = in.kernel, rec.kernel
+				}
 			}
 		case "BiasAdd", "AddV2", "Add":
 			if len(n.Inputs) == 2 && n.Inputs[1] != nil && b == nil {
