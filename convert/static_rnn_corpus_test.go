@@ -1,0 +1,75 @@
+package convert
+
+import (
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tflrun/tflrun/convert/internal/tfmodel"
+)
+
+// TestStaticRNNCorpus: tensorflow-onnx's TF1 static_rnn frozen graphs
+// (LSTM and GRU cells repeated over 28 unstacked steps, from the TF
+// corpus in $TFLRUN_TF_CORPUS) are rolled into loops and fused, and the
+// fused models agree with their --no-fuse conversions within 1e-5 on
+// random inputs. keep_prob, the dropout after the recurrent layer, is 1
+// (inference): floor(1 + uniform[0, 1)) is then 1 whatever RANDOM_UNIFORM
+// draws.
+func TestStaticRNNCorpus(t *testing.T) {
+	dir := os.Getenv("TFLRUN_TF_CORPUS")
+	if dir == "" {
+		t.Skip("TFLRUN_TF_CORPUS not set (the folder of internal/corpus/tf.tsv's models)")
+	}
+	for _, c := range []struct{ file, op, rule string }{
+		{"tfonnx_lstm_frozen.pb", "UNIDIRECTIONAL_SEQUENCE_LSTM", "keras-lstm-loop"},
+		{"tfonnx_gru_frozen.pb", "UNIDIRECTIONAL_SEQUENCE_GRU", "keras-gru-loop"},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			path := filepath.Join(dir, c.file)
+			if _, err := os.Stat(path); err != nil {
+				t.Skipf("%s: %v", path, err)
+			}
+			m, err := tfmodel.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fused, err := ConvertModel(m, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fused.Report.Fused() != 1 || len(fused.Report.Composites) != 1 || fused.Report.Composites[0].Rule != c.rule {
+				t.Fatalf("fusion report:\n%s", fused.Report.Text())
+			}
+			ops := opList(fused)
+			if !strings.Contains(ops, c.op) || strings.Contains(ops, "LOGISTIC") || strings.Contains(ops, "TANH") {
+				t.Errorf("fused model: %s", ops)
+			}
+			m, err = tfmodel.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			unfused := nfConvert(t, m, Options{})
+			r := rand.New(rand.NewSource(12))
+			for k := 0; k < 3; k++ {
+				x := make([]float32, 28*28)
+				for i := range x {
+					x[i] = float32(r.Float64())
+				}
+				keep := []float32{1}
+				a := nfRun(t, fused.Model, x, keep)[0]
+				b := nfRun(t, unfused.Model, x, keep)[0]
+				worst := 0.0
+				for i := range a {
+					worst = math.Max(worst, math.Abs(float64(a[i]-b[i])))
+				}
+				t.Logf("input %d: max |fused - unfused| %.3g over %d outputs", k, worst, len(a))
+				if len(a) != len(b) || worst > 1e-5 {
+					t.Errorf("input %d: fused and --no-fuse differ by %g", k, worst)
+				}
+			}
+		})
+	}
+}
