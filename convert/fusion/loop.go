@@ -258,6 +258,9 @@ func analyseLoop(fn *ir.Function, w *ir.Node, m *ir.Module) (*loopInfo, error) {
 		}
 		L.seq = lf.Inputs[0]
 	}
+	if r := L.seq.Shape.Rank(); r >= 4 && L.seq.Shape.Static() {
+		return nil, refuse("the loop walks a sequence of rank-%d frames %s (a convolutional recurrent layer such as Keras's ConvLSTM1D/2D/3D): TensorFlow Lite has no fused convolutional recurrent operator (its LSTM, GRU and RNN operators multiply feature vectors), so the loop is unrolled", r-1, L.seq.Shape)
+	}
 	if !L.seq.Shape.Static() || L.seq.Shape.Rank() != 3 {
 		return nil, refuse("the input sequence has shape %s; a static [time, batch, features] shape is needed (dynamic batch or time?)", L.seq.Shape)
 	}

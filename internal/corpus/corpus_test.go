@@ -314,7 +314,9 @@ func prepare(path string) (Outcome, string) {
 var recurrentLayers = []string{"LSTM", "GRU", "SimpleRNN"}
 
 // checkTF converts a SavedModel or GraphDef with default options, then runs
-// the result and looks at its operators.
+// the result and looks at its operators. A model whose fusion report has a
+// loop not fused (a recurrent layer left unrolled, such as a ConvLSTM2D,
+// which has no fused TFLite operator) runs but is not Fused.
 func checkTF(path, _ string, row map[string]string) (Outcome, string) {
 	res, err := convert.Convert(path, convert.Options{})
 	if err != nil {
@@ -350,6 +352,11 @@ func checkTF(path, _ string, row map[string]string) (Outcome, string) {
 	summary := fmt.Sprintf("%d operators, %d fused recurrent", len(m.Subgraphs[0].Operators), fusedOps)
 	if hist["WHILE"] > 0 {
 		return Runs, summary + ", WHILE left"
+	}
+	for _, e := range res.Report.Composites {
+		if !e.Fused && e.Attr == "loop" {
+			return Runs, summary + ": loop " + e.Call + " not fused: " + e.Reason
+		}
 	}
 	if strings.Contains(row["features"], " Enter,") && fusedOps == 0 {
 		return Runs, summary + ": the TF1 loop was unrolled, not fused"
