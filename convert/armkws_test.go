@@ -14,8 +14,9 @@ import (
 // tf.nn.dynamic_rnn — a TF1 while-loop frame over TensorArrayV3 — and a
 // softmax classifier. Cut at the Mfcc output, each converts (the loop
 // functionalised, then fused by a loop rule where one applies —
-// BasicLSTMCell, LSTMCell with peepholes and projection, GRUCell — or
-// unrolled: CRNN's two GRU cells share one loop) and must match a float64
+// BasicLSTMCell, LSTMCell with peepholes and projection, GRUCell; CRNN's
+// two GRU cells share one loop, which is unrolled and rolled back into a
+// loop per cell, each fused) and must match a float64
 // implementation of TensorFlow 1's cell written here from the graph's
 // constants, fused and with NoFuse.
 
@@ -202,7 +203,10 @@ func TestTF1GRU(t *testing.T) {
 
 func TestTF1CRNN(t *testing.T) {
 	m := kwsGraph(t, "CRNN")
-	runs := kwsConvert(t, m, 49, 0)
+	// MultiRNNCell([GRUCell, GRUCell]): the loop itself is no rule's (two
+	// cells), but unrolled, its steps are rolled back into one loop per
+	// cell (fusion.RollStaticRNNs), and both fuse.
+	runs := kwsConvert(t, m, 49, 2)
 	x, xf := kwsMFCC(49)
 	// Conv2D 10×4, stride 2×2, VALID, 48 filters on [49][10][1], bias,
 	// ReLU → [20][4][48], flattened per time step to 192 features.

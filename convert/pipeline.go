@@ -50,11 +50,11 @@ type state struct {
 	// offeredLoops are the While nodes already offered to the fusion loop
 	// rules (each is offered once).
 	offeredLoops map[*ir.Node]bool
-	// rolledStatic is set once the static RNN chains have been rolled
-	// into loops (fusion.RollStaticRNNs, at the first fuse-loops step):
-	// a rolled loop no rule fuses is unrolled again and must not be
-	// rolled a second time.
-	rolledStatic bool
+	// rolledFrom are the Unpack nodes fusion.RollStaticRNNs has tried to
+	// roll a static RNN chain from (each is tried once), rolls the
+	// number of chains rolled (at most maxRolls).
+	rolledFrom map[*ir.Node]bool
+	rolls      int
 	// states and quant are what lower-state and quantize found.
 	states []stateful.State
 	quant  *quantize.Summary
@@ -101,7 +101,7 @@ func newState(f *ir.Function, m *ir.Module, opts Options, report *fusion.Report)
 		f.Budget = opts.newBudget()
 	}
 	s := &state{f: f, m: m, opts: opts, reg: opts.Registry, budget: f.Budget, report: report,
-		offeredLoops: map[*ir.Node]bool{}}
+		offeredLoops: map[*ir.Node]bool{}, rolledFrom: map[*ir.Node]bool{}}
 	if s.reg == nil {
 		s.reg = fusion.Default
 	}

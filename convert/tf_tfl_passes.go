@@ -65,11 +65,12 @@ var tfPasses = []Pass{
 						return false, nil
 					}
 					s.release()
-					if !s.rolledStatic {
-						s.rolledStatic = true
-						if _, err := fusion.RollStaticRNNs(s.f, s.m); err != nil {
+					if s.rolls < maxRolls {
+						k, err := fusion.RollStaticRNNs(s.f, s.m, s.rolledFrom)
+						if err != nil {
 							return false, err
 						}
+						s.rolls += k
 					}
 					return fusion.OfferLoops(s.f, s.m, s.reg, s.report, s.offeredLoops)
 				}},
@@ -85,6 +86,10 @@ var tfPasses = []Pass{
 	{Name: "check-deep-cut", Doc: "input/output arrays naming tensors inside functions were all found",
 		run: func(s *state) (bool, error) { return false, s.opts.cut.finish(s.f) }},
 }
+
+// maxRolls bounds the static RNN chains one conversion rolls into loops
+// (a stack of cells is rolled one layer at a time).
+const maxRolls = 64
 
 var tflPasses = []Pass{
 	{Name: "lower-state", Doc: "updated variables become state inputs and outputs or a fused operator's variable tensors, then simplify (package stateful)",

@@ -92,6 +92,7 @@ func OfferLoops(f *ir.Function, m *ir.Module, reg *Registry, report *Report, see
 			if loopLive(f, n) {
 				return false, fmt.Errorf("loop rule %s fused %s but the model still depends on the loop", rule.Name(), n)
 			}
+			report.noteRolledLoops()
 			return true, nil
 		}
 		if !claimed {

@@ -3,6 +3,7 @@ package fusion
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -37,6 +38,30 @@ type Entry struct {
 	Reason string `json:"reason,omitempty"`
 	// Ops are the TFLite operators emitted by the rule.
 	Ops []string `json:"ops,omitempty"`
+	// FusedAfterUnrolling, for a loop no rule fused, are the calls of the
+	// loops its unrolled steps were rolled back into (RollStaticRNNs, one
+	// per cell of a stack such as TF1's MultiRNNCell) that a rule fused.
+	FusedAfterUnrolling []string `json:"fused_after_unrolling,omitempty"`
+}
+
+// noteRolledLoops records, on each loop entry not fused, the fused loops
+// whose calls lie in its unrolled iterations (CALL/iteration_N/...).
+func (r *Report) noteRolledLoops() {
+	for i := range r.Composites {
+		e := &r.Composites[i]
+		if e.Fused || e.Attr != "loop" {
+			continue
+		}
+		for _, g := range r.Composites {
+			if !g.Fused || g.Attr != "loop" || !strings.HasPrefix(g.Call, e.Call+"/iteration_") || slices.Contains(e.FusedAfterUnrolling, g.Call) {
+				continue
+			}
+			if len(e.FusedAfterUnrolling) == 0 {
+				e.Reason += "; unrolled, then its steps were rolled back into one loop per cell and fused (see the entries below)"
+			}
+			e.FusedAfterUnrolling = append(e.FusedAfterUnrolling, g.Call)
+		}
+	}
 }
 
 // Add appends an entry.

@@ -34,10 +34,13 @@ import (
 // are used (a sequence output) is left as it is.
 
 // RollStaticRNNs rolls every static RNN chain of f into a While loop over
-// new body and condition functions registered in m. It returns the
-// number of chains rolled. Errors are malformed graphs only; a chain
-// that does not have a loop's exact structure is left alone.
-func RollStaticRNNs(f *ir.Function, m *ir.Module) (int, error) {
+// new body and condition functions registered in m. Each Unpack node
+// starts a chain once: tried records them across calls (a rolled loop
+// that no rule fuses is unrolled again, reading its steps with GatherV2,
+// and is not rolled twice). It returns the number of chains rolled.
+// Errors are malformed graphs only; a chain that does not have a loop's
+// exact structure is left alone.
+func RollStaticRNNs(f *ir.Function, m *ir.Module, tried map[*ir.Node]bool) (int, error) {
 	if m == nil {
 		return 0, nil
 	}
@@ -46,9 +49,10 @@ func RollStaticRNNs(f *ir.Function, m *ir.Module) (int, error) {
 	}
 	rolled := 0
 	for _, n := range append([]*ir.Node(nil), f.Nodes...) {
-		if n.Op != "Unpack" || n.TFL != nil || len(n.Outputs) < 3 || len(n.Inputs) != 1 || n.Inputs[0] == nil {
+		if n.Op != "Unpack" || n.TFL != nil || tried[n] || len(n.Outputs) < 3 || len(n.Inputs) != 1 || n.Inputs[0] == nil {
 			continue
 		}
+		tried[n] = true
 		ok, err := rollChain(f, m, n)
 		if err != nil {
 			return rolled, err
@@ -205,47 +209,91 @@ func rollChain(f *ir.Function, m *ir.Module, unpack *ir.Node) (bool, error) {
 			}
 		}
 	}
-	// Only the next step reads a step's values; after the last step, only
-	// its state outputs are read.
+	// A stack of cells in one step (TF1's MultiRNNCell): the states fall
+	// into layers, the first layer's states depending on nothing but
+	// themselves and the input. Only that layer is rolled; its output
+	// sequence is unstacked again for the layers above, which form a
+	// chain of their own over it (rolled by the next call).
+	group, deps := firstLayer(tmpl, inTmpl, isState, stateOut)
+	rolledNode := map[*ir.Node]bool{}
+	var region []*ir.Node
+	for _, n := range tmpl {
+		in := true
+		for _, o := range n.Outputs {
+			for k := range deps[o] {
+				in = in && group[k]
+			}
+		}
+		if in {
+			rolledNode[n] = true
+			region = append(region, n)
+		}
+	}
+	var gIn, gOut []*ir.Value
+	for k := range stateIn {
+		if group[k] {
+			gIn, gOut = append(gIn, stateIn[k]), append(gOut, stateOut[k])
+		}
+	}
+	hasKernel = false
+	for _, n := range region {
+		if n.Op == "MatMul" && len(n.Inputs) == 2 && n.Inputs[1] != nil && n.Inputs[1].Const != nil {
+			hasKernel = true
+		}
+	}
+	if !hasKernel {
+		return false, nil
+	}
+	// images[t] are step t's nodes of the rolled region.
+	images := make([]map[*ir.Node]bool, T)
+	allImages := map[*ir.Node]bool{}
+	for t := range images {
+		images[t] = map[*ir.Node]bool{}
+		for _, n := range region {
+			sn := matches[t].nodes[n]
+			images[t][sn], allImages[sn] = true, true
+		}
+	}
 	last := matches[T-1]
 	finalOf := map[*ir.Value]int{}
-	for k, so := range stateOut {
+	for k, so := range gOut {
 		finalOf[last.vals[so]] = k
 	}
+	// What the region's values are read by: the same or the next step's
+	// region; else the value is the one the loop writes per step (at most
+	// one), or, after the last step, a final state.
+	var write *ir.Value
 	uses := f.Uses()
 	for t := 0; t < T; t++ {
-		own := map[*ir.Node]bool{}
-		for _, sn := range matches[t].nodes {
-			own[sn] = true
-		}
-		next := map[*ir.Node]bool{}
-		if t+1 < T {
-			for _, sn := range matches[t+1].nodes {
-				next[sn] = true
-			}
-		}
-		for _, sn := range matches[t].nodes {
-			for _, o := range sn.Outputs {
-				if f.IsResult(o) {
-					if _, ok := finalOf[o]; !ok || t != T-1 {
-						return false, nil
-					}
-				}
+		for _, n := range region {
+			for j, o := range matches[t].nodes[n].Outputs {
+				outer := f.IsResult(o)
 				for _, u := range uses[o] {
-					if own[u] || next[u] {
-						continue
+					if !images[t][u] && (t+1 == T || !images[t+1][u]) {
+						outer = true
 					}
-					if _, ok := finalOf[o]; ok && t == T-1 {
-						continue
-					}
-					return false, nil
 				}
+				if !outer {
+					continue
+				}
+				if _, ok := finalOf[o]; ok && t == T-1 {
+					continue
+				}
+				tv := n.Outputs[j]
+				if write != nil && write != tv {
+					return false, nil // two values per step read outside
+				}
+				write = tv
 			}
 		}
 	}
+	if write != nil && (!write.DType.IsFloat() || !write.Shape.Static()) {
+		return false, nil
+	}
 
-	// Build the loop: variables (time, sequence, states..., invariants...).
-	base := commonPrefix(tmpl) + "static_rnn"
+	// Build the loop: variables (time, sequence, [output list,] states...,
+	// invariants...).
+	base := commonPrefix(region) + "static_rnn"
 	callName := base
 	seq := src
 	if axis == 1 {
@@ -257,11 +305,11 @@ func rollChain(f *ir.Function, m *ir.Module, unpack *ir.Node) (bool, error) {
 		tr.Outputs[0].Shape = ir.Shape{src.Shape[1], src.Shape[0], src.Shape[2]}
 		seq = tr.Outputs[0]
 	}
-	// Non-constant values from outside the chain the template reads
+	// Non-constant values from outside the chain the region reads
 	// (other than its input and states) are loop invariants.
 	var outside []*ir.Value
 	isOutside := map[*ir.Value]bool{}
-	for _, n := range tmpl {
+	for _, n := range region {
 		for _, in := range n.Inputs {
 			if in == nil || in == x1 || in.Const != nil || isOutside[in] {
 				continue
@@ -269,7 +317,7 @@ func rollChain(f *ir.Function, m *ir.Module, unpack *ir.Node) (bool, error) {
 			if _, ok := isState[in]; ok {
 				continue
 			}
-			if in.Producer != nil && inTmpl[in.Producer] {
+			if in.Producer != nil && rolledNode[in.Producer] {
 				continue
 			}
 			isOutside[in] = true
@@ -277,7 +325,25 @@ func rollChain(f *ir.Function, m *ir.Module, unpack *ir.Node) (bool, error) {
 		}
 	}
 	t0 := f.NewConst(callName+"/time", ir.FromInt32s(ir.Scalar(), []int32{0}))
-	loopIns := append([]*ir.Value{t0, seq}, inits...)
+	loopIns := []*ir.Value{t0, seq}
+	var elemShape *ir.Value
+	if write != nil {
+		es := make([]int32, write.Shape.Rank())
+		for i, d := range write.Shape {
+			es[i] = int32(d)
+		}
+		elemShape = f.NewConst(callName+"/element_shape", ir.FromInt32s(ir.Shape{len(es)}, es))
+		steps := f.NewConst(callName+"/num_elements", ir.FromInt32s(ir.Scalar(), []int32{int32(T)}))
+		res := f.NewNode(callName+"/outputs", "TensorListReserve", []*ir.Value{elemShape, steps}, 1)
+		res.SetAttrType("element_dtype", write.DType)
+		res.SetAttrType("shape_type", ir.Int32)
+		res.Outputs[0].DType, res.Outputs[0].Shape = ir.Variant, ir.Scalar()
+		loopIns = append(loopIns, res.Outputs[0])
+	}
+	first := len(loopIns) // the first state variable
+	for _, s := range gIn {
+		loopIns = append(loopIns, matches[0].vals[s])
+	}
 	loopIns = append(loopIns, outside...)
 	nv := len(loopIns)
 
@@ -292,8 +358,10 @@ func rollChain(f *ir.Function, m *ir.Module, unpack *ir.Node) (bool, error) {
 				name = "time"
 			case i == 1:
 				name = "sequence"
-			case i < 2+len(inits):
-				name = fmt.Sprintf("state%d", i-2)
+			case i < first:
+				name = "outputs"
+			case i < first+len(gIn):
+				name = fmt.Sprintf("state%d", i-first)
 			}
 			params[i] = g.AddParam(name, v.DType, v.Shape.Clone())
 		}
@@ -316,18 +384,18 @@ func rollChain(f *ir.Function, m *ir.Module, unpack *ir.Node) (bool, error) {
 	get.SetAttrInt("batch_dims", 0)
 	get.Outputs[0].DType, get.Outputs[0].Shape = x1.DType, x1.Shape.Clone()
 	vm[x1] = get.Outputs[0]
-	for k, s := range stateIn {
-		vm[s] = bp[2+k]
+	for k, s := range gIn {
+		vm[s] = bp[first+k]
 	}
 	for j, v := range outside {
-		vm[v] = bp[2+len(inits)+j]
+		vm[v] = bp[first+len(gIn)+j]
 	}
 	one := body.NewConst("one", ir.FromInt32s(ir.Scalar(), []int32{1}))
 	next := body.NewNode("next_time", "AddV2", []*ir.Value{bp[0], one}, 1)
 	next.SetAttrType("T", ir.Int32)
 	next.Outputs[0].DType, next.Outputs[0].Shape = ir.Int32, ir.Scalar()
-	copies := make([]*ir.Node, len(tmpl))
-	for i, n := range tmpl {
+	copies := make([]*ir.Node, len(region))
+	for i, n := range region {
 		c := body.NewNode(n.Name, n.Op, nil, len(n.Outputs))
 		copies[i] = c
 		for a, v := range n.Attrs {
@@ -339,7 +407,7 @@ func rollChain(f *ir.Function, m *ir.Module, unpack *ir.Node) (bool, error) {
 			vm[o] = c.Outputs[j]
 		}
 	}
-	for i, n := range tmpl {
+	for i, n := range region {
 		c := copies[i]
 		for _, in := range n.Inputs {
 			if in == nil {
@@ -358,10 +426,16 @@ func rollChain(f *ir.Function, m *ir.Module, unpack *ir.Node) (bool, error) {
 		}
 	}
 	body.Results = append(body.Results, next.Outputs[0], bp[1])
-	for _, so := range stateOut {
+	if write != nil {
+		set := body.NewNode("write", "TensorListSetItem", []*ir.Value{bp[2], bp[0], vm[write]}, 1)
+		set.SetAttrType("element_dtype", write.DType)
+		set.Outputs[0].DType, set.Outputs[0].Shape = ir.Variant, ir.Scalar()
+		body.Results = append(body.Results, set.Outputs[0])
+	}
+	for _, so := range gOut {
 		body.Results = append(body.Results, vm[so])
 	}
-	body.Results = append(body.Results, bp[2+len(inits):]...)
+	body.Results = append(body.Results, bp[first+len(gIn):]...)
 	for i := range body.Results {
 		body.ResultNames = append(body.ResultNames, fmt.Sprintf("output_%d", i))
 	}
@@ -383,18 +457,16 @@ func rollChain(f *ir.Function, m *ir.Module, unpack *ir.Node) (bool, error) {
 		w.Outputs[i].DType, w.Outputs[i].Shape = v.DType, v.Shape.Clone()
 	}
 	w.Attrs["T"] = &tfpb.AttrValue{Value: &tfpb.AttrValue_List{List: tl}}
-	lastNodes := map[*ir.Node]bool{}
-	for _, sn := range last.nodes {
-		lastNodes[sn] = true
-	}
-	for v, k := range finalOf {
+	// Rewire what read the chain: the per-step outputs to the unstacked
+	// output list, the last step's states to the loop's final states.
+	rewire := func(v, to *ir.Value) {
 		for _, u := range uses[v] {
-			if lastNodes[u] {
+			if allImages[u] {
 				continue
 			}
 			for i, in := range u.Inputs {
 				if in == v {
-					f.SetInput(u, i, w.Outputs[2+k])
+					f.SetInput(u, i, to)
 				}
 			}
 		}
@@ -402,13 +474,77 @@ func rollChain(f *ir.Function, m *ir.Module, unpack *ir.Node) (bool, error) {
 			res := append([]*ir.Value(nil), f.Results...)
 			for i, r := range res {
 				if r == v {
-					res[i] = w.Outputs[2+k]
+					res[i] = to
 				}
 			}
 			f.SetResults(res)
 		}
 	}
+	if write != nil {
+		stack := f.NewNode(callName+"/stack", "TensorListStack", []*ir.Value{w.Outputs[2], elemShape}, 1)
+		stack.SetAttrType("element_dtype", write.DType)
+		stack.SetAttrInt("num_elements", int64(T))
+		stack.Outputs[0].DType = write.DType
+		stack.Outputs[0].Shape = append(ir.Shape{T}, write.Shape...)
+		un := f.NewNode(callName+"/unstack", "Unpack", []*ir.Value{stack.Outputs[0]}, T)
+		un.SetAttrType("T", write.DType)
+		un.SetAttrInt("num", int64(T))
+		un.SetAttrInt("axis", 0)
+		for t := 0; t < T; t++ {
+			un.Outputs[t].DType, un.Outputs[t].Shape = write.DType, write.Shape.Clone()
+			rewire(matches[t].vals[write], un.Outputs[t])
+		}
+	}
+	for v, k := range finalOf {
+		rewire(v, w.Outputs[first+k])
+	}
 	return true, nil
+}
+
+// firstLayer returns the state indices of the first cell of a step: the
+// smallest set of states closed under "the new value reads the old
+// value" (every state when the step is one cell), and the state inputs
+// each template value depends on.
+func firstLayer(tmpl []*ir.Node, inTmpl map[*ir.Node]bool, isState map[*ir.Value]int, stateOut []*ir.Value) (map[int]bool, map[*ir.Value]map[int]bool) {
+	// deps[v] are the state inputs template value v depends on.
+	deps := map[*ir.Value]map[int]bool{}
+	for _, n := range tmpl {
+		d := map[int]bool{}
+		for _, in := range n.Inputs {
+			if in == nil {
+				continue
+			}
+			if k, ok := isState[in]; ok {
+				d[k] = true
+			}
+			if in.Producer != nil && inTmpl[in.Producer] {
+				for k := range deps[in] {
+					d[k] = true
+				}
+			}
+		}
+		for _, o := range n.Outputs {
+			deps[o] = d
+		}
+	}
+	var best map[int]bool
+	for k := range stateOut {
+		c := map[int]bool{k: true}
+		for changed := true; changed; {
+			changed = false
+			for j := range c {
+				for i := range deps[stateOut[j]] {
+					if !c[i] {
+						c[i], changed = true, true
+					}
+				}
+			}
+		}
+		if best == nil || len(c) < len(best) {
+			best = c
+		}
+	}
+	return best, deps
 }
 
 // matchStep matches the template nodes tmpl (step 1 of a chain, input

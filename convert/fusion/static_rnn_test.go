@@ -66,37 +66,74 @@ func TestStaticRNNGRUCell(t *testing.T) {
 	}
 	Wg, bg := graphConst(t, path, "gates/kernel"), graphConst(t, path, "gates/bias")
 	Wc, bc := graphConst(t, path, "candidate/kernel"), graphConst(t, path, "candidate/bias")
-	const u = 2
 	for _, seed := range []float64{0.6, 2.2} {
 		x := probeInput(6, seed)
 		fused, unfused := bothRuns(t, path, opts, x)
-		h := make([]float64, u)
-		for _, xt := range steps(x, 3) {
-			in := append(append([]float64(nil), xt...), h...)
-			g := make([]float64, 2*u)
-			for j := range g {
-				z := bg.v[j]
-				for k, v := range in {
-					z += v * Wg.v[k*2*u+j]
-				}
-				g[j] = sigmoid(z)
+		seq := tf1GRU(Wg, bg, Wc, bc, steps(x, 3))
+		checkBoth(t, fused, unfused, seq[2])
+	}
+}
+
+// tf1GRU runs TensorFlow 1's GRUCell over xs from zeros: [r, u] =
+// σ([x, h]·Wg + bg), c = tanh([x, r⊙h]·Wc + bc), h' = u⊙h + (1 - u)⊙c.
+func tf1GRU(Wg, bg, Wc, bc tensorData, xs [][]float64) [][]float64 {
+	u := Wc.shape[1]
+	h := make([]float64, u)
+	var outs [][]float64
+	for _, xt := range xs {
+		in := append(append([]float64(nil), xt...), h...)
+		g := make([]float64, 2*u)
+		for j := range g {
+			z := bg.v[j]
+			for k, v := range in {
+				z += v * Wg.v[k*2*u+j]
 			}
-			r, z := g[:u], g[u:]
-			in2 := append([]float64(nil), xt...)
-			for j := 0; j < u; j++ {
-				in2 = append(in2, r[j]*h[j])
-			}
-			next := make([]float64, u)
-			for j := 0; j < u; j++ {
-				a := bc.v[j]
-				for k, v := range in2 {
-					a += v * Wc.v[k*u+j]
-				}
-				next[j] = z[j]*h[j] + (1-z[j])*math.Tanh(a)
-			}
-			h = next
+			g[j] = sigmoid(z)
 		}
-		checkBoth(t, fused, unfused, h)
+		r, z := g[:u], g[u:]
+		in2 := append([]float64(nil), xt...)
+		for j := 0; j < u; j++ {
+			in2 = append(in2, r[j]*h[j])
+		}
+		next := make([]float64, u)
+		for j := 0; j < u; j++ {
+			a := bc.v[j]
+			for k, v := range in2 {
+				a += v * Wc.v[k*u+j]
+			}
+			next[j] = z[j]*h[j] + (1-z[j])*math.Tanh(a)
+		}
+		h = next
+		outs = append(outs, h)
+	}
+	return outs
+}
+
+// TestStaticRNNStackedCells: MultiRNNCell([GRUCell, GRUCell]) in one
+// static chain is rolled one layer at a time: the first cell's loop
+// writes its outputs, unstacked again as the second cell's chain, which
+// is rolled next. Both fuse.
+func TestStaticRNNStackedCells(t *testing.T) {
+	const path = "testdata/tf1_static_rnn_gru_stack.pbtxt"
+	opts := convert.Options{OutputArrays: []string{"last"}}
+	res := conversion(t, path, opts)
+	loopEntry(t, res, "rnn/rnn/multi_rnn_cell/cell_0/gru_cell/static_rnn", "keras-gru-loop", "UNIDIRECTIONAL_SEQUENCE_GRU", "batch-major")
+	loopEntry(t, res, "rnn/rnn/multi_rnn_cell/cell_1/gru_cell/static_rnn", "keras-gru-loop", "UNIDIRECTIONAL_SEQUENCE_GRU", "time-major")
+	if ops := opCounts(res); ops["custom.UNIDIRECTIONAL_SEQUENCE_GRU"] != 2 || len(ops) != 2 {
+		t.Errorf("operators %v", ops)
+	}
+	cell := func(k string) (tensorData, tensorData, tensorData, tensorData) {
+		q := "multi_rnn_cell/cell_" + k + "/gru_cell/"
+		return graphConst(t, path, q+"gates/kernel"), graphConst(t, path, q+"gates/bias"), graphConst(t, path, q+"candidate/kernel"), graphConst(t, path, q+"candidate/bias")
+	}
+	for _, seed := range []float64{0.2, 1.1} {
+		x := probeInput(6, seed)
+		fused, unfused := bothRuns(t, path, opts, x)
+		a, b, c, d := cell("0")
+		y0 := tf1GRU(a, b, c, d, steps(x, 3))
+		a, b, c, d = cell("1")
+		y1 := tf1GRU(a, b, c, d, y0)
+		checkBoth(t, fused, unfused, y1[2])
 	}
 }
 
@@ -127,17 +164,56 @@ func TestStaticRNNBasicRNNCell(t *testing.T) {
 	}
 }
 
-// TestStaticRNNSequenceNotRolled: a chain whose per-step output is used
-// (here the first step's h as a second model output) is no loop with only
-// its final state read; it is left unrolled and the report has no entry.
-func TestStaticRNNSequenceNotRolled(t *testing.T) {
+// TestStaticRNNSequenceOutputs: a chain whose per-step output is read
+// (here the first step's h, a second model output) is rolled with that
+// output written per step; the loop's stacked outputs are unstacked
+// again for what read them.
+func TestStaticRNNSequenceOutputs(t *testing.T) {
 	const path = "testdata/tf1_static_rnn_rnn.pbtxt"
 	opts := convert.Options{OutputArrays: []string{"last", "rnn/basic_rnn_cell/Tanh"}}
+	res := conversion(t, path, opts)
+	loopEntry(t, res, "rnn/basic_rnn_cell/static_rnn", "keras-simple-rnn", "UNIDIRECTIONAL_SEQUENCE_RNN", "batch-major")
+	if ops := opCounts(res); ops["UNIDIRECTIONAL_SEQUENCE_RNN"] != 1 || ops["FULLY_CONNECTED"] != 0 {
+		t.Errorf("operators %v", ops)
+	}
+	K, b := graphConst(t, path, "kernel"), graphConst(t, path, "bias")
+	const u = 2
+	x := probeInput(6, 0.8)
+	fused, unfused := bothRuns(t, path, opts, x)
+	h := make([]float64, u)
+	var hs [][]float64
+	for _, xt := range steps(x, 3) {
+		in := append(append([]float64(nil), xt...), h...)
+		next := make([]float64, u)
+		for j := range next {
+			a := b.v[j]
+			for k, v := range in {
+				a += v * K.v[k*u+j]
+			}
+			next[j] = math.Tanh(a)
+		}
+		h = next
+		hs = append(hs, h)
+	}
+	checkBoth(t, fused, unfused, hs[2], hs[0])
+}
+
+// TestStaticRNNTwoOutputsNotRolled: a chain two of whose per-step values
+// are read outside it (an LSTM step's c and h) is no loop the rules take
+// (a loop writes one output per step); it is left unrolled and the report
+// has no entry.
+func TestStaticRNNTwoOutputsNotRolled(t *testing.T) {
+	const path = "testdata/tf1_static_rnn_lstm.pbtxt"
+	opts := convert.Options{OutputArrays: []string{"last", "rnn/basic_lstm_cell/Add_1", "rnn/basic_lstm_cell/Mul_2"}}
 	res := conversion(t, path, opts)
 	if len(res.Report.Composites) != 0 {
 		t.Errorf("report:\n%s", res.Report.Text())
 	}
-	if ops := opCounts(res); ops["UNIDIRECTIONAL_SEQUENCE_RNN"] != 0 || ops["FULLY_CONNECTED"] != 3 {
+	if ops := opCounts(res); ops["UNIDIRECTIONAL_SEQUENCE_LSTM"] != 0 || ops["FULLY_CONNECTED"] != 3 {
 		t.Errorf("operators %v", ops)
 	}
+	x := probeInput(6, 0.4)
+	fused, unfused := bothRuns(t, path, opts, x)
+	seq := tf1LSTM(graphConst(t, path, "kernel"), graphConst(t, path, "bias"), 1, steps(x, 3))
+	checkBoth(t, fused, unfused, seq[2])
 }
