@@ -2,6 +2,7 @@ package fusion_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/tflrun/tflrun/convert"
@@ -216,4 +217,57 @@ func TestStaticRNNTwoOutputsNotRolled(t *testing.T) {
 	fused, unfused := bothRuns(t, path, opts, x)
 	seq := tf1LSTM(graphConst(t, path, "kernel"), graphConst(t, path, "bias"), 1, steps(x, 3))
 	checkBoth(t, fused, unfused, seq[2])
+}
+
+// TestConvRNNLoopRefused: a convolutional recurrent loop (the shape of
+// ConvLSTM2D's, testdata/conv_rnn_loop.pbtxt) has no fused TFLite
+// operator: the report says so, and the unrolled loop computes the cell,
+// checked in float64 (fused and --no-fuse conversions alike).
+func TestConvRNNLoopRefused(t *testing.T) {
+	const path = "testdata/conv_rnn_loop.pbtxt"
+	opts := convert.Options{OutputArrays: []string{"seq"}}
+	res := refusedConversion(t, path, opts)
+	e := reportEntry(t, res, "while")
+	if e.Fused || e.Attr != "loop" || !strings.Contains(e.Reason, "rank-4 frames") || !strings.Contains(e.Reason, "TensorFlow Lite has no fused convolutional recurrent operator") {
+		t.Errorf("report entry %+v", e)
+	}
+	if ops := opCounts(res); ops["CONV_2D"] != 6 || ops["TANH"] != 3 {
+		t.Errorf("operators %v", ops)
+	}
+	K, R := graphConst(t, path, "kernel"), graphConst(t, path, "recurrent_kernel")
+	// conv is a 2x2 SAME convolution of a 2x2 single-channel frame
+	// (TensorFlow pads SAME's one extra row and column after).
+	conv := func(in []float64, k tensorData) []float64 {
+		out := make([]float64, 4)
+		for i := 0; i < 2; i++ {
+			for j := 0; j < 2; j++ {
+				for di := 0; di < 2; di++ {
+					for dj := 0; dj < 2; dj++ {
+						if i+di < 2 && j+dj < 2 {
+							out[i*2+j] += in[(i+di)*2+j+dj] * k.v[di*2+dj]
+						}
+					}
+				}
+			}
+		}
+		return out
+	}
+	x := probeInput(12, 0.7)
+	h := make([]float64, 4)
+	var want []float64
+	for _, xt := range steps(x, 3) {
+		a, b := conv(xt, K), conv(h, R)
+		for i := range h {
+			h[i] = math.Tanh(a[i] + b[i])
+		}
+		want = append(want, h...)
+	}
+	for _, noFuse := range []bool{false, true} {
+		o := opts
+		o.NoFuse = noFuse
+		got := newRunner(t, refusedConversion(t, path, o).Model).run(x)
+		if e := maxErr(t, got[0], want); e > refTol {
+			t.Errorf("NoFuse %v: error %g", noFuse, e)
+		}
+	}
 }
