@@ -28,10 +28,17 @@ import (
 // inputs in the same places), each step reading the previous step's
 // values where step 1 reads step 0's (its states), and step 0 reading
 // loop-invariant values there (the initial states, typically
-// ZeroState's zeros). Nothing but the next step may read a step's values,
-// except the last step's states, which become the loop's final states
-// (the model's use of the last output); a chain whose per-step outputs
-// are used (a sequence output) is left as it is.
+// ZeroState's zeros). Besides the next step, at most one value of each
+// step may be read (the step's output: the loop writes it to an output
+// list, stacked after the loop and unstacked again for its readers), and
+// after the last step its states (the loop's final states, such as the
+// last output). A step holding a stack of cells (TF1's MultiRNNCell: a
+// second cell reading the first one's new output) is rolled one layer at
+// a time: the first layer (the smallest set of states whose new values
+// read only themselves and the input) becomes the loop, and the layers
+// above become a chain over its unstacked outputs, rolled by the next
+// call. A chain that reads two values of a step outside it is left as
+// it is.
 
 // RollStaticRNNs rolls every static RNN chain of f into a While loop over
 // new body and condition functions registered in m. Each Unpack node
