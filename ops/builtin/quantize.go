@@ -188,9 +188,18 @@ func (k *Quantize) Eval(n *ops.Node) error {
 			// TFLite's optimised AffineQuantize (int8, uint8, int16 on
 			// x86, where its NEON loop is compiled out) divides in double.
 			scale, zp := float64(k.scale), k.outZP
-			for i, v := range x {
-				qv := ops.ClampInt32(f64ToInt32(math.Round(float64(v)/scale))+zp, lo, hi)
-				storeInt(out, i, qv)
+			switch out.Type {
+			case ops.Int8:
+				quantizeF32(out.Int8s()[:cnt], x, scale, zp, lo, hi)
+			case ops.Uint8:
+				quantizeF32(out.Data[:cnt], x, scale, zp, lo, hi)
+			case ops.Int16:
+				quantizeF32(out.Int16s()[:cnt], x, scale, zp, lo, hi)
+			default:
+				for i, v := range x {
+					qv := ops.ClampInt32(f64ToInt32(math.Round(float64(v)/scale))+zp, lo, hi)
+					storeInt(out, i, qv)
+				}
 			}
 			return nil
 		}
@@ -246,4 +255,26 @@ func (k *Quantize) requantizeInt8(n *ops.Node, in, out *ops.Tensor, cnt int) err
 		arch.RequantizeInt8(dst[i0:i0+len(a)], a, k.mult, k.shift, k.outZP, -128, 127)
 	}
 	return nil
+}
+
+// quantizeF32 is the per-tensor float32 → int8/uint8/int16 loop of
+// TFLite's AffineQuantize as its builtin kernel runs it on x86 (divided
+// by the scale in double, rounded half away from zero as TfLiteRound):
+// dst[i] = clamp(round(x[i]/scale) + zp, lo, hi), with f64ToInt32's
+// handling of NaN and out-of-range quotients. The rounding is math.Round
+// written as a truncation and a half test (exact: the fraction q −
+// trunc(q) is representable), which compiles to ROUNDSD where the CPU
+// has it.
+func quantizeF32[T int8 | uint8 | int16](dst []T, x []float32, scale float64, zp, lo, hi int32) {
+	dst = dst[:len(x)]
+	for i, v := range x {
+		q := float64(v) / scale
+		t := math.Trunc(q)
+		if d := q - t; d >= 0.5 {
+			t++
+		} else if d <= -0.5 {
+			t--
+		}
+		dst[i] = T(ops.ClampInt32(f64ToInt32(t)+zp, lo, hi))
+	}
 }
