@@ -261,20 +261,10 @@ func (k *Quantize) requantizeInt8(n *ops.Node, in, out *ops.Tensor, cnt int) err
 // TFLite's AffineQuantize as its builtin kernel runs it on x86 (divided
 // by the scale in double, rounded half away from zero as TfLiteRound):
 // dst[i] = clamp(round(x[i]/scale) + zp, lo, hi), with f64ToInt32's
-// handling of NaN and out-of-range quotients. The rounding is math.Round
-// written as a truncation and a half test (exact: the fraction q −
-// trunc(q) is representable), which compiles to ROUNDSD where the CPU
-// has it.
+// handling of NaN and out-of-range quotients.
 func quantizeF32[T int8 | uint8 | int16](dst []T, x []float32, scale float64, zp, lo, hi int32) {
 	dst = dst[:len(x)]
 	for i, v := range x {
-		q := float64(v) / scale
-		t := math.Trunc(q)
-		if d := q - t; d >= 0.5 {
-			t++
-		} else if d <= -0.5 {
-			t--
-		}
-		dst[i] = T(ops.ClampInt32(f64ToInt32(t)+zp, lo, hi))
+		dst[i] = T(ops.ClampInt32(f64ToInt32(math.Round(float64(v)/scale))+zp, lo, hi))
 	}
 }
