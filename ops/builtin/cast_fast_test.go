@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -72,10 +73,11 @@ func TestCastFastMatchesGeneral(t *testing.T) {
 	}
 }
 
-// TestQuantizeF32MatchesRound checks quantizeF32's truncate-and-test
-// rounding against math.Round (ties away from zero) on edge quotients:
-// exact halves of either sign, values one ulp beside them, NaN,
-// infinities and quotients beyond the int32 range.
+// TestQuantizeF32MatchesRound checks arch.QuantizeF32Int8/Uint8/Int16,
+// which QUANTIZE's per-tensor float path calls, against the kernel's
+// scalar formula (math.Round, f64ToInt32, ops.ClampInt32) on edge
+// quotients: exact halves of either sign, values one ulp beside them,
+// NaN, infinities and quotients beyond the int32 range.
 func TestQuantizeF32MatchesRound(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 14))
 	x := []float32{0, float32(math.Copysign(0, -1)), 0.5, -0.5, 1.5, -1.5, 2.5, -2.5,
@@ -90,9 +92,9 @@ func TestQuantizeF32MatchesRound(t *testing.T) {
 				return ops.ClampInt32(f64ToInt32(math.Round(float64(v)/scale))+zp, lo, hi)
 			}
 			d8, du, d16 := make([]int8, len(x)), make([]uint8, len(x)), make([]int16, len(x))
-			quantizeF32(d8, x, scale, zp, -128, 127)
-			quantizeF32(du, x, scale, zp+128, 0, 255)
-			quantizeF32(d16, x, scale, zp, -32768, 32767)
+			arch.QuantizeF32Int8(d8, x, &arch.QuantizeF32Params{Scale: scale, ZeroPoint: zp, Lo: -128, Hi: 127})
+			arch.QuantizeF32Uint8(du, x, &arch.QuantizeF32Params{Scale: scale, ZeroPoint: zp + 128, Lo: 0, Hi: 255})
+			arch.QuantizeF32Int16(d16, x, &arch.QuantizeF32Params{Scale: scale, ZeroPoint: zp, Lo: -32768, Hi: 32767})
 			for i, v := range x {
 				if w := want(v, -128, 127); int32(d8[i]) != w {
 					t.Fatalf("int8 scale %g zp %d x %g: got %d, want %d", scale, zp, v, d8[i], w)

@@ -45,6 +45,10 @@ type Quantize struct {
 	// requantisation to int8, which runs through arch.RequantizeInt8; -1
 	// for the other paths.
 	accID int
+	// qf is the per-tensor float → int8/uint8/int16 parameters of
+	// arch.QuantizeF32Int8 and its twins (held here: a local would
+	// escape through the primitive's function value).
+	qf arch.QuantizeF32Params
 }
 
 // quantizeChunk is the number of values requantised to int8 per
@@ -188,13 +192,14 @@ func (k *Quantize) Eval(n *ops.Node) error {
 			// TFLite's optimised AffineQuantize (int8, uint8, int16 on
 			// x86, where its NEON loop is compiled out) divides in double.
 			scale, zp := float64(k.scale), k.outZP
+			k.qf = arch.QuantizeF32Params{Scale: scale, ZeroPoint: zp, Lo: lo, Hi: hi}
 			switch out.Type {
 			case ops.Int8:
-				quantizeF32(out.Int8s()[:cnt], x, scale, zp, lo, hi)
+				arch.QuantizeF32Int8(out.Int8s()[:cnt], x, &k.qf)
 			case ops.Uint8:
-				quantizeF32(out.Data[:cnt], x, scale, zp, lo, hi)
+				arch.QuantizeF32Uint8(out.Data[:cnt], x, &k.qf)
 			case ops.Int16:
-				quantizeF32(out.Int16s()[:cnt], x, scale, zp, lo, hi)
+				arch.QuantizeF32Int16(out.Int16s()[:cnt], x, &k.qf)
 			default:
 				for i, v := range x {
 					qv := ops.ClampInt32(f64ToInt32(math.Round(float64(v)/scale))+zp, lo, hi)
@@ -255,16 +260,4 @@ func (k *Quantize) requantizeInt8(n *ops.Node, in, out *ops.Tensor, cnt int) err
 		arch.RequantizeInt8(dst[i0:i0+len(a)], a, k.mult, k.shift, k.outZP, -128, 127)
 	}
 	return nil
-}
-
-// quantizeF32 is the per-tensor float32 → int8/uint8/int16 loop of
-// TFLite's AffineQuantize as its builtin kernel runs it on x86 (divided
-// by the scale in double, rounded half away from zero as TfLiteRound):
-// dst[i] = clamp(round(x[i]/scale) + zp, lo, hi), with f64ToInt32's
-// handling of NaN and out-of-range quotients.
-func quantizeF32[T int8 | uint8 | int16](dst []T, x []float32, scale float64, zp, lo, hi int32) {
-	dst = dst[:len(x)]
-	for i, v := range x {
-		dst[i] = T(ops.ClampInt32(f64ToInt32(math.Round(float64(v)/scale))+zp, lo, hi))
-	}
 }
