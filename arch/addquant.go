@@ -30,6 +30,17 @@ var (
 // MultiplyByQuantizedMultiplierSmallerThanOneExp for the non-positive
 // shifts it derives). The left shifts and the sums wrap as int32. Lo and
 // Hi are the fused activation's quantised range.
+//
+// With Subtract set the second scaled input is subtracted instead,
+//
+//	out = clamp(MBQM(s1 − s2, OutMult, OutShift) + OutOffset, Lo, Hi)
+//
+// which is TFLite's general quantised SUB (reference_ops::SubElementwise,
+// the path its builtin SUB kernel takes for int8 and uint8 at every
+// kernel type): both inputs are rescaled with their own positive
+// multipliers and the difference wraps as int32. (Negating In2Mult is
+// not the same: the rounding high multiply rounds halves upwards, so it
+// is not odd.)
 type QuantAdd struct {
 	In1Offset, In2Offset int32 // minus the inputs' zero points
 	LeftShift            int   // 20 for 8-bit inputs
@@ -39,10 +50,12 @@ type QuantAdd struct {
 	OutShift             int
 	OutOffset            int32 // the output zero point
 	Lo, Hi               int32
+	Subtract             bool // s1 − s2 instead of s1 + s2 (SUB)
 }
 
-// AddQuantInt8 sets dst[i] to the quantised sum of a[i] and b[i] with the
-// parameters p (see QuantAdd), for i < len(dst). a and b must be at least
+// AddQuantInt8 sets dst[i] to the quantised sum of a[i] and b[i] (the
+// difference a[i] − b[i] when p.Subtract is set) with the parameters p
+// (see QuantAdd), for i < len(dst). a and b must be at least
 // as long as dst, p.Lo ≤ p.Hi must lie in [-128, 127] and p.LeftShift
 // in [0, 31] (it panics otherwise). Results are bit-identical at every level for every input.
 func AddQuantInt8(dst, a, b []int8, p *QuantAdd) {

@@ -24,6 +24,7 @@ type quantAddVec struct {
 	left1, right1         [2]uint64 // 480, 496
 	left2, right2         [2]uint64 // 512, 528
 	lefto, righto         [2]uint64 // 544, 560
+	sign                  [8]int32  // 576: 1, or -1 to subtract (VPSIGND)
 }
 
 // quantAddStage fills one stage's lanes for MBQM(x·2^pre, mult, shift);
@@ -57,6 +58,12 @@ func (v *quantAddVec) set(p *QuantAdd) bool {
 	}
 	for i := 0; i < 8; i += 2 {
 		v.round[i] = 1 << 30
+	}
+	for i := range v.sign {
+		v.sign[i] = 1
+		if p.Subtract {
+			v.sign[i] = -1
+		}
 	}
 	return true
 }

@@ -13,7 +13,9 @@
 //	                                     above half, or above half plus one
 //	                                     for negative h
 //
-// then the two scaled inputs are summed, rescaled, offset by the output
+// then the second scaled input's sign is set (VPSIGND by the block's
+// sign lanes: 1 for ADD, -1 for SUB; -MinInt32 wraps as in Go), the two
+// are summed, rescaled, offset by the output
 // zero point and clamped; the clamp range lies within the output type,
 // so the saturating packs change nothing.
 
@@ -39,14 +41,15 @@
 	VPSRAD   right(R8), Y1, Y1  \
 	VPSUBD   Y3, Y1, Y1
 
-// SUM8: Y1 = the clamped int32 sums of the eight inputs Y0 (a) and Y11
-// (b). Clobbers Y0, Y2-Y4, Y11.
+// SUM8: Y1 = the clamped int32 sums (or differences) of the eight inputs
+// Y0 (a) and Y11 (b). Clobbers Y0, Y2-Y4, Y11.
 #define SUM8 \
 	VPADDD  Y5, Y0, Y0                \
 	MBQM(64, 96, 128, 480, 496)       \
 	VMOVDQU Y1, Y12                   \
 	VPADDD  Y6, Y11, Y0               \
 	MBQM(160, 192, 224, 512, 528)     \
+	VPSIGND 576(R8), Y1, Y1           \
 	VPADDD  Y12, Y1, Y0               \
 	MBQM(256, 288, 320, 544, 560)     \
 	VPADDD  Y7, Y1, Y1                \

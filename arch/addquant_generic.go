@@ -4,10 +4,14 @@ package arch
 // reference the assembly twins are tested against, and the implementation
 // of -tags purego builds and of CPUs without them.
 
-// sum returns the clamped quantised sum of x and y (see QuantAdd).
+// sum returns the clamped quantised sum of x and y, or their difference
+// x − y when p.Subtract is set (see QuantAdd).
 func (p *QuantAdd) sum(x, y int32) int32 {
 	sx := MultiplyByQuantizedMultiplier((x+p.In1Offset)*(int32(1)<<p.LeftShift), p.In1Mult, p.In1Shift)
 	sy := MultiplyByQuantizedMultiplier((y+p.In2Offset)*(int32(1)<<p.LeftShift), p.In2Mult, p.In2Shift)
+	if p.Subtract {
+		sy = -sy // wraps for MinInt32, as sx − sy does
+	}
 	v := MultiplyByQuantizedMultiplier(sx+sy, p.OutMult, p.OutShift) + p.OutOffset
 	return min(max(v, p.Lo), p.Hi)
 }

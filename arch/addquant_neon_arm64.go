@@ -48,6 +48,9 @@ func (v *quantNEONBlock) setCommon(off1, off2, outOff, lo, hi int32) {
 }
 
 func (v *quantNEONBlock) setAdd(p *QuantAdd) bool {
+	if p.Subtract {
+		return false // the NEON code only adds; SUB takes the portable loop
+	}
 	if !neonStage(&v.left1, &v.mult1, &v.negRight1, p.In1Mult, p.LeftShift, p.In1Shift) ||
 		!neonStage(&v.left2, &v.mult2, &v.negRight2, p.In2Mult, p.LeftShift, p.In2Shift) ||
 		!neonStage(&v.leftOut, &v.multOut, &v.negRightOut, p.OutMult, 0, p.OutShift) {

@@ -27,6 +27,7 @@ func genQuantAdd(r *rand.Rand, wild bool, lo, hi int32) QuantAdd {
 		p.In1Mult, p.In2Mult, p.OutMult = ms[r.IntN(len(ms))], ms[r.IntN(len(ms))], ms[r.IntN(len(ms))]
 		p.OutOffset = int32(r.Uint32())
 	}
+	p.Subtract = r.IntN(2) == 0
 	a, b := lo+int32(r.IntN(int(hi-lo+1))), lo+int32(r.IntN(int(hi-lo+1)))
 	p.Lo, p.Hi = min(a, b), max(a, b)
 	if r.IntN(3) == 0 {
@@ -119,6 +120,28 @@ func TestAddQuantFormula(t *testing.T) {
 		want = min(max(want, -128), 127)
 		if int32(dst[i]) != want {
 			t.Errorf("[%d] %d+%d: got %d, want %d", i, a[i], b[i], dst[i], want)
+		}
+	}
+}
+
+// TestSubQuantFormula is TestAddQuantFormula for Subtract, with a case
+// whose halves round away from zero on both sides: the difference is
+// (x+3−(y−5))/2 before the output offset.
+func TestSubQuantFormula(t *testing.T) {
+	p := QuantAdd{In1Offset: 3, In2Offset: -5, LeftShift: 20, In1Mult: 1 << 30, In2Mult: 1 << 30,
+		OutMult: 1 << 30, OutShift: -19, OutOffset: 2, Lo: -128, Hi: 127, Subtract: true}
+	a := []int8{-3, 10, 100, -100, 127, -128, 0, 1, 2, 3, -7, -6}
+	b := []int8{5, 5, -100, 100, -128, 127, 0, 4, 4, 4, 0, 0}
+	dst := make([]int8, len(a))
+	for _, im := range implsOf(addQuantInt8Impls) {
+		im.fn(dst, a, b, &p)
+		for i := range a {
+			s := float64(int(a[i])+3-(int(b[i])-5)) / 2
+			want := int32(math.Round(s)) + 2
+			want = min(max(want, -128), 127)
+			if int32(dst[i]) != want {
+				t.Errorf("%s [%d] %d−%d: got %d, want %d", im.name, i, a[i], b[i], dst[i], want)
+			}
 		}
 	}
 }

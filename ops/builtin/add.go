@@ -35,8 +35,8 @@ type Add struct {
 	potA    bool // the shifted input is input 0
 	qp      quantAddParams
 	aq      arch.QuantAdd // qp for arch.AddQuantInt8/Uint8 (int8, uint8)
-	rep8    [256]int8     // vectorRuns' buffer of a repeated operand
-	repU8   [256]uint8
+	rep8    [512]int8     // vectorRuns' scratch
+	repU8   [512]uint8
 }
 
 // NewAdd returns an ADD kernel for one node.
@@ -156,21 +156,9 @@ func (k *Add) Eval(n *ops.Node) error {
 			return min(max(x+y, k.iMin), k.iMax)
 		})
 	case ops.Int8:
-		if vectorRuns(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), &k.aq, arch.AddQuantInt8, k.rep8[:]) {
-			return nil
-		}
-		broadcastApply(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), func(x, y int8) int8 {
-			sx, sy := k.qp.scaledInputs(int32(x), int32(y))
-			return int8(k.qp.finish(sx + sy))
-		})
+		vectorRuns(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), &k.aq, arch.AddQuantInt8, k.rep8[:])
 	case ops.Uint8:
-		if vectorRuns(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), &k.aq, arch.AddQuantUint8, k.repU8[:]) {
-			return nil
-		}
-		broadcastApply(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), func(x, y uint8) uint8 {
-			sx, sy := k.qp.scaledInputs(int32(x), int32(y))
-			return uint8(k.qp.finish(sx + sy))
-		})
+		vectorRuns(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), &k.aq, arch.AddQuantUint8, k.repU8[:])
 	case ops.Float16:
 		lo, hi := k.fMin, k.fMax
 		broadcastApply(&k.bc, a.Uint16s(), b.Uint16s(), out.Uint16s(), func(x, y uint16) uint16 {

@@ -6,12 +6,11 @@ import (
 	"github.com/tflrun/tflrun/ops"
 )
 
-// TestQuantAddMulVectorRuns checks the int8 and uint8 ADD and MUL, which
-// run through arch's vector primitives for equal shapes, row-repeating
-// broadcasts and single-element repeats (vectorRuns) and through the
-// scalar loop otherwise, against the scalar formulas element by element,
-// on every broadcast pattern class, with runs longer than vectorRuns'
-// 256-element buffer.
+// TestQuantAddMulVectorRuns checks the int8 and uint8 ADD, SUB and MUL,
+// which run through arch's vector primitives for every broadcast
+// (vectorRuns: run by run, tiled short rows, gathered operands), against
+// the scalar formulas element by element, on every broadcast pattern
+// class, with runs and spans longer than vectorRuns' buffers.
 func TestQuantAddMulVectorRuns(t *testing.T) {
 	shapes := [][2][]int{
 		{{2, 3, 37}, {2, 3, 37}},   // equal
@@ -19,8 +18,14 @@ func TestQuantAddMulVectorRuns(t *testing.T) {
 		{{3, 300}, {1}},            // b a scalar, runs over the buffer
 		{{1}, {2, 261}},            // a a scalar
 		{{4, 7, 1}, {4, 7, 33}},    // a a column
-		{{3, 1, 5}, {1, 6, 1}},     // both repeat (scalar loop)
+		{{3, 1, 5}, {1, 6, 1}},     // both repeat (gathered)
 		{{2, 1, 600}, {2, 9, 600}}, // a repeats rows
+		{{1, 40, 30, 3}, {3}},      // b a short row, tiled
+		{{1, 1, 1, 5}, {2, 70, 5}}, // a a short row, tiled, spans over rep
+		{{2, 9, 70, 7}, {2, 1, 1, 7}},
+		{{300, 1}, {1, 17}},     // outer product (gathered), over rep
+		{{5, 1, 40}, {5, 3, 1}}, // column against rows
+		{{0, 3}, {1, 3}},        // empty
 	}
 	r := lcg(31)
 	for _, typ := range []ops.DataType{ops.Int8, ops.Uint8} {
@@ -35,7 +40,7 @@ func TestQuantAddMulVectorRuns(t *testing.T) {
 					}
 					return int32(d[i])
 				}
-				for _, op := range []string{"ADD", "MUL"} {
+				for _, op := range []string{"ADD", "SUB", "MUL"} {
 					var k ops.Kernel
 					var opts any
 					var want func(x, y int32) int32
@@ -43,6 +48,10 @@ func TestQuantAddMulVectorRuns(t *testing.T) {
 						ka := NewAdd().(*Add)
 						k, opts = ka, &AddOptions{Activation: act}
 						want = func(x, y int32) int32 { sx, sy := ka.qp.scaledInputs(x, y); return ka.qp.finish(sx + sy) }
+					} else if op == "SUB" {
+						ks := NewSub().(*Sub)
+						k, opts = ks, &SubOptions{Activation: act}
+						want = func(x, y int32) int32 { sx, sy := ks.qp.scaledInputs(x, y); return ks.qp.finish(sx - sy) }
 					} else {
 						km := NewMul().(*Mul)
 						k, opts = km, &MulOptions{Activation: act}

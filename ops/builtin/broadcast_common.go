@@ -291,28 +291,40 @@ func broadcastMap[A, O any](bc *broadcast, a, b []A, out []O, f func(x, y A) O) 
 }
 
 // vectorRuns computes a binary elementwise operator through the vector
-// primitive f (with its parameters p) when each operand is contiguous
-// along the innermost merged dimension or repeats one element along it
-// (equal shapes, broadcasts that repeat whole rows, scalars and columns),
-// and reports false, having done nothing, otherwise (the caller's
-// general loop does it). rep is the scratch of the single-element
-// repeats, owned by the kernel (a stack array would escape through f).
-func vectorRuns[T, P any](bc *broadcast, a, b, out []T, p *P, f func(dst, a, b []T, p *P), rep []T) bool {
+// primitive f (with its parameters p) for every broadcast pattern. rep is the kernel's scratch (a stack array would escape
+// through f), at least 2 elements and best a few hundred: f then always
+// sees pieces long enough to vectorise.
+//
+//   - Equal shapes: one call over the whole output.
+//   - Runs of the innermost merged dimension that are long (at least
+//     vecMinRun) where each operand is contiguous along the run or
+//     repeats one element along it (broadcasts that repeat whole rows,
+//     scalars, columns): f run by run, a repeated element given as rep
+//     filled with it.
+//   - Short contiguous runs of both operands where one of them repeats a
+//     whole row over the next dimension out (a [.., H, W, C] tensor and a
+//     [C] row, C small): the row is tiled into rep a whole number of
+//     times and f covers many rows per call.
+//   - Anything else: both operands are gathered, in output order, into
+//     the two halves of rep, and f runs on the gathered pieces.
+func vectorRuns[T, P any](bc *broadcast, a, b, out []T, p *P, f func(dst, a, b []T, p *P), rep []T) {
 	if !bc.needed {
 		f(out[:bc.count], a[:bc.count], b[:bc.count], p)
-		return true
+		return
+	}
+	if bc.count == 0 {
+		return
 	}
 	n, sa, sb := bc.dims[5], bc.strideA[5], bc.strideB[5]
 	switch {
-	case sa == 1 && sb == 1:
+	case n >= vecMinRun && sa == 1 && sb == 1:
 		bc.eachRun(func(o, ia, ib int) {
 			f(out[o:o+n], a[ia:ia+n], b[ib:ib+n], p)
 		})
-	case sa+sb == 1:
+	case n >= vecMinRun && sa+sb == 1:
 		// One operand repeats one element along the run (a scalar, or
-		// a [.., 1] column): it goes to f as the kernel's buffer rep
-		// (any length > 0) holding that element, in pieces of rep's
-		// length.
+		// a [.., 1] column): it goes to f as rep (any length > 0)
+		// holding that element, in pieces of rep's length.
 		bc.eachRun(func(o, ia, ib int) {
 			for s := 0; s < n; s += len(rep) {
 				m := min(len(rep), n-s)
@@ -326,8 +338,99 @@ func vectorRuns[T, P any](bc *broadcast, a, b, out []T, p *P, f func(dst, a, b [
 				}
 			}
 		})
+	case sa == 1 && sb == 1 && 2*n <= len(rep) && bc.dims[4] > 1 &&
+		(bc.strideA[4] == n && bc.strideB[4] == 0 || bc.strideA[4] == 0 && bc.strideB[4] == n):
+		tiledRuns(bc, a, b, out, p, f, rep)
 	default:
-		return false
+		gatheredRuns(bc, a, b, out, p, f, rep)
 	}
-	return true
+}
+
+// vecMinRun is the shortest run vectorRuns hands to its primitive one
+// by one; shorter runs are tiled or gathered into longer pieces.
+const vecMinRun = 32
+
+// tiledRuns is vectorRuns' case of short runs along which both operands
+// are contiguous, one of them (the row) repeating over dimension 4 while
+// the other steps on contiguously: the row, tiled into rep as many whole
+// times as fit, is paired with the other operand over spans of
+// dims[4]·dims[5] contiguous elements.
+func tiledRuns[T, P any](bc *broadcast, a, b, out []T, p *P, f func(dst, a, b []T, p *P), rep []T) {
+	d := &bc.dims
+	n := d[5]
+	span := d[4] * n
+	rowIsB := bc.strideB[4] == 0
+	tile := rep[:len(rep)/n*n]
+	o := 0
+	for i0 := 0; i0 < d[0]; i0++ {
+		a0, b0 := i0*bc.strideA[0], i0*bc.strideB[0]
+		for i1 := 0; i1 < d[1]; i1++ {
+			a1, b1 := a0+i1*bc.strideA[1], b0+i1*bc.strideB[1]
+			for i2 := 0; i2 < d[2]; i2++ {
+				a2, b2 := a1+i2*bc.strideA[2], b1+i2*bc.strideB[2]
+				for i3 := 0; i3 < d[3]; i3++ {
+					ia, ib := a2+i3*bc.strideA[3], b2+i3*bc.strideB[3]
+					var row, step []T
+					if rowIsB {
+						row, step = b[ib:ib+n], a[ia:ia+span]
+					} else {
+						row, step = a[ia:ia+n], b[ib:ib+span]
+					}
+					for j := 0; j < len(tile); j += n {
+						copy(tile[j:j+n], row)
+					}
+					for s := 0; s < span; s += len(tile) {
+						m := min(len(tile), span-s)
+						if rowIsB {
+							f(out[o+s:o+s+m], step[s:s+m], tile[:m], p)
+						} else {
+							f(out[o+s:o+s+m], tile[:m], step[s:s+m], p)
+						}
+					}
+					o += span
+				}
+			}
+		}
+	}
+}
+
+// gatheredRuns is vectorRuns' general case: the operands of consecutive
+// output elements are copied into the two halves of rep and f computes
+// each filled piece.
+func gatheredRuns[T, P any](bc *broadcast, a, b, out []T, p *P, f func(dst, a, b []T, p *P), rep []T) {
+	h := len(rep) / 2
+	ga, gb := rep[:h], rep[h:2*h]
+	n, sa, sb := bc.dims[5], bc.strideA[5], bc.strideB[5]
+	fill, o0 := 0, 0
+	bc.eachRun(func(o, ia, ib int) {
+		for s := 0; s < n; {
+			m := min(n-s, h-fill)
+			gatherStrided(ga[fill:fill+m], a, ia+s*sa, sa)
+			gatherStrided(gb[fill:fill+m], b, ib+s*sb, sb)
+			fill += m
+			s += m
+			if fill == h {
+				f(out[o0:o0+h], ga, gb, p)
+				o0 += h
+				fill = 0
+			}
+		}
+	})
+	if fill > 0 {
+		f(out[o0:o0+fill], ga[:fill], gb[:fill], p)
+	}
+}
+
+// gatherStrided sets dst[j] = src[i+j·stride].
+func gatherStrided[T any](dst, src []T, i, stride int) {
+	switch stride {
+	case 1:
+		copy(dst, src[i:i+len(dst)])
+	case 0:
+		fillValue(dst, src[i])
+	default:
+		for j := range dst {
+			dst[j] = src[i+j*stride]
+		}
+	}
 }

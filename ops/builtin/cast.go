@@ -164,6 +164,9 @@ func (k *Cast) Eval(n *ops.Node) error {
 		}
 		return nil
 	}
+	if castFast(in, out, k.in, k.out, k.n) {
+		return nil
+	}
 	for i := 0; i < k.n; i++ {
 		castStore(out, k.out, i, castLoad(in, k.in, i))
 	}

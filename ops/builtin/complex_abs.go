@@ -7,7 +7,7 @@ import "github.com/tflrun/tflrun/ops"
 // (→ float64) tensor, as TFLite's complex_support.cc (std::abs). Version
 // 1, as TFLite's register.cc.
 func NewComplexAbs() ops.Kernel {
-	return &complexPart{name: "COMPLEX_ABS", part: complexAbs, part32: complexAbs32}
+	return &complexPart{name: "COMPLEX_ABS", part: complexAbs, part32: complexAbs32, abs32: true}
 }
 
 func init() { register(ops.OpComplexAbs, NewComplexAbs, [2]int{1, 1}) }

@@ -19,6 +19,10 @@ type complexPart struct {
 	part32 func(re, im float64) float64 // for COMPLEX64 when it differs from part
 	cnt    int
 	wide   bool // COMPLEX128 → float64
+	// abs32 marks COMPLEX_ABS, whose COMPLEX64 loop is complexAbs32
+	// written inline (a call through part32 per element costs more
+	// than the square root).
+	abs32 bool
 }
 
 // Prepare is the Prepare of the three operators, with TFLite's
@@ -70,6 +74,14 @@ func (k *complexPart) Eval(n *ops.Node) error {
 		src, dst := ops.View[float64](in.Data)[:2*k.cnt], out.Float64s()[:k.cnt] // complex128 as (re, im) pairs
 		for i := range dst {
 			dst[i] = k.part(src[2*i], src[2*i+1])
+		}
+		return nil
+	}
+	if k.abs32 {
+		src, dst := ops.View[float32](in.Data)[:2*k.cnt], out.Float32s()[:k.cnt]
+		for i := range dst {
+			re, im := float64(src[2*i]), float64(src[2*i+1])
+			dst[i] = float32(math.Sqrt(float64(re*re) + float64(im*im)))
 		}
 		return nil
 	}

@@ -36,6 +36,10 @@ type Dequantize struct {
 	chZPs    []int32
 	chDim    int
 	inner    int
+	// lut8 is the per-tensor int8/uint8 result of each input byte
+	// (lut8ok when it is filled).
+	lut8   [256]float32
+	lut8ok bool
 }
 
 // NewDequantize returns a DEQUANTIZE kernel for one node.
@@ -102,6 +106,16 @@ func (k *Dequantize) Prepare(n *ops.Node) error {
 		return fmt.Errorf("input 0: int16 needs zero point 0, have %d", zp)
 	}
 	k.scale, k.zp = float64(s), zp
+	if in.Type == ops.Int8 || in.Type == ops.Uint8 {
+		for i := range k.lut8 {
+			v := int32(i)
+			if in.Type == ops.Int8 {
+				v = int32(int8(i))
+			}
+			k.lut8[i] = float32(k.scale * float64(v-k.zp))
+		}
+		k.lut8ok = true
+	}
 	return nil
 }
 
@@ -125,6 +139,13 @@ func (k *Dequantize) Eval(n *ops.Node) error {
 	if f, ok := float8FormatOf(in.Type); ok {
 		for i, b := range in.Data[:cnt] {
 			y[i] = f.toFloat32(b)
+		}
+		return nil
+	}
+	if k.lut8ok {
+		lut := &k.lut8
+		for i, b := range in.Data[:cnt] {
+			y[i] = lut[b]
 		}
 		return nil
 	}

@@ -111,6 +111,7 @@ func swFamilies() []swFamily {
 	})
 	add("svdf_int8", genSVDF)
 	f = append(f, moreSwFamilies()...)
+	f = append(f, vecSwFamilies()...)
 	// Type combinations TFLite's kernels refuse (their Prepare or Eval says
 	// so): no family.
 	refused := map[string]bool{"abs_uint8": true, "elu_uint8": true, "elu_int16": true, "hard_swish_int16": true,

@@ -36,8 +36,8 @@ type Mul struct {
 	shift      int
 	qMin, qMax int32
 	mq         arch.QuantMul // the int8/uint8 parameters for arch.MulQuantInt8/Uint8
-	rep8       [256]int8     // vectorRuns' buffer of a repeated operand
-	repU8      [256]uint8
+	rep8       [512]int8     // vectorRuns' scratch
+	repU8      [512]uint8
 }
 
 // NewMul returns a MUL kernel for one node.
@@ -146,19 +146,9 @@ func (k *Mul) Eval(n *ops.Node) error {
 			return min(max(x*y, k.iMin), k.iMax)
 		})
 	case ops.Int8:
-		if vectorRuns(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), &k.mq, arch.MulQuantInt8, k.rep8[:]) {
-			return nil
-		}
-		broadcastApply(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), func(x, y int8) int8 {
-			return int8(k.quant(int32(x), int32(y)))
-		})
+		vectorRuns(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), &k.mq, arch.MulQuantInt8, k.rep8[:])
 	case ops.Uint8:
-		if vectorRuns(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), &k.mq, arch.MulQuantUint8, k.repU8[:]) {
-			return nil
-		}
-		broadcastApply(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), func(x, y uint8) uint8 {
-			return uint8(k.quant(int32(x), int32(y)))
-		})
+		vectorRuns(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), &k.mq, arch.MulQuantUint8, k.repU8[:])
 	case ops.Int16:
 		if k.plain16 {
 			lo, hi := int16(k.iMin), int16(k.iMax)

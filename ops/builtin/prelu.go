@@ -36,9 +36,9 @@ type PRelu struct {
 	s1, s2    int
 	// lut[alpha byte<<8 | input byte] is the 8-bit result.
 	lut []uint8
-	// rep holds a float alpha that repeats along the innermost run (a
-	// scalar alpha) for arch.PReluF32, in pieces of its length.
-	rep [64]float32
+	// rep is vectorRuns' scratch for arch.PReluF32 (a repeated alpha,
+	// a tiled alpha row, or both operands gathered).
+	rep [256]float32
 }
 
 // preluF32Run is arch.PReluF32 in vectorRuns' form.
@@ -156,19 +156,9 @@ func (k *PRelu) Eval(n *ops.Node) error {
 	}
 	switch k.typ {
 	case ops.Float32:
-		// The common layouts (alpha of the input's shape, alpha over the
-		// innermost dimensions repeated over the outer ones, a scalar
-		// alpha) go through the vector primitive run by run; any other
-		// broadcast element by element, with the same formula.
-		if vectorRuns(&k.bc, x.Float32s(), alpha.Float32s(), out.Float32s(), &struct{}{}, preluF32Run, k.rep[:]) {
-			return nil
-		}
-		broadcastMap(&k.bc, x.Float32s(), alpha.Float32s(), out.Float32s(), func(v, a float32) float32 {
-			if v >= 0 {
-				return v
-			}
-			return v * a
-		})
+		// Every layout goes through the vector primitive (vectorRuns
+		// tiles or gathers the broadcasts that have no long runs).
+		vectorRuns(&k.bc, x.Float32s(), alpha.Float32s(), out.Float32s(), &struct{}{}, preluF32Run, k.rep[:])
 	case ops.Int16:
 		o := out.Int16s()
 		a8 := alpha.Int8s()

@@ -45,6 +45,14 @@ type Quantize struct {
 	// requantisation to int8, which runs through arch.RequantizeInt8; -1
 	// for the other paths.
 	accID int
+	// qf is the per-tensor float → int8/uint8/int16 parameters of
+	// arch.QuantizeF32Int8 and its twins (held here: a local would
+	// escape through the primitive's function value).
+	qf arch.QuantizeF32Params
+	// lut8 is the requantisation of each input byte for 8-bit input
+	// and output (lut8ok when it is filled), run by arch.LookupBytes.
+	lut8   [256]byte
+	lut8ok bool
 }
 
 // quantizeChunk is the number of values requantised to int8 per
@@ -113,6 +121,20 @@ func (k *Quantize) Prepare(n *ops.Node) error {
 	}
 	k.inZP, k.outZP = inZP, outZP
 	k.mult, k.shift = ops.QuantizeMultiplier(float64(inScale) / float64(outScale))
+	if (in.Type == ops.Int8 || in.Type == ops.Uint8) && (out.Type == ops.Int8 || out.Type == ops.Uint8) {
+		// Every output byte is a function of one input byte: tabulate
+		// the scalar formula.
+		lo, hi, _ := ops.TypeRange(out.Type)
+		for b := range k.lut8 {
+			v := int32(b)
+			if in.Type == ops.Int8 {
+				v = int32(int8(b))
+			}
+			k.lut8[b] = byte(ops.ClampInt32(ops.MultiplyByQuantizedMultiplier(v-k.inZP, k.mult, k.shift)+k.outZP, lo, hi))
+		}
+		k.lut8ok = true
+		return nil
+	}
 	if out.Type == ops.Int8 {
 		k.accID = n.RequestScratch(4 * min(in.NumElements(), quantizeChunk))
 	}
@@ -188,9 +210,19 @@ func (k *Quantize) Eval(n *ops.Node) error {
 			// TFLite's optimised AffineQuantize (int8, uint8, int16 on
 			// x86, where its NEON loop is compiled out) divides in double.
 			scale, zp := float64(k.scale), k.outZP
-			for i, v := range x {
-				qv := ops.ClampInt32(f64ToInt32(math.Round(float64(v)/scale))+zp, lo, hi)
-				storeInt(out, i, qv)
+			k.qf = arch.QuantizeF32Params{Scale: scale, ZeroPoint: zp, Lo: lo, Hi: hi}
+			switch out.Type {
+			case ops.Int8:
+				arch.QuantizeF32Int8(out.Int8s()[:cnt], x, &k.qf)
+			case ops.Uint8:
+				arch.QuantizeF32Uint8(out.Data[:cnt], x, &k.qf)
+			case ops.Int16:
+				arch.QuantizeF32Int16(out.Int16s()[:cnt], x, &k.qf)
+			default:
+				for i, v := range x {
+					qv := ops.ClampInt32(f64ToInt32(math.Round(float64(v)/scale))+zp, lo, hi)
+					storeInt(out, i, qv)
+				}
 			}
 			return nil
 		}
@@ -201,6 +233,10 @@ func (k *Quantize) Eval(n *ops.Node) error {
 			qv := ops.ClampInt32(f32ToInt32(roundf(v/scale))+zp, lo, hi)
 			storeInt(out, i, qv)
 		}
+		return nil
+	}
+	if k.lut8ok {
+		arch.LookupBytes(out.Data[:cnt], in.Data[:cnt], &k.lut8)
 		return nil
 	}
 	if k.accID >= 0 {

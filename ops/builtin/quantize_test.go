@@ -116,3 +116,40 @@ func TestQuantizeErrors(t *testing.T) {
 	wantPrepareError(t, NewDequantize(), node(nil, []*ops.Tensor{q(tensorOf(ops.Int8, []int{1}, []int8{1}), 1, 0)}, outTensor(ops.Int32)), "output 0", "float32")
 	wantPrepareError(t, NewDequantize(), node(nil, []*ops.Tensor{tensorOf(ops.Int8, []int{1}, []int8{1})}, outTensor(ops.Float32)), "input 0", "quantization")
 }
+
+// TestRequantize8BitTable checks the tabulated 8-bit → 8-bit
+// requantisation against the scalar formula (MultiplyByQuantizedMultiplier
+// of q − zp_in, plus zp_out, clamped) for every input byte, both type
+// pairs of each direction, scale ratios below and above one.
+func TestRequantize8BitTable(t *testing.T) {
+	for _, tc := range []struct {
+		in, out   ops.DataType
+		sIn, sOut float32
+		zIn, zOut int64
+	}{
+		{ops.Uint8, ops.Uint8, 0.012298397, 0.029082999, 0, 0},
+		{ops.Uint8, ops.Int8, 0.05, 0.02, 131, -7},
+		{ops.Int8, ops.Uint8, 0.3, 0.7, -128, 200},
+		{ops.Int8, ops.Int8, 0.00390625, 0.004096854, -128, -128},
+		{ops.Uint8, ops.Uint8, 2.5, 0.01, 255, 3},
+	} {
+		data := make([]byte, 256)
+		for i := range data {
+			data[i] = byte(i)
+		}
+		in := q(&ops.Tensor{Type: tc.in, Shape: []int{256}, Data: data}, tc.sIn, tc.zIn)
+		n := node(nil, []*ops.Tensor{in}, q(outTensor(tc.out), tc.sOut, tc.zOut))
+		k := NewQuantize()
+		run(t, k, n)
+		noAllocs(t, k, n)
+		mult, shift := ops.QuantizeMultiplier(float64(tc.sIn) / float64(tc.sOut))
+		lo, hi, _ := ops.TypeRange(tc.out)
+		for b := 0; b < 256; b++ {
+			v := loadInt(in, b)
+			want := ops.ClampInt32(ops.MultiplyByQuantizedMultiplier(v-int32(tc.zIn), mult, shift)+int32(tc.zOut), lo, hi)
+			if got := loadInt(n.Outputs[0], b); got != want {
+				t.Fatalf("%s → %s byte %d: got %d, want %d", tc.in, tc.out, b, got, want)
+			}
+		}
+	}
+}

@@ -96,7 +96,35 @@ func (r *reduction) prepare(n *ops.Node, keepDims bool) (in, out *ops.Tensor, er
 		r.outIdx[i] = stride
 		stride *= in.Shape[i]
 	}
+	r.collapse()
 	return in, out, nil
+}
+
+// collapse rewrites inShape and outIdx into their shortest equivalent for
+// the odometer: dimensions of size 1 dropped, neighbours merged when both
+// are reduced or both kept (kept neighbours are contiguous in the
+// output). The input is still visited in the same order, so every
+// accumulation keeps its order; an empty input keeps its shape (the
+// reducers return before walking it).
+func (r *reduction) collapse() {
+	shape, idx := r.inShape[:0:0], r.outIdx[:0:0]
+	for i, d := range r.inShape {
+		if d == 0 {
+			return
+		}
+		if d == 1 {
+			continue
+		}
+		red := r.outIdx[i] == 0
+		if m := len(shape); m > 0 && (idx[m-1] == 0) == red {
+			shape[m-1] *= d
+			idx[m-1] = r.outIdx[i]
+			continue
+		}
+		shape = append(shape, d)
+		idx = append(idx, r.outIdx[i])
+	}
+	r.inShape, r.outIdx, r.pos = shape, idx, make([]int, len(shape))
 }
 
 // reduceInto folds every input element into its output slot with f,
@@ -165,6 +193,20 @@ func reduceSum[T float32 | int8 | uint8 | int16 | int32 | int64, A float32 | int
 	rank := len(r.inShape)
 	if rank == 0 {
 		acc[0] += A(in[0])
+		return
+	}
+	// The reductions over the middle of a tensor whose last dimension is
+	// kept (MEAN over H and W of NHWC, over the steps of [B, T, C]):
+	// after collapse they are [R, C] or [O, R, C] with R reduced.
+	if rank == 2 && r.outIdx[0] == 0 && r.outIdx[1] == 1 {
+		sumRows(in, acc, r.inShape[0], r.inShape[1])
+		return
+	}
+	if rank == 3 && r.outIdx[0] != 0 && r.outIdx[1] == 0 && r.outIdx[2] == 1 {
+		rows, cols := r.inShape[1], r.inShape[2]
+		for o := 0; o < r.inShape[0]; o++ {
+			sumRows(in[o*rows*cols:(o+1)*rows*cols], acc[o*cols:(o+1)*cols], rows, cols)
+		}
 		return
 	}
 	clear(r.pos)
@@ -359,4 +401,35 @@ func decodeReducerOptions(t ops.OptionsTable) (any, error) {
 	var o schema.ReducerOptions
 	initTable(&o, t)
 	return &ReducerOptions{KeepDims: o.KeepDims()}, nil
+}
+
+// sumRows adds each of the rows×cols row-major in's rows into acc (cols
+// long), row by row in order, as reduceSum's general loop does, with
+// eight columns' sums held in registers across the rows.
+func sumRows[T float32 | int8 | uint8 | int16 | int32 | int64, A float32 | int32 | int64](in []T, acc []A, rows, cols int) {
+	in, acc = in[:rows*cols], acc[:cols]
+	j := 0
+	for ; j+8 <= cols; j += 8 {
+		o := acc[j : j+8 : j+8]
+		a0, a1, a2, a3, a4, a5, a6, a7 := o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7]
+		for k := j; k < len(in); k += cols {
+			s := in[k : k+8 : k+8]
+			a0 += A(s[0])
+			a1 += A(s[1])
+			a2 += A(s[2])
+			a3 += A(s[3])
+			a4 += A(s[4])
+			a5 += A(s[5])
+			a6 += A(s[6])
+			a7 += A(s[7])
+		}
+		o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = a0, a1, a2, a3, a4, a5, a6, a7
+	}
+	for ; j < cols; j++ {
+		a := acc[j]
+		for k := j; k < len(in); k += cols {
+			a += A(in[k])
+		}
+		acc[j] = a
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 	"github.com/tflrun/tflrun/schema"
 )
@@ -15,7 +16,8 @@ import (
 // Type paths: float32; int32 and int64 (wrapping subtraction, then the
 // fused activation's integer bounds); int8 and uint8 with TFLite's general
 // quantised arithmetic (left shift 20, inputs rescaled to twice the larger
-// input scale, difference rescaled to the output, clamped); int16 with the
+// input scale, difference rescaled to the output, clamped; computed by
+// arch.AddQuantInt8/Uint8 with QuantAdd.Subtract); int16 with the
 // same arithmetic at left shift 15 (SubOptions.PotScaleInt16 false or
 // scales that are not powers of two; zero points may be non-zero there),
 // or TFLite's power-of-two path (zero points 0; each input rounding-shifted
@@ -29,6 +31,9 @@ type Sub struct {
 	potS1 int
 	potS2 int
 	qp    quantAddParams
+	aq    arch.QuantAdd // qp for arch.AddQuantInt8/Uint8 with Subtract (int8, uint8)
+	rep8  [512]int8     // vectorRuns' scratch
+	repU8 [512]uint8
 }
 
 // NewSub returns a SUB kernel for one node.
@@ -69,7 +74,12 @@ func (k *Sub) Prepare(n *ops.Node) error {
 	case ops.Float32, ops.Int32, ops.Int64:
 		return nil
 	case ops.Int8, ops.Uint8:
-		return k.qp.prepare(a, b, out, k.act, false, true)
+		if err := k.qp.prepare(a, b, out, k.act, false, true); err != nil {
+			return err
+		}
+		k.aq = k.qp.arch()
+		k.aq.Subtract = true
+		return nil
 	case ops.Int16:
 		if potScale {
 			l1, p1 := checkedLog2(a.Scale())
@@ -119,15 +129,9 @@ func (k *Sub) Eval(n *ops.Node) error {
 			return min(max(x-y, k.iMin), k.iMax)
 		})
 	case ops.Int8:
-		broadcastApply(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), func(x, y int8) int8 {
-			sx, sy := k.qp.scaledInputs(int32(x), int32(y))
-			return int8(k.qp.finish(sx - sy))
-		})
+		vectorRuns(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), &k.aq, arch.AddQuantInt8, k.rep8[:])
 	case ops.Uint8:
-		broadcastApply(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), func(x, y uint8) uint8 {
-			sx, sy := k.qp.scaledInputs(int32(x), int32(y))
-			return uint8(k.qp.finish(sx - sy))
-		})
+		vectorRuns(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), &k.aq, arch.AddQuantUint8, k.repU8[:])
 	case ops.Int16:
 		if k.pot {
 			broadcastApply(&k.bc, a.Int16s(), b.Int16s(), out.Int16s(), func(x, y int16) int16 {

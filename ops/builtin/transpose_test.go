@@ -134,3 +134,41 @@ func TestTransposeReverse(t *testing.T) {
 	wantPrepareError(t, NewTranspose(), node(nil, []*ops.Tensor{tensorOf(ops.Float32, []int{3, 2}, f32Seq(6)), constT(tensorOf(ops.Int32, []int{2}, []int32{1, 1}))}, outTensor(ops.Float32)), "twice")
 	wantPrepareError(t, NewReverseV2(), node(nil, []*ops.Tensor{tensorOf(ops.Float32, []int{3, 2}, f32Seq(6)), constT(tensorOf(ops.Int32, []int{1}, []int32{2}))}, outTensor(ops.Float32)), "axis 2")
 }
+
+// TestTransposeTileBytes checks the byte matrix transpose (8×8 register
+// blocks, 64×64 tiles, strips, thin matrices) against the definition on
+// every shape up to 70×70 and on shapes past one tile with ragged edges.
+func TestTransposeTileBytes(t *testing.T) {
+	r := lcg(14)
+	check := func(rows, cols int) {
+		src := make([]byte, rows*cols)
+		for i := range src {
+			src[i] = byte(r.intn(0, 255))
+		}
+		dst := make([]byte, rows*cols+8)
+		for i := range dst {
+			dst[i] = 0xa5
+		}
+		transposeTileBytes(dst[:rows*cols], src, rows, cols)
+		for rr := 0; rr < rows; rr++ {
+			for c := 0; c < cols; c++ {
+				if got, want := dst[rr*cols+c], src[c*rows+rr]; got != want {
+					t.Fatalf("%d×%d: [%d][%d] = %d, want %d", rows, cols, rr, c, got, want)
+				}
+			}
+		}
+		for i := rows * cols; i < len(dst); i++ {
+			if dst[i] != 0xa5 {
+				t.Fatalf("%d×%d: wrote past the end", rows, cols)
+			}
+		}
+	}
+	for rows := 0; rows <= 70; rows++ {
+		for cols := 0; cols <= 70; cols++ {
+			check(rows, cols)
+		}
+	}
+	for _, sh := range [][2]int{{4800, 8}, {8, 4800}, {3, 19764}, {19764, 3}, {130, 201}, {257, 65}, {1, 300}, {300, 1}} {
+		check(sh[0], sh[1])
+	}
+}
