@@ -26,15 +26,41 @@ func LogisticEigenF32(dst, x []float32) {
 	n := len(x)
 	dst = dst[:n]
 	n4 := n &^ 3
-	for i := 0; i < n4; i++ {
-		dst[i] = logisticEigenPacket(x[i])
-	}
+	logisticEigen(dst[:n4], x[:n4])
 	for i := n4; i < n; i++ {
-		e := float32(math.Exp(float64(min32NaN(x[i], 16.6355324))))
+		e := float32(math.Exp(float64(min32NaN(x[i], logHi))))
 		if e < 0x1p-126 {
 			e = 0 // flushed, as the reference's subnormal results
 		}
 		dst[i] = e / (1 + e)
+	}
+}
+
+// Function slot and registry entry of LogisticEigenF32's packets.
+var (
+	logisticEigen      func(dst, x []float32)
+	logisticEigenImpls = newImpls("LogisticEigenF32", &logisticEigen, logisticEigenPacketsGeneric)
+)
+
+// The constants of Eigen's packet logistic (scalar_logistic_op<float>).
+const (
+	logLo    = -104
+	logHi    = 16.6355324
+	logLog2e = 1.44269504088896341
+	logC1    = -0.693359375
+	logC2    = 2.12194440e-4
+	logP2    = 0.49999141693115234375
+	logP3    = 0.16666877269744873046875
+	logP4    = 4.1898667812347412109375e-2
+	logP5    = 8.33471305668354034423828125e-3
+)
+
+// logisticEigenPacketsGeneric is the portable packet part: every element
+// of x (len(dst) ≥ len(x)) through logisticEigenPacket.
+func logisticEigenPacketsGeneric(dst, x []float32) {
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] = logisticEigenPacket(v)
 	}
 }
 
@@ -48,21 +74,29 @@ func min32NaN(x, c float32) float32 {
 
 // logisticEigenPacket is one lane of Eigen's packet logistic.
 func logisticEigenPacket(x0 float32) float32 {
-	if x0 < -104 {
+	if x0 < logLo {
 		return 0
 	}
-	x := min32NaN(x0, 16.6355324)
+	x := min32NaN(x0, logHi)
 	x = x * 0.5
-	m := float32(math.Floor(float64(float32(x*1.44269504088896341) + 0.5)))
-	r := float32(m*-0.693359375) + x
-	r = float32(m*2.12194440e-4) + r
+	t := float32(x*logLog2e) + 0.5 // in (-76, 13) or NaN
+	mi := int32(t)
+	if float32(mi) > t {
+		mi-- // floor
+	}
+	m := float32(mi)
+	r := float32(m*logC1) + x
+	r = float32(m*logC2) + r
 	r2 := r * r
-	pEven := float32(r2*4.1898667812347412109375e-2) + 0.49999141693115234375
-	pOdd := float32(r2*8.33471305668354034423828125e-3) + 0.16666877269744873046875
+	pEven := float32(r2*logP4) + logP2
+	pOdd := float32(r2*logP5) + logP3
 	pLow := r + 1
 	p := float32(r*pOdd) + pEven
 	p = float32(r2*p) + pLow
-	e := p * float32(math.Ldexp(1, int(m)))
+	if t != t {
+		return t
+	}
+	e := p * math.Float32frombits(uint32(mi+127)<<23) // 2^m, normal
 	e = e * e
 	if e < 0x1p-126 {
 		e = 0 // flushed, as the reference's subnormal results
