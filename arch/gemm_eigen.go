@@ -37,9 +37,67 @@ func gemmF32Ordered() bool {
 	return gemmF32Impls.list[gemmF32Impls.cur].name != "neon"
 }
 
-// packedF32 is weight (j, i) of the packed matrix of depth k.
-func packedF32(packed []float32, j, i, k int) float32 {
-	return packed[j/GemmBlock*GemmBlock*k+i*GemmBlock+j%GemmBlock]
+// packedCol returns channel j's weights in the packed matrix of depth k:
+// weight i is at col[16·i].
+func packedCol(packed []float32, j, k int) []float32 {
+	base := j/GemmBlock*GemmBlock*k + j%GemmBlock
+	return packed[base : base+GemmBlock*(k-1)+1]
+}
+
+// Function slot and registry entry of laneSums4.
+var (
+	laneSums4      func(out, a []float32, lda int, w []float32, m, k4 int)
+	laneSums4Impls = newImpls("laneSums4", &laneSums4, laneSums4Generic)
+)
+
+// laneSums4Generic adds to out[4p+l], for rows p < m and lanes l < 4,
+// Σ_t a[p·lda + 4t + l]·w[4t + l] over t < k4/4 (k4 a multiple of 4) in
+// order of t, products rounded before the addition: the four lanes of an
+// SSE dot product, as Eigen's matrix × vector product and its 1-row
+// remainder of the GEMM accumulate them.
+func laneSums4Generic(out, a []float32, lda int, w []float32, m, k4 int) {
+	for p := 0; p < m; p++ {
+		row := a[p*lda : p*lda+k4]
+		s := out[4*p : 4*p+4]
+		c0, c1, c2, c3 := s[0], s[1], s[2], s[3]
+		for i := 0; i < k4; i += 4 {
+			x, y := row[i:i+4], w[i:i+4]
+			c0 += float32(x[0] * y[0])
+			c1 += float32(x[1] * y[1])
+			c2 += float32(x[2] * y[2])
+			c3 += float32(x[3] * y[3])
+		}
+		s[0], s[1], s[2], s[3] = c0, c1, c2, c3
+	}
+}
+
+// laneChunk is the number of reduction indices (a multiple of 4) and
+// laneRows the number of rows laneSumsCol handles at a time in its stack
+// buffers.
+const (
+	laneChunk = 512
+	laneRows  = 64
+)
+
+// laneSumsCol calls fn(p0, sums) for consecutive groups of rows of a
+// (m rows in all), sums[4q+l] holding row p0+q's lane sums (laneSums4)
+// of indices [k0, k0+k4) of a against channel j's weights.
+func laneSumsCol(a []float32, lda int, packed []float32, j, k, k0, k4, m int, fn func(p0 int, sums []float32)) {
+	col := packedCol(packed, j, k)
+	var wbuf [laneChunk]float32
+	var sums [4 * laneRows]float32
+	for p0 := 0; p0 < m; p0 += laneRows {
+		r := min(laneRows, m-p0)
+		clear(sums[:4*r])
+		for c0 := 0; c0 < k4; c0 += laneChunk {
+			cn := min(laneChunk, k4-c0)
+			for i := range cn {
+				wbuf[i] = col[GemmBlock*(k0+c0+i)]
+			}
+			laneSums4(sums[:4*r], a[p0*lda+k0+c0:], lda, wbuf[:cn], r, cn)
+		}
+		fn(p0, sums[:4*r])
+	}
 }
 
 // gemvF32Eigen is GemmF32 in the order of Eigen's row-major matrix ×
@@ -48,21 +106,19 @@ func packedF32(packed []float32, j, i, k int) float32 {
 // then the bias.
 func gemvF32Eigen(dst []float32, ldd int, a []float32, lda int, packed, bias []float32, m, n, k int, lo, hi float32) {
 	k4 := k &^ 3
-	for p := 0; p < m; p++ {
-		row := a[p*lda : p*lda+k]
-		for j := 0; j < n; j++ {
-			var c [4]float32
-			for i := 0; i < k4; i += 4 {
-				for l := range c {
-					c[l] += float32(row[i+l] * packedF32(packed, j, i+l, k))
+	for j := 0; j < n; j++ {
+		col := packedCol(packed, j, k)
+		laneSumsCol(a, lda, packed, j, k, 0, k4, m, func(p0 int, sums []float32) {
+			for q := 0; q < len(sums)/4; q++ {
+				c := sums[4*q : 4*q+4]
+				s := (c[0] + c[2]) + (c[1] + c[3])
+				row := a[(p0+q)*lda : (p0+q)*lda+k]
+				for i := k4; i < k; i++ {
+					s += float32(row[i] * col[GemmBlock*i])
 				}
+				dst[(p0+q)*ldd+j] = clampF32(s+bias[j], lo, hi)
 			}
-			s := (c[0] + c[2]) + (c[1] + c[3])
-			for i := k4; i < k; i++ {
-				s += float32(row[i] * packedF32(packed, j, i, k))
-			}
-			dst[p*ldd+j] = clampF32(s+bias[j], lo, hi)
-		}
+		})
 	}
 }
 
@@ -76,40 +132,51 @@ func gemvF32Eigen(dst []float32, ldd int, a []float32, lda int, packed, bias []f
 // the bias.
 func gemmF32EigenTail(dst []float32, ldd int, a []float32, lda int, packed, bias []float32, m, n, k, kc int, lo, hi float32) {
 	n8, n4 := n&^7, n&^3
-	for p := 0; p < m; p++ {
-		row := a[p*lda : p*lda+k]
-		for j := n8; j < n; j++ {
+	for j := n8; j < n4; j++ {
+		col := packedCol(packed, j, k)
+		for p := 0; p < m; p++ {
+			row := a[p*lda : p*lda+k]
 			var res float32
 			for k0 := 0; k0 < k; k0 += kc {
 				k1 := min(k0+kc, k)
-				var s float32
-				if j < n4 {
-					peel := k0 + (k1-k0)&^7
-					var c, d float32
-					for i := k0; i < peel; i += 2 {
-						c += float32(row[i] * packedF32(packed, j, i, k))
-						d += float32(row[i+1] * packedF32(packed, j, i+1, k))
-					}
-					s = c + d
-					for i := peel; i < k1; i++ {
-						s += float32(row[i] * packedF32(packed, j, i, k))
-					}
-				} else {
-					end4 := k0 + (k1-k0)&^3
-					var c [4]float32
-					for i := k0; i < end4; i += 4 {
-						for l := range c {
-							c[l] += float32(row[i+l] * packedF32(packed, j, i+l, k))
-						}
-					}
-					s = (c[0] + c[1]) + (c[2] + c[3])
-					for i := end4; i < k1; i++ {
-						s += float32(row[i] * packedF32(packed, j, i, k))
-					}
+				peel := k0 + (k1-k0)&^7
+				var c, d float32
+				for i := k0; i < peel; i += 2 {
+					c += float32(row[i] * col[GemmBlock*i])
+					d += float32(row[i+1] * col[GemmBlock*(i+1)])
+				}
+				s := c + d
+				for i := peel; i < k1; i++ {
+					s += float32(row[i] * col[GemmBlock*i])
 				}
 				res += s
 			}
 			dst[p*ldd+j] = clampF32(res+bias[j], lo, hi)
+		}
+	}
+	for j := n4; j < n; j++ {
+		col := packedCol(packed, j, k)
+		for k0 := 0; k0 < k; k0 += kc {
+			k1 := min(k0+kc, k)
+			end4 := k0 + (k1-k0)&^3
+			laneSumsCol(a, lda, packed, j, k, k0, end4-k0, m, func(p0 int, sums []float32) {
+				for q := 0; q < len(sums)/4; q++ {
+					c := sums[4*q : 4*q+4]
+					s := (c[0] + c[1]) + (c[2] + c[3])
+					row := a[(p0+q)*lda : (p0+q)*lda+k]
+					for i := end4; i < k1; i++ {
+						s += float32(row[i] * col[GemmBlock*i])
+					}
+					o := &dst[(p0+q)*ldd+j]
+					if k0 > 0 {
+						s = *o + s
+					}
+					if k1 == k {
+						s = clampF32(s+bias[j], lo, hi)
+					}
+					*o = s
+				}
+			})
 		}
 	}
 }

@@ -694,3 +694,33 @@ func TestTwinGemmF32Order(t *testing.T) {
 		}
 	}
 }
+
+// TestTwinLaneSums4 checks laneSums4's kernels against the portable one
+// bit for bit on random and edge sizes, strides and start values.
+func TestTwinLaneSums4(t *testing.T) {
+	r := rand.New(rand.NewPCG(79, 80))
+	for trial := range 200 {
+		m, k4 := r.IntN(12), 4*r.IntN(40)
+		if trial < 8 {
+			m, k4 = trial, 4*trial
+		}
+		lda := k4 + r.IntN(5)
+		a, w := make([]float32, m*lda+1), make([]float32, k4+1)
+		kind := f32Kind(trial % int(numKinds))
+		genF32(r, a, kind)
+		genF32(r, w, kind)
+		init := make([]float32, 4*m)
+		genF32(r, init, kindUniform)
+		want := append([]float32(nil), init...)
+		laneSums4Generic(want, a[1:], lda, w[1:], m, k4)
+		for _, im := range implsOf(laneSums4Impls) {
+			got := append([]float32(nil), init...)
+			im.fn(got, a[1:], lda, w[1:], m, k4)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+					t.Fatalf("%s m=%d k4=%d lda=%d: out[%d] = %v, portable %v", im.name, m, k4, lda, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
