@@ -1,5 +1,7 @@
 package arch
 
+import "sync"
+
 // The parts of GemmF32's order (TensorFlow Lite's float GEMM on x86,
 // Eigen's general_matrix_matrix_product and general_matrix_vector_product
 // as built with SSE and without FMA) that the kernels' in-order sums do
@@ -72,32 +74,38 @@ func laneSums4Generic(out, a []float32, lda int, w []float32, m, k4 int) {
 }
 
 // laneChunk is the number of reduction indices (a multiple of 4) and
-// laneRows the number of rows laneSumsCol handles at a time in its stack
-// buffers.
+// laneRows the number of rows laneBuf.rowSums handles at a time.
 const (
 	laneChunk = 512
 	laneRows  = 64
 )
 
-// laneSumsCol calls fn(p0, sums) for consecutive groups of rows of a
-// (m rows in all), sums[4q+l] holding row p0+q's lane sums (laneSums4)
-// of indices [k0, k0+k4) of a against channel j's weights.
-func laneSumsCol(a []float32, lda int, packed []float32, j, k, k0, k4, m int, fn func(p0 int, sums []float32)) {
+// laneBuf holds the scratch of laneBuf.rowSums: a chunk of one channel's
+// weights made contiguous, and the lane sums of a group of rows. They
+// come from a pool, as slices handed to a kernel through its slot would
+// make stack arrays escape.
+type laneBuf struct {
+	w    [laneChunk]float32
+	sums [4 * laneRows]float32
+}
+
+var laneBufs = sync.Pool{New: func() any { return new(laneBuf) }}
+
+// rowSums returns the lane sums (laneSums4) of rows [p0, p0+r) of a
+// (r ≤ laneRows), indices [k0, k0+k4) against channel j's packed
+// weights (depth k): element 4q+l for row p0+q, lane l.
+func (b *laneBuf) rowSums(a []float32, lda int, packed []float32, j, k, k0, k4, p0, r int) []float32 {
 	col := packedCol(packed, j, k)
-	var wbuf [laneChunk]float32
-	var sums [4 * laneRows]float32
-	for p0 := 0; p0 < m; p0 += laneRows {
-		r := min(laneRows, m-p0)
-		clear(sums[:4*r])
-		for c0 := 0; c0 < k4; c0 += laneChunk {
-			cn := min(laneChunk, k4-c0)
-			for i := range cn {
-				wbuf[i] = col[GemmBlock*(k0+c0+i)]
-			}
-			laneSums4(sums[:4*r], a[p0*lda+k0+c0:], lda, wbuf[:cn], r, cn)
+	sums := b.sums[:4*r]
+	clear(sums)
+	for c0 := 0; c0 < k4; c0 += laneChunk {
+		cn := min(laneChunk, k4-c0)
+		for i := range cn {
+			b.w[i] = col[GemmBlock*(k0+c0+i)]
 		}
-		fn(p0, sums[:4*r])
+		laneSums4(sums, a[p0*lda+k0+c0:], lda, b.w[:cn], r, cn)
 	}
+	return sums
 }
 
 // gemvF32Eigen is GemmF32 in the order of Eigen's row-major matrix ×
@@ -105,10 +113,13 @@ func laneSumsCol(a []float32, lda int, packed []float32, j, k, k0, k4, m int, fn
 // last multiple of 4, reduced as (s0+s2)+(s1+s3), then the rest in order,
 // then the bias.
 func gemvF32Eigen(dst []float32, ldd int, a []float32, lda int, packed, bias []float32, m, n, k int, lo, hi float32) {
+	b := laneBufs.Get().(*laneBuf)
+	defer laneBufs.Put(b)
 	k4 := k &^ 3
 	for j := 0; j < n; j++ {
 		col := packedCol(packed, j, k)
-		laneSumsCol(a, lda, packed, j, k, 0, k4, m, func(p0 int, sums []float32) {
+		for p0 := 0; p0 < m; p0 += laneRows {
+			sums := b.rowSums(a, lda, packed, j, k, 0, k4, p0, min(laneRows, m-p0))
 			for q := 0; q < len(sums)/4; q++ {
 				c := sums[4*q : 4*q+4]
 				s := (c[0] + c[2]) + (c[1] + c[3])
@@ -118,7 +129,7 @@ func gemvF32Eigen(dst []float32, ldd int, a []float32, lda int, packed, bias []f
 				}
 				dst[(p0+q)*ldd+j] = clampF32(s+bias[j], lo, hi)
 			}
-		})
+		}
 	}
 }
 
@@ -154,12 +165,18 @@ func gemmF32EigenTail(dst []float32, ldd int, a []float32, lda int, packed, bias
 			dst[p*ldd+j] = clampF32(res+bias[j], lo, hi)
 		}
 	}
+	if n4 == n {
+		return
+	}
+	b := laneBufs.Get().(*laneBuf)
+	defer laneBufs.Put(b)
 	for j := n4; j < n; j++ {
 		col := packedCol(packed, j, k)
 		for k0 := 0; k0 < k; k0 += kc {
 			k1 := min(k0+kc, k)
 			end4 := k0 + (k1-k0)&^3
-			laneSumsCol(a, lda, packed, j, k, k0, end4-k0, m, func(p0 int, sums []float32) {
+			for p0 := 0; p0 < m; p0 += laneRows {
+				sums := b.rowSums(a, lda, packed, j, k, k0, end4-k0, p0, min(laneRows, m-p0))
 				for q := 0; q < len(sums)/4; q++ {
 					c := sums[4*q : 4*q+4]
 					s := (c[0] + c[1]) + (c[2] + c[3])
@@ -176,7 +193,7 @@ func gemmF32EigenTail(dst []float32, ldd int, a []float32, lda int, packed, bias
 					}
 					*o = s
 				}
-			})
+			}
 		}
 	}
 }
