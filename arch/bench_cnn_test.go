@@ -37,7 +37,7 @@ func gemmF32Case(m, n, k int) benchCase {
 		f := list[i].fn
 		return func(b *testing.B) {
 			for b.Loop() {
-				f(dst, n, a, k, packed, bias, m, n, k, 0, math.MaxFloat32)
+				f(dst, n, a, k, packed, bias, m, n, k, k, 0, math.MaxFloat32, gemmFinal)
 			}
 			b.ReportMetric(float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
 		}

@@ -70,7 +70,11 @@
 //
 // Integer primitives give bit-identical results at every level for every
 // input (int32 arithmetic wraps as in Go). VecAdd, VecMul and VecMulAcc
-// are bit-identical too (no fused multiply-add). MatVecMulAcc and Dot may
+// are bit-identical too (no fused multiply-add). GemmF32,
+// DepthwiseConvF32 and LogisticEigenF32 are bit-identical at every amd64
+// level and in portable builds, and equal to TensorFlow Lite's builtin
+// kernels on x86 (docs/tflite-float-gemm-order.md); the NEON GemmF32 and
+// depthwise kernels fuse. MatVecMulAcc and Dot may
 // sum in a different order and use FMA: they agree with float64 math to a
 // few float32 ulps of Σ|a·b|. Sigmoid and Tanh use one algorithm at every
 // level (a Cody-Waite reduced exponential with a degree-7 polynomial,

@@ -97,9 +97,11 @@ var (
 //	dst[pixel (r,q), ch] = clamp(bias[ch] + Σ_ty Σ_tx x[…]·w[…], lo, hi)
 //
 // with the indexing of DepthwiseGeom, the sum starting at the bias and
-// adding the taps in order (ty, then tx), with fused multiply-adds in the
-// assembly versions (results agree with float64 math to a few float32 ulps
-// of Σ|terms|), and clamp as in GemmF32 (±Inf for none). dst must not
+// adding the taps in order (ty, then tx) without fused multiply-adds on
+// amd64 and in the portable version, as TensorFlow Lite's optimized float
+// depthwise kernel on x86 (an accumulator buffer that starts at the bias,
+// taps by filter row, then column); the NEON versions fuse (results agree
+// with float64 math to a few float32 ulps of Σ|terms|); clamp as in GemmF32 (±Inf for none). dst must not
 // overlap x, w or bias. It panics if the geometry has a negative field or
 // a slice is shorter than the geometry reaches.
 func DepthwiseConvF32(dst, x, w, bias []float32, g DepthwiseGeom, lo, hi float32) {

@@ -1,9 +1,10 @@
 //go:build !purego
 
-// AVX2+FMA depthwise convolution kernel for DepthwiseConvF32 and
+// AVX2 depthwise convolution kernel for DepthwiseConvF32 and
 // DepthwiseConvF32Int32 (dwconv.go): dwconv_avx512_amd64.s with blocks
 // of 8 channels in YMM registers. The 4-pixel groups of a full block of 8
-// channels use plain loads (fused into the multiply-adds); a last,
+// channels use plain loads (memory operands of the VMULPS, each product then
+// added by VADDPS: no fused multiply-add, TFLite's order); a last,
 // partial block and the single pixels load and store through VMASKMOVPS
 // with the block's lane mask, which neither reads nor writes masked-off
 // lanes.
@@ -99,10 +100,14 @@ ty4:
 
 tx4:
 	VMOVUPS     (DI), Y8
-	VFMADD231PS (SI), Y8, Y0
-	VFMADD231PS (SI)(R8*1), Y8, Y1
-	VFMADD231PS (SI)(R8*2), Y8, Y2
-	VFMADD231PS (SI)(R9*1), Y8, Y3
+	VMULPS      (SI), Y8, Y4
+	VADDPS      Y4, Y0, Y0
+	VMULPS      (SI)(R8*1), Y8, Y5
+	VADDPS      Y5, Y1, Y1
+	VMULPS      (SI)(R8*2), Y8, Y6
+	VADDPS      Y6, Y2, Y2
+	VMULPS      (SI)(R9*1), Y8, Y7
+	VADDPS      Y7, Y3, Y3
 	ADDQ        A_XTAPCOL(BX), SI
 	ADDQ        A_C4(BX), DI
 	DECQ        CX
@@ -112,13 +117,17 @@ tx4:
 tx4m:
 	VMASKMOVPS  (DI), Y15, Y8
 	VMASKMOVPS  (SI), Y15, Y9
-	VFMADD231PS Y9, Y8, Y0
+	VMULPS      Y9, Y8, Y4
+	VADDPS      Y4, Y0, Y0
 	VMASKMOVPS  (SI)(R8*1), Y15, Y9
-	VFMADD231PS Y9, Y8, Y1
+	VMULPS      Y9, Y8, Y5
+	VADDPS      Y5, Y1, Y1
 	VMASKMOVPS  (SI)(R8*2), Y15, Y9
-	VFMADD231PS Y9, Y8, Y2
+	VMULPS      Y9, Y8, Y6
+	VADDPS      Y6, Y2, Y2
 	VMASKMOVPS  (SI)(R9*1), Y15, Y9
-	VFMADD231PS Y9, Y8, Y3
+	VMULPS      Y9, Y8, Y7
+	VADDPS      Y7, Y3, Y3
 	ADDQ        A_XTAPCOL(BX), SI
 	ADDQ        A_C4(BX), DI
 	DECQ        CX
@@ -192,7 +201,8 @@ ty1:
 tx1:
 	VMASKMOVPS  (DI), Y15, Y8
 	VMASKMOVPS  (SI), Y15, Y9
-	VFMADD231PS Y9, Y8, Y0
+	VMULPS      Y9, Y8, Y4
+	VADDPS      Y4, Y0, Y0
 	ADDQ        A_XTAPCOL(BX), SI
 	ADDQ        A_C4(BX), DI
 	DECQ        CX

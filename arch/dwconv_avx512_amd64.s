@@ -5,8 +5,9 @@
 // (dwconv.go). For each block of 16 channels (the last under the opmask
 // K1) and each output row, groups of 4 output pixels keep their sums in
 // Z0-Z3; each filter tap loads one weight vector and adds it times the 4
-// pixels' inputs with masked fused multiply-adds from memory (masked-off
-// lanes neither read nor fault). The 1-3 pixels left in a row go one at a
+// pixels' inputs with masked multiplies from memory (masked-off lanes
+// neither read nor fault) and separate adds (no fused multiply-add:
+// TensorFlow Lite's order on x86). The 1-3 pixels left in a row go one at a
 // time. Mode 0 (float output): sums start at the bias, are clamped
 // (VMAXPS lo then VMINPS hi, x second so a NaN passes) and stored. Mode 1
 // (int32): sums start at 0, are converted with truncation (they are exact
@@ -139,10 +140,14 @@ ty4:
 
 tx4:
 	VMOVUPS.Z   (DI), K1, Z8
-	VFMADD231PS (SI), Z8, K1, Z0
-	VFMADD231PS (SI)(R8*1), Z8, K1, Z1
-	VFMADD231PS (SI)(R8*2), Z8, K1, Z2
-	VFMADD231PS (SI)(R9*1), Z8, K1, Z3
+	VMULPS.Z    (SI), Z8, K1, Z9
+	VADDPS      Z9, Z0, Z0
+	VMULPS.Z    (SI)(R8*1), Z8, K1, Z10
+	VADDPS      Z10, Z1, Z1
+	VMULPS.Z    (SI)(R8*2), Z8, K1, Z11
+	VADDPS      Z11, Z2, Z2
+	VMULPS.Z    (SI)(R9*1), Z8, K1, Z12
+	VADDPS      Z12, Z3, Z3
 	ADDQ        A_XTAPCOL(BX), SI
 	ADDQ        A_C4(BX), DI
 	DECQ        CX
@@ -273,7 +278,8 @@ ty1:
 
 tx1:
 	VMOVUPS.Z   (DI), K1, Z8
-	VFMADD231PS (SI), Z8, K1, Z0
+	VMULPS.Z    (SI), Z8, K1, Z9
+	VADDPS      Z9, Z0, Z0
 	ADDQ        A_XTAPCOL(BX), SI
 	ADDQ        A_C4(BX), DI
 	DECQ        CX

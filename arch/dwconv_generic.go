@@ -7,7 +7,8 @@ import (
 
 // dwConvGeneric is the portable depthwise kernel (all modes of dwArgs):
 // channel blocks of 8 with 8 scalar sums per output pixel, taps in order
-// (ty, then tx).
+// (ty, then tx), products converted to float32 so that Go never fuses
+// them into multiply-adds.
 func dwConvGeneric(dst []byte, x, w []float32, bias []uint32, a dwArgs, lo, hi float32) {
 	c := a.c4 / 4
 	xRowStep, xColStep, xTapRow, xTapCol := a.xRowStep/4, a.xColStep/4, a.xTapRow/4, a.xTapCol/4
@@ -41,19 +42,19 @@ func dwConvGeneric(dst []byte, x, w []float32, bias []uint32, a dwArgs, lo, hi f
 						ws := w[ty*wTapRow+tx*c+c0:]
 						if nb == 8 {
 							xv, wv := (*[8]float32)(xs), (*[8]float32)(ws)
-							s0 += xv[0] * wv[0]
-							s1 += xv[1] * wv[1]
-							s2 += xv[2] * wv[2]
-							s3 += xv[3] * wv[3]
-							s4 += xv[4] * wv[4]
-							s5 += xv[5] * wv[5]
-							s6 += xv[6] * wv[6]
-							s7 += xv[7] * wv[7]
+							s0 += float32(xv[0] * wv[0])
+							s1 += float32(xv[1] * wv[1])
+							s2 += float32(xv[2] * wv[2])
+							s3 += float32(xv[3] * wv[3])
+							s4 += float32(xv[4] * wv[4])
+							s5 += float32(xv[5] * wv[5])
+							s6 += float32(xv[6] * wv[6])
+							s7 += float32(xv[7] * wv[7])
 							continue
 						}
 						t := [8]float32{s0, s1, s2, s3, s4, s5, s6, s7}
 						for l := 0; l < nb; l++ {
-							t[l] += xs[l] * ws[l]
+							t[l] += float32(xs[l] * ws[l])
 						}
 						s0, s1, s2, s3, s4, s5, s6, s7 = t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]
 					}

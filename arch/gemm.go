@@ -29,11 +29,26 @@ const GemmBlock = 16
 
 // Function slots and registry entries of the GEMM family.
 var (
-	gemmF32  func(dst []float32, ldd int, a []float32, lda int, w, bias []float32, m, n, k int, lo, hi float32)
+	gemmF32  gemmF32Func
 	gemmInt8 func(dst []int32, ldd int, a []int8, lda int, w []int8, seed []int32, m, n, k int)
 
 	gemmF32Impls  = newImpls("GemmF32", &gemmF32, gemmF32Generic)
 	gemmInt8Impls = newImpls("GemmInt8", &gemmInt8, gemmInt8Generic)
+)
+
+// gemmF32Func is the slot of GemmF32's kernels: the products of one
+// range of kb = k reduction indices. w is the packed weights from that
+// range's first index on (packed[k0·GemmBlock:]), with the channel block
+// stride of the whole reduction, GemmBlock·wk. Each sum starts at 0 and
+// adds the products in order of the index, unfused; then, with flags'
+// gemmAcc, it is added to the value already in dst; with gemmFinal, the
+// bias is added and the result clamped (else stored as it is).
+type gemmF32Func func(dst []float32, ldd int, a []float32, lda int, w, bias []float32, m, n, k, wk int, lo, hi float32, flags int)
+
+// Flags of gemmF32Func.
+const (
+	gemmAcc   = 1 // add the products to dst
+	gemmFinal = 2 // then add the bias and clamp
 )
 
 // PackedGemmF32Len returns the length of the packed form of an n×k
@@ -77,22 +92,49 @@ func PackGemmF32(dst, w []float32, n, k int) {
 // TFLite's ActivationFunctionWithMinMax (max with lo, then min with hi; a
 // NaN stays NaN); pass lo = -Inf, hi = +Inf for no activation. It is the
 // float CONV_2D and FULLY_CONNECTED product (TFLite's optimized Conv:
-// im2col, then a GEMM with bias and clamp). Each sum adds the products
-// in order of i, with fused multiply-adds in the assembly versions,
-// starting at the bias there and at 0 with the bias added last in the
-// portable one (TFLite's order on x86), so results agree with float64
-// math to a few float32 ulps of Σ|terms| (on 32-bit ARM NEON, which flushes subnormals to
-// zero, of the sum with subnormal inputs, products and partial sums
-// taken as zero). Rows of a and dst may be longer than k and n (lda ≥
-// k, ldd ≥ n); elements between are neither read nor written. dst must
-// not overlap a, packed or bias. It panics if a slice is shorter than
-// the sizes say (a kernel bug: kernels check shapes at Prepare).
+// im2col, then a GEMM with bias and clamp). It is GemmF32Tile of the
+// whole product (p0 = 0, total = m); see there for the order of the sums.
+// Rows of a and dst may be longer than k and n (lda ≥ k, ldd ≥ n);
+// elements between are neither read nor written. dst must not overlap a,
+// packed or bias. It panics if a slice is shorter than the sizes say (a
+// kernel bug: kernels check shapes at Prepare).
 func GemmF32(dst []float32, ldd int, a []float32, lda int, packed, bias []float32, m, n, k int, lo, hi float32) {
+	GemmF32Tile(dst, ldd, a, lda, packed, bias, m, n, k, lo, hi, 0, m)
+}
+
+// GemmF32Tile is GemmF32 for the m rows p0 ≤ p < p0+m of a product of
+// total rows (a and dst hold only those m rows), as a kernel that splits
+// its output pixels into tiles calls it: the order of each sum depends on
+// the row's place in the whole product.
+//
+// The order is that of TensorFlow Lite's float GEMM on x86 (Eigen's, as
+// built without FMA: cpu_backend_gemm's GemmImplUsingEigen, then
+// BiasAndClamp), so that results agree with it bit for bit on amd64 and
+// in portable builds that do not fuse multiply-adds. Every sum starts at
+// 0, adds products unfused and gets the bias last. The reduction is cut
+// into blocks of Eigen's kc (680 indices with a 32 KiB L1 cache, fewer
+// for an even split), summed separately and added in order. Within a
+// block channels below n rounded down to 8 add their products in order of
+// i; for rows in the first total rounded down to 4, a 4-channel
+// remainder adds the even and the odd indices of the block's first
+// multiple of 8 into two sums and then the rest, and the last n%4
+// channels use four sums by i mod 4 over the block's first multiple of 4;
+// other rows add in order. A product with one row in all (total = 1) or
+// one channel is Eigen's matrix × vector product: four sums by i mod 4
+// over the first multiple of 4, combined as (s0+s2)+(s1+s3), then the
+// rest in order. Elsewhere the result agrees with float64 math to a few
+// float32 ulps of Σ|terms| (the NEON kernels, which fuse multiply-adds
+// and sum from the bias; on 32-bit ARM, which flushes subnormals to
+// zero, with subnormal inputs, products and partial sums taken as zero).
+func GemmF32Tile(dst []float32, ldd int, a []float32, lda int, packed, bias []float32, m, n, k int, lo, hi float32, p0, total int) {
 	if m <= 0 || n <= 0 {
 		return
 	}
 	if lda < k || ldd < n || k < 0 {
 		panic("arch.GemmF32: row stride shorter than the row")
+	}
+	if p0 < 0 || total < p0+m {
+		panic("arch.GemmF32Tile: rows outside the product")
 	}
 	_ = dst[(m-1)*ldd+n-1]
 	_ = bias[n-1]
@@ -106,7 +148,29 @@ func GemmF32(dst []float32, ldd int, a []float32, lda int, packed, bias []float3
 	}
 	_ = a[(m-1)*lda+k-1]
 	_ = packed[PackedGemmF32Len(n, k)-1]
-	gemmF32(dst, ldd, a, lda, packed, bias, m, n, k, lo, hi)
+	if total == 1 || n == 1 {
+		gemvF32Eigen(dst, ldd, a, lda, packed, bias, m, n, k, lo, hi)
+		return
+	}
+	if !gemmF32Ordered() {
+		gemmF32(dst, ldd, a, lda, packed, bias, m, n, k, k, lo, hi, gemmFinal)
+		return
+	}
+	kc := eigenKc(k, n, total)
+	for k0 := 0; k0 < k; k0 += kc {
+		kb := min(kc, k-k0)
+		flags := 0
+		if k0 > 0 {
+			flags |= gemmAcc
+		}
+		if k0+kb == k {
+			flags |= gemmFinal
+		}
+		gemmF32(dst, ldd, a[k0:], lda, packed[k0*GemmBlock:], bias, m, n, kb, k, lo, hi, flags)
+	}
+	if q := min(m, total&^3-p0); n%8 != 0 && q > 0 {
+		gemmF32EigenTail(dst, ldd, a, lda, packed, bias, q, n, k, kc, lo, hi)
+	}
 }
 
 // clampF32 is max(x, lo) then min(·, hi) with NaN kept, as

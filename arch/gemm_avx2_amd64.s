@@ -12,35 +12,34 @@
 	CMPQ    DI, $idx            \
 	CMOVQLT prev, next
 
-// AVX2+FMA float32 GEMM micro-kernel for GemmF32 (gemm.go): up to 4 pixel
-// rows times the packed weights, 16 output channels (two YMM vectors) per
-// step. Each reduction step loads the 16 packed weights once, broadcasts
-// one element of every row (VBROADCASTSS) and does two fused
-// multiply-adds per row: no horizontal sums. The sums start at the bias;
-// the clamp is VMAXPS with lo then VMINPS with hi (x the second source,
-// so a NaN passes). The last, partial channel block reads the bias and
-// stores through VMASKMOVPS with the masks mlo/mhi (neither reads nor
-// writes masked-off lanes).
+// AVX2 float32 GEMM micro-kernel for GemmF32's gemmF32Func (gemm.go): up
+// to 4 pixel rows times the packed weights, 16 output channels (two YMM
+// vectors) per step. Each reduction step loads the 16 packed weights
+// once, broadcasts one element of every row (VBROADCASTSS), multiplies
+// (VMULPS) and adds (VADDPS) separately, no fused multiply-add
+// (TensorFlow Lite's order on x86): no horizontal sums. The sums start at
+// 0; after the reduction range the weight pointer skips wskip bytes to
+// the range in the next channel block. With flags bit 0 the values in dst
+// are added; with bit 1 the bias is added and the clamp applied (VMAXPS
+// with lo then VMINPS with hi, x the second source, so a NaN passes). The
+// last, partial channel block reads dst and the bias and stores through
+// VMASKMOVPS with the masks mlo/mhi (neither reads nor writes masked-off
+// lanes).
 //
 // Rows beyond m in the last row block alias the last real row: computed,
-// not stored.
+// neither loaded from dst nor stored.
 
-// func gemmF32R4AVX2(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, mlo, mhi *int32)
+// func gemmF32R4AVX2(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, mlo, mhi *int32, wskip int, flags uint64)
 //
 // SI, BX, CX, DX rows 0-3; R12 packed weights; AX reduction offset
 // (bytes); R13 k·4; DI channel index j; Y0-Y7 sums (row r in Y(2r),
-// Y(2r+1)); Y8/Y9 weights; Y10/Y11 broadcasts; Y12/Y13 tail masks;
-// Y14/Y15 lo/hi. k ≥ 1, m ≥ 1, n ≥ 1.
-TEXT ·gemmF32R4AVX2(SB), NOSPLIT, $0-96
-	VBROADCASTSS lo+72(FP), Y14
-	VBROADCASTSS hi+76(FP), Y15
-	MOVQ         mlo+80(FP), R14
-	VMOVDQU      (R14), Y12
-	MOVQ         mhi+88(FP), R14
-	VMOVDQU      (R14), Y13
-	MOVQ         k+64(FP), R13
-	SHLQ         $2, R13
-	MOVQ         a+16(FP), SI
+// Y(2r+1)); Y8/Y9 weights; Y10/Y11 broadcasts; Y12-Y15 products, then
+// the tail masks (Y12/Y13), the values added and lo/hi (Y14/Y15).
+// k ≥ 1, m ≥ 1, n ≥ 1.
+TEXT ·gemmF32R4AVX2(SB), NOSPLIT, $0-112
+	MOVQ k+64(FP), R13
+	SHLQ $2, R13
+	MOVQ a+16(FP), SI
 
 rowblk:
 	MOVQ lda+24(FP), R14
@@ -53,49 +52,106 @@ rowblk:
 	XORQ DI, DI
 
 nblk:
-	MOVQ bias+40(FP), R14
-	LEAQ (R14)(DI*4), R14
-	MOVQ n+56(FP), AX
-	SUBQ DI, AX
-	CMPQ AX, $16
-	JLT  partialbias
-	VMOVUPS (R14), Y0
-	VMOVUPS 32(R14), Y1
-	JMP  biased
-
-partialbias:
-	VMASKMOVPS (R14), Y12, Y0
-	VMASKMOVPS 32(R14), Y13, Y1
-
-biased:
-	VMOVAPS Y0, Y2
-	VMOVAPS Y1, Y3
-	VMOVAPS Y0, Y4
-	VMOVAPS Y1, Y5
-	VMOVAPS Y0, Y6
-	VMOVAPS Y1, Y7
-	XORQ    AX, AX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	XORQ   AX, AX
 
 kloop:
 	VMOVUPS      (R12), Y8
 	VMOVUPS      32(R12), Y9
 	VBROADCASTSS (SI)(AX*1), Y10
-	VFMADD231PS  Y8, Y10, Y0
-	VFMADD231PS  Y9, Y10, Y1
+	VMULPS       Y8, Y10, Y12
+	VMULPS       Y9, Y10, Y13
 	VBROADCASTSS (BX)(AX*1), Y11
-	VFMADD231PS  Y8, Y11, Y2
-	VFMADD231PS  Y9, Y11, Y3
+	VMULPS       Y8, Y11, Y14
+	VMULPS       Y9, Y11, Y15
+	VADDPS       Y12, Y0, Y0
+	VADDPS       Y13, Y1, Y1
+	VADDPS       Y14, Y2, Y2
+	VADDPS       Y15, Y3, Y3
 	VBROADCASTSS (CX)(AX*1), Y10
-	VFMADD231PS  Y8, Y10, Y4
-	VFMADD231PS  Y9, Y10, Y5
+	VMULPS       Y8, Y10, Y12
+	VMULPS       Y9, Y10, Y13
 	VBROADCASTSS (DX)(AX*1), Y11
-	VFMADD231PS  Y8, Y11, Y6
-	VFMADD231PS  Y9, Y11, Y7
+	VMULPS       Y8, Y11, Y14
+	VMULPS       Y9, Y11, Y15
+	VADDPS       Y12, Y4, Y4
+	VADDPS       Y13, Y5, Y5
+	VADDPS       Y14, Y6, Y6
+	VADDPS       Y15, Y7, Y7
 	ADDQ         $64, R12
 	ADDQ         $4, AX
 	CMPQ         AX, R13
 	JLT          kloop
+	ADDQ         wskip+96(FP), R12
 
+	MOVQ    mlo+80(FP), R14
+	VMOVDQU (R14), Y12
+	MOVQ    mhi+88(FP), R14
+	VMOVDQU (R14), Y13
+	MOVQ    n+56(FP), R14
+	SUBQ    DI, R14
+	CMPQ    R14, $16
+	JLT     masked
+	VPCMPEQD Y12, Y12, Y12
+	VPCMPEQD Y13, Y13, Y13
+
+masked:
+	MOVQ  ldd+8(FP), AX
+	SHLQ  $2, AX
+	TESTQ $1, flags+104(FP)
+	JZ    noacc
+	MOVQ  dst+0(FP), R14
+	LEAQ  (R14)(DI*4), R14
+	VMASKMOVPS (R14), Y12, Y14
+	VMASKMOVPS 32(R14), Y13, Y15
+	VADDPS     Y14, Y0, Y0
+	VADDPS     Y15, Y1, Y1
+	CMPQ       m+48(FP), $2
+	JLT        noacc
+	ADDQ       AX, R14
+	VMASKMOVPS (R14), Y12, Y14
+	VMASKMOVPS 32(R14), Y13, Y15
+	VADDPS     Y14, Y2, Y2
+	VADDPS     Y15, Y3, Y3
+	CMPQ       m+48(FP), $3
+	JLT        noacc
+	ADDQ       AX, R14
+	VMASKMOVPS (R14), Y12, Y14
+	VMASKMOVPS 32(R14), Y13, Y15
+	VADDPS     Y14, Y4, Y4
+	VADDPS     Y15, Y5, Y5
+	CMPQ       m+48(FP), $4
+	JLT        noacc
+	ADDQ       AX, R14
+	VMASKMOVPS (R14), Y12, Y14
+	VMASKMOVPS 32(R14), Y13, Y15
+	VADDPS     Y14, Y6, Y6
+	VADDPS     Y15, Y7, Y7
+
+noacc:
+	TESTQ      $2, flags+104(FP)
+	JZ         final
+	MOVQ       bias+40(FP), R14
+	LEAQ       (R14)(DI*4), R14
+	VMASKMOVPS (R14), Y12, Y14
+	VMASKMOVPS 32(R14), Y13, Y15
+	VADDPS     Y14, Y0, Y0
+	VADDPS     Y15, Y1, Y1
+	VADDPS     Y14, Y2, Y2
+	VADDPS     Y15, Y3, Y3
+	VADDPS     Y14, Y4, Y4
+	VADDPS     Y15, Y5, Y5
+	VADDPS     Y14, Y6, Y6
+	VADDPS     Y15, Y7, Y7
+	VBROADCASTSS lo+72(FP), Y14
+	VBROADCASTSS hi+76(FP), Y15
 	VMAXPS Y0, Y14, Y0
 	VMAXPS Y1, Y14, Y1
 	VMAXPS Y2, Y14, Y2
@@ -113,10 +169,9 @@ kloop:
 	VMINPS Y6, Y15, Y6
 	VMINPS Y7, Y15, Y7
 
+final:
 	MOVQ dst+0(FP), R14
 	LEAQ (R14)(DI*4), R14
-	MOVQ ldd+8(FP), AX
-	SHLQ $2, AX
 	MOVQ n+56(FP), R8
 	SUBQ DI, R8
 	CMPQ R8, $16

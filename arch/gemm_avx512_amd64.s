@@ -29,23 +29,29 @@
 	VMOVDQU8.Z   (row)(AX*1), K2, X9 \
 	VPBROADCASTD X9, Y9
 
-// Float32 kernels (GemmF32): each reduction step loads one vector of 16
-// packed weights and multiplies it by an element of every row, broadcast
-// from memory ({1to16}) straight into a fused multiply-add, so the kernel
-// does no horizontal sums. The sums start at the bias; the activation
-// clamp (VMAXPS with lo, then VMINPS with hi, x as the second source so
-// that a NaN passes through) is applied before the store. The last
-// channel block is stored under the opmask tail (K1).
+// Float32 kernels (GemmF32's gemmF32Func): each reduction step loads one
+// vector of 16 packed weights, multiplies it by an element of every row,
+// broadcast from memory ({1to16}), and adds the products to the sums
+// with separate VMULPS and VADDPS (no fused multiply-add: TensorFlow
+// Lite's order on x86), so the kernel does no horizontal sums. The sums
+// start at 0; after the reduction range the weight pointer skips wskip
+// bytes to the range in the next channel block. With flags bit 0 the
+// values already in dst are added; with bit 1 the bias is added and the
+// activation clamp (VMAXPS with lo, then VMINPS with hi, x as the second
+// source so that a NaN passes through) applied, before the store. The
+// last channel block is read and stored under the opmask tail (K1).
 //
 // Rows beyond m in the last row block alias the last real row: they are
-// computed (wasted work, no out-of-bounds reads) but not stored.
+// computed (wasted work, no out-of-bounds reads) but neither loaded from
+// dst nor stored.
 
-// func gemmF32R8AVX512(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, tail uint64)
+// func gemmF32R8AVX512(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, tail uint64, wskip int, flags uint64)
 //
 // SI, BX, CX, DX, R8-R11 rows 0-7; R12 packed weights; AX reduction
-// offset (bytes); R13 k·4; DI channel index j; Z0-Z7 sums; Z8 weights;
-// Z30/Z31 lo/hi; K1 channel mask. k ≥ 1, m ≥ 1, n ≥ 1.
-TEXT ·gemmF32R8AVX512(SB), NOSPLIT, $0-88
+// offset (bytes); R13 k·4; DI channel index j; Z0-Z7 sums; Z8 weights
+// (then the bias); Z9-Z16 products; Z30/Z31 lo/hi; K1 channel mask.
+// k ≥ 1, m ≥ 1, n ≥ 1.
+TEXT ·gemmF32R8AVX512(SB), NOSPLIT, $0-104
 	VBROADCASTSS lo+72(FP), Z30
 	VBROADCASTSS hi+76(FP), Z31
 	MOVQ         k+64(FP), R13
@@ -75,54 +81,110 @@ nblk8:
 	MOVQ tail+80(FP), AX
 
 mask8:
-	KMOVW     AX, K1
-	MOVQ      bias+40(FP), R14
-	VMOVUPS.Z (R14)(DI*4), K1, Z0
-	VMOVAPS   Z0, Z1
-	VMOVAPS   Z0, Z2
-	VMOVAPS   Z0, Z3
-	VMOVAPS   Z0, Z4
-	VMOVAPS   Z0, Z5
-	VMOVAPS   Z0, Z6
-	VMOVAPS   Z0, Z7
-	XORQ      AX, AX
+	KMOVW  AX, K1
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	XORQ   AX, AX
 
 kloop8:
-	VMOVUPS          (R12), Z8
-	VFMADD231PS.BCST (SI)(AX*1), Z8, Z0
-	VFMADD231PS.BCST (BX)(AX*1), Z8, Z1
-	VFMADD231PS.BCST (CX)(AX*1), Z8, Z2
-	VFMADD231PS.BCST (DX)(AX*1), Z8, Z3
-	VFMADD231PS.BCST (R8)(AX*1), Z8, Z4
-	VFMADD231PS.BCST (R9)(AX*1), Z8, Z5
-	VFMADD231PS.BCST (R10)(AX*1), Z8, Z6
-	VFMADD231PS.BCST (R11)(AX*1), Z8, Z7
-	ADDQ             $64, R12
-	ADDQ             $4, AX
-	CMPQ             AX, R13
-	JLT              kloop8
+	VMOVUPS     (R12), Z8
+	VMULPS.BCST (SI)(AX*1), Z8, Z9
+	VMULPS.BCST (BX)(AX*1), Z8, Z10
+	VMULPS.BCST (CX)(AX*1), Z8, Z11
+	VMULPS.BCST (DX)(AX*1), Z8, Z12
+	VMULPS.BCST (R8)(AX*1), Z8, Z13
+	VMULPS.BCST (R9)(AX*1), Z8, Z14
+	VMULPS.BCST (R10)(AX*1), Z8, Z15
+	VMULPS.BCST (R11)(AX*1), Z8, Z16
+	VADDPS      Z9, Z0, Z0
+	VADDPS      Z10, Z1, Z1
+	VADDPS      Z11, Z2, Z2
+	VADDPS      Z12, Z3, Z3
+	VADDPS      Z13, Z4, Z4
+	VADDPS      Z14, Z5, Z5
+	VADDPS      Z15, Z6, Z6
+	VADDPS      Z16, Z7, Z7
+	ADDQ        $64, R12
+	ADDQ        $4, AX
+	CMPQ        AX, R13
+	JLT         kloop8
+	ADDQ        wskip+88(FP), R12
 
-	VMAXPS Z0, Z30, Z0
-	VMAXPS Z1, Z30, Z1
-	VMAXPS Z2, Z30, Z2
-	VMAXPS Z3, Z30, Z3
-	VMAXPS Z4, Z30, Z4
-	VMAXPS Z5, Z30, Z5
-	VMAXPS Z6, Z30, Z6
-	VMAXPS Z7, Z30, Z7
-	VMINPS Z0, Z31, Z0
-	VMINPS Z1, Z31, Z1
-	VMINPS Z2, Z31, Z2
-	VMINPS Z3, Z31, Z3
-	VMINPS Z4, Z31, Z4
-	VMINPS Z5, Z31, Z5
-	VMINPS Z6, Z31, Z6
-	VMINPS Z7, Z31, Z7
+	MOVQ   ldd+8(FP), AX
+	SHLQ   $2, AX
+	TESTQ  $1, flags+96(FP)
+	JZ     noacc8
+	MOVQ   dst+0(FP), R14
+	LEAQ   (R14)(DI*4), R14
+	VADDPS (R14), Z0, K1, Z0
+	CMPQ   m+48(FP), $2
+	JLT    noacc8
+	ADDQ   AX, R14
+	VADDPS (R14), Z1, K1, Z1
+	CMPQ   m+48(FP), $3
+	JLT    noacc8
+	ADDQ   AX, R14
+	VADDPS (R14), Z2, K1, Z2
+	CMPQ   m+48(FP), $4
+	JLT    noacc8
+	ADDQ   AX, R14
+	VADDPS (R14), Z3, K1, Z3
+	CMPQ   m+48(FP), $5
+	JLT    noacc8
+	ADDQ   AX, R14
+	VADDPS (R14), Z4, K1, Z4
+	CMPQ   m+48(FP), $6
+	JLT    noacc8
+	ADDQ   AX, R14
+	VADDPS (R14), Z5, K1, Z5
+	CMPQ   m+48(FP), $7
+	JLT    noacc8
+	ADDQ   AX, R14
+	VADDPS (R14), Z6, K1, Z6
+	CMPQ   m+48(FP), $8
+	JLT    noacc8
+	ADDQ   AX, R14
+	VADDPS (R14), Z7, K1, Z7
 
+noacc8:
+	TESTQ     $2, flags+96(FP)
+	JZ        final8
+	MOVQ      bias+40(FP), R14
+	VMOVUPS.Z (R14)(DI*4), K1, Z8
+	VADDPS    Z8, Z0, Z0
+	VADDPS    Z8, Z1, Z1
+	VADDPS    Z8, Z2, Z2
+	VADDPS    Z8, Z3, Z3
+	VADDPS    Z8, Z4, Z4
+	VADDPS    Z8, Z5, Z5
+	VADDPS    Z8, Z6, Z6
+	VADDPS    Z8, Z7, Z7
+	VMAXPS    Z0, Z30, Z0
+	VMAXPS    Z1, Z30, Z1
+	VMAXPS    Z2, Z30, Z2
+	VMAXPS    Z3, Z30, Z3
+	VMAXPS    Z4, Z30, Z4
+	VMAXPS    Z5, Z30, Z5
+	VMAXPS    Z6, Z30, Z6
+	VMAXPS    Z7, Z30, Z7
+	VMINPS    Z0, Z31, Z0
+	VMINPS    Z1, Z31, Z1
+	VMINPS    Z2, Z31, Z2
+	VMINPS    Z3, Z31, Z3
+	VMINPS    Z4, Z31, Z4
+	VMINPS    Z5, Z31, Z5
+	VMINPS    Z6, Z31, Z6
+	VMINPS    Z7, Z31, Z7
+
+final8:
 	MOVQ    dst+0(FP), R14
 	LEAQ    (R14)(DI*4), R14
-	MOVQ    ldd+8(FP), AX
-	SHLQ    $2, AX
 	VMOVUPS Z0, K1, (R14)
 	CMPQ    m+48(FP), $2
 	JLT     stored8
@@ -173,11 +235,11 @@ done8:
 	VZEROUPPER
 	RET
 
-// func gemmF32R4AVX512(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, tail uint64)
+// func gemmF32R4AVX512(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, tail uint64, wskip int, flags uint64)
 //
 // gemmF32R8AVX512 for 1 ≤ m ≤ 4 rows (one block): SI, BX, CX, DX rows
-// 0-3, Z0-Z3 sums; the other registers as there.
-TEXT ·gemmF32R4AVX512(SB), NOSPLIT, $0-88
+// 0-3, Z0-Z3 sums, Z9-Z12 products; the other registers as there.
+TEXT ·gemmF32R4AVX512(SB), NOSPLIT, $0-104
 	VBROADCASTSS lo+72(FP), Z30
 	VBROADCASTSS hi+76(FP), Z31
 	MOVQ         k+64(FP), R13
@@ -201,38 +263,70 @@ nblk4:
 	MOVQ tail+80(FP), AX
 
 mask4:
-	KMOVW     AX, K1
-	MOVQ      bias+40(FP), R14
-	VMOVUPS.Z (R14)(DI*4), K1, Z0
-	VMOVAPS   Z0, Z1
-	VMOVAPS   Z0, Z2
-	VMOVAPS   Z0, Z3
-	XORQ      AX, AX
+	KMOVW  AX, K1
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	XORQ   AX, AX
 
 kloop4:
-	VMOVUPS          (R12), Z8
-	VFMADD231PS.BCST (SI)(AX*1), Z8, Z0
-	VFMADD231PS.BCST (BX)(AX*1), Z8, Z1
-	VFMADD231PS.BCST (CX)(AX*1), Z8, Z2
-	VFMADD231PS.BCST (DX)(AX*1), Z8, Z3
-	ADDQ             $64, R12
-	ADDQ             $4, AX
-	CMPQ             AX, R13
-	JLT              kloop4
+	VMOVUPS     (R12), Z8
+	VMULPS.BCST (SI)(AX*1), Z8, Z9
+	VMULPS.BCST (BX)(AX*1), Z8, Z10
+	VMULPS.BCST (CX)(AX*1), Z8, Z11
+	VMULPS.BCST (DX)(AX*1), Z8, Z12
+	VADDPS      Z9, Z0, Z0
+	VADDPS      Z10, Z1, Z1
+	VADDPS      Z11, Z2, Z2
+	VADDPS      Z12, Z3, Z3
+	ADDQ        $64, R12
+	ADDQ        $4, AX
+	CMPQ        AX, R13
+	JLT         kloop4
+	ADDQ        wskip+88(FP), R12
 
-	VMAXPS Z0, Z30, Z0
-	VMAXPS Z1, Z30, Z1
-	VMAXPS Z2, Z30, Z2
-	VMAXPS Z3, Z30, Z3
-	VMINPS Z0, Z31, Z0
-	VMINPS Z1, Z31, Z1
-	VMINPS Z2, Z31, Z2
-	VMINPS Z3, Z31, Z3
+	MOVQ   ldd+8(FP), AX
+	SHLQ   $2, AX
+	TESTQ  $1, flags+96(FP)
+	JZ     noacc4
+	MOVQ   dst+0(FP), R14
+	LEAQ   (R14)(DI*4), R14
+	VADDPS (R14), Z0, K1, Z0
+	CMPQ   m+48(FP), $2
+	JLT    noacc4
+	ADDQ   AX, R14
+	VADDPS (R14), Z1, K1, Z1
+	CMPQ   m+48(FP), $3
+	JLT    noacc4
+	ADDQ   AX, R14
+	VADDPS (R14), Z2, K1, Z2
+	CMPQ   m+48(FP), $4
+	JLT    noacc4
+	ADDQ   AX, R14
+	VADDPS (R14), Z3, K1, Z3
 
+noacc4:
+	TESTQ     $2, flags+96(FP)
+	JZ        final4
+	MOVQ      bias+40(FP), R14
+	VMOVUPS.Z (R14)(DI*4), K1, Z8
+	VADDPS    Z8, Z0, Z0
+	VADDPS    Z8, Z1, Z1
+	VADDPS    Z8, Z2, Z2
+	VADDPS    Z8, Z3, Z3
+	VMAXPS    Z0, Z30, Z0
+	VMAXPS    Z1, Z30, Z1
+	VMAXPS    Z2, Z30, Z2
+	VMAXPS    Z3, Z30, Z3
+	VMINPS    Z0, Z31, Z0
+	VMINPS    Z1, Z31, Z1
+	VMINPS    Z2, Z31, Z2
+	VMINPS    Z3, Z31, Z3
+
+final4:
 	MOVQ    dst+0(FP), R14
 	LEAQ    (R14)(DI*4), R14
-	MOVQ    ldd+8(FP), AX
-	SHLQ    $2, AX
 	VMOVUPS Z0, K1, (R14)
 	CMPQ    m+48(FP), $2
 	JLT     stored4
@@ -254,12 +348,12 @@ stored4:
 	VZEROUPPER
 	RET
 
-// func gemmF32R8AVX512Y(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, tail uint64)
+// func gemmF32R8AVX512Y(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, tail uint64, wskip int, flags uint64)
 //
 // gemmF32R8AVX512 for n ≤ 8
 // on EVEX YMM registers (8 lanes: twice the throughput of half-empty
 // ZMM vectors on Zen 4).
-TEXT ·gemmF32R8AVX512Y(SB), NOSPLIT, $0-88
+TEXT ·gemmF32R8AVX512Y(SB), NOSPLIT, $0-104
 	VBROADCASTSS lo+72(FP), Y30
 	VBROADCASTSS hi+76(FP), Y31
 	MOVQ         k+64(FP), R13
@@ -289,54 +383,110 @@ nblk8y:
 	MOVQ tail+80(FP), AX
 
 mask8y:
-	KMOVW     AX, K1
-	MOVQ      bias+40(FP), R14
-	VMOVUPS.Z (R14)(DI*4), K1, Y0
-	VMOVAPS   Y0, Y1
-	VMOVAPS   Y0, Y2
-	VMOVAPS   Y0, Y3
-	VMOVAPS   Y0, Y4
-	VMOVAPS   Y0, Y5
-	VMOVAPS   Y0, Y6
-	VMOVAPS   Y0, Y7
-	XORQ      AX, AX
+	KMOVW  AX, K1
+	VPXORD Y0, Y0, Y0
+	VPXORD Y1, Y1, Y1
+	VPXORD Y2, Y2, Y2
+	VPXORD Y3, Y3, Y3
+	VPXORD Y4, Y4, Y4
+	VPXORD Y5, Y5, Y5
+	VPXORD Y6, Y6, Y6
+	VPXORD Y7, Y7, Y7
+	XORQ   AX, AX
 
 kloop8y:
-	VMOVUPS          (R12), Y8
-	VFMADD231PS.BCST (SI)(AX*1), Y8, Y0
-	VFMADD231PS.BCST (BX)(AX*1), Y8, Y1
-	VFMADD231PS.BCST (CX)(AX*1), Y8, Y2
-	VFMADD231PS.BCST (DX)(AX*1), Y8, Y3
-	VFMADD231PS.BCST (R8)(AX*1), Y8, Y4
-	VFMADD231PS.BCST (R9)(AX*1), Y8, Y5
-	VFMADD231PS.BCST (R10)(AX*1), Y8, Y6
-	VFMADD231PS.BCST (R11)(AX*1), Y8, Y7
-	ADDQ             $64, R12
-	ADDQ             $4, AX
-	CMPQ             AX, R13
-	JLT              kloop8y
+	VMOVUPS     (R12), Y8
+	VMULPS.BCST (SI)(AX*1), Y8, Y9
+	VMULPS.BCST (BX)(AX*1), Y8, Y10
+	VMULPS.BCST (CX)(AX*1), Y8, Y11
+	VMULPS.BCST (DX)(AX*1), Y8, Y12
+	VMULPS.BCST (R8)(AX*1), Y8, Y13
+	VMULPS.BCST (R9)(AX*1), Y8, Y14
+	VMULPS.BCST (R10)(AX*1), Y8, Y15
+	VMULPS.BCST (R11)(AX*1), Y8, Y16
+	VADDPS      Y9, Y0, Y0
+	VADDPS      Y10, Y1, Y1
+	VADDPS      Y11, Y2, Y2
+	VADDPS      Y12, Y3, Y3
+	VADDPS      Y13, Y4, Y4
+	VADDPS      Y14, Y5, Y5
+	VADDPS      Y15, Y6, Y6
+	VADDPS      Y16, Y7, Y7
+	ADDQ        $64, R12
+	ADDQ        $4, AX
+	CMPQ        AX, R13
+	JLT         kloop8y
+	ADDQ        wskip+88(FP), R12
 
-	VMAXPS Y0, Y30, Y0
-	VMAXPS Y1, Y30, Y1
-	VMAXPS Y2, Y30, Y2
-	VMAXPS Y3, Y30, Y3
-	VMAXPS Y4, Y30, Y4
-	VMAXPS Y5, Y30, Y5
-	VMAXPS Y6, Y30, Y6
-	VMAXPS Y7, Y30, Y7
-	VMINPS Y0, Y31, Y0
-	VMINPS Y1, Y31, Y1
-	VMINPS Y2, Y31, Y2
-	VMINPS Y3, Y31, Y3
-	VMINPS Y4, Y31, Y4
-	VMINPS Y5, Y31, Y5
-	VMINPS Y6, Y31, Y6
-	VMINPS Y7, Y31, Y7
+	MOVQ   ldd+8(FP), AX
+	SHLQ   $2, AX
+	TESTQ  $1, flags+96(FP)
+	JZ     noacc8y
+	MOVQ   dst+0(FP), R14
+	LEAQ   (R14)(DI*4), R14
+	VADDPS (R14), Y0, K1, Y0
+	CMPQ   m+48(FP), $2
+	JLT    noacc8y
+	ADDQ   AX, R14
+	VADDPS (R14), Y1, K1, Y1
+	CMPQ   m+48(FP), $3
+	JLT    noacc8y
+	ADDQ   AX, R14
+	VADDPS (R14), Y2, K1, Y2
+	CMPQ   m+48(FP), $4
+	JLT    noacc8y
+	ADDQ   AX, R14
+	VADDPS (R14), Y3, K1, Y3
+	CMPQ   m+48(FP), $5
+	JLT    noacc8y
+	ADDQ   AX, R14
+	VADDPS (R14), Y4, K1, Y4
+	CMPQ   m+48(FP), $6
+	JLT    noacc8y
+	ADDQ   AX, R14
+	VADDPS (R14), Y5, K1, Y5
+	CMPQ   m+48(FP), $7
+	JLT    noacc8y
+	ADDQ   AX, R14
+	VADDPS (R14), Y6, K1, Y6
+	CMPQ   m+48(FP), $8
+	JLT    noacc8y
+	ADDQ   AX, R14
+	VADDPS (R14), Y7, K1, Y7
 
+noacc8y:
+	TESTQ     $2, flags+96(FP)
+	JZ        final8y
+	MOVQ      bias+40(FP), R14
+	VMOVUPS.Z (R14)(DI*4), K1, Y8
+	VADDPS    Y8, Y0, Y0
+	VADDPS    Y8, Y1, Y1
+	VADDPS    Y8, Y2, Y2
+	VADDPS    Y8, Y3, Y3
+	VADDPS    Y8, Y4, Y4
+	VADDPS    Y8, Y5, Y5
+	VADDPS    Y8, Y6, Y6
+	VADDPS    Y8, Y7, Y7
+	VMAXPS    Y0, Y30, Y0
+	VMAXPS    Y1, Y30, Y1
+	VMAXPS    Y2, Y30, Y2
+	VMAXPS    Y3, Y30, Y3
+	VMAXPS    Y4, Y30, Y4
+	VMAXPS    Y5, Y30, Y5
+	VMAXPS    Y6, Y30, Y6
+	VMAXPS    Y7, Y30, Y7
+	VMINPS    Y0, Y31, Y0
+	VMINPS    Y1, Y31, Y1
+	VMINPS    Y2, Y31, Y2
+	VMINPS    Y3, Y31, Y3
+	VMINPS    Y4, Y31, Y4
+	VMINPS    Y5, Y31, Y5
+	VMINPS    Y6, Y31, Y6
+	VMINPS    Y7, Y31, Y7
+
+final8y:
 	MOVQ    dst+0(FP), R14
 	LEAQ    (R14)(DI*4), R14
-	MOVQ    ldd+8(FP), AX
-	SHLQ    $2, AX
 	VMOVUPS Y0, K1, (R14)
 	CMPQ    m+48(FP), $2
 	JLT     stored8y
@@ -387,12 +537,12 @@ done8y:
 	VZEROUPPER
 	RET
 
-// func gemmF32R4AVX512Y(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, tail uint64)
+// func gemmF32R4AVX512Y(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, tail uint64, wskip int, flags uint64)
 //
 // gemmF32R4AVX512 for n ≤ 8
 // on EVEX YMM registers (8 lanes: twice the throughput of half-empty
 // ZMM vectors on Zen 4).
-TEXT ·gemmF32R4AVX512Y(SB), NOSPLIT, $0-88
+TEXT ·gemmF32R4AVX512Y(SB), NOSPLIT, $0-104
 	VBROADCASTSS lo+72(FP), Y30
 	VBROADCASTSS hi+76(FP), Y31
 	MOVQ         k+64(FP), R13
@@ -416,38 +566,70 @@ nblk4y:
 	MOVQ tail+80(FP), AX
 
 mask4y:
-	KMOVW     AX, K1
-	MOVQ      bias+40(FP), R14
-	VMOVUPS.Z (R14)(DI*4), K1, Y0
-	VMOVAPS   Y0, Y1
-	VMOVAPS   Y0, Y2
-	VMOVAPS   Y0, Y3
-	XORQ      AX, AX
+	KMOVW  AX, K1
+	VPXORD Y0, Y0, Y0
+	VPXORD Y1, Y1, Y1
+	VPXORD Y2, Y2, Y2
+	VPXORD Y3, Y3, Y3
+	XORQ   AX, AX
 
 kloop4y:
-	VMOVUPS          (R12), Y8
-	VFMADD231PS.BCST (SI)(AX*1), Y8, Y0
-	VFMADD231PS.BCST (BX)(AX*1), Y8, Y1
-	VFMADD231PS.BCST (CX)(AX*1), Y8, Y2
-	VFMADD231PS.BCST (DX)(AX*1), Y8, Y3
-	ADDQ             $64, R12
-	ADDQ             $4, AX
-	CMPQ             AX, R13
-	JLT              kloop4y
+	VMOVUPS     (R12), Y8
+	VMULPS.BCST (SI)(AX*1), Y8, Y9
+	VMULPS.BCST (BX)(AX*1), Y8, Y10
+	VMULPS.BCST (CX)(AX*1), Y8, Y11
+	VMULPS.BCST (DX)(AX*1), Y8, Y12
+	VADDPS      Y9, Y0, Y0
+	VADDPS      Y10, Y1, Y1
+	VADDPS      Y11, Y2, Y2
+	VADDPS      Y12, Y3, Y3
+	ADDQ        $64, R12
+	ADDQ        $4, AX
+	CMPQ        AX, R13
+	JLT         kloop4y
+	ADDQ        wskip+88(FP), R12
 
-	VMAXPS Y0, Y30, Y0
-	VMAXPS Y1, Y30, Y1
-	VMAXPS Y2, Y30, Y2
-	VMAXPS Y3, Y30, Y3
-	VMINPS Y0, Y31, Y0
-	VMINPS Y1, Y31, Y1
-	VMINPS Y2, Y31, Y2
-	VMINPS Y3, Y31, Y3
+	MOVQ   ldd+8(FP), AX
+	SHLQ   $2, AX
+	TESTQ  $1, flags+96(FP)
+	JZ     noacc4y
+	MOVQ   dst+0(FP), R14
+	LEAQ   (R14)(DI*4), R14
+	VADDPS (R14), Y0, K1, Y0
+	CMPQ   m+48(FP), $2
+	JLT    noacc4y
+	ADDQ   AX, R14
+	VADDPS (R14), Y1, K1, Y1
+	CMPQ   m+48(FP), $3
+	JLT    noacc4y
+	ADDQ   AX, R14
+	VADDPS (R14), Y2, K1, Y2
+	CMPQ   m+48(FP), $4
+	JLT    noacc4y
+	ADDQ   AX, R14
+	VADDPS (R14), Y3, K1, Y3
 
+noacc4y:
+	TESTQ     $2, flags+96(FP)
+	JZ        final4y
+	MOVQ      bias+40(FP), R14
+	VMOVUPS.Z (R14)(DI*4), K1, Y8
+	VADDPS    Y8, Y0, Y0
+	VADDPS    Y8, Y1, Y1
+	VADDPS    Y8, Y2, Y2
+	VADDPS    Y8, Y3, Y3
+	VMAXPS    Y0, Y30, Y0
+	VMAXPS    Y1, Y30, Y1
+	VMAXPS    Y2, Y30, Y2
+	VMAXPS    Y3, Y30, Y3
+	VMINPS    Y0, Y31, Y0
+	VMINPS    Y1, Y31, Y1
+	VMINPS    Y2, Y31, Y2
+	VMINPS    Y3, Y31, Y3
+
+final4y:
 	MOVQ    dst+0(FP), R14
 	LEAQ    (R14)(DI*4), R14
-	MOVQ    ldd+8(FP), AX
-	SHLQ    $2, AX
 	VMOVUPS Y0, K1, (R14)
 	CMPQ    m+48(FP), $2
 	JLT     stored4y

@@ -7,40 +7,44 @@ package arch
 // kept in an array, each reduction step adding one element of a times 16
 // contiguous weights.
 
-// gemmF32Generic is GemmF32 (sizes checked by the wrapper, k ≥ 1). Each
-// block is done in halves of 8 channels with 8 scalar sums, which the
-// compiler keeps in registers (an array of 16 would live in memory).
-// As TensorFlow Lite's float Conv on x86 (im2col, Eigen's GEMM from
-// zero, then BiasAndClamp), each sum starts at 0, adds the products in
-// order of i, and the bias is added last. Where the compiler does not
-// fuse x*y + z (amd64 below GOAMD64=v3) that reproduced an x86 TFLite
-// built without FMA bit for bit on the convolutions checked (package
-// ops/builtin's conv_2d_float golden cases); Eigen's remainder paths and
-// its matrix × vector product sum in other orders.
-func gemmF32Generic(dst []float32, ldd int, a []float32, lda int, w, bias []float32, m, n, k int, lo, hi float32) {
+// gemmF32Generic is a gemmF32Func (sizes checked by the wrapper, k ≥ 1).
+// Each block is done in halves of 8 channels with 8 scalar sums, which
+// the compiler keeps in registers (an array of 16 would live in memory).
+// The products are converted to float32 before the addition, which Go
+// never fuses into a multiply-add.
+func gemmF32Generic(dst []float32, ldd int, a []float32, lda int, w, bias []float32, m, n, k, wk int, lo, hi float32, flags int) {
 	for j0 := 0; j0 < n; j0 += GemmBlock {
-		blk := w[j0*k : j0*k+GemmBlock*k]
+		blk := w[j0*wk : j0*wk+GemmBlock*k]
 		for h := j0; h < min(n, j0+GemmBlock); h += 8 {
 			nb := min(8, n-h)
 			var b [8]float32
-			copy(b[:nb], bias[h:h+nb])
+			if flags&gemmFinal != 0 {
+				copy(b[:nb], bias[h:h+nb])
+			}
 			for p := 0; p < m; p++ {
 				var s0, s1, s2, s3, s4, s5, s6, s7 float32
 				for i, x := range a[p*lda : p*lda+k] {
 					ws := (*[8]float32)(blk[i*GemmBlock+h-j0:])
-					s0 += x * ws[0]
-					s1 += x * ws[1]
-					s2 += x * ws[2]
-					s3 += x * ws[3]
-					s4 += x * ws[4]
-					s5 += x * ws[5]
-					s6 += x * ws[6]
-					s7 += x * ws[7]
+					s0 += float32(x * ws[0])
+					s1 += float32(x * ws[1])
+					s2 += float32(x * ws[2])
+					s3 += float32(x * ws[3])
+					s4 += float32(x * ws[4])
+					s5 += float32(x * ws[5])
+					s6 += float32(x * ws[6])
+					s7 += float32(x * ws[7])
 				}
 				s := [8]float32{s0, s1, s2, s3, s4, s5, s6, s7}
 				out := dst[p*ldd+h : p*ldd+h+nb]
 				for l := range out {
-					out[l] = clampF32(s[l]+b[l], lo, hi)
+					v := s[l]
+					if flags&gemmAcc != 0 {
+						v = out[l] + v
+					}
+					if flags&gemmFinal != 0 {
+						v = clampF32(v+b[l], lo, hi)
+					}
+					out[l] = v
 				}
 			}
 		}

@@ -18,7 +18,14 @@ func gemmF32BlockNEON(dst *float32, ldd int, a *float32, lda int, w *float32, bi
 // computed at a time into the stack tile.
 const gemmTileRows = 64
 
-func gemmF32NEON(dst []float32, ldd int, a []float32, lda int, w, bias []float32, m, n, k int, lo, hi float32) {
+// gemmF32NEON is the NEON gemmF32Func. Its kernels start at the bias and
+// fuse, so GemmF32Tile gives it the whole reduction with gemmFinal
+// (gemmF32Ordered); other calls go to the portable kernel.
+func gemmF32NEON(dst []float32, ldd int, a []float32, lda int, w, bias []float32, m, n, k, wk int, lo, hi float32, flags int) {
+	if wk != k || flags != gemmFinal {
+		gemmF32Generic(dst, ldd, a, lda, w, bias, m, n, k, wk, lo, hi, flags)
+		return
+	}
 	j0 := 0
 	for ; j0+GemmBlock <= n; j0 += GemmBlock {
 		gemmF32BlockNEON(&dst[j0], ldd, &a[0], lda, &w[j0*k], &bias[j0], m, k, lo, hi)

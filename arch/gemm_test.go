@@ -222,7 +222,7 @@ func TestTwinGemmF32(t *testing.T) {
 		}
 		ref := gemmRefF32(c, a, w, bias, lo, hi)
 		for _, im := range ims {
-			checkGemmF32Ref(t, im.name, im.fn, c, a, packed, bias, lo, hi, ref)
+			checkGemmF32Ref(t, im.name, whole(im.fn), c, a, packed, bias, lo, hi, ref)
 		}
 	}
 }
@@ -251,8 +251,8 @@ func TestTwinGemmF32Specials(t *testing.T) {
 						w[r.IntN(c.n)*c.k+i] = 0
 					}
 					packed := packF32(t, w, c.n, c.k, false)
-					checkGemmF32(t, im.name, im.fn, c, a, w, packed, bias, float32(math.Inf(-1)), float32(math.Inf(1)))
-					checkGemmF32(t, im.name, im.fn, c, a, w, packed, bias, 0, 6)
+					checkGemmF32(t, im.name, whole(im.fn), c, a, w, packed, bias, float32(math.Inf(-1)), float32(math.Inf(1)))
+					checkGemmF32(t, im.name, whole(im.fn), c, a, w, packed, bias, 0, 6)
 				}
 			}
 		}
@@ -581,7 +581,7 @@ func FuzzGemm(f *testing.F) {
 			packed := make([]float32, PackedGemmF32Len(n, k))
 			PackGemmF32(packed, wf, n, k)
 			for _, im := range implsOf(gemmF32Impls) {
-				checkGemmF32(t, im.name, im.fn, c, af, wf, packed, bias, float32(math.Inf(-1)), float32(math.Inf(1)))
+				checkGemmF32(t, im.name, whole(im.fn), c, af, wf, packed, bias, float32(math.Inf(-1)), float32(math.Inf(1)))
 			}
 		}
 		a8, w8, seed := make([]int8, m*k), make([]int8, n*k), make([]int32, n)
@@ -639,4 +639,88 @@ func FuzzGemm(f *testing.F) {
 			}
 		}
 	})
+}
+
+// whole calls a gemmF32Func on the whole reduction, with the bias and
+// the clamp.
+func whole(fn gemmF32Func) func(dst []float32, ldd int, a []float32, lda int, w, bias []float32, m, n, k int, lo, hi float32) {
+	return func(dst []float32, ldd int, a []float32, lda int, w, bias []float32, m, n, k int, lo, hi float32) {
+		fn(dst, ldd, a, lda, w, bias, m, n, k, k, lo, hi, gemmFinal)
+	}
+}
+
+// TestTwinGemmF32Order checks that the kernels that sum in GemmF32Tile's
+// order (all but NEON's) agree with the portable one bit for bit, on
+// reduction ranges inside a longer packed matrix, with and without
+// gemmAcc and gemmFinal.
+func TestTwinGemmF32Order(t *testing.T) {
+	r := rand.New(rand.NewPCG(77, 78))
+	for trial := range 300 {
+		m, n := 1+r.IntN(20), 1+r.IntN(40)
+		wk := 1 + r.IntN(70)
+		k0 := r.IntN(wk)
+		k := 1 + r.IntN(wk-k0)
+		if trial%5 == 0 {
+			m, n = 1+r.IntN(257), 1+r.IntN(70)
+		}
+		lda, ldd := wk+r.IntN(3), n+r.IntN(3)
+		flags := trial % 4
+		a, w, bias := make([]float32, m*lda), make([]float32, n*wk), make([]float32, n)
+		kind := f32Kind(trial % int(numKinds))
+		genF32(r, a, kind)
+		genF32(r, w, kind)
+		genF32(r, bias, kindUniform)
+		packed := make([]float32, PackedGemmF32Len(n, wk))
+		PackGemmF32(packed, w, n, wk)
+		init := make([]float32, m*ldd)
+		genF32(r, init, kindUniform)
+		lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+		if trial%3 == 1 {
+			lo, hi = -0.5, 0.25
+		}
+		want := append([]float32(nil), init...)
+		gemmF32Generic(want, ldd, a[k0:], lda, packed[k0*GemmBlock:], bias, m, n, k, wk, lo, hi, flags)
+		for _, im := range implsOf(gemmF32Impls) {
+			if im.name == "neon" {
+				continue
+			}
+			got := append([]float32(nil), init...)
+			im.fn(got, ldd, a[k0:], lda, packed[k0*GemmBlock:], bias, m, n, k, wk, lo, hi, flags)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+					t.Fatalf("%s m=%d n=%d k=%d of %d at %d, flags %d: dst[%d] = %v, portable %v", im.name, m, n, k, wk, k0, flags, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestTwinLaneSums4 checks laneSums4's kernels against the portable one
+// bit for bit on random and edge sizes, strides and start values.
+func TestTwinLaneSums4(t *testing.T) {
+	r := rand.New(rand.NewPCG(79, 80))
+	for trial := range 200 {
+		m, k4 := r.IntN(12), 4*r.IntN(40)
+		if trial < 8 {
+			m, k4 = trial, 4*trial
+		}
+		lda := k4 + r.IntN(5)
+		a, w := make([]float32, m*lda+1), make([]float32, k4+1)
+		kind := f32Kind(trial % int(numKinds))
+		genF32(r, a, kind)
+		genF32(r, w, kind)
+		init := make([]float32, 4*m)
+		genF32(r, init, kindUniform)
+		want := append([]float32(nil), init...)
+		laneSums4Generic(want, a[1:], lda, w[1:], m, k4)
+		for _, im := range implsOf(laneSums4Impls) {
+			got := append([]float32(nil), init...)
+			im.fn(got, a[1:], lda, w[1:], m, k4)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+					t.Fatalf("%s m=%d k4=%d lda=%d: out[%d] = %v, portable %v", im.name, m, k4, lda, i, got[i], want[i])
+				}
+			}
+		}
+	}
 }

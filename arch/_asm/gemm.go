@@ -145,12 +145,13 @@ func generate() ([]file, error) {
 		{Name: "gemmF32R8AVX512", R: 8, L: "8", Doc: `
 //
 // SI, BX, CX, DX, R8-R11 rows 0-7; R12 packed weights; AX reduction
-// offset (bytes); R13 k·4; DI channel index j; Z0-Z7 sums; Z8 weights;
-// Z30/Z31 lo/hi; K1 channel mask. k ≥ 1, m ≥ 1, n ≥ 1.`},
+// offset (bytes); R13 k·4; DI channel index j; Z0-Z7 sums; Z8 weights
+// (then the bias); Z9-Z16 products; Z30/Z31 lo/hi; K1 channel mask.
+// k ≥ 1, m ≥ 1, n ≥ 1.`},
 		{Name: "gemmF32R4AVX512", R: 4, L: "4", Doc: `
 //
 // gemmF32R8AVX512 for 1 ≤ m ≤ 4 rows (one block): SI, BX, CX, DX rows
-// 0-3, Z0-Z3 sums; the other registers as there.`},
+// 0-3, Z0-Z3 sums, Z9-Z12 products; the other registers as there.`},
 		{Name: "gemmF32R8AVX512Y", R: 8, Y: true, L: "8y", Doc: `
 //
 // gemmF32R8AVX512 for n ≤ 8` + ymmDoc},

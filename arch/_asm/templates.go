@@ -39,22 +39,27 @@ const templates = `
 {{end}}
 
 {{- define "f32doc"}}
-// Float32 kernels (GemmF32): each reduction step loads one vector of 16
-// packed weights and multiplies it by an element of every row, broadcast
-// from memory ({1to16}) straight into a fused multiply-add, so the kernel
-// does no horizontal sums. The sums start at the bias; the activation
-// clamp (VMAXPS with lo, then VMINPS with hi, x as the second source so
-// that a NaN passes through) is applied before the store. The last
-// channel block is stored under the opmask tail (K1).
+// Float32 kernels (GemmF32's gemmF32Func): each reduction step loads one
+// vector of 16 packed weights, multiplies it by an element of every row,
+// broadcast from memory ({1to16}), and adds the products to the sums
+// with separate VMULPS and VADDPS (no fused multiply-add: TensorFlow
+// Lite's order on x86), so the kernel does no horizontal sums. The sums
+// start at 0; after the reduction range the weight pointer skips wskip
+// bytes to the range in the next channel block. With flags bit 0 the
+// values already in dst are added; with bit 1 the bias is added and the
+// activation clamp (VMAXPS with lo, then VMINPS with hi, x as the second
+// source so that a NaN passes through) applied, before the store. The
+// last channel block is read and stored under the opmask tail (K1).
 //
 // Rows beyond m in the last row block alias the last real row: they are
-// computed (wasted work, no out-of-bounds reads) but not stored.
+// computed (wasted work, no out-of-bounds reads) but neither loaded from
+// dst nor stored.
 {{end}}
 
 {{- define "f32"}}
-// func {{.Name}}(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, tail uint64)
+// func {{.Name}}(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, tail uint64, wskip int, flags uint64)
 {{- .Doc}}
-TEXT ·{{.Name}}(SB), NOSPLIT, $0-88
+TEXT ·{{.Name}}(SB), NOSPLIT, $0-104
 	VBROADCASTSS lo+72(FP), {{.V 30}}
 	VBROADCASTSS hi+76(FP), {{.V 31}}
 	MOVQ k+64(FP), R13
@@ -81,33 +86,57 @@ nblk{{.L}}:
 
 mask{{.L}}:
 	KMOVW AX, K1
-	MOVQ bias+40(FP), R14
-	VMOVUPS.Z (R14)(DI*4), K1, {{.V 0}}
-{{- range .Rows}}{{if .I}}
-	VMOVAPS {{$.V 0}}, {{.Acc}}
-{{- end}}{{end}}
+{{- range .Rows}}
+	VPXORD {{.Acc}}, {{.Acc}}, {{.Acc}}
+{{- end}}
 	XORQ AX, AX
 
 kloop{{.L}}:
-	VMOVUPS (R12), {{.V 8}}
+	VMOVUPS (R12), {{$.V 8}}
 {{- range .Rows}}
-	VFMADD231PS.BCST ({{.Reg}})(AX*1), {{$.V 8}}, {{.Acc}}
+	VMULPS.BCST ({{.Reg}})(AX*1), {{$.V 8}}, {{$.V (add 9 .I)}}
+{{- end}}
+{{- range .Rows}}
+	VADDPS {{$.V (add 9 .I)}}, {{.Acc}}, {{.Acc}}
 {{- end}}
 	ADDQ $64, R12
 	ADDQ $4, AX
 	CMPQ AX, R13
 	JLT kloop{{.L}}
-{{range .Rows}}
+	ADDQ wskip+88(FP), R12
+
+	MOVQ ldd+8(FP), AX
+	SHLQ $2, AX
+	TESTQ $1, flags+96(FP)
+	JZ noacc{{.L}}
+	MOVQ dst+0(FP), R14
+	LEAQ (R14)(DI*4), R14
+{{- range .Rows}}{{if .I}}
+	CMPQ m+48(FP), ${{.N}}
+	JLT noacc{{$.L}}
+	ADDQ AX, R14
+{{- end}}
+	VADDPS (R14), {{.Acc}}, K1, {{.Acc}}
+{{- end}}
+
+noacc{{.L}}:
+	TESTQ $2, flags+96(FP)
+	JZ final{{.L}}
+	MOVQ bias+40(FP), R14
+	VMOVUPS.Z (R14)(DI*4), K1, {{.V 8}}
+{{- range .Rows}}
+	VADDPS {{$.V 8}}, {{.Acc}}, {{.Acc}}
+{{- end}}
+{{- range .Rows}}
 	VMAXPS {{.Acc}}, {{$.V 30}}, {{.Acc}}
 {{- end}}
 {{- range .Rows}}
 	VMINPS {{.Acc}}, {{$.V 31}}, {{.Acc}}
 {{- end}}
 
+final{{.L}}:
 	MOVQ dst+0(FP), R14
 	LEAQ (R14)(DI*4), R14
-	MOVQ ldd+8(FP), AX
-	SHLQ $2, AX
 {{- range .Rows}}{{if .I}}
 	CMPQ m+48(FP), ${{.N}}
 	JLT stored{{$.L}}

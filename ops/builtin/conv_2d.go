@@ -541,7 +541,9 @@ func (k *Conv2D) floatTiles(worker, lo, hi int) {
 			}
 			continue
 		}
-		arch.GemmF32(dst, k.outC, src, k.k, r.packedF, r.bias, cnt, k.outC, k.k, k.fMin, k.fMax)
+		// One GEMM over all images' pixels, as TFLite's im2col (the order
+		// of a sum depends on the row's place in it).
+		arch.GemmF32Tile(dst, k.outC, src, k.k, r.packedF, r.bias, cnt, k.outC, k.k, k.fMin, k.fMax, batch*k.pixels+p0, k.batches*k.pixels)
 	}
 }
 

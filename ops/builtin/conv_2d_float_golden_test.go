@@ -1,4 +1,4 @@
-//go:build purego && amd64 && !amd64.v3
+//go:build amd64 || purego
 
 package builtin_test
 
@@ -11,16 +11,17 @@ import (
 
 // Float CONV_2D against TensorFlow Lite's outputs (builtin kernels, x86
 // without FMA: im2col, Eigen's GEMM from zero, then the bias), bit for bit
-// (testdata/conv_2d_float). Only the portable kernels without fused
-// multiply-adds (purego on amd64 below v3) sum in that order; the
-// assembly GEMMs start at the bias and fuse, and differ by float rounding.
-// The order matters for dynamic-range models: a last-ulp difference in a
-// float convolution's output can flip the input quantisation of the
-// hybrid operator after it (mobilenet_v2_035_96_embedder of the corpus
-// differed by 0.09 that way). Not matched yet: output channels that
-// Eigen's GEMM handles in its one-packet remainder path (with 20 output
-// channels, 16..19 differ by an ulp), and single-pixel products, which
-// Eigen runs as a matrix × vector product in another order.
+// (testdata/conv_2d_float), on every path of arch.GemmF32Tile's order:
+// in-order sums (channels below a multiple of 8), the 4-channel and the
+// n%4-channel remainders (20 and 19 channels), reduction blocks (depth
+// 864 and 1400 > Eigen's kc of 680), the matrix × vector product (one
+// output pixel, one output channel) and two images whose pixel count is
+// not a multiple of 4. The amd64 kernels and the portable ones (which
+// never fuse) follow that order; the NEON kernels fuse and start at the
+// bias, hence the build constraint. The order matters for dynamic-range
+// models: a last-ulp difference in a float convolution's output can flip
+// the input quantisation of the hybrid operator after it
+// (mobilenet_v2_035_96_embedder of the corpus differed by 0.09 that way).
 
 // floatConvGold describes one model.
 type floatConvGold struct {
@@ -55,6 +56,13 @@ func floatConvGoldVariants() []goldVariant {
 		v("1x1_k16", floatConvGold{1, 8, 8, 16, 24, 1, 1, 1, valid, none}, 2),
 		v("1x1_k48_batch2", floatConvGold{2, 6, 6, 48, 8, 1, 1, 1, same, relu6}, 3),
 		v("3x3_k72_valid", floatConvGold{1, 7, 7, 8, 24, 3, 3, 1, valid, none}, 4),
+		v("1x1_c20", floatConvGold{1, 5, 5, 40, 20, 1, 1, 1, valid, none}, 5),
+		v("3x3_c19_relu6", floatConvGold{1, 6, 7, 12, 19, 3, 3, 1, same, relu6}, 6),
+		v("3x3_k864", floatConvGold{1, 5, 5, 96, 16, 3, 3, 1, same, none}, 7),
+		v("1x1_k1400_c13", floatConvGold{1, 3, 3, 1400, 13, 1, 1, 1, valid, none}, 8),
+		v("1pixel_k300", floatConvGold{1, 1, 1, 300, 37, 1, 1, 1, valid, none}, 9),
+		v("c1_k75", floatConvGold{1, 6, 6, 3, 1, 5, 5, 1, same, none}, 10),
+		v("batch2_odd_c12", floatConvGold{2, 5, 3, 30, 12, 3, 3, 1, same, none}, 11),
 	}
 }
 

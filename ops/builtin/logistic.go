@@ -11,9 +11,9 @@ import (
 // Logistic is the kernel of TFLite's LOGISTIC operator, y = 1/(1+e^−x)
 // elementwise; the output has the input's shape and type.
 //
-// float32 goes through arch.Sigmoid (absolute error at most 8.93e-8
-// against float64 math over every float32 input, within a few ulp of
-// TFLite's Eigen kernel on the golden models). int8 and uint8 use a 256-entry table built at Prepare
+// float32 goes through arch.LogisticEigenF32: TFLite's own float kernel
+// on x86 (Eigen's packet logistic, the scalar form for the last size%4
+// elements), bit for bit. int8 and uint8 use a 256-entry table built at Prepare
 // exactly as TFLite's builtin (generic optimised) kernel does
 // (LUTPopulate with a float32 sigmoid); the output scale must be exactly
 // 1/256, as TFLite checks (the zero point is free; TFLite models use -128
@@ -75,10 +75,9 @@ func (k *Logistic) Eval(n *ops.Node) error {
 	}
 	cnt := in.NumElements()
 	if in.Type == ops.Float32 {
-		// arch's vector sigmoid (absolute error below 9e-8 over all
-		// float32 inputs; TFLite's own is Eigen's approximation, not the
-		// correctly rounded value either).
-		arch.Sigmoid(out.Float32s()[:cnt], in.Float32s()[:cnt])
+		// TFLite's own float logistic (Eigen's approximation), bit for
+		// bit.
+		arch.LogisticEigenF32(out.Float32s()[:cnt], in.Float32s()[:cnt])
 		return nil
 	}
 	if in.Type == ops.Int16 {
