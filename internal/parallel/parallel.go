@@ -13,7 +13,9 @@
 //
 // Between runs a worker first spins (SpinTime, yielding its processor
 // with runtime.Gosched so that it never holds one another goroutine
-// needs), then sleeps on a sync.Cond. An Invoke is a sequence of
+// needs, and its core with sched_yield so that it does not slow the
+// caller's single-threaded operators on a machine with more runnable
+// threads than cores), then sleeps on a sync.Cond. An Invoke is a sequence of
 // operators of 10 µs to a few ms each, with short single-threaded
 // operators between the split ones: a worker woken from a futex sleep
 // for each of them (tens of microseconds on a loaded virtual machine)
@@ -44,7 +46,7 @@ const MinWork = 64 << 10
 // single-threaded operators between two split ones and the gap between
 // two Invokes of a loop, short enough that an idle interpreter soon
 // stops using CPU.
-const SpinTime = 2 * time.Millisecond
+const SpinTime = 500 * time.Microsecond
 
 // minWork is the threshold Run applies: MinWork, or what SetMinWork set.
 var minWork atomic.Int64
@@ -352,6 +354,7 @@ func (p *Pool) awaitRange(seen uint64) bool {
 			return false
 		}
 		runtime.Gosched()
+		osYield()
 		if i%16 == 0 {
 			if start.IsZero() {
 				start = time.Now()
