@@ -36,9 +36,13 @@ import (
 // MinWork is the least work (in multiply-adds or element operations, the
 // unit Run's work argument counts) that is worth a thread: a range with
 // less work per extra thread runs on fewer threads, down to the caller
-// alone. Measured on a loaded 2-core AMD EPYC (BenchmarkThreadedLayers in
-// ops/builtin, and whole models with interpreter/measure_threads.go
-// -minwork) with spinning workers.
+// alone. With workers woken through a futex for every range it was 256k
+// (measured with BenchmarkThreadedLayers in ops/builtin and
+// interpreter/measure_threads.go -minwork on a loaded 2-core AMD EPYC);
+// with spinning workers a hand-off costs about 0.5 µs
+// (BenchmarkRunOverhead) against 10-20 µs for 64k multiply-adds on one
+// core, so a quarter of that. (Not re-measured on a quiet machine: the
+// shared one was saturated when it was set.)
 const MinWork = 64 << 10
 
 // SpinTime is how long a worker keeps polling for the next range after
