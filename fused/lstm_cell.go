@@ -60,6 +60,10 @@ type lstmCell struct {
 	iq *lstmIntegerPacked
 
 	scr lstmScratchIDs
+	// prod is the gate product being split over threads and prodFn its
+	// range function (packedProduct.run, bound once).
+	prod   packedProduct
+	prodFn func(worker, lo, hi int)
 }
 
 // rows is the number of rows of the gate panels, nG·n_cell.
@@ -80,6 +84,7 @@ func gateRow[E any](c *lstmCell, buf []E, b, g int) []E {
 // them.
 func newLSTMCell(cfg lstmConfig, path lstmPath) *lstmCell {
 	c := &lstmCell{cfg: cfg, path: path}
+	c.prodFn = c.prod.run
 	order := [numGates]int{gateInput, gateForget, gateCell, gateOutput}
 	if path == lstmPathFloat {
 		order = [numGates]int{gateInput, gateForget, gateOutput, gateCell}

@@ -110,6 +110,8 @@ func allDiag(c *lstmCell) bool {
 // [nb][nG][n_cell] and the hidden buffer [nb][n_cell].
 type lstmFloatScratch struct {
 	gates, hidden []float32
+	// node is the node whose threads split the gate products.
+	node *ops.Node
 }
 
 // floatScratch returns the float scratch views of the node, ok=false when
@@ -119,6 +121,7 @@ func (c *lstmCell) floatScratch(n *ops.Node) (s lstmFloatScratch, ok bool) {
 	var ok1, ok2 bool
 	s.gates, ok1 = scratchView[float32](scratchOf(n, c.scr.gates), nb*c.rows())
 	s.hidden, ok2 = scratchView[float32](scratchOf(n, c.scr.hidden), nb*c.cfg.nCell)
+	s.node = n
 	return s, ok1 && ok2
 }
 
@@ -171,13 +174,13 @@ func (c *lstmCell) stepFloat(x, aux []float32, nb int, h, cs []float32, s *lstmF
 	// TFLite skips the products of an all-zero input; the result is the
 	// same and padded sequences get cheaper.
 	if !isZeroFloat(x[:nb*cfg.nInput]) {
-		matBatchVecMulAccPacked(acc, p.wx, rows, cfg.nInput, x, nb)
+		c.productOn(s.node, acc, p.wx, rows, cfg.nInput, x, nb)
 	}
 	if aux != nil && !isZeroFloat(aux[:nb*cfg.nAux]) {
-		matBatchVecMulAccPacked(acc, p.wAux, rows, cfg.nAux, aux, nb)
+		c.productOn(s.node, acc, p.wAux, rows, cfg.nAux, aux, nb)
 	}
 	if p.wh != nil {
-		matBatchVecMulAccPacked(acc, p.wh, rows, cfg.nOutput, h, nb)
+		c.productOn(s.node, acc, p.wh, rows, cfg.nOutput, h, nb)
 	}
 	// The sigmoid gates occupy slots 0..nSig-1. With peepholes the output
 	// gate (the last of them) needs the updated cell state and is

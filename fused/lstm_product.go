@@ -1,6 +1,9 @@
 package fused
 
-import "github.com/tflrun/tflrun/arch"
+import (
+	"github.com/tflrun/tflrun/arch"
+	"github.com/tflrun/tflrun/ops"
+)
 
 // Batched matrix×vector products for the LSTM panels. arch's primitives
 // multiply one vector per call, so a batch of n vectors would stream the
@@ -67,4 +70,37 @@ func matBatchVecMulAccI8(dst []int32, m []int8, rows, cols int, x []int8, nb int
 			arch.MatVecMulAccInt8(dst[b*rows+r0:b*rows+r0+n], w, n, cols, x[b*cols:(b+1)*cols])
 		}
 	}
+}
+
+// packedProduct is one gate product of a float step split over the
+// node's threads (ops.Node.Parallel) in units of arch.PackedBlock rows:
+// every row is one arch.MatVecMulAccPacked sum over the whole row, so
+// the split does not change a bit (TestPackedProductSplit).
+type packedProduct struct {
+	dst, p, x      []float32
+	rows, cols, nb int
+}
+
+// run multiplies the row blocks [lo, hi).
+func (pp *packedProduct) run(worker, lo, hi int) {
+	r0, r1 := lo*arch.PackedBlock, min(hi*arch.PackedBlock, pp.rows)
+	n := r1 - r0
+	w := pp.p[r0*pp.cols : r0*pp.cols+arch.PackedLen(n, pp.cols)]
+	for b := 0; b < pp.nb; b++ {
+		arch.MatVecMulAccPacked(pp.dst[b*pp.rows+r0:b*pp.rows+r1], w, n, pp.cols, pp.x[b*pp.cols:(b+1)*pp.cols])
+	}
+}
+
+// productOn is matBatchVecMulAccPacked on the threads of node n (nil:
+// one thread): a step's gate products are split by rows when the panel
+// is large (an LSTM(256) step reads 1.5 MB of weights; two cores have
+// twice the cache bandwidth). It must not run concurrently on one cell.
+func (c *lstmCell) productOn(n *ops.Node, dst, p []float32, rows, cols int, x []float32, nb int) {
+	if n == nil || n.Threads() == 1 || rows <= 0 || cols <= 0 || nb <= 0 {
+		matBatchVecMulAccPacked(dst, p, rows, cols, x, nb)
+		return
+	}
+	c.prod = packedProduct{dst: dst, p: p, x: x, rows: rows, cols: cols, nb: nb}
+	n.Parallel((rows+arch.PackedBlock-1)/arch.PackedBlock, rows*cols*nb, c.prodFn)
+	c.prod = packedProduct{}
 }

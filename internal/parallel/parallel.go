@@ -7,9 +7,22 @@
 // goroutine and the workers claim one by one; each unit must write only
 // its own outputs, so the result does not depend on how the range is
 // split or on the number of threads. Run starts no goroutine, sends on no
-// channel and allocates nothing: the workers sleep on a sync.Cond between
-// runs, and the function is passed as a value the kernel made once (a
-// method value stored at Prepare), not a closure literal built per call.
+// channel and allocates nothing: the function is passed as a value the
+// kernel made once (a method value stored at Prepare), not a closure
+// literal built per call.
+//
+// Between runs a worker first spins (SpinTime, yielding its processor
+// with runtime.Gosched so that it never holds one another goroutine
+// needs, and its core with sched_yield so that it does not slow the
+// caller's single-threaded operators on a machine with more runnable
+// threads than cores), then sleeps on a sync.Cond. An Invoke is a sequence of
+// operators of 10 µs to a few ms each, with short single-threaded
+// operators between the split ones: a worker woken from a futex sleep
+// for each of them (tens of microseconds on a loaded virtual machine)
+// arrived after the caller had claimed most chunks, and two threads
+// gave no speed-up at all. Spinning briefly is what TensorFlow Lite's
+// thread pools do too (ruy's and pthreadpool's workers busy-wait before
+// they block).
 package parallel
 
 import (
@@ -17,18 +30,27 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // MinWork is the least work (in multiply-adds or element operations, the
 // unit Run's work argument counts) that is worth a thread: a range with
 // less work per extra thread runs on fewer threads, down to the caller
-// alone. Measured on a loaded 2-core AMD EPYC (BenchmarkThreadedLayers in
-// ops/builtin, and whole models with interpreter/measure_threads.go
-// -minwork): operators of 0.5–1M multiply-adds ran 1.8× faster on 2
-// threads, one of 300k (a 48×48 8→16 int8 pointwise CONV_2D) 1.3× slower,
-// and whole CNNs of 0.3–1.5 ms spent 20–25% more CPU time when every
-// operator above 128k per thread was split.
-const MinWork = 256 << 10
+// alone. With workers woken through a futex for every range it was 256k
+// (measured with BenchmarkThreadedLayers in ops/builtin and
+// interpreter/measure_threads.go -minwork on a loaded 2-core AMD EPYC);
+// with spinning workers a hand-off costs about 0.5 µs
+// (BenchmarkRunOverhead) against 10-20 µs for 64k multiply-adds on one
+// core, so a quarter of that. (Not re-measured on a quiet machine: the
+// shared one was saturated when it was set.)
+const MinWork = 64 << 10
+
+// SpinTime is how long a worker keeps polling for the next range after
+// finishing one before it sleeps: long enough to bridge the
+// single-threaded operators between two split ones and the gap between
+// two Invokes of a loop, short enough that an idle interpreter soon
+// stops using CPU.
+const SpinTime = 500 * time.Microsecond
 
 // minWork is the threshold Run applies: MinWork, or what SetMinWork set.
 var minWork atomic.Int64
@@ -43,6 +65,10 @@ func init() { minWork.Store(MinWork) }
 // before a worker wakes.
 func SetMinWork(w int) (old int) { return int(minWork.Swap(int64(w))) }
 
+// spinBurst is how many times a spinning worker polls between two
+// yields of its processor (about a microsecond).
+const spinBurst = 256
+
 // chunksPerThread is how many chunks a range is cut into per thread, so
 // that a thread delayed by the scheduler (the machine is shared) leaves
 // its chunks to the others instead of making every thread wait.
@@ -55,22 +81,31 @@ const chunksPerThread = 4
 type Pool struct {
 	threads int
 
-	mu      sync.Mutex
-	wake    sync.Cond // workers wait for a new range
-	done    sync.Cond // Run waits for the workers that joined
-	gen     uint64    // range generation, bumped by each threaded Run
-	open    bool      // chunks of the current range may still be joined
-	helpers int       // workers the current range may take
-	joined  int       // workers that joined the current range
-	running int       // workers still working on it
-	stopped bool
-	panicV  any // the first panic of a range function, re-raised by Run
-
+	// The current range, written by Run before it opens the range
+	// (state) and read by the workers that joined it.
 	f         func(worker, lo, hi int)
 	n, chunk  int
 	numChunks int64
-	static    bool         // chunks dealt round-robin (SetMinWork(0))
-	next      atomic.Int64 // next chunk to claim
+	helpers   int32 // workers the range may take
+	static    bool  // chunks dealt round-robin (SetMinWork(0))
+
+	_ [64]byte // the fields the workers write, on their own lines
+
+	// state is gen<<1 | open: gen counts the threaded ranges Run has
+	// published, open says workers may still join the latest.
+	state    atomic.Uint64
+	next     atomic.Int64 // next chunk to claim
+	joined   atomic.Int32 // workers that joined the range (ids 1..)
+	running  atomic.Int32 // workers inside the join protocol
+	finished atomic.Int32 // workers done with a static range
+	waiting  atomic.Bool  // Run sleeps on done
+	sleepers atomic.Int32 // workers sleeping on wake
+	stopped  atomic.Bool
+
+	mu     sync.Mutex
+	wake   sync.Cond // workers wait for a new range
+	done   sync.Cond // Run waits for the workers that joined
+	panicV any       // the first panic of a range function (under mu)
 
 	live atomic.Int32 // worker goroutines started and not yet returned
 }
@@ -115,8 +150,8 @@ func (p *Pool) Stop() {
 	if p == nil {
 		return
 	}
+	p.stopped.Store(true)
 	p.mu.Lock()
-	p.stopped = true
 	p.wake.Broadcast()
 	p.mu.Unlock()
 }
@@ -137,9 +172,9 @@ func Threads(n int) int {
 // worker, in [0, Threads()), identifies the goroutine running the call,
 // for per-thread scratch: no two calls with the same worker run at once.
 // work is the whole range's cost in multiply-adds (or element
-// operations): a range with less than MinWork (see SetMinWork) per thread uses fewer
-// threads, and one below 2·MinWork runs as f(0, 0, n) on the caller; a
-// negative work always splits (tests).
+// operations): a range with less than MinWork (see SetMinWork) per
+// thread uses fewer threads, and one below 2·MinWork runs as f(0, 0, n)
+// on the caller; a negative work always splits (tests).
 // A panic in f is re-raised on the caller once every thread has stopped
 // working on the range.
 func (p *Pool) Run(n, work int, f func(worker, lo, hi int)) {
@@ -147,7 +182,7 @@ func (p *Pool) Run(n, work int, f func(worker, lo, hi int)) {
 		return
 	}
 	threads := p.Threads()
-	if p != nil && p.stopped {
+	if p != nil && p.stopped.Load() {
 		threads = 1
 	}
 	threads = min(threads, n)
@@ -159,36 +194,65 @@ func (p *Pool) Run(n, work int, f func(worker, lo, hi int)) {
 		f(0, 0, n)
 		return
 	}
+	// No worker is inside the join protocol (the previous Run waited
+	// for running to reach 0 after closing its range), so the range
+	// fields are Run's alone until the range opens.
 	chunks := min(n, threads*chunksPerThread)
-	p.mu.Lock()
 	p.f, p.n = f, n
 	p.chunk = (n + chunks - 1) / chunks
 	p.numChunks = int64((n + p.chunk - 1) / p.chunk)
-	p.next.Store(0)
-	p.helpers, p.joined, p.running = threads-1, 0, 0
+	p.helpers = int32(threads - 1)
 	p.static = mw <= 0
-	p.open = true
-	p.gen++
-	p.wake.Broadcast()
-	p.mu.Unlock()
+	p.next.Store(0)
+	p.joined.Store(0)
+	p.finished.Store(0)
+	gen := p.state.Load()>>1 + 1
+	p.state.Store(gen<<1 | 1)
+	if p.sleepers.Load() > 0 {
+		p.mu.Lock()
+		p.wake.Broadcast()
+		p.mu.Unlock()
+	}
 
 	p.work(0)
 
-	p.mu.Lock()
-	for p.static && p.joined < p.helpers {
-		p.done.Wait()
+	if p.static {
+		// Every helper's chunks are its own: wait until each has
+		// joined and run them.
+		p.await(func() bool { return p.finished.Load() >= p.helpers })
 	}
-	p.open = false
-	for p.running > 0 {
-		p.done.Wait()
-	}
+	p.state.Store(gen << 1) // closed: no worker joins any more
+	p.await(func() bool { return p.running.Load() == 0 })
 	p.f = nil
+	p.mu.Lock()
 	pv := p.panicV
 	p.panicV = nil
 	p.mu.Unlock()
 	if pv != nil {
 		panic(pv)
 	}
+}
+
+// await returns once cond holds: it polls for a while (the workers are
+// finishing their last chunks), then sleeps on done, which a worker
+// leaving the join protocol broadcasts while waiting is set. (cond is a
+// closure over p that does not escape: no allocation.)
+func (p *Pool) await(cond func() bool) {
+	for i := 0; i < 256; i++ {
+		if cond() {
+			return
+		}
+		if i >= 32 {
+			runtime.Gosched()
+		}
+	}
+	p.mu.Lock()
+	p.waiting.Store(true)
+	for !cond() {
+		p.done.Wait()
+	}
+	p.waiting.Store(false)
+	p.mu.Unlock()
 }
 
 // work claims and runs chunks of the current range until none is left.
@@ -225,40 +289,90 @@ func (p *Pool) work(worker int) {
 	}
 }
 
-// worker is the loop of one worker goroutine: sleep until a range is
-// open that still takes helpers, join it, work, report.
+// worker is the loop of one worker goroutine: wait until a range is
+// open that this worker has not seen, join it if it still takes
+// helpers, work, leave.
 func (p *Pool) worker() {
 	// Kernels read memory-mapped models: a fault must become a panic
 	// (re-raised by Run on the interpreter's goroutine, which turns it
 	// into an error), as it does on the caller's goroutine.
 	debug.SetPanicOnFault(true)
-	var seen uint64
-	p.mu.Lock()
+	defer p.live.Add(-1)
+	var seen uint64 // the last generation this worker handled
 	for {
-		for !p.stopped && (p.gen == seen || !p.open || p.joined >= p.helpers) {
-			if p.gen != seen && (!p.open || p.joined >= p.helpers) {
-				seen = p.gen // a range this worker is not needed for
-			}
-			p.wake.Wait()
-		}
-		if p.stopped {
-			p.mu.Unlock()
-			p.live.Add(-1)
+		if !p.awaitRange(seen) {
 			return
 		}
-		seen = p.gen
-		p.joined++
-		id := p.joined
-		p.running++
-		if p.static {
-			p.done.Signal() // Run may be waiting for every worker to join
+		// Announce first, then check that the range is still open:
+		// Run closes the range before it waits for running to be 0,
+		// so either it waits for this worker or this worker sees the
+		// range closed and touches none of its fields.
+		p.running.Add(1)
+		s := p.state.Load()
+		if s&1 == 0 || s>>1 == seen {
+			p.leave()
+			continue
 		}
-		p.mu.Unlock()
-		p.work(id)
+		seen = s >> 1
+		id := p.joined.Add(1)
+		if id > p.helpers {
+			p.leave() // the range takes fewer threads
+			continue
+		}
+		p.work(int(id))
+		if p.static {
+			p.finished.Add(1)
+		}
+		p.leave()
+	}
+}
+
+// leave ends a worker's part in a range and wakes Run if it sleeps.
+func (p *Pool) leave() {
+	p.running.Add(-1)
+	if p.waiting.Load() {
 		p.mu.Lock()
-		p.running--
-		if p.running == 0 {
-			p.done.Signal()
+		p.done.Broadcast()
+		p.mu.Unlock()
+	}
+}
+
+// awaitRange waits until a range newer than seen is open (true) or the
+// pool is stopped (false): polling for SpinTime, then asleep on wake.
+func (p *Pool) awaitRange(seen uint64) bool {
+	ready := func() bool {
+		s := p.state.Load()
+		return s&1 == 1 && s>>1 != seen
+	}
+	var start time.Time
+	for i := 0; ; i++ {
+		// Poll in bursts, yielding the processor between them: with
+		// more threads than GOMAXPROCS, the caller or another worker
+		// may need it.
+		for j := 0; j < spinBurst; j++ {
+			if ready() {
+				return !p.stopped.Load()
+			}
+		}
+		if p.stopped.Load() {
+			return false
+		}
+		runtime.Gosched()
+		osYield()
+		if i%16 == 0 {
+			if start.IsZero() {
+				start = time.Now()
+			} else if time.Since(start) > SpinTime {
+				break
+			}
 		}
 	}
+	p.mu.Lock()
+	p.sleepers.Add(1)
+	for !p.stopped.Load() && !ready() {
+		p.wake.Wait()
+	}
+	p.sleepers.Add(-1)
+	p.mu.Unlock()
+	return !p.stopped.Load()
 }

@@ -35,8 +35,10 @@ type Add struct {
 	potA    bool // the shifted input is input 0
 	qp      quantAddParams
 	aq      arch.QuantAdd // qp for arch.AddQuantInt8/Uint8 (int8, uint8)
-	rep8    [512]int8     // vectorRuns' scratch
-	repU8   [512]uint8
+	rep8    []int8        // vectorRuns' scratch, repStride per thread
+	repU8   []uint8
+	run     elementwiseRun
+	partFn  func(worker, lo, hi int)
 }
 
 // NewAdd returns an ADD kernel for one node.
@@ -66,6 +68,7 @@ func decodeAddOptions(t ops.OptionsTable) (any, error) {
 // Prepare checks types, shapes and quantisation.
 func (k *Add) Prepare(n *ops.Node) error {
 	*k = Add{}
+	k.partFn = k.evalPart
 	act, potScale := ops.ActNone, true
 	if o, ok := n.Options.(*AddOptions); ok && o != nil {
 		act, potScale = o.Activation, o.PotScaleInt16
@@ -75,6 +78,9 @@ func (k *Add) Prepare(n *ops.Node) error {
 	a, b, out, err := k.arithBase.prepare(n, act)
 	if err != nil {
 		return err
+	}
+	if a.Type == ops.Int8 || a.Type == ops.Uint8 {
+		k.rep8, k.repU8 = make([]int8, repStride*n.Threads()), make([]uint8, repStride*n.Threads())
 	}
 	switch a.Type {
 	case ops.Float32, ops.Int32, ops.Int64:
@@ -145,8 +151,16 @@ func (k *Add) Eval(n *ops.Node) error {
 		return err
 	}
 	switch k.typ {
-	case ops.Float32:
-		broadcastFloat32(&k.bc, a.Float32s(), b.Float32s(), out.Float32s(), floatAdd, k.fMin, k.fMax)
+	case ops.Float32, ops.Int8, ops.Uint8:
+		// Threaded over parts of the output (evalPart).
+		units, _ := k.bc.splitUnits()
+		cost := 1
+		if k.typ != ops.Float32 {
+			cost = 4 // the requantisation
+		}
+		k.run = elementwiseRun{a, b, out}
+		n.Parallel(units, k.bc.count*cost, k.partFn)
+		k.run = elementwiseRun{}
 	case ops.Int32:
 		broadcastApply(&k.bc, a.Int32s(), b.Int32s(), out.Int32s(), func(x, y int32) int32 {
 			return int32(min(max(int64(x+y), k.iMin), k.iMax))
@@ -155,10 +169,6 @@ func (k *Add) Eval(n *ops.Node) error {
 		broadcastApply(&k.bc, a.Int64s(), b.Int64s(), out.Int64s(), func(x, y int64) int64 {
 			return min(max(x+y, k.iMin), k.iMax)
 		})
-	case ops.Int8:
-		vectorRuns(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), &k.aq, arch.AddQuantInt8, k.rep8[:])
-	case ops.Uint8:
-		vectorRuns(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), &k.aq, arch.AddQuantUint8, k.repU8[:])
 	case ops.Float16:
 		lo, hi := k.fMin, k.fMax
 		broadcastApply(&k.bc, a.Uint16s(), b.Uint16s(), out.Uint16s(), func(x, y uint16) uint16 {
@@ -189,4 +199,19 @@ func (k *Add) Eval(n *ops.Node) error {
 		})
 	}
 	return nil
+}
+
+// evalPart computes the output units [lo, hi) (broadcast.splitUnits) of
+// the float32, int8 and uint8 paths, on worker's buffers.
+func (k *Add) evalPart(worker, lo, hi int) {
+	bc, ao, bo, oo := k.bc.part(lo, hi)
+	a, b, out := k.run.a, k.run.b, k.run.out
+	switch k.typ {
+	case ops.Float32:
+		broadcastFloat32(&bc, a.Float32s()[ao:], b.Float32s()[bo:], out.Float32s()[oo:], floatAdd, k.fMin, k.fMax)
+	case ops.Int8:
+		vectorRuns(&bc, a.Int8s()[ao:], b.Int8s()[bo:], out.Int8s()[oo:], &k.aq, arch.AddQuantInt8, k.rep8[worker*repStride:(worker+1)*repStride])
+	case ops.Uint8:
+		vectorRuns(&bc, a.Uint8s()[ao:], b.Uint8s()[bo:], out.Uint8s()[oo:], &k.aq, arch.AddQuantUint8, k.repU8[worker*repStride:(worker+1)*repStride])
+	}
 }

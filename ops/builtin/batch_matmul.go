@@ -93,7 +93,26 @@ type BatchMatMul struct {
 	yScale     float32   // hybrid per-tensor scale of y
 	chanScale  []float32 // hybrid per-column scales, nil for per-tensor
 	outMatSize int
+
+	// Threading (ops.Node.Parallel) of the float32 and int8 paths: the
+	// units are blocks of rowBlock lhs rows of each output matrix
+	// (whole matrices with adj_x, whose transposed lhs each thread keeps
+	// in its own stretch of lhsTID), the same at every thread count.
+	rowBlock, blocksPer int
+	threads             int
+	run                 bmmRun
+	unitsFn             func(worker, lo, hi int)
 }
+
+// bmmRun is what the unit function of one Eval reads, cleared when Eval
+// returns.
+type bmmRun struct {
+	x, out *ops.Tensor
+	lhsT   []byte
+}
+
+// bmmRowBlock is the lhs rows of one unit of a threaded BATCH_MATMUL.
+const bmmRowBlock = 64
 
 // bmmPath is the arithmetic a BATCH_MATMUL node runs.
 type bmmPath uint8
@@ -276,12 +295,19 @@ func (k *BatchMatMul) Prepare(n *ops.Node) error {
 	gemmF32, _ := arch.GemmPreferred()
 	k.matVec = k.path == bmmFloat && (!gemmF32 || bmmForceMatVec)
 	ab := k.a * k.b
+	k.threads = n.Threads()
+	k.unitsFn = k.units
+	k.rowBlock = min(k.a, bmmRowBlock)
+	if k.opts.AdjX {
+		k.rowBlock = k.a
+	}
+	k.blocksPer = (k.a + k.rowBlock - 1) / k.rowBlock
 	if k.opts.AdjX {
 		switch k.path {
 		case bmmFloat:
-			k.lhsTID = n.RequestScratch(4 * ab)
+			k.lhsTID = n.RequestScratch(4 * ab * k.threads)
 		case bmmInt8, bmmInt8Int32:
-			k.lhsTID = n.RequestScratch(ab)
+			k.lhsTID = n.RequestScratch(ab * k.threads)
 		case bmmInt16, bmmInt16Int8:
 			k.lhsTID = n.RequestScratch(2 * ab)
 		case bmmHybrid:
@@ -544,10 +570,21 @@ func (k *BatchMatMul) Eval(n *ops.Node) error {
 	ab := k.a * k.b
 	var lhsT []byte
 	if k.opts.AdjX {
+		size := ab * x.Type.Size()
+		if k.path == bmmFloat || k.path == bmmInt8 || k.path == bmmInt8Int32 {
+			size *= k.threads
+		}
 		var err error
-		if lhsT, err = scratchBytes(n, k.lhsTID, ab*x.Type.Size()); err != nil {
+		if lhsT, err = scratchBytes(n, k.lhsTID, size); err != nil {
 			return err
 		}
+	}
+	if k.path == bmmFloat || k.path == bmmInt8 || k.path == bmmInt8Int32 {
+		k.run = bmmRun{x: x, out: out, lhsT: lhsT}
+		mats := k.oDims[0] * k.oDims[1] * k.oDims[2]
+		n.Parallel(mats*k.blocksPer, mats*k.a*k.b*k.c, k.unitsFn)
+		k.run = bmmRun{}
+		return nil
 	}
 	var hi, lo []int8
 	var p [4][]int32
@@ -570,57 +607,76 @@ func (k *BatchMatMul) Eval(n *ops.Node) error {
 			}
 		}
 	}
-	inf := float32(math.Inf(1))
-	bc := k.b * k.c
-	pl8 := arch.PackedGemmInt8Len(k.c, k.b)
+	// The int16 paths, on one thread (their scratch is one matrix's).
 	for b0 := 0; b0 < k.oDims[0]; b0++ {
 		for b1 := 0; b1 < k.oDims[1]; b1++ {
 			for b2 := 0; b2 < k.oDims[2]; b2++ {
 				li, ri, oi := k.matIndex(b0, b1, b2)
-				switch k.path {
-				case bmmFloat:
-					a := x.Float32s()[li*ab : (li+1)*ab]
-					if k.opts.AdjX {
-						t := ops.View[float32](lhsT)[:ab]
-						transposeInto(t, a, k.b, k.a)
-						a = t
-					}
-					dst := out.Float32s()[oi*k.outMatSize : (oi+1)*k.outMatSize]
-					if k.matVec {
-						clear(dst)
-						arch.MatBatchVecMulAcc(dst, k.rTF[ri*bc:(ri+1)*bc], k.c, k.b, a, k.a)
-						continue
-					}
-					pl := arch.PackedGemmF32Len(k.c, k.b)
-					arch.GemmF32(dst, k.c, a, k.b, k.packedF[ri*pl:(ri+1)*pl], k.zeroF, k.a, k.c, k.b, -inf, inf)
-				case bmmInt8, bmmInt8Int32:
-					a := x.Int8s()[li*ab : (li+1)*ab]
-					if k.opts.AdjX {
-						t := ops.View[int8](lhsT)[:ab]
-						transposeInto(t, a, k.b, k.a)
-						a = t
-					}
-					packed := k.packed8[ri*pl8 : (ri+1)*pl8]
-					if k.path == bmmInt8Int32 {
-						dst := out.Int32s()[oi*k.outMatSize : (oi+1)*k.outMatSize]
-						arch.GemmInt8(dst, k.c, a, k.b, packed, k.zeroSeed, k.a, k.c, k.b)
-						continue
-					}
-					dst := out.Int8s()[oi*k.outMatSize : (oi+1)*k.outMatSize]
-					arch.GemmInt8RequantizeInt8(dst, k.c, a, k.b, packed, k.seed[ri*k.c:(ri+1)*k.c], k.yZP, k.cq, k.a, k.c, k.b, k.outZP, -128, 127)
-				default:
-					a := x.Int16s()[li*ab : (li+1)*ab]
-					if k.opts.AdjX {
-						t := ops.View[int16](lhsT)[:ab]
-						transposeInto(t, a, k.b, k.a)
-						a = t
-					}
-					k.evalInt16(out.Int16s()[oi*k.outMatSize:(oi+1)*k.outMatSize], a, ri, hi, lo, p)
+				a := x.Int16s()[li*ab : (li+1)*ab]
+				if k.opts.AdjX {
+					t := ops.View[int16](lhsT)[:ab]
+					transposeInto(t, a, k.b, k.a)
+					a = t
 				}
+				k.evalInt16(out.Int16s()[oi*k.outMatSize:(oi+1)*k.outMatSize], a, ri, hi, lo, p)
 			}
 		}
 	}
 	return nil
+}
+
+// units computes the units [lo, hi) of the float32 and int8 paths: unit
+// u is row block u mod blocksPer of output matrix u / blocksPer.
+func (k *BatchMatMul) units(worker, lo, hi int) {
+	x, out := k.run.x, k.run.out
+	ab, bc := k.a*k.b, k.b*k.c
+	inf := float32(math.Inf(1))
+	pl8 := arch.PackedGemmInt8Len(k.c, k.b)
+	for u := lo; u < hi; u++ {
+		mat, blk := u/k.blocksPer, u%k.blocksPer
+		b0, b1, b2 := mat/(k.oDims[1]*k.oDims[2]), mat/k.oDims[2]%k.oDims[1], mat%k.oDims[2]
+		li, ri, oi := k.matIndex(b0, b1, b2)
+		r0 := blk * k.rowBlock
+		m := min(k.rowBlock, k.a-r0)
+		aRows := func(all int) (int, int) { return all + r0*k.b, all + (r0+m)*k.b }
+		oLo, oHi := oi*k.outMatSize+r0*k.c, oi*k.outMatSize+(r0+m)*k.c
+		switch k.path {
+		case bmmFloat:
+			var a []float32
+			if k.opts.AdjX {
+				t := ops.View[float32](k.run.lhsT)[worker*ab : (worker+1)*ab]
+				transposeInto(t, x.Float32s()[li*ab:(li+1)*ab], k.b, k.a)
+				a = t
+			} else {
+				aLo, aHi := aRows(li * ab)
+				a = x.Float32s()[aLo:aHi]
+			}
+			dst := out.Float32s()[oLo:oHi]
+			if k.matVec {
+				clear(dst)
+				arch.MatBatchVecMulAcc(dst, k.rTF[ri*bc:(ri+1)*bc], k.c, k.b, a, m)
+				continue
+			}
+			pl := arch.PackedGemmF32Len(k.c, k.b)
+			arch.GemmF32(dst, k.c, a, k.b, k.packedF[ri*pl:(ri+1)*pl], k.zeroF, m, k.c, k.b, -inf, inf)
+		default: // bmmInt8, bmmInt8Int32
+			var a []int8
+			if k.opts.AdjX {
+				t := ops.View[int8](k.run.lhsT)[worker*ab : (worker+1)*ab]
+				transposeInto(t, x.Int8s()[li*ab:(li+1)*ab], k.b, k.a)
+				a = t
+			} else {
+				aLo, aHi := aRows(li * ab)
+				a = x.Int8s()[aLo:aHi]
+			}
+			packed := k.packed8[ri*pl8 : (ri+1)*pl8]
+			if k.path == bmmInt8Int32 {
+				arch.GemmInt8(out.Int32s()[oLo:oHi], k.c, a, k.b, packed, k.zeroSeed, m, k.c, k.b)
+				continue
+			}
+			arch.GemmInt8RequantizeInt8(out.Int8s()[oLo:oHi], k.c, a, k.b, packed, k.seed[ri*k.c:(ri+1)*k.c], k.yZP, k.cq, m, k.c, k.b, k.outZP, -128, 127)
+		}
+	}
 }
 
 // evalInt16 computes one int16 product matrix into dst from the lhs

@@ -101,6 +101,9 @@ func bmmRef[T int64 | float64](c bmmCase, x, y []T) []T {
 // randomBMM draws shapes of rank 2-5 with broadcastable batch dimensions.
 func randomBMM(r *lcg) bmmCase {
 	a, b, c := r.intn(1, 9), r.intn(1, 40), r.intn(1, 21)
+	if r.intn(0, 4) == 0 {
+		a = r.intn(60, 150) // several row blocks of a threaded product (bmmRowBlock)
+	}
 	rx, ry := r.intn(2, 5), r.intn(2, 5)
 	rank := max(rx, ry)
 	batch := make([]int, rank-2)

@@ -434,3 +434,56 @@ func gatherStrided[T any](dst, src []T, i, stride int) {
 		}
 	}
 }
+
+// splitUnits is how a binary elementwise node's output is cut for
+// threads (ops.Node.Parallel): into units of inner consecutive output
+// elements each, along the outermost merged dimension larger than 1 (or
+// single elements for equal shapes). part gives the broadcast of a range
+// of units; every output element is computed from its own operands
+// alone, so any split gives the same bits.
+func (bc *broadcast) splitUnits() (units, inner int) {
+	if !bc.needed {
+		return bc.count, 1
+	}
+	if bc.count == 0 {
+		return 0, 0
+	}
+	for i, d := range bc.dims {
+		if d > 1 {
+			inner = 1
+			for _, e := range bc.dims[i+1:] {
+				inner *= e
+			}
+			return d, inner
+		}
+	}
+	return 1, 1 // a single element
+}
+
+// part returns bc restricted to the units [lo, hi) of splitUnits and the
+// element offsets in a, b and the output where that part starts: the
+// operator then runs on a[ao:], b[bo:], out[oo:] with p.
+func (bc *broadcast) part(lo, hi int) (p broadcast, ao, bo, oo int) {
+	p = *bc
+	if !bc.needed {
+		p.count = hi - lo
+		return p, lo, lo, lo
+	}
+	for i, d := range bc.dims {
+		if d > 1 {
+			_, inner := bc.splitUnits()
+			p.dims[i] = hi - lo
+			p.count = (hi - lo) * inner
+			return p, lo * bc.strideA[i], lo * bc.strideB[i], lo * inner
+		}
+	}
+	return p, 0, 0, 0
+}
+
+// elementwiseRun is what the range function of a threaded binary
+// elementwise Eval reads: the node's tensors, cleared when Eval returns.
+type elementwiseRun struct{ a, b, out *ops.Tensor }
+
+// repStride is the length of each thread's vectorRuns scratch (a few
+// hundred elements, see vectorRuns).
+const repStride = 512

@@ -33,7 +33,18 @@ type Concatenation struct {
 	elem   int
 	rescal []concatRescale
 	packed bool // int4: inner counts elements, not bytes
+	// The byte path is split over threads in blocks of concatBlock
+	// output bytes (ops.Node.Parallel): rowBytes is the sum of inner,
+	// blocksFn reads the node's tensors in ins and out during Eval.
+	rowBytes int
+	ins      []*ops.Tensor
+	out      *ops.Tensor
+	blocksFn func(worker, lo, hi int)
 }
+
+// concatBlock is the output bytes of one unit of a threaded
+// CONCATENATION.
+const concatBlock = 4096
 
 type concatRescale struct {
 	copy  bool
@@ -68,6 +79,7 @@ func decodeConcatenationOptions(t ops.OptionsTable) (any, error) {
 // Prepare validates the inputs and sets the output shape.
 func (k *Concatenation) Prepare(n *ops.Node) error {
 	*k = Concatenation{}
+	k.blocksFn = k.blocks
 	var opts ConcatenationOptions
 	if o, ok := n.Options.(*ConcatenationOptions); ok && o != nil {
 		opts = *o
@@ -156,6 +168,7 @@ func (k *Concatenation) Prepare(n *ops.Node) error {
 			b *= t.Shape[d]
 		}
 		k.inner[i] = b
+		k.rowBytes += b
 	}
 	return k.prepareQuant(n, out)
 }
@@ -223,12 +236,40 @@ func (k *Concatenation) Eval(n *ops.Node) error {
 		}
 		return nil
 	}
-	o := 0
-	for outer := 0; outer < k.outer; outer++ {
-		for i, t := range n.Inputs {
+	total := k.outer * k.rowBytes
+	cost := 1
+	if k.rescal != nil {
+		cost = 8
+	}
+	k.ins, k.out = n.Inputs, out
+	n.Parallel((total+concatBlock-1)/concatBlock, total*cost, k.blocksFn)
+	k.ins, k.out = nil, nil
+	return nil
+}
+
+// blocks copies (or rescales) the output bytes of blocks [lo, hi) of
+// concatBlock bytes: each output byte comes from one input byte, so any
+// split gives the same bits.
+func (k *Concatenation) blocks(worker, lo, hi int) {
+	if k.rowBytes == 0 {
+		return
+	}
+	end := min(hi*concatBlock, k.outer*k.rowBytes)
+	o := lo * concatBlock
+	outer, at := o/k.rowBytes, o%k.rowBytes
+	for o < end {
+		// Find the input whose segment of this outer slice holds at.
+		i, start := 0, 0
+		for start+k.inner[i] <= at {
+			start += k.inner[i]
+			i++
+		}
+		for ; i < len(k.inner) && o < end; i++ {
 			sz := k.inner[i]
-			src := t.Data[outer*sz : (outer+1)*sz]
-			dst := out.Data[o : o+sz]
+			off := at - start // into this input's segment
+			m := min(sz-off, end-o)
+			src := k.ins[i].Data[outer*sz+off : outer*sz+off+m]
+			dst := k.out.Data[o : o+m]
 			if k.rescal != nil && !k.rescal[i].copy {
 				r := &k.rescal[i]
 				for j, v := range src {
@@ -238,8 +279,10 @@ func (k *Concatenation) Eval(n *ops.Node) error {
 			} else {
 				copy(dst, src)
 			}
-			o += sz
+			o += m
+			start += sz
+			at = start
 		}
+		outer, at = outer+1, 0
 	}
-	return nil
 }

@@ -81,3 +81,50 @@ func TestConcatenationUint8Rescale(t *testing.T) {
 	wantPrepareError(t, NewConcatenation(), node(&ConcatenationOptions{Activation: ops.ActRelu}, []*ops.Tensor{x}, quantOut(ops.Int8, -1, 1)), "RELU")
 	wantPrepareError(t, NewConcatenation(), node(&ConcatenationOptions{}, []*ops.Tensor{tensorOf(ops.Float32, []int{2, 2}, f32Seq(4)), tensorOf(ops.Float32, []int{3, 3}, f32Seq(9))}, outTensor(ops.Float32)), "dimension 1 is 3")
 }
+
+// TestConcatenationBlocks: outputs of many concatBlock blocks whose
+// borders fall inside inputs' segments and outer slices (and across
+// empty inputs), against the naive reference; run also checks 2, 3 and
+// 4 threads, every block a unit, against one thread.
+func TestConcatenationBlocks(t *testing.T) {
+	r := lcg(7)
+	for trial := 0; trial < 12; trial++ {
+		rank := r.intn(2, 4)
+		axis := r.intn(0, rank-1)
+		base := make([]int, rank)
+		for d := range base {
+			base[d] = r.intn(1, 23)
+		}
+		var ins []*ops.Tensor
+		var datas [][]float32
+		for i := 0; i < r.intn(2, 5); i++ {
+			s := copyShape(base)
+			s[axis] = r.intn(0, 29)
+			d := randFloats(&r, prod(s), -1, 1)
+			datas = append(datas, d)
+			ins = append(ins, tensorOf(ops.Float32, s, d))
+		}
+		n := node(&ConcatenationOptions{Axis: axis}, ins, outTensor(ops.Float32))
+		run(t, NewConcatenation(), n)
+		out := n.Outputs[0]
+		got := out.Float32s()
+		forEach(out.Shape, func(idx []int) {
+			p, i := idx[axis], 0
+			for p >= ins[i].Shape[axis] {
+				p -= ins[i].Shape[axis]
+				i++
+			}
+			src := append([]int(nil), idx...)
+			src[axis] = p
+			if w := datas[i][index(ins[i].Shape, src)]; got[index(out.Shape, idx)] != w {
+				t.Fatalf("trial %d: output %v = %v, want %v", trial, idx, got[index(out.Shape, idx)], w)
+			}
+		})
+	}
+	// The uint8 rescaling path over many blocks.
+	var ins []*ops.Tensor
+	for i, rg := range [][2]float64{{-10.7, 10.8}, {0, 12.8}, {-11, 11.8}} {
+		ins = append(ins, quantTensor(ops.Uint8, []int{3, 1500 + 700*i}, randFloats(&r, 3*(1500+700*i), -10, 10), rg[0], rg[1]))
+	}
+	run(t, NewConcatenation(), node(&ConcatenationOptions{Axis: 1}, ins, quantOut(ops.Uint8, -12.7, 12.8)))
+}

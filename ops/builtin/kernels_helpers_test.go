@@ -94,8 +94,9 @@ func run(t *testing.T, k ops.Kernel, n *ops.Node) {
 var sweepPools = []*parallel.Pool{parallel.New(2), parallel.New(3), parallel.New(4)}
 
 // sweepThreads runs an evaluated node again on each of sweepPools, every
-// operator split whatever its size (parallel.SetMinWork(0)), and fails
-// unless every output is bit-identical to the one-thread result. Nodes
+// operator split whatever its size (parallel.SetMinWork(0)), its outputs
+// overwritten with garbage first, and fails unless every output is
+// bit-identical to the one-thread result. Nodes
 // with variable inputs (state that Eval advances) are left alone. The
 // node is prepared on one thread again at the end.
 func sweepThreads(t *testing.T, k ops.Kernel, n *ops.Node) {
@@ -117,6 +118,17 @@ func sweepThreads(t *testing.T, k ops.Kernel, n *ops.Node) {
 		n.Pool = p
 		if err := prepare(k, n); err != nil {
 			t.Fatalf("Prepare on %d threads: %v", p.Threads(), err)
+		}
+		// Outputs start as garbage, so that a unit no thread computes
+		// cannot pass by leaving the one-thread result in place. (Not
+		// the packed sub-byte types: their kernels leave the unused
+		// bits of the last byte as they find them.)
+		for _, o := range n.Outputs {
+			if o != nil && o.Type.PackedBits() == 0 {
+				for i := range o.Data[:o.Bytes()] {
+					o.Data[i] = 0xa5
+				}
+			}
 		}
 		if err := k.Eval(n); err != nil {
 			t.Fatalf("Eval on %d threads: %v", p.Threads(), err)

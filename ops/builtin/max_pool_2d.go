@@ -24,6 +24,11 @@ import (
 type MaxPool2D struct {
 	p   pool2D
 	max poolMaxScratch
+	// The direct paths split the output rows over threads
+	// (ops.Node.Parallel): rowsFn reads the tensors in in and out
+	// during Eval.
+	in, out *ops.Tensor
+	rowsFn  func(worker, lo, hi int)
 }
 
 // NewMaxPool2D returns a MAX_POOL_2D kernel for one node.
@@ -37,6 +42,7 @@ func init() {
 
 // Prepare validates the node and sets the output shape.
 func (k *MaxPool2D) Prepare(n *ops.Node) error {
+	k.rowsFn = k.rows
 	if err := k.p.prepare(n, ops.Float32, ops.Int8, ops.Uint8, ops.Int16); err != nil {
 		return err
 	}
@@ -59,25 +65,35 @@ func (k *MaxPool2D) Eval(n *ops.Node) error {
 	if p.sliding {
 		return k.evalSliding(n, in, out)
 	}
+	k.in, k.out = in, out
+	rows := p.batches * p.h.out
+	n.Parallel(rows, rows*p.w.out*p.depth*min(p.h.filter, p.h.in)*min(p.w.filter, p.w.in), k.rowsFn)
+	k.in, k.out = nil, nil
+	return nil
+}
+
+// rows computes the output rows [lo, hi) (pool2D.eachRows) of the direct
+// paths.
+func (k *MaxPool2D) rows(worker, lo, hi int) {
+	p, in, out := &k.p, k.in, k.out
 	switch p.typ {
 	case ops.Float32:
-		maxPoolF32(p, in.Float32s(), out.Float32s())
+		maxPoolF32(p, in.Float32s(), out.Float32s(), lo, hi)
 	case ops.Int8:
-		maxPool(p, in.Int8s(), out.Int8s(), math.MinInt8, int8(p.qMin), int8(p.qMax))
+		maxPool(p, in.Int8s(), out.Int8s(), math.MinInt8, int8(p.qMin), int8(p.qMax), lo, hi)
 	case ops.Uint8:
-		maxPool(p, in.Data, out.Data, 0, uint8(p.qMin), uint8(p.qMax))
+		maxPool(p, in.Data, out.Data, 0, uint8(p.qMin), uint8(p.qMax), lo, hi)
 	case ops.Int16:
-		maxPool(p, in.Int16s(), out.Int16s(), math.MinInt16, int16(p.qMin), int16(p.qMax))
+		maxPool(p, in.Int16s(), out.Int16s(), math.MinInt16, int16(p.qMin), int16(p.qMax), lo, hi)
 	}
-	return nil
 }
 
 // maxPool runs the window maximum over channels-innermost rows, one
 // output pixel at a time: the integer kernels, and the reference the float
 // kernel maxPoolF32 is tested against.
-func maxPool[T float32 | int8 | uint8 | int16](p *pool2D, x, o []T, lowest, lo, hi T) {
+func maxPool[T float32 | int8 | uint8 | int16](p *pool2D, x, o []T, lowest, lo, hi T, rowLo, rowHi int) {
 	depth, rowStride := p.depth, p.w.in*p.depth
-	_ = p.each(func(oi, img, yLo, yHi, xLo, xHi int) error {
+	_ = p.eachRows(rowLo, rowHi, func(oi, img, yLo, yHi, xLo, xHi int) error {
 		dst := o[oi : oi+depth]
 		fillValue(dst, lowest)
 		for iy := yLo; iy < yHi; iy++ {
@@ -131,34 +147,31 @@ func (w *window) tapRange() (lo, hi int) {
 // same bits, ±0 and NaN included. On ditto_v1_lstm's [4, 32, 64, 16] →
 // [4, 16, 32, 16] pool this is 32 calls per row instead of a scalar loop
 // per pixel and tap.
-func maxPoolF32(p *pool2D, x, o []float32) {
+func maxPoolF32(p *pool2D, x, o []float32, rowLo, rowHi int) {
 	depth, sw := p.depth, p.w.stride
 	rowIn, rowOut := p.w.in*depth, p.w.out*depth
 	if rowOut == 0 {
 		return
 	}
-	oi := 0
-	for b := 0; b < p.batches; b++ {
+	for r := rowLo; r < rowHi; r++ {
+		b, oy := r/p.h.out, r%p.h.out
 		img := b * p.h.in * rowIn
-		for oy := 0; oy < p.h.out; oy++ {
-			dst := o[oi : oi+rowOut]
-			fillValue(dst, -math.MaxFloat32)
-			yo, fyLo, fyHi := p.h.span(oy)
-			for fy := fyLo; fy < fyHi; fy++ {
-				row := x[img+(yo+fy)*rowIn : img+(yo+fy+1)*rowIn]
-				fxLo, fxHi := p.w.tapRange()
-				for fx := fxLo; fx < fxHi; fx++ {
-					first, end := p.w.tapRun(fx)
-					if first >= end {
-						continue
-					}
-					ix := first*sw - p.w.pad + fx
-					arch.MaxBlocksF32(dst[first*depth:], row[ix*depth:], end-first, depth, depth, sw*depth)
+		dst := o[r*rowOut : (r+1)*rowOut]
+		fillValue(dst, -math.MaxFloat32)
+		yo, fyLo, fyHi := p.h.span(oy)
+		for fy := fyLo; fy < fyHi; fy++ {
+			row := x[img+(yo+fy)*rowIn : img+(yo+fy+1)*rowIn]
+			fxLo, fxHi := p.w.tapRange()
+			for fx := fxLo; fx < fxHi; fx++ {
+				first, end := p.w.tapRun(fx)
+				if first >= end {
+					continue
 				}
+				ix := first*sw - p.w.pad + fx
+				arch.MaxBlocksF32(dst[first*depth:], row[ix*depth:], end-first, depth, depth, sw*depth)
 			}
-			arch.VecClamp(dst, p.fMin, p.fMax)
-			oi += rowOut
 		}
+		arch.VecClamp(dst, p.fMin, p.fMax)
 	}
 }
 

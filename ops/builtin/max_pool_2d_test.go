@@ -77,7 +77,7 @@ func TestMaxPoolFloatMatchesScalar(t *testing.T) {
 			}
 			p := &k.(*MaxPool2D).p
 			want := make([]float32, prod(n.Outputs[0].Shape))
-			maxPool(p, x, want, -math.MaxFloat32, p.fMin, p.fMax)
+			maxPool(p, x, want, -math.MaxFloat32, p.fMin, p.fMax, 0, p.batches*p.h.out)
 			got := n.Outputs[0].Float32s()
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {

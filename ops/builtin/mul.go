@@ -36,8 +36,10 @@ type Mul struct {
 	shift      int
 	qMin, qMax int32
 	mq         arch.QuantMul // the int8/uint8 parameters for arch.MulQuantInt8/Uint8
-	rep8       [512]int8     // vectorRuns' scratch
-	repU8      [512]uint8
+	rep8       []int8        // vectorRuns' scratch, repStride per thread
+	repU8      []uint8
+	run        elementwiseRun
+	partFn     func(worker, lo, hi int)
 }
 
 // NewMul returns a MUL kernel for one node.
@@ -64,6 +66,7 @@ func decodeMulOptions(t ops.OptionsTable) (any, error) {
 // Prepare checks types, shapes and quantisation.
 func (k *Mul) Prepare(n *ops.Node) error {
 	*k = Mul{}
+	k.partFn = k.evalPart
 	act := ops.ActNone
 	if o, ok := n.Options.(*MulOptions); ok && o != nil {
 		act = o.Activation
@@ -73,6 +76,9 @@ func (k *Mul) Prepare(n *ops.Node) error {
 	a, b, out, err := k.arithBase.prepare(n, act)
 	if err != nil {
 		return err
+	}
+	if a.Type == ops.Int8 || a.Type == ops.Uint8 {
+		k.rep8, k.repU8 = make([]int8, repStride*n.Threads()), make([]uint8, repStride*n.Threads())
 	}
 	switch a.Type {
 	case ops.Float32, ops.Int32, ops.Int64:
@@ -135,8 +141,16 @@ func (k *Mul) Eval(n *ops.Node) error {
 		return err
 	}
 	switch k.typ {
-	case ops.Float32:
-		broadcastFloat32(&k.bc, a.Float32s(), b.Float32s(), out.Float32s(), floatMul, k.fMin, k.fMax)
+	case ops.Float32, ops.Int8, ops.Uint8:
+		// Threaded over parts of the output (evalPart).
+		units, _ := k.bc.splitUnits()
+		cost := 1
+		if k.typ != ops.Float32 {
+			cost = 4 // the requantisation
+		}
+		k.run = elementwiseRun{a, b, out}
+		n.Parallel(units, k.bc.count*cost, k.partFn)
+		k.run = elementwiseRun{}
 	case ops.Int32:
 		broadcastApply(&k.bc, a.Int32s(), b.Int32s(), out.Int32s(), func(x, y int32) int32 {
 			return int32(min(max(int64(x*y), k.iMin), k.iMax))
@@ -145,10 +159,6 @@ func (k *Mul) Eval(n *ops.Node) error {
 		broadcastApply(&k.bc, a.Int64s(), b.Int64s(), out.Int64s(), func(x, y int64) int64 {
 			return min(max(x*y, k.iMin), k.iMax)
 		})
-	case ops.Int8:
-		vectorRuns(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), &k.mq, arch.MulQuantInt8, k.rep8[:])
-	case ops.Uint8:
-		vectorRuns(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), &k.mq, arch.MulQuantUint8, k.repU8[:])
 	case ops.Int16:
 		if k.plain16 {
 			lo, hi := int16(k.iMin), int16(k.iMax)
@@ -224,4 +234,19 @@ func cmulIsNaN(v float32) bool { return v != v }
 func cmulIsInf(v float32) bool { return v > math.MaxFloat32 || v < -math.MaxFloat32 }
 func cmulCopySign(v, sign float32) float32 {
 	return float32(math.Copysign(float64(v), float64(sign)))
+}
+
+// evalPart computes the output units [lo, hi) (broadcast.splitUnits) of
+// the float32, int8 and uint8 paths, on worker's buffers.
+func (k *Mul) evalPart(worker, lo, hi int) {
+	bc, ao, bo, oo := k.bc.part(lo, hi)
+	a, b, out := k.run.a, k.run.b, k.run.out
+	switch k.typ {
+	case ops.Float32:
+		broadcastFloat32(&bc, a.Float32s()[ao:], b.Float32s()[bo:], out.Float32s()[oo:], floatMul, k.fMin, k.fMax)
+	case ops.Int8:
+		vectorRuns(&bc, a.Int8s()[ao:], b.Int8s()[bo:], out.Int8s()[oo:], &k.mq, arch.MulQuantInt8, k.rep8[worker*repStride:(worker+1)*repStride])
+	case ops.Uint8:
+		vectorRuns(&bc, a.Uint8s()[ao:], b.Uint8s()[bo:], out.Uint8s()[oo:], &k.mq, arch.MulQuantUint8, k.repU8[worker*repStride:(worker+1)*repStride])
+	}
 }

@@ -106,18 +106,27 @@ func (w *window) tapRun(t int) (first, end int) {
 // its window: rows [yLo, yHi) and columns [xLo, xHi) of the input, already
 // clipped to the image, and the input offset of the image.
 func (p *pool2D) each(f func(outOff, imgOff, yLo, yHi, xLo, xHi int) error) error {
-	oi := 0
-	for b := 0; b < p.batches; b++ {
+	return p.eachRows(0, p.batches*p.h.out, f)
+}
+
+// eachRows is each over the output rows [lo, hi) of all images, counted
+// across batches (row r is row r mod outH of image r / outH): the units
+// a threaded pool splits (ops.Node.Parallel).
+func (p *pool2D) eachRows(lo, hi int, f func(outOff, imgOff, yLo, yHi, xLo, xHi int) error) error {
+	if p.h.out == 0 {
+		return nil
+	}
+	oi := lo * p.w.out * p.depth
+	for r := lo; r < hi; r++ {
+		b, oy := r/p.h.out, r%p.h.out
 		img := b * p.h.in * p.w.in * p.depth
-		for oy := 0; oy < p.h.out; oy++ {
-			yo, fyLo, fyHi := p.h.span(oy)
-			for ox := 0; ox < p.w.out; ox++ {
-				xo, fxLo, fxHi := p.w.span(ox)
-				if err := f(oi, img, yo+fyLo, yo+fyHi, xo+fxLo, xo+fxHi); err != nil {
-					return err
-				}
-				oi += p.depth
+		yo, fyLo, fyHi := p.h.span(oy)
+		for ox := 0; ox < p.w.out; ox++ {
+			xo, fxLo, fxHi := p.w.span(ox)
+			if err := f(oi, img, yo+fyLo, yo+fyHi, xo+fxLo, xo+fxHi); err != nil {
+				return err
 			}
+			oi += p.depth
 		}
 	}
 	return nil

@@ -39,10 +39,15 @@ type ResizeBilinear struct {
 	ys, xs []resizeTap
 	// Integer taps (int8, int16).
 	yi, xi []resizeTapInt
-	// w holds the float path's four weights of the pixel being blended
-	// for arch.BilinearF32 (a field, so that passing it does not move a
-	// local to the heap).
-	w [4]float32
+	// w holds, per thread, the float path's four weights of the pixel
+	// being blended for arch.BilinearF32 (a field, so that passing it
+	// does not move a local to the heap).
+	w [][4]float32
+	// Output rows (input rows of the 2×2 path) are split over threads
+	// (ops.Node.Parallel); rowsFn reads the tensors in in and out
+	// during Eval.
+	in, out *ops.Tensor
+	rowsFn  func(worker, lo, hi int)
 }
 
 // bilinearVectorDepth is the depth from which the float path blends a
@@ -84,6 +89,8 @@ func decodeResizeBilinearOptions(t ops.OptionsTable) (any, error) {
 // interpolation taps.
 func (k *ResizeBilinear) Prepare(n *ops.Node) error {
 	*k = ResizeBilinear{}
+	k.rowsFn = k.evalRows
+	k.w = make([][4]float32, n.Threads())
 	in, _, err := k.g.prepare(n)
 	if err != nil {
 		return err
@@ -160,28 +167,51 @@ func (k *ResizeBilinear) Eval(n *ops.Node) error {
 	if err := checkData(in, out); err != nil {
 		return err
 	}
+	g := &k.g
+	rows := g.batch * g.outH
+	if k.twoByTwo() {
+		rows = g.batch * g.inH
+	}
+	k.in, k.out = in, out
+	n.Parallel(rows, g.batch*g.outH*g.outW*g.depth*8, k.rowsFn)
+	k.in, k.out = nil, nil
+	return nil
+}
+
+// twoByTwo reports whether the float path is TFLite's ResizeBilinear2x2.
+func (k *ResizeBilinear) twoByTwo() bool {
+	g := &k.g
+	return k.typ == ops.Float32 && !g.opts.AlignCorners && !g.opts.HalfPixelCenters && g.outH == 2*g.inH && g.outW == 2*g.inW
+}
+
+// evalRows computes the output rows [lo, hi), counted across batches
+// (input rows, each giving two output rows, on the 2×2 path).
+func (k *ResizeBilinear) evalRows(worker, lo, hi int) {
+	in, out := k.in, k.out
 	switch k.typ {
 	case ops.Uint8:
-		k.evalUint8(in.Data, out.Data)
-		return nil
+		k.evalUint8(in.Data, out.Data, lo, hi)
+		return
 	case ops.Int8:
-		resizeBilinearInteger(k, in.Int8s(), out.Int8s())
-		return nil
+		resizeBilinearInteger(k, in.Int8s(), out.Int8s(), lo, hi)
+		return
 	case ops.Int16:
-		resizeBilinearInteger(k, in.Int16s(), out.Int16s())
-		return nil
+		resizeBilinearInteger(k, in.Int16s(), out.Int16s(), lo, hi)
+		return
 	}
 	g := &k.g
 	src, dst := in.Float32s(), out.Float32s()
-	if !g.opts.AlignCorners && !g.opts.HalfPixelCenters && g.outH == 2*g.inH && g.outW == 2*g.inW {
-		resizeBilinear2x2(g, src, dst)
-		return nil
+	if k.twoByTwo() {
+		resizeBilinear2x2(g, src, dst, lo, hi)
+		return
 	}
 	d := g.depth
-	o := 0
-	for b := 0; b < g.batch; b++ {
-		base := b * g.inH * g.inW * d
-		for _, ty := range k.ys {
+	o := lo * g.outW * d
+	w := &k.w[worker]
+	for r := lo; r < hi; r++ {
+		base := r / g.outH * g.inH * g.inW * d
+		ty := k.ys[r%g.outH]
+		{
 			r0 := base + ty.lo*g.inW*d
 			r1 := base + ty.hi*g.inW*d
 			dy := ty.frac
@@ -203,8 +233,8 @@ func (k *ResizeBilinear) Eval(n *ops.Node) error {
 				if d >= bilinearVectorDepth {
 					// The same sum in the same order, vectorised
 					// over the channels.
-					k.w = [4]float32{w00, w01, w10, w11}
-					arch.BilinearF32(row, p00, p01, p10, p11, &k.w)
+					*w = [4]float32{w00, w01, w10, w11}
+					arch.BilinearF32(row, p00, p01, p10, p11, w)
 					o += d
 					continue
 				}
@@ -218,7 +248,6 @@ func (k *ResizeBilinear) Eval(n *ops.Node) error {
 			}
 		}
 	}
-	return nil
 }
 
 // resizeBilinear2x2 is TFLite's ResizeBilinear2x2, the kernel its
@@ -227,12 +256,16 @@ func (k *ResizeBilinear) Eval(n *ops.Node) error {
 // p01, lower p10, diagonal p11; the pixel itself past the last column or
 // row) gives the 2×2 block p00, (p00+p01)/2 on top and l = (p00+p10)/2,
 // (l + (p01+p11)/2)/2 below, each sum and halving rounded in float32.
-func resizeBilinear2x2(g *resizeGeometry, src, dst []float32) {
+//
+// It computes the output rows of the input rows [lo, hi), counted across
+// batches.
+func resizeBilinear2x2(g *resizeGeometry, src, dst []float32, lo, hi int) {
 	d := g.depth
-	for b := 0; b < g.batch; b++ {
+	for r := lo; r < hi; r++ {
+		b, y0 := r/g.inH, r%g.inH
 		in := src[b*g.inH*g.inW*d:]
 		out := dst[b*g.outH*g.outW*d:]
-		for y0 := 0; y0 < g.inH; y0++ {
+		{
 			y1 := min(y0+1, g.inH-1)
 			for x0 := 0; x0 < g.inW; x0++ {
 				x1 := min(x0+1, g.inW-1)
@@ -259,13 +292,16 @@ func resizeBilinear2x2(g *resizeGeometry, src, dst []float32) {
 // v00·w00 + v01·w01 + v10·w10 + v11·w11 + 0.5 in float32, left to right,
 // truncated (every product and sum rounded to float32 on its own, never
 // fused).
-func (k *ResizeBilinear) evalUint8(src, dst []byte) {
+//
+// It computes the output rows [lo, hi), counted across batches.
+func (k *ResizeBilinear) evalUint8(src, dst []byte, lo, hi int) {
 	g := &k.g
 	d := g.depth
-	o := 0
-	for b := 0; b < g.batch; b++ {
-		base := b * g.inH * g.inW * d
-		for _, ty := range k.ys {
+	o := lo * g.outW * d
+	for r := lo; r < hi; r++ {
+		base := r / g.outH * g.inH * g.inW * d
+		ty := k.ys[r%g.outH]
+		{
 			r0 := base + ty.lo*g.inW*d
 			r1 := base + ty.hi*g.inW*d
 			dy := ty.frac
@@ -292,13 +328,16 @@ func (k *ResizeBilinear) evalUint8(src, dst []byte) {
 // resizeBilinearInteger is TFLite's ResizeBilinearInteger for int8 and
 // int16: Σ v·wy·wx in int64 on the 2^-20 scale, then (sum ± 2^19) / 2^20
 // truncated (half away from zero).
-func resizeBilinearInteger[T int8 | int16](k *ResizeBilinear, src, dst []T) {
+//
+// It computes the output rows [lo, hi), counted across batches.
+func resizeBilinearInteger[T int8 | int16](k *ResizeBilinear, src, dst []T, lo, hi int) {
 	g := &k.g
 	d := g.depth
-	o := 0
-	for b := 0; b < g.batch; b++ {
-		base := b * g.inH * g.inW * d
-		for _, ty := range k.yi {
+	o := lo * g.outW * d
+	for r := lo; r < hi; r++ {
+		base := r / g.outH * g.inH * g.inW * d
+		ty := k.yi[r%g.outH]
+		{
 			r0 := base + ty.lo*g.inW*d
 			r1 := base + ty.hi*g.inW*d
 			for _, tx := range k.xi {

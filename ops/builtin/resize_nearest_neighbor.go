@@ -21,6 +21,10 @@ type ResizeNearestNeighbor struct {
 	g      resizeGeometry
 	elem   int
 	ys, xs []int
+	// Output rows are split over threads (ops.Node.Parallel); rowsFn
+	// reads the tensors in in and out during Eval.
+	in, out *ops.Tensor
+	rowsFn  func(worker, lo, hi int)
 }
 
 // NewResizeNearestNeighbor returns a RESIZE_NEAREST_NEIGHBOR kernel for one
@@ -43,6 +47,7 @@ func decodeResizeNearestNeighborOptions(t ops.OptionsTable) (any, error) {
 // source indices.
 func (k *ResizeNearestNeighbor) Prepare(n *ops.Node) error {
 	*k = ResizeNearestNeighbor{}
+	k.rowsFn = k.evalRows
 	in, _, err := k.g.prepare(n)
 	if err != nil {
 		return err
@@ -98,26 +103,36 @@ func (k *ResizeNearestNeighbor) Eval(n *ops.Node) error {
 		return err
 	}
 	g := &k.g
+	rows := g.batch * g.outH
+	k.in, k.out = in, out
+	n.Parallel(rows, rows*g.outW*g.depth*k.elem/4, k.rowsFn)
+	k.in, k.out = nil, nil
+	return nil
+}
+
+// evalRows copies the output rows [lo, hi), counted across batches.
+func (k *ResizeNearestNeighbor) evalRows(worker, lo, hi int) {
+	g, in, out := &k.g, k.in, k.out
 	px := g.depth * k.elem
 	rowBytes := len(k.xs) * px
-	o := 0
-	for b := 0; b < g.batch; b++ {
+	o := lo * rowBytes
+	for r := lo; r < hi; r++ {
+		b, i := r/g.outH, r%g.outH
 		base := b * g.inH * g.inW * px
-		for i, y := range k.ys {
-			if i > 0 && y == k.ys[i-1] {
-				// The same source row as the output row above (every
-				// upsampling repeats rows): one copy of that row.
-				copy(out.Data[o:o+rowBytes], out.Data[o-rowBytes:o])
-				o += rowBytes
-				continue
-			}
-			row := base + y*g.inW*px
-			for _, x := range k.xs {
-				s := row + x*px
-				copy(out.Data[o:o+px], in.Data[s:s+px])
-				o += px
-			}
+		y := k.ys[i]
+		if r > lo && i > 0 && y == k.ys[i-1] {
+			// The same source row as the output row above (every
+			// upsampling repeats rows), computed by this call: one
+			// copy of that row.
+			copy(out.Data[o:o+rowBytes], out.Data[o-rowBytes:o])
+			o += rowBytes
+			continue
+		}
+		row := base + y*g.inW*px
+		for _, x := range k.xs {
+			s := row + x*px
+			copy(out.Data[o:o+px], in.Data[s:s+px])
+			o += px
 		}
 	}
-	return nil
 }

@@ -48,6 +48,10 @@ type Softmax struct {
 	shift16 int
 	exp16   *[513]int16
 	recip16 *[513]int16
+	// Rows are split over threads (ops.Node.Parallel); rowsFn reads
+	// the tensors in in and out during Eval.
+	in, out *ops.Tensor
+	rowsFn  func(worker, lo, hi int)
 }
 
 // NewSoftmax returns a SOFTMAX kernel for one node.
@@ -74,6 +78,7 @@ func decodeSoftmaxOptions(t ops.OptionsTable) (any, error) {
 // Prepare checks types and quantisation and builds the exp table.
 func (k *Softmax) Prepare(n *ops.Node) error {
 	*k = Softmax{}
+	k.rowsFn = k.evalRows
 	if o, ok := n.Options.(*SoftmaxOptions); ok && o != nil {
 		k.beta = o.Beta
 	} else if n.Options != nil {
@@ -160,10 +165,10 @@ func (k *Softmax) prepare16(in, out *ops.Tensor) error {
 	return nil
 }
 
-// softmax16 is TFLite's reference SoftmaxInt16 over every row.
-func (k *Softmax) softmax16(x, y []int16) {
+// softmax16 is TFLite's reference SoftmaxInt16 over the rows [lo, hi).
+func (k *Softmax) softmax16(x, y []int16, lo, hi int) {
 	d := k.depth
-	for r := 0; r < k.rows; r++ {
+	for r := lo; r < hi; r++ {
 		xr, yr := x[r*d:r*d+d], y[r*d:r*d+d]
 		mx := int16(math.MinInt16)
 		for _, v := range xr {
@@ -199,12 +204,24 @@ func (k *Softmax) Eval(n *ops.Node) error {
 	if err := checkData(in, out); err != nil {
 		return err
 	}
-	d := k.depth
+	cost := 4
+	if in.Type == ops.Float32 {
+		cost = 32 // an exp and a division per value
+	}
+	k.in, k.out = in, out
+	n.Parallel(k.rows, k.rows*k.depth*cost, k.rowsFn)
+	k.in, k.out = nil, nil
+	return nil
+}
+
+// evalRows computes the softmax of the rows [lo, hi).
+func (k *Softmax) evalRows(worker, lo, hi int) {
+	in, out, d := k.in, k.out, k.depth
 	switch in.Type {
 	case ops.Float32:
 		x, y := in.Float32s(), out.Float32s()
 		beta := float64(k.beta)
-		for r := 0; r < k.rows; r++ {
+		for r := lo; r < hi; r++ {
 			xr, yr := x[r*d:r*d+d], y[r*d:r*d+d]
 			mx := xr[0]
 			for _, v := range xr {
@@ -221,17 +238,16 @@ func (k *Softmax) Eval(n *ops.Node) error {
 			}
 		}
 	case ops.Int8:
-		softmaxQuant(k, in.Int8s(), out)
+		softmaxQuant(k, in.Int8s(), out, lo, hi)
 	case ops.Uint8:
-		softmaxQuant(k, in.Uint8s(), out)
+		softmaxQuant(k, in.Uint8s(), out, lo, hi)
 	case ops.Int16:
-		k.softmax16(in.Int16s(), out.Int16s())
+		k.softmax16(in.Int16s(), out.Int16s(), lo, hi)
 	}
-	return nil
 }
 
 // softmaxQuant is the quantised row loop shared by int8 and uint8 inputs.
-func softmaxQuant[T int8 | uint8](k *Softmax, x []T, out *ops.Tensor) {
+func softmaxQuant[T int8 | uint8](k *Softmax, x []T, out *ops.Tensor, lo, hi int) {
 	d := k.depth
 	var o8 []int8
 	var u8 []uint8
@@ -244,7 +260,7 @@ func softmaxQuant[T int8 | uint8](k *Softmax, x []T, out *ops.Tensor) {
 	default:
 		o16 = out.Int16s()
 	}
-	for r := 0; r < k.rows; r++ {
+	for r := lo; r < hi; r++ {
 		xr := x[r*d : r*d+d]
 		maxVal := int32(xr[0])
 		for _, v := range xr {

@@ -1,0 +1,91 @@
+package builtin
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/tflrun/tflrun/internal/parallel"
+	"github.com/tflrun/tflrun/ops"
+)
+
+// BenchmarkThreadedFamilies times one node of each threaded family
+// besides the convolutions and FULLY_CONNECTED (BenchmarkThreadedLayers)
+// at 1, 2 and 4 threads, with the work threshold in force
+// (parallel.MinWork), on shapes of the corpus CNNs: compare the
+// threads= lines of one run for the speed-up.
+func BenchmarkThreadedFamilies(b *testing.B) {
+	pools := map[int]*parallel.Pool{1: nil, 2: parallel.New(2), 4: parallel.New(4)}
+	defer func() {
+		for _, p := range pools {
+			p.Stop()
+		}
+	}()
+	r := lcg(3)
+	i8 := func(shape ...int) *ops.Tensor {
+		return q(tensorOf(ops.Int8, shape, toInt8(randInts(&r, prod(shape), -128, 127))), 0.05, -2)
+	}
+	u8 := func(shape ...int) *ops.Tensor {
+		return q(tensorOf(ops.Uint8, shape, toUint8(randInts(&r, prod(shape), 0, 255))), 0.05, 120)
+	}
+	f32 := func(shape ...int) *ops.Tensor {
+		return tensorOf(ops.Float32, shape, randFloats(&r, prod(shape), -2, 2))
+	}
+	type bench struct {
+		name string
+		make func() (ops.Kernel, *ops.Node)
+	}
+	cases := []bench{
+		{"ADD/uint8_56x56x24", func() (ops.Kernel, *ops.Node) {
+			return NewAdd(), node(&AddOptions{}, []*ops.Tensor{u8(1, 56, 56, 24), u8(1, 56, 56, 24)}, q(outTensor(ops.Uint8), 0.08, 128))
+		}},
+		{"ADD/float32_64x64x64", func() (ops.Kernel, *ops.Node) {
+			return NewAdd(), node(&AddOptions{}, []*ops.Tensor{f32(1, 64, 64, 64), f32(1, 64, 64, 64)}, outTensor(ops.Float32))
+		}},
+		{"MUL/int8_80x80x32_by_channel", func() (ops.Kernel, *ops.Node) {
+			return NewMul(), node(&MulOptions{}, []*ops.Tensor{i8(1, 80, 80, 32), i8(1, 1, 1, 32)}, q(outTensor(ops.Int8), 0.1, 0))
+		}},
+		{"MAX_POOL_2D/int8_20x20x128_5x5s1", func() (ops.Kernel, *ops.Node) {
+			return NewMaxPool2D(), node(&Pool2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, FilterWidth: 5, FilterHeight: 5}, []*ops.Tensor{i8(1, 20, 20, 128)}, q(outTensor(ops.Int8), 0.05, -2))
+		}},
+		{"MAX_POOL_2D/float32_64x64x32_2x2s2", func() (ops.Kernel, *ops.Node) {
+			return NewMaxPool2D(), node(&Pool2DOptions{Padding: ops.PaddingValid, StrideW: 2, StrideH: 2, FilterWidth: 2, FilterHeight: 2}, []*ops.Tensor{f32(1, 128, 128, 32)}, outTensor(ops.Float32))
+		}},
+		{"SOFTMAX/int8_8400x16", func() (ops.Kernel, *ops.Node) {
+			return NewSoftmax(), node(&SoftmaxOptions{Beta: 1}, []*ops.Tensor{i8(1, 4, 8400, 16)}, q(outTensor(ops.Int8), 1.0/256, -128))
+		}},
+		{"SOFTMAX/float32_8400x16", func() (ops.Kernel, *ops.Node) {
+			return NewSoftmax(), node(&SoftmaxOptions{Beta: 1}, []*ops.Tensor{f32(1, 4, 8400, 16)}, outTensor(ops.Float32))
+		}},
+		{"RESIZE_BILINEAR/float32_33x33x256_to_65x65", func() (ops.Kernel, *ops.Node) {
+			return NewResizeBilinear(), node(&ResizeOptions{AlignCorners: true}, []*ops.Tensor{f32(1, 33, 33, 256), c32(65, 65)}, outTensor(ops.Float32))
+		}},
+		{"RESIZE_NEAREST_NEIGHBOR/int8_40x40x128_x2", func() (ops.Kernel, *ops.Node) {
+			return NewResizeNearestNeighbor(), node(&ResizeOptions{}, []*ops.Tensor{i8(1, 40, 40, 128), c32(80, 80)}, q(outTensor(ops.Int8), 0.05, -2))
+		}},
+		{"CONCATENATION/uint8_rescale_1917x91", func() (ops.Kernel, *ops.Node) {
+			a := quantTensor(ops.Uint8, []int{1, 1083, 91}, randFloats(&r, 1083*91, -3, 3), -4, 4)
+			c := quantTensor(ops.Uint8, []int{1, 834, 91}, randFloats(&r, 834*91, -3, 3), -3, 5)
+			return NewConcatenation(), node(&ConcatenationOptions{Axis: 1}, []*ops.Tensor{a, c}, quantOut(ops.Uint8, -4, 5))
+		}},
+		{"CONCATENATION/float32_copy_40x40x256", func() (ops.Kernel, *ops.Node) {
+			return NewConcatenation(), node(&ConcatenationOptions{Axis: 3}, []*ops.Tensor{f32(1, 40, 40, 128), f32(1, 40, 40, 128)}, outTensor(ops.Float32))
+		}},
+	}
+	for _, c := range cases {
+		for _, threads := range []int{1, 2, 4} {
+			b.Run(fmt.Sprintf("%s/threads=%d", c.name, threads), func(b *testing.B) {
+				k, n := c.make()
+				n.Pool = pools[threads]
+				if err := prepare(k, n); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := k.Eval(n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
