@@ -173,11 +173,12 @@ func checkTFLite(path, ref string, row map[string]string) (Outcome, string) {
 	}
 	if err != nil {
 		// An Invoke that TensorFlow Lite refuses on the same inputs too (a
-		// SCATTER_ND index out of range, say) is the behaviour it has: a
-		// match, as long as tflrun says why.
+		// SCATTER_ND index out of range, say) agrees with it, but compares
+		// no output: it stays a failure, the detail naming both reasons,
+		// so that the count of matches means outputs compared.
 		if ref != "" {
 			if _, rerr := optest.Reference(ref, path, ins); rerr != nil {
-				return Match, "both refuse: " + firstLine(err) + "; TensorFlow Lite: " + firstLine(rerr)
+				return Fails, "both refuse these inputs: " + firstLine(err) + "; TensorFlow Lite: " + firstLine(rerr)
 			}
 		}
 		return Fails, firstLine(err)
