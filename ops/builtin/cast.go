@@ -162,6 +162,7 @@ func (k *Cast) Eval(n *ops.Node) error {
 			}
 			storePacked(k.out, out.Data, i, int32(c))
 		}
+		clearPackedTail(k.out, out.Data, k.n)
 		return nil
 	}
 	if castFast(in, out, k.in, k.out, k.n) {

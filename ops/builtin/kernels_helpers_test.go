@@ -120,11 +120,11 @@ func sweepThreads(t *testing.T, k ops.Kernel, n *ops.Node) {
 			t.Fatalf("Prepare on %d threads: %v", p.Threads(), err)
 		}
 		// Outputs start as garbage, so that a unit no thread computes
-		// cannot pass by leaving the one-thread result in place. (Not
-		// the packed sub-byte types: their kernels leave the unused
-		// bits of the last byte as they find them.)
+		// cannot pass by leaving the one-thread result in place (the
+		// packed sub-byte types included: their kernels must zero the
+		// unused bits of the last byte).
 		for _, o := range n.Outputs {
-			if o != nil && o.Type.PackedBits() == 0 {
+			if o != nil {
 				for i := range o.Data[:o.Bytes()] {
 					o.Data[i] = 0xa5
 				}

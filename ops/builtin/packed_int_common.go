@@ -33,6 +33,18 @@ func storePacked(typ ops.DataType, data []byte, i int, v int32) {
 	data[i/2] = data[i/2]&^(0x0f<<sh) | byte(v&0x0f)<<sh
 }
 
+// clearPackedTail zeroes the bits past element n-1 in the last byte of an
+// Int4, Uint4 or Int2 tensor's data, so that a kernel writing n packed
+// elements leaves no stale bits behind (TFLite's PackInt8IntoDenseInt
+// writes them as zero).
+func clearPackedTail(typ ops.DataType, data []byte, n int) {
+	per := 8 / typ.PackedBits()
+	if n%per == 0 || n/per >= len(data) {
+		return
+	}
+	data[n/per] &= byte(1)<<(uint(n%per)*uint(typ.PackedBits())) - 1
+}
+
 // packedRange is the value range of a packed sub-byte type: [-8, 7] for
 // Int4, [0, 15] for Uint4, [-2, 1] for Int2.
 func packedRange(typ ops.DataType) (lo, hi int32) {

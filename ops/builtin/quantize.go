@@ -202,6 +202,7 @@ func (k *Quantize) Eval(n *ops.Node) error {
 		for i, v := range in.Float32s()[:cnt] {
 			storePacked(out.Type, out.Data, i, ops.ClampInt32(f32ToInt32(roundf(v/scale))+zp, lo, hi))
 		}
+		clearPackedTail(out.Type, out.Data, cnt)
 		return nil
 	}
 	if in.Type == ops.Float32 {
