@@ -238,8 +238,10 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 			return nil, err
 		}
 		entry.Notes = append(entry.Notes, notes...)
-		dyn = pinBatch(f)
 	}
+	// A batch given as -1 in InputShapes is left dynamic as a declared
+	// one is: converted at 1 and kept where the model runs at any batch.
+	dyn = pinBatch(f)
 	// The entry's input shapes at batch 2, for converting again there
 	// when the dynamic batch needs it (withDynamicBatch).
 	var at2Shapes []ir.Shape
