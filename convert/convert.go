@@ -62,7 +62,10 @@ type Options struct {
 	Signature string
 	// InputArrays and OutputArrays name graph tensors ("node" or
 	// "node:index") to use as inputs and outputs, cutting the graph (a
-	// GraphDef needs OutputArrays).
+	// GraphDef needs OutputArrays). In a SavedModel they may name tensors
+	// inside its functions (by full path or a path suffix, or an Identity
+	// that simplification removed) and the signature's input and output
+	// keys ("input_1", "dense_1").
 	InputArrays, OutputArrays []string
 	// InputShapes gives one static shape per input, pinning dynamic
 	// dimensions. Without it every dynamic dimension is converted at 1,
@@ -215,9 +218,21 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 	budget := opts.newBudget()
 	eopts := tfmodel.EntryOptions{Signature: opts.Signature, InputArrays: opts.InputArrays,
 		OutputArrays: opts.OutputArrays, InputShapes: opts.InputShapes, Budget: budget}
-	if needsDeepCut(m, opts) {
+	// Signature keys ("input_1", "dense_1") name the signature's tensors:
+	// with input arrays, the main graph's tensors they map to, when that
+	// makes every array one of the main graph; else (below) the entry's
+	// inputs and results.
+	if in, out := signatureArrays(m, opts.Signature, opts.InputArrays, opts.OutputArrays); len(in) > 0 && !needsDeepCut(m, Options{InputArrays: in, OutputArrays: out}) {
+		eopts.InputArrays, eopts.OutputArrays = in, out
+	}
+	if needsDeepCut(m, Options{InputArrays: eopts.InputArrays, OutputArrays: eopts.OutputArrays}) {
 		// The arrays live inside functions: start from the signature and
 		// cut once inlining has brought them into the entry function.
+		// Input arrays that are the signature's inputs, by key, are
+		// those it starts from.
+		if allSignatureInputs(m, opts.Signature, opts.InputArrays) {
+			opts.InputArrays = nil
+		}
 		opts.cut = &deepCut{inputs: opts.InputArrays, outputs: opts.OutputArrays, shapes: opts.InputShapes, identities: libraryIdentities(m)}
 		eopts = tfmodel.EntryOptions{Signature: opts.Signature, Budget: budget}
 		if len(opts.InputArrays) == 0 {
@@ -238,8 +253,10 @@ func ConvertModel(m *tfmodel.Model, opts Options) (*Result, error) {
 			return nil, err
 		}
 		entry.Notes = append(entry.Notes, notes...)
-		dyn = pinBatch(f)
 	}
+	// A batch given as -1 in InputShapes is left dynamic as a declared
+	// one is: converted at 1 and kept where the model runs at any batch.
+	dyn = pinBatch(f)
 	// The entry's input shapes at batch 2, for converting again there
 	// when the dynamic batch needs it (withDynamicBatch).
 	var at2Shapes []ir.Shape

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tflrun/tflrun/convert/internal/tfmodel"
+	"github.com/tflrun/tflrun/convert/internal/tfpb"
 	"github.com/tflrun/tflrun/convert/ir"
 )
 
@@ -21,6 +22,9 @@ import (
 // Names match an inlined node by its full path or by a suffix that starts
 // at a path element ("model/lambda/Abs" matches
 // "StatefulPartitionedCall/StatefulPartitionedCall/model/lambda/Abs").
+// A key of the signature's outputs ("dense_1") names that result; input
+// arrays that are exactly the signature's input keys leave its inputs as
+// they are (signatureArrays, allSignatureInputs).
 type deepCut struct {
 	inputs, outputs []string
 	shapes          []ir.Shape
@@ -167,7 +171,7 @@ func (c *deepCut) try(f *ir.Function) (bool, error) {
 		node  *ir.Node
 		index int
 	}
-	look := func(names []string) ([]ref, bool, error) {
+	look := func(names []string, outputs bool) ([]ref, bool, error) {
 		refs := make([]ref, len(names))
 		for i, s := range names {
 			r, _, err := ir.ParseTensorRef(s)
@@ -177,6 +181,11 @@ func (c *deepCut) try(f *ir.Function) (bool, error) {
 			n, ok, err := resolveCutNode(f, r.Node)
 			if err != nil {
 				return nil, false, err
+			}
+			if k := c.signatureOutput(f, s); !ok && outputs && k >= 0 {
+				// A signature output key: the entry's result.
+				refs[i] = ref{f.Results[k].Producer, f.Results[k].Index}
+				continue
 			}
 			if !ok && r.Index == 0 {
 				// An Identity simplification bypassed: cut at what it
@@ -198,11 +207,11 @@ func (c *deepCut) try(f *ir.Function) (bool, error) {
 		}
 		return refs, true, nil
 	}
-	ins, okIn, err := look(c.inputs)
+	ins, okIn, err := look(c.inputs, false)
 	if err != nil || !okIn {
 		return false, err
 	}
-	outs, okOut, err := look(c.outputs)
+	outs, okOut, err := look(c.outputs, true)
 	if err != nil || !okOut {
 		return false, err
 	}
@@ -342,6 +351,98 @@ func (c *deepCut) finish(f *ir.Function) error {
 		}
 	}
 	return fmt.Errorf("%s: the input/output arrays (Options.InputArrays/OutputArrays; --input_arrays/--output_arrays on the command line) name tensors that are neither in the main graph nor in any inlined function: %s (a tensor inside a fused composite or folded to a constant cannot be cut at)", f.Where(), strings.Join(missing, ", "))
+}
+
+// signatureOutput is the index of the entry result that name, a key of
+// the signature's outputs ("dense_1"), names, or -1.
+func (c *deepCut) signatureOutput(f *ir.Function, name string) int {
+	if c.entry == nil || c.entry.SignatureKey == "" {
+		return -1
+	}
+	for k, key := range c.entry.OutputNames {
+		if key == name && k < len(f.Results) && f.Results[k].Producer != nil {
+			return k
+		}
+	}
+	return -1
+}
+
+// signatureArrays rewrites the input and output arrays that are keys of
+// the chosen signature of a SavedModel (signature, else serving_default,
+// else its only one), and not node names of its main graph, as the
+// tensor names the signature maps them to ("input_1" as
+// "serving_default_input_1:0"): the names a user sees in the signature.
+func signatureArrays(m *tfmodel.Model, signature string, inputs, outputs []string) ([]string, []string) {
+	sig := chosenSignature(m, signature)
+	if sig == nil {
+		return inputs, outputs
+	}
+	have := map[string]bool{}
+	for _, n := range m.Graph.GetNode() {
+		have[n.GetName()] = true
+	}
+	rewrite := func(names []string, keys map[string]string) []string {
+		var out []string
+		for _, s := range names {
+			if t, ok := keys[s]; ok && !have[s] {
+				s = t
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	ins, outs := map[string]string{}, map[string]string{}
+	for k, ti := range sig.GetInputs() {
+		ins[k] = ti.GetName()
+	}
+	for k, ti := range sig.GetOutputs() {
+		outs[k] = ti.GetName()
+	}
+	return rewrite(inputs, ins), rewrite(outputs, outs)
+}
+
+// allSignatureInputs tells whether inputs are exactly the keys of the
+// chosen signature's inputs, in the entry's (sorted) order, and none of
+// them a node of the main graph.
+func allSignatureInputs(m *tfmodel.Model, signature string, inputs []string) bool {
+	sig := chosenSignature(m, signature)
+	if sig == nil || len(inputs) == 0 || len(inputs) != len(sig.GetInputs()) {
+		return false
+	}
+	keys := make([]string, 0, len(inputs))
+	for k := range sig.GetInputs() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, n := range m.Graph.GetNode() {
+		for _, s := range inputs {
+			if n.GetName() == s {
+				return false
+			}
+		}
+	}
+	for i, k := range keys {
+		if inputs[i] != k {
+			return false
+		}
+	}
+	return true
+}
+
+// chosenSignature is the SignatureDef Entry starts from, or nil (a
+// GraphDef, or no such signature).
+func chosenSignature(m *tfmodel.Model, signature string) *tfpb.SignatureDef {
+	if m.MetaGraph == nil || m.Graph == nil {
+		return nil
+	}
+	key := signature
+	if key == "" {
+		key = "serving_default"
+		if sigs := m.Signatures(); len(sigs) == 1 {
+			key = sigs[0]
+		}
+	}
+	return m.MetaGraph.GetSignatureDef()[key]
 }
 
 // cutTensorName spells a tensor "node:index".

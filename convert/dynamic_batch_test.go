@@ -31,13 +31,19 @@ func signatures(t *testing.T, model []byte) (ins, outs [][]int) {
 // model is written at batch 1 with shape_signature [-1, 3] / [-1, 2], and
 // after ResizeInputTensor to batch 4 every row is the layer of that row.
 func TestDynamicBatchKept(t *testing.T) {
+	t.Run("declared", func(t *testing.T) { testDynamicBatchKept(t, nil, -1) })
+	// The batch given as -1 (--input_shapes -1,3) stays dynamic too.
+	t.Run("given as -1", func(t *testing.T) { testDynamicBatchKept(t, []ir.Shape{{-1, 3}}, -1) })
+}
+
+func testDynamicBatchKept(t *testing.T, shapes []ir.Shape, batch int) {
 	g := newGraph()
-	x := g.placeholder("x", -1, 3)
+	x := g.placeholder("x", batch, 3)
 	w := g.constF("w", ir.Shape{3, 2}, []float32{0.5, -1, 0.25, 2, -0.75, 0.125})
 	b := g.constF("b", ir.Shape{2}, []float32{0.1, -0.2})
 	mm := g.op("MatMul", "mm", []string{x, w}, nil)
 	g.op("Relu", "out", []string{g.op("BiasAdd", "ba", []string{mm, b}, nil)}, nil)
-	res, err := g.convert(t, "out")
+	res, err := g.convertWith(t, Options{OutputArrays: []string{"out"}, InputShapes: shapes})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,13 @@
 package fusion_test
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/tflrun/tflrun/convert"
+	"github.com/tflrun/tflrun/convert/ir"
 	"github.com/tflrun/tflrun/interpreter"
 )
 
@@ -154,19 +156,21 @@ func TestRecurrentDynamicBatch(t *testing.T) {
 		path    string
 		outputs []string
 		op      string
+		shapes  []ir.Shape // InputShapes; a -1 batch stays dynamic
 	}{
-		{"testdata/lstm.pbtxt", []string{"last"}, "UNIDIRECTIONAL_SEQUENCE_LSTM"},
-		{"testdata/lstm_loop_relu.pbtxt", []string{"last", "call:1", "call:2", "stacked", "call:3"}, "UNIDIRECTIONAL_SEQUENCE_LSTM"},
-		{"testdata/lstm_loop_dropout.pbtxt", []string{"last", "call:1"}, "UNIDIRECTIONAL_SEQUENCE_LSTM"},
-		{"testdata/lstm_indy.pbtxt", []string{"last", "call:1"}, "UNIDIRECTIONAL_SEQUENCE_LSTM"},
-		{"testdata/gru.pbtxt", []string{"last", "call:1"}, "custom.UNIDIRECTIONAL_SEQUENCE_GRU"},
-		{"testdata/gru_reset_before.pbtxt", []string{"last", "call:1"}, "custom.UNIDIRECTIONAL_SEQUENCE_GRU"},
-		{"testdata/gru_loop.pbtxt", []string{"last", "call:1", "call:2"}, "custom.UNIDIRECTIONAL_SEQUENCE_GRU"},
-		{"testdata/gru_loop_reset_before.pbtxt", []string{"last", "call:1"}, "custom.UNIDIRECTIONAL_SEQUENCE_GRU"},
-		{"testdata/simple_rnn.pbtxt", []string{"forward:0", "forward:1", "backward"}, "UNIDIRECTIONAL_SEQUENCE_RNN"},
+		{"testdata/lstm.pbtxt", []string{"last"}, "UNIDIRECTIONAL_SEQUENCE_LSTM", nil},
+		{"testdata/lstm.pbtxt", []string{"last"}, "UNIDIRECTIONAL_SEQUENCE_LSTM", []ir.Shape{{-1, 3, 2}}},
+		{"testdata/lstm_loop_relu.pbtxt", []string{"last", "call:1", "call:2", "stacked", "call:3"}, "UNIDIRECTIONAL_SEQUENCE_LSTM", nil},
+		{"testdata/lstm_loop_dropout.pbtxt", []string{"last", "call:1"}, "UNIDIRECTIONAL_SEQUENCE_LSTM", nil},
+		{"testdata/lstm_indy.pbtxt", []string{"last", "call:1"}, "UNIDIRECTIONAL_SEQUENCE_LSTM", nil},
+		{"testdata/gru.pbtxt", []string{"last", "call:1"}, "custom.UNIDIRECTIONAL_SEQUENCE_GRU", nil},
+		{"testdata/gru_reset_before.pbtxt", []string{"last", "call:1"}, "custom.UNIDIRECTIONAL_SEQUENCE_GRU", nil},
+		{"testdata/gru_loop.pbtxt", []string{"last", "call:1", "call:2"}, "custom.UNIDIRECTIONAL_SEQUENCE_GRU", nil},
+		{"testdata/gru_loop_reset_before.pbtxt", []string{"last", "call:1"}, "custom.UNIDIRECTIONAL_SEQUENCE_GRU", nil},
+		{"testdata/simple_rnn.pbtxt", []string{"forward:0", "forward:1", "backward"}, "UNIDIRECTIONAL_SEQUENCE_RNN", nil},
 	} {
-		t.Run(c.path, func(t *testing.T) {
-			res := conversion(t, c.path, convert.Options{OutputArrays: c.outputs})
+		t.Run(fmt.Sprint(c.path, c.shapes), func(t *testing.T) {
+			res := conversion(t, c.path, convert.Options{OutputArrays: c.outputs, InputShapes: c.shapes})
 			if opCounts(res)[c.op] == 0 {
 				t.Fatalf("no %s: %v", c.op, opCounts(res))
 			}

@@ -115,8 +115,6 @@ func TestKerasLSTMRefusals(t *testing.T) {
 			"the layer has a mask input", sigmoid, false, "fused"},
 		{"return_state", "testdata/lstm.pbtxt", convert.Options{OutputArrays: []string{"last", "call:2"}},
 			"(return_state)", sigmoid, false, "fused"},
-		{"dynamic batch", "testdata/lstm.pbtxt", convert.Options{OutputArrays: []string{"last"}, InputShapes: []ir.Shape{{-1, 3, 2}}},
-			"the batch size is not static (input shape [? 3 2])", nil, true, "no loop rule recognises it: the input sequence has shape [3 ? 2]"},
 		{"non-sigmoid recurrent activation", "testdata/lstm_hard_sigmoid.pbtxt", convert.Options{OutputArrays: []string{"last"}},
 			"the recurrent activation is hard_sigmoid, not sigmoid", func(x float64) float64 { return math.Min(math.Max(0.2*x+0.5, 0), 1) }, false,
 			"the recurrent activation is hard_sigmoid, not sigmoid"},

@@ -11,6 +11,8 @@
 //
 //	TFLRUN_TFLITE_CORPUS  folder holding tflite.tsv's files (by their file column)
 //	TFLRUN_TF_CORPUS      folder holding tf.tsv's files and SavedModel folders
+//	TFLRUN_TF_REFS        optional: folder holding tfref.tsv's reference .tflite
+//	                      files (default: TFLRUN_TF_CORPUS)
 //	TFLITE_REF            optional: TensorFlow Lite's runner (internal/optest.RefEnv);
 //	                      without it a "match" expectation is checked as "runs"
 //
@@ -28,4 +30,10 @@
 // runs (the converted model runs on random inputs), fused (it runs and
 // holds no WHILE and, when the manifest lists recurrent layers, a fused
 // recurrent operator for them).
+//
+// tfref.tsv pairs models of tf.tsv with an independent reference: the
+// .tflite TensorFlow's own converter wrote for the same model, kept in the
+// model's source repository. TestTFReference converts the model, runs both
+// on the same inputs and records match, differs, fails (the converted
+// model does not run), runs (the reference does not) or refused.
 package corpus

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# extract.sh tflite|tf MIRRORS OUT: puts every row of tflite.tsv or tf.tsv in
-# OUT under its file column, taken from local git mirrors, and checks its
+# extract.sh tflite|tf|tfref MIRRORS OUT: puts every row of tflite.tsv, tf.tsv
+# or tfref.tsv (the TF corpus's reference .tflite files, which go in the
+# same folder as tf.tsv's models) in OUT under its file column, taken from local git mirrors, and checks its
 # SHA-256 against the manifest.
 #
 # MIRRORS holds one git directory per repository, named owner+repo (the
@@ -19,13 +20,13 @@
 # line per row (ok, extracted, MISSING, MISMATCH) and a summary, and exits 1
 # when any row is not verified. It only reads the mirrors and writes OUT.
 set -uo pipefail
-usage="usage: extract.sh tflite|tf MIRRORS OUT"
+usage="usage: extract.sh tflite|tf|tfref MIRRORS OUT"
 kind=${1:?$usage}
 mirrors=${2:?$usage}
 out=${3:?$usage}
 case $kind in
-  tflite | tf) ;;
-  *) echo "extract.sh: first argument must be tflite or tf" >&2; exit 2 ;;
+  tflite | tf | tfref) ;;
+  *) echo "extract.sh: first argument must be tflite, tf or tfref" >&2; exit 2 ;;
 esac
 manifest="$(cd "$(dirname "$0")" && pwd)/$kind.tsv"
 mkdir -p "$out" || exit 2

@@ -47,6 +47,43 @@ func TestManifests(t *testing.T) {
 	}
 }
 
+// TestReferenceManifest checks tfref.tsv without the files: every row
+// names a model of tf.tsv once, a source owner/repo@commit:path, a
+// licence, a SHA-256 and a .tflite outcome.
+func TestReferenceManifest(t *testing.T) {
+	source := regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@[0-9a-f]{40}:\S.*$`)
+	sha := regexp.MustCompile(`^[0-9a-f]{64}$`)
+	tf, err := ReadManifest("tf.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := map[string]bool{}
+	for r := range tf.Rows {
+		models[tf.Get(r, "file")] = true
+	}
+	m, err := ReadManifest("tfref.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Rows) == 0 {
+		t.Error("tfref.tsv: no rows")
+	}
+	seen := map[string]bool{}
+	for r := range m.Rows {
+		model := m.Get(r, "model")
+		if !models[model] || seen[model] {
+			t.Errorf("tfref.tsv: model %q is not in tf.tsv or is listed twice", model)
+		}
+		seen[model] = true
+		if !source.MatchString(m.Get(r, "source")) || m.Get(r, "licence") == "" || !sha.MatchString(m.Get(r, "sha256")) || m.Get(r, "file") == "" {
+			t.Errorf("tfref.tsv: %s: bad file, source, licence or sha256", model)
+		}
+		if _, err := ParseOutcome(m.Get(r, "expect"), false); err != nil {
+			t.Errorf("tfref.tsv: %s: %v", model, err)
+		}
+	}
+}
+
 // TestDigest checks the folder digest against a value computed by hand:
 // sha256 over "a\x00"+sha256("x") + "d/b\x00"+sha256("y").
 func TestDigest(t *testing.T) {
