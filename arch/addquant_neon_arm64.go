@@ -2,7 +2,7 @@
 
 package arch
 
-// The arm64 NEON quantised addition and multiplication kernels
+// The arm64 NEON quantised addition, subtraction and multiplication kernels
 // (addquant_neon_arm64.s), with the contracts of addQuantInt8Generic,
 // addQuantUint8Generic, mulQuantInt8Generic and mulQuantUint8Generic.
 // The wrappers broadcast the parameters into a quantNEONBlock once per
@@ -48,9 +48,6 @@ func (v *quantNEONBlock) setCommon(off1, off2, outOff, lo, hi int32) {
 }
 
 func (v *quantNEONBlock) setAdd(p *QuantAdd) bool {
-	if p.Subtract {
-		return false // the NEON code only adds; SUB takes the portable loop
-	}
 	if !neonStage(&v.left1, &v.mult1, &v.negRight1, p.In1Mult, p.LeftShift, p.In1Shift) ||
 		!neonStage(&v.left2, &v.mult2, &v.negRight2, p.In2Mult, p.LeftShift, p.In2Shift) ||
 		!neonStage(&v.leftOut, &v.multOut, &v.negRightOut, p.OutMult, 0, p.OutShift) {
@@ -77,6 +74,12 @@ func addQuantInt8NEONAsm(dst, a, b *int8, n int, v *quantNEONBlock)
 func addQuantUint8NEONAsm(dst, a, b *uint8, n int, v *quantNEONBlock)
 
 //go:noescape
+func subQuantInt8NEONAsm(dst, a, b *int8, n int, v *quantNEONBlock)
+
+//go:noescape
+func subQuantUint8NEONAsm(dst, a, b *uint8, n int, v *quantNEONBlock)
+
+//go:noescape
 func mulQuantInt8NEONAsm(dst, a, b *int8, n int, v *quantNEONBlock)
 
 //go:noescape
@@ -89,7 +92,11 @@ func addQuantInt8NEON(dst, a, b []int8, p *QuantAdd) {
 		addQuantInt8Generic(dst, a, b, p)
 		return
 	}
-	addQuantInt8NEONAsm(&dst[0], &a[0], &b[0], n, &v)
+	if p.Subtract {
+		subQuantInt8NEONAsm(&dst[0], &a[0], &b[0], n, &v)
+	} else {
+		addQuantInt8NEONAsm(&dst[0], &a[0], &b[0], n, &v)
+	}
 	addQuantInt8Generic(dst[n:], a[n:], b[n:], p)
 }
 
@@ -100,7 +107,11 @@ func addQuantUint8NEON(dst, a, b []uint8, p *QuantAdd) {
 		addQuantUint8Generic(dst, a, b, p)
 		return
 	}
-	addQuantUint8NEONAsm(&dst[0], &a[0], &b[0], n, &v)
+	if p.Subtract {
+		subQuantUint8NEONAsm(&dst[0], &a[0], &b[0], n, &v)
+	} else {
+		addQuantUint8NEONAsm(&dst[0], &a[0], &b[0], n, &v)
+	}
 	addQuantUint8Generic(dst[n:], a[n:], b[n:], p)
 }
 

@@ -1,6 +1,6 @@
 //go:build !purego
 
-// ASIMD (NEON) quantised addition and multiplication (see addquant.go,
+// ASIMD (NEON) quantised addition, subtraction and multiplication (see addquant.go,
 // mulquant.go), eight elements per step, bit-exact with
 // addquant_generic.go and mulquant_generic.go. Each rescaling is
 // requant_neon_arm64.s's MultiplyByQuantizedMultiplier: SSHL (the
@@ -196,4 +196,42 @@ mulQuantUint8loop:
 	STORE8
 	SUB  $1, R3
 	CBNZ R3, mulQuantUint8loop
+	RET
+
+// func subQuantInt8NEONAsm(dst, a, b *int8, n int, v *quantNEONBlock)
+//
+// SUB: the second rescaled input is subtracted (VSUB wraps as int32,
+// like the portable s1 + (−s2)).
+TEXT ·subQuantInt8NEONAsm(SB), NOSPLIT, $0-40
+	SETUP
+
+subQuantInt8loop:
+	LOAD_INT8
+	RESCALE_A
+	RESCALE_B
+	VSUB V6.S4, V1.S4, V1.S4
+	VSUB V7.S4, V2.S4, V2.S4
+	RESCALE_OUT
+	STORE8
+	SUB  $1, R3
+	CBNZ R3, subQuantInt8loop
+	RET
+
+// func subQuantUint8NEONAsm(dst, a, b *uint8, n int, v *quantNEONBlock)
+//
+// SUB: the second rescaled input is subtracted (VSUB wraps as int32,
+// like the portable s1 + (−s2)).
+TEXT ·subQuantUint8NEONAsm(SB), NOSPLIT, $0-40
+	SETUP
+
+subQuantUint8loop:
+	LOAD_UINT8
+	RESCALE_A
+	RESCALE_B
+	VSUB V6.S4, V1.S4, V1.S4
+	VSUB V7.S4, V2.S4, V2.S4
+	RESCALE_OUT
+	STORE8
+	SUB  $1, R3
+	CBNZ R3, subQuantUint8loop
 	RET

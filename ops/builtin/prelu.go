@@ -3,6 +3,7 @@ package builtin
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
@@ -21,9 +22,12 @@ import (
 //     y = MultiplyByQuantizedMultiplier(x, in_scale/out_scale) for x ≥ 0,
 //     MultiplyByQuantizedMultiplier(x·(q_alpha − zp_alpha),
 //     in_scale·alpha_scale/out_scale) otherwise, plus zp_out, clamped to
-//     the type (the multipliers from float32 quotients, as TFLite). The
-//     result depends on the input and alpha bytes alone, so Prepare
-//     tabulates all 65536 pairs and Eval looks them up;
+//     the type (the multipliers from float32 quotients, as TFLite). Eval
+//     runs arch.PReluQuantInt8/PReluQuantUint8 over vectorRuns' runs
+//     where arch has an assembly kernel for them; otherwise (purego,
+//     CPUs without one) the result depends on the input and alpha bytes
+//     alone, so Prepare tabulates all 65536 pairs and Eval looks them
+//     up;
 //   - int16 input and output with int8 alpha: the same arithmetic,
 //     computed per element.
 type PRelu struct {
@@ -34,8 +38,14 @@ type PRelu struct {
 	outOffset int32
 	m1, m2    int32
 	s1, s2    int
-	// lut[alpha byte<<8 | input byte] is the 8-bit result.
+	// qp holds the same parameters for arch.PReluQuantInt8/Uint8.
+	qp arch.QuantPRelu
+	// lut[alpha byte<<8 | input byte] is the 8-bit result, built only
+	// when arch.PReluQuantVector is false at Prepare.
 	lut []uint8
+	// rep8 is preluRuns' scratch for the 8-bit kernels (allocated by
+	// Prepare when they are used).
+	rep8 []uint8
 	// rep is vectorRuns' scratch for arch.PReluF32 (a repeated alpha,
 	// a tiled alpha row, or both operands gathered).
 	rep [256]float32
@@ -123,13 +133,50 @@ func (k *PRelu) Prepare(n *ops.Node) error {
 	if x.Type == ops.Int8 {
 		lo, hi = -128, 127
 	}
+	k.qp = arch.QuantPRelu{
+		InOffset: k.inOffset, AlphaOffset: k.aOffset,
+		PosMult: k.m1, PosShift: k.s1, NegMult: k.m2, NegShift: k.s2,
+		OutOffset: k.outOffset, Lo: lo, Hi: hi,
+	}
+	if !arch.PReluQuantVector() {
+		k.buildTable()
+		return nil
+	}
+	k.rep8 = make([]uint8, preluTile)
+	return nil
+}
+
+// preluTile is the length of the 8-bit kernels' scratch: a per-channel
+// alpha row is tiled into it, so that one kernel call covers up to
+// preluTile elements however short the row.
+const preluTile = 4096
+
+// preluRuns is vectorRuns for the 8-bit PRELU kernels, except that an
+// alpha row shorter than half of rep repeating over the input's outer
+// dimensions (the per-channel alpha of Keras' PReLU with shared axes) is
+// always tiled: vectorRuns would hand a row of 32 or more elements to
+// the kernel one row at a time, and each call broadcasts the kernel's
+// parameters anew.
+func preluRuns[T int8 | uint8](bc *broadcast, x, alpha, out []T, p *arch.QuantPRelu, f func(dst, x, alpha []T, p *arch.QuantPRelu), rep []T) {
+	n := bc.dims[5]
+	if bc.needed && bc.count > 0 && 2*n <= len(rep) && bc.strideA[5] == 1 && bc.strideB[5] == 1 &&
+		bc.dims[4] > 1 && bc.strideA[4] == n && bc.strideB[4] == 0 {
+		tiledRuns(bc, x, alpha, out, p, f, rep)
+		return
+	}
+	vectorRuns(bc, x, alpha, out, p, f, rep)
+}
+
+// buildTable tabulates the 8-bit results of all 65536 input and alpha
+// bytes into k.lut, which Eval then uses instead of the arch kernels.
+func (k *PRelu) buildTable() {
+	lo, hi := k.qp.Lo, k.qp.Hi
 	k.lut = make([]uint8, 1<<16)
 	for a := lo; a <= hi; a++ {
 		for v := lo; v <= hi; v++ {
 			k.lut[int(uint8(a))<<8|int(uint8(v))] = uint8(k.quantized(v, a, lo, hi))
 		}
 	}
-	return nil
 }
 
 // quantized is TFLite's quantised PRELU of input value v and alpha value
@@ -175,21 +222,37 @@ func (k *PRelu) Eval(n *ops.Node) error {
 				o[oi+i] = int16(k.quantized(int32(x16[ia+i*sa]), int32(a8[ib+i*sb]), -32768, 32767))
 			}
 		})
-	default:
-		lut := k.lut
-		xb, ab, ob := x.Data, alpha.Data, out.Data
-		if !k.bc.needed {
-			for i := range ob[:k.bc.count] {
-				ob[i] = lut[int(ab[i])<<8|int(xb[i])]
-			}
+	case ops.Int8:
+		if k.lut == nil {
+			rep := unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(k.rep8))), len(k.rep8))
+			preluRuns(&k.bc, x.Int8s(), alpha.Int8s(), out.Int8s(), &k.qp, arch.PReluQuantInt8, rep)
 			return nil
 		}
-		cnt, sa, sb := k.bc.dims[5], k.bc.strideA[5], k.bc.strideB[5]
-		k.bc.eachRun(func(oi, ia, ib int) {
-			for i := range cnt {
-				ob[oi+i] = lut[int(ab[ib+i*sb])<<8|int(xb[ia+i*sa])]
-			}
-		})
+		k.lookup(x.Data, alpha.Data, out.Data)
+	default:
+		if k.lut == nil {
+			preluRuns(&k.bc, x.Data, alpha.Data, out.Data, &k.qp, arch.PReluQuantUint8, k.rep8)
+			return nil
+		}
+		k.lookup(x.Data, alpha.Data, out.Data)
 	}
 	return nil
+}
+
+// lookup is the table form of the 8-bit PRELU over the input bytes xb
+// and alpha bytes ab into ob.
+func (k *PRelu) lookup(xb, ab, ob []byte) {
+	lut := k.lut
+	if !k.bc.needed {
+		for i := range ob[:k.bc.count] {
+			ob[i] = lut[int(ab[i])<<8|int(xb[i])]
+		}
+		return
+	}
+	cnt, sa, sb := k.bc.dims[5], k.bc.strideA[5], k.bc.strideB[5]
+	k.bc.eachRun(func(oi, ia, ib int) {
+		for i := range cnt {
+			ob[oi+i] = lut[int(ab[ib+i*sb])<<8|int(xb[ia+i*sa])]
+		}
+	})
 }

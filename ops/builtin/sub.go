@@ -34,7 +34,11 @@ type Sub struct {
 	aq    arch.QuantAdd // qp for arch.AddQuantInt8/Uint8 with Subtract (int8, uint8)
 	rep8  [512]int8     // vectorRuns' scratch
 	repU8 [512]uint8
+	repF  [256]float32
 }
+
+// subF32Run is arch.VecSub in vectorRuns' form.
+func subF32Run(dst, a, b []float32, _ *struct{}) { arch.VecSub(dst, a, b) }
 
 // NewSub returns a SUB kernel for one node.
 func NewSub() ops.Kernel { return &Sub{} }
@@ -119,7 +123,12 @@ func (k *Sub) Eval(n *ops.Node) error {
 	}
 	switch k.typ {
 	case ops.Float32:
-		broadcastFloat32(&k.bc, a.Float32s(), b.Float32s(), out.Float32s(), floatSub, k.fMin, k.fMax)
+		// Every layout goes through arch.VecSub (vectorRuns tiles or
+		// gathers the broadcasts that have no long runs), then the
+		// fused activation's clamp.
+		o := out.Float32s()
+		vectorRuns(&k.bc, a.Float32s(), b.Float32s(), o, &struct{}{}, subF32Run, k.repF[:])
+		arch.VecClamp(o[:k.bc.count], k.fMin, k.fMax)
 	case ops.Int32:
 		broadcastApply(&k.bc, a.Int32s(), b.Int32s(), out.Int32s(), func(x, y int32) int32 {
 			return int32(min(max(int64(x-y), k.iMin), k.iMax))
