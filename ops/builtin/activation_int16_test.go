@@ -33,6 +33,12 @@ func TestLogisticTanhInt16(t *testing.T) {
 		{"LOGISTIC 2^-12", NewLogistic, 1.0 / 4096, func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }, 16384},
 		{"TANH 2^-12", NewTanh, 1.0 / 4096, math.Tanh, 0},
 		{"TANH 2^-11", NewTanh, 1.0 / 2048, math.Tanh, 0},
+		// TFLite's interpolated sigmoid-table path.
+		{"LOGISTIC 0.001", NewLogistic, 0.001, func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }, 16384},
+		{"LOGISTIC 2^-11", NewLogistic, 1.0 / 2048, func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }, 16384},
+		{"LOGISTIC 2^-13", NewLogistic, 1.0 / 8192, func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }, 16384},
+		{"TANH 0.001", NewTanh, 0.001, math.Tanh, 0},
+		{"TANH 2^-13", NewTanh, 1.0 / 8192, math.Tanh, 0},
 	} {
 		n := node(nil, []*ops.Tensor{q(tensorOf(ops.Int16, []int{len(in)}, in), c.inScale, 0)}, q(outTensor(ops.Int16), 1.0/32768, 0))
 		k := c.k()
@@ -64,9 +70,9 @@ func TestLogisticTanhInt16Errors(t *testing.T) {
 		wantPrepareError(t, k(), node(nil, []*ops.Tensor{x(1.0/4096, 3)}, q(outTensor(ops.Int16), 1.0/32768, 0)), "zero points")
 		wantPrepareError(t, k(), node(nil, []*ops.Tensor{x(1.0/4096, 0)}, q(outTensor(ops.Int16), 1.0/32768, 1)), "zero points")
 		wantPrepareError(t, k(), node(nil, []*ops.Tensor{x(1.0/4096, 0)}, q(outTensor(ops.Int16), 1.0/256, 0)), "output 0", "2^-15")
-		wantPrepareError(t, k(), node(nil, []*ops.Tensor{x(0.001, 0)}, q(outTensor(ops.Int16), 1.0/32768, 0)), "input 0", "not supported")
-		wantPrepareError(t, k(), node(nil, []*ops.Tensor{x(1.0/8192, 0)}, q(outTensor(ops.Int16), 1.0/32768, 0)), "input 0", "not supported")
+		// Hostile input scales: an error, never a panic.
+		for _, s := range []float32{0, -0.001, float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 1e10, math.MaxFloat32} {
+			wantPrepareError(t, k(), node(nil, []*ops.Tensor{x(s, 0)}, q(outTensor(ops.Int16), 1.0/32768, 0)), "input 0")
+		}
 	}
-	// 2^-11 is TANH's only.
-	wantPrepareError(t, NewLogistic(), node(nil, []*ops.Tensor{x(1.0/2048, 0)}, q(outTensor(ops.Int16), 1.0/32768, 0)), "input 0", "not supported")
 }

@@ -101,8 +101,8 @@ func swFamilies() []swFamily {
 		}
 	}
 	// int16 LOGISTIC/TANH at the power-of-two input scales of TFLite's
-	// fixed-point path (the int16 families above also draw other scales,
-	// which tflrun refuses).
+	// fixed-point path (the int16 families above draw other scales too,
+	// which take TFLite's interpolated sigmoid-table path).
 	add("logistic_int16_pot", func(r *rand.Rand) swCase { return genSigmoidTanh(r, schema.BuiltinOperatorLOGISTIC, qInt16, true) })
 	add("tanh_int16_pot", func(r *rand.Rand) swCase { return genSigmoidTanh(r, schema.BuiltinOperatorTANH, qInt16, true) })
 	add("lstm_int8", func(r *rand.Rand) swCase { return genLSTM(r, 0) })
@@ -732,7 +732,7 @@ func genSigmoidTanh(r *rand.Rand, op schema.BuiltinOperator, t qtype, pot bool) 
 	case pot:
 		inS = 1.0 / 4096
 	case t.s == schema.TensorTypeINT16:
-		inS = pick(r, 1.0/4096, 1.0/2048, 1.0/8192, logUniform(r, 1.0/65536, 1.0/256))
+		inS = pick(r, 1.0/4096, 1.0/2048, 1.0/8192, logUniform(r, 1.0/65536, 1.0/256), logUniform(r, 1e-10, 10))
 	}
 	inZP := t.zp(r)
 	logistic := op == schema.BuiltinOperatorLOGISTIC

@@ -19,9 +19,9 @@ import (
 // 1/256, as TFLite checks (the zero point is free; TFLite models use -128
 // for int8 and 0 for uint8). int16 (op version 3) needs zero points 0,
 // an output scale of exactly 2^-15 and an input scale of 2^-12: gemmlowp's
-// fixed-point logistic on Q3.12, as TFLite computes it; TFLite's other
-// int16 path (any other input scale) is refused (activation_int16_common.go
-// says why).
+// fixed-point logistic on Q3.12, as TFLite computes it; any other
+// positive input scale runs TFLite's interpolated sigmoid-table path
+// (reference_integer_ops::Logistic; activation_int16_common.go).
 type Logistic struct {
 	lut [256]uint8
 	q16 sigmoidTanh16

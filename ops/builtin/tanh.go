@@ -18,9 +18,9 @@ import (
 // zero point are accepted (models use 1/128 and 0 for int8, 128 for
 // uint8). int16 (op version 3) needs zero points 0, an output scale of
 // 2^-15 and an input scale of 2^-12 or 2^-11 (doubled first): gemmlowp's
-// fixed-point tanh on Q3.12, as TFLite computes it; TFLite's other int16
-// path (any other input scale) is refused (activation_int16_common.go says
-// why).
+// fixed-point tanh on Q3.12, as TFLite computes it; any other positive
+// input scale runs TFLite's interpolated sigmoid-table path
+// (reference_integer_ops::Tanh; activation_int16_common.go).
 type Tanh struct {
 	lut [256]uint8
 	q16 sigmoidTanh16
