@@ -1,7 +1,5 @@
 package arch
 
-import "sync"
-
 // The parts of GemmF32's order (TensorFlow Lite's float GEMM on x86,
 // Eigen's general_matrix_matrix_product and general_matrix_vector_product
 // as built with SSE and without FMA) that the kernels' in-order sums do
@@ -39,75 +37,6 @@ func gemmF32Ordered() bool {
 	return gemmF32Impls.list[gemmF32Impls.cur].name != "neon"
 }
 
-// packedCol returns channel j's weights in the packed matrix of depth k:
-// weight i is at col[16·i].
-func packedCol(packed []float32, j, k int) []float32 {
-	base := j/GemmBlock*GemmBlock*k + j%GemmBlock
-	return packed[base : base+GemmBlock*(k-1)+1]
-}
-
-// Function slot and registry entry of laneSums4.
-var (
-	laneSums4      func(out, a []float32, lda int, w []float32, m, k4 int)
-	laneSums4Impls = newImpls("laneSums4", &laneSums4, laneSums4Generic)
-)
-
-// laneSums4Generic adds to out[4p+l], for rows p < m and lanes l < 4,
-// Σ_t a[p·lda + 4t + l]·w[4t + l] over t < k4/4 (k4 a multiple of 4) in
-// order of t, products rounded before the addition: the four lanes of an
-// SSE dot product, as Eigen's matrix × vector product and its 1-row
-// remainder of the GEMM accumulate them.
-func laneSums4Generic(out, a []float32, lda int, w []float32, m, k4 int) {
-	for p := 0; p < m; p++ {
-		row := a[p*lda : p*lda+k4]
-		s := out[4*p : 4*p+4]
-		c0, c1, c2, c3 := s[0], s[1], s[2], s[3]
-		for i := 0; i < k4; i += 4 {
-			x, y := row[i:i+4], w[i:i+4]
-			c0 += float32(x[0] * y[0])
-			c1 += float32(x[1] * y[1])
-			c2 += float32(x[2] * y[2])
-			c3 += float32(x[3] * y[3])
-		}
-		s[0], s[1], s[2], s[3] = c0, c1, c2, c3
-	}
-}
-
-// laneChunk is the number of reduction indices (a multiple of 4) and
-// laneRows the number of rows laneBuf.rowSums handles at a time.
-const (
-	laneChunk = 512
-	laneRows  = 64
-)
-
-// laneBuf holds the scratch of laneBuf.rowSums: a chunk of one channel's
-// weights made contiguous, and the lane sums of a group of rows. They
-// come from a pool, as slices handed to a kernel through its slot would
-// make stack arrays escape.
-type laneBuf struct {
-	w    [laneChunk]float32
-	sums [4 * laneRows]float32
-}
-
-var laneBufs = sync.Pool{New: func() any { return new(laneBuf) }}
-
-// rowSums returns the lane sums (laneSums4) of rows [p0, p0+r) of a
-// (r ≤ laneRows), indices [k0, k0+k4) against channel j's packed
-// weights (depth k): element 4q+l for row p0+q, lane l.
-func (b *laneBuf) rowSums(a []float32, lda int, packed []float32, j, k, k0, k4, p0, r int) []float32 {
-	col := packedCol(packed, j, k)
-	sums := b.sums[:4*r]
-	clear(sums)
-	for c0 := 0; c0 < k4; c0 += laneChunk {
-		cn := min(laneChunk, k4-c0)
-		for i := range cn {
-			b.w[i] = col[GemmBlock*(k0+c0+i)]
-		}
-		laneSums4(sums, a[p0*lda+k0+c0:], lda, b.w[:cn], r, cn)
-	}
-	return sums
-}
-
 // gemvF32Eigen is GemmF32 in the order of Eigen's row-major matrix ×
 // vector product: per sum four partial sums by index mod 4 up to the
 // last multiple of 4, reduced as (s0+s2)+(s1+s3), then the rest in order,
@@ -120,23 +49,36 @@ func gemvF32Eigen(dst []float32, ldd int, a []float32, lda int, packed, bias []f
 		}
 		return
 	}
-	b := laneBufs.Get().(*laneBuf)
-	defer laneBufs.Put(b)
+	// n == 1: one channel, its weights at packed[16i].
+	gemvCol(dst, ldd, a, lda, packed, bias[0], m, k, lo, hi)
+}
+
+// Function slot and registry entry of gemvCol.
+var (
+	gemvCol      func(dst []float32, ldd int, a []float32, lda int, w []float32, bias float32, m, k int, lo, hi float32)
+	gemvColImpls = newImpls("gemvCol", &gemvCol, gemvColGeneric)
+)
+
+// gemvColGeneric is gemvF32Eigen for one channel: for rows p < m,
+// dst[p·ldd] = clamp(S + bias) with S the four sums by i mod 4 from 0 of
+// a[p·lda+i]·w[16i] over the first multiple of 4 of k (k ≥ 1), combined
+// as (s0+s2)+(s1+s3), then the rest in order. w is the packed block
+// (the channel's weights 16 apart), read in place.
+func gemvColGeneric(dst []float32, ldd int, a []float32, lda int, w []float32, bias float32, m, k int, lo, hi float32) {
 	k4 := k &^ 3
-	for j := 0; j < n; j++ {
-		col := packedCol(packed, j, k)
-		for p0 := 0; p0 < m; p0 += laneRows {
-			sums := b.rowSums(a, lda, packed, j, k, 0, k4, p0, min(laneRows, m-p0))
-			for q := 0; q < len(sums)/4; q++ {
-				c := sums[4*q : 4*q+4]
-				s := (c[0] + c[2]) + (c[1] + c[3])
-				row := a[(p0+q)*lda : (p0+q)*lda+k]
-				for i := k4; i < k; i++ {
-					s += float32(row[i] * col[GemmBlock*i])
-				}
-				dst[(p0+q)*ldd+j] = clampF32(s+bias[j], lo, hi)
+	for p := 0; p < m; p++ {
+		row := a[p*lda : p*lda+k]
+		var c [4]float32
+		for i := 0; i < k4; i += 4 {
+			for l := range 4 {
+				c[l] += float32(row[i+l] * w[GemmBlock*(i+l)])
 			}
 		}
+		s := (c[0] + c[2]) + (c[1] + c[3])
+		for i := k4; i < k; i++ {
+			s += float32(row[i] * w[GemmBlock*i])
+		}
+		dst[p*ldd] = clampF32(s+bias, lo, hi)
 	}
 }
 

@@ -695,36 +695,6 @@ func TestTwinGemmF32Order(t *testing.T) {
 	}
 }
 
-// TestTwinLaneSums4 checks laneSums4's kernels against the portable one
-// bit for bit on random and edge sizes, strides and start values.
-func TestTwinLaneSums4(t *testing.T) {
-	r := rand.New(rand.NewPCG(79, 80))
-	for trial := range 200 {
-		m, k4 := r.IntN(12), 4*r.IntN(40)
-		if trial < 8 {
-			m, k4 = trial, 4*trial
-		}
-		lda := k4 + r.IntN(5)
-		a, w := make([]float32, m*lda+1), make([]float32, k4+1)
-		kind := f32Kind(trial % int(numKinds))
-		genF32(r, a, kind)
-		genF32(r, w, kind)
-		init := make([]float32, 4*m)
-		genF32(r, init, kindUniform)
-		want := append([]float32(nil), init...)
-		laneSums4Generic(want, a[1:], lda, w[1:], m, k4)
-		for _, im := range implsOf(laneSums4Impls) {
-			got := append([]float32(nil), init...)
-			im.fn(got, a[1:], lda, w[1:], m, k4)
-			for i := range got {
-				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
-					t.Fatalf("%s m=%d k4=%d lda=%d: out[%d] = %v, portable %v", im.name, m, k4, lda, i, got[i], want[i])
-				}
-			}
-		}
-	}
-}
-
 // TestTwinGemvRow16 checks gemvRow16's kernels against the portable one
 // bit for bit on random and edge depths, partial blocks, specials and
 // clamps.
@@ -765,8 +735,8 @@ func TestTwinGemvRow16(t *testing.T) {
 }
 
 // TestGemvOneRowOrder checks that the one-row path of gemvF32Eigen
-// (gemvRow16 across a channel block) gives the bits of its many-row path
-// (lane sums per channel), which it replaces for total = 1.
+// (gemvRow16 across a channel block) gives the bits of the one-channel
+// path (gemvCol's lane sums) run on every channel.
 func TestGemvOneRowOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(83, 84))
 	for trial := range 60 {
@@ -785,9 +755,11 @@ func TestGemvOneRowOrder(t *testing.T) {
 		packed := make([]float32, PackedGemmF32Len(n, k))
 		PackGemmF32(packed, w, n, k)
 		lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
-		one, two := make([]float32, n), make([]float32, 2*n)
+		one, two := make([]float32, n), make([]float32, n)
 		gemvF32Eigen(one, n, a, k, packed, bias, 1, n, k, lo, hi)
-		gemvF32Eigen(two, n, a, k, packed, bias, 2, n, k, lo, hi)
+		for j := range n {
+			gemvColGeneric(two[j:], 1, a, k, packed[j/GemmBlock*GemmBlock*k+j%GemmBlock:], bias[j], 1, k, lo, hi)
+		}
 		for j := range one {
 			if math.Float32bits(one[j]) != math.Float32bits(two[j]) && !(one[j] != one[j] && two[j] != two[j]) {
 				t.Fatalf("n=%d k=%d: channel %d one-row %v, lane-sum path %v", n, k, j, one[j], two[j])
@@ -879,5 +851,41 @@ func TestGemmF32EigenTail(t *testing.T) {
 			}
 		}
 		eigenTail = eigenTailImpls.list[eigenTailImpls.cur].fn
+	}
+}
+
+// TestTwinGemvCol checks gemvCol's kernels against the portable one bit
+// for bit on random and edge depths, strides, specials and clamps.
+func TestTwinGemvCol(t *testing.T) {
+	r := rand.New(rand.NewPCG(87, 88))
+	for trial := range 300 {
+		m, k := 1+r.IntN(9), 1+r.IntN(80)
+		switch {
+		case trial < 12:
+			k = 1 + trial
+		case trial < 20:
+			k = 250 + trial
+		}
+		lda, ldd := k+r.IntN(3), 1+r.IntN(3)
+		a, w := make([]float32, m*lda+1), make([]float32, GemmBlock*k+1)
+		kind := f32Kind(trial % int(numKinds))
+		genF32(r, a, kind)
+		genF32(r, w, kind)
+		bias := float32(r.NormFloat64())
+		lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+		if trial%3 == 1 {
+			lo, hi = -0.5, 0.75
+		}
+		want := make([]float32, m*ldd+1)
+		gemvColGeneric(want[1:], ldd, a[1:], lda, w[1:], bias, m, k, lo, hi)
+		for _, im := range implsOf(gemvColImpls) {
+			got := make([]float32, m*ldd+1)
+			im.fn(got[1:], ldd, a[1:], lda, w[1:], bias, m, k, lo, hi)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+					t.Fatalf("%s m=%d k=%d: dst[%d] = %v, portable %v", im.name, m, k, i-1, got[i], want[i])
+				}
+			}
+		}
 	}
 }
