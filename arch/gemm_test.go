@@ -695,30 +695,195 @@ func TestTwinGemmF32Order(t *testing.T) {
 	}
 }
 
-// TestTwinLaneSums4 checks laneSums4's kernels against the portable one
-// bit for bit on random and edge sizes, strides and start values.
-func TestTwinLaneSums4(t *testing.T) {
-	r := rand.New(rand.NewPCG(79, 80))
-	for trial := range 200 {
-		m, k4 := r.IntN(12), 4*r.IntN(40)
-		if trial < 8 {
-			m, k4 = trial, 4*trial
+// TestTwinGemvRow16 checks gemvRow16's kernels against the portable one
+// bit for bit on random and edge depths, partial blocks, specials and
+// clamps.
+func TestTwinGemvRow16(t *testing.T) {
+	r := rand.New(rand.NewPCG(81, 82))
+	for trial := range 300 {
+		k, nc := 1+r.IntN(80), GemmBlock
+		switch {
+		case trial < 12:
+			k = 1 + trial
+		case trial < 20:
+			k = 250 + trial
+		case trial%5 == 0:
+			nc = 1 + r.IntN(GemmBlock)
 		}
-		lda := k4 + r.IntN(5)
-		a, w := make([]float32, m*lda+1), make([]float32, k4+1)
+		a, w := make([]float32, k+1), make([]float32, GemmBlock*k+1)
+		bias := make([]float32, GemmBlock+1)
 		kind := f32Kind(trial % int(numKinds))
 		genF32(r, a, kind)
 		genF32(r, w, kind)
-		init := make([]float32, 4*m)
-		genF32(r, init, kindUniform)
-		want := append([]float32(nil), init...)
-		laneSums4Generic(want, a[1:], lda, w[1:], m, k4)
-		for _, im := range implsOf(laneSums4Impls) {
-			got := append([]float32(nil), init...)
-			im.fn(got, a[1:], lda, w[1:], m, k4)
+		genF32(r, bias, kindUniform)
+		lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+		if trial%3 == 1 {
+			lo, hi = -0.5, 0.75
+		}
+		want := make([]float32, GemmBlock+1)
+		gemvRow16Generic(want[1:], a[1:], w[1:], bias[1:], nc, k, lo, hi)
+		for _, im := range implsOf(gemvRow16Impls) {
+			got := make([]float32, GemmBlock+1)
+			im.fn(got[1:], a[1:], w[1:], bias[1:], nc, k, lo, hi)
 			for i := range got {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
-					t.Fatalf("%s m=%d k4=%d lda=%d: out[%d] = %v, portable %v", im.name, m, k4, lda, i, got[i], want[i])
+					t.Fatalf("%s k=%d nc=%d: dst[%d] = %v, portable %v", im.name, k, nc, i-1, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestGemvOneRowOrder checks that the one-row path of gemvF32Eigen
+// (gemvRow16 across a channel block) gives the bits of the one-channel
+// path (gemvCol's lane sums) run on every channel.
+func TestGemvOneRowOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(83, 84))
+	for trial := range 60 {
+		n, k := 1+r.IntN(40), 1+r.IntN(300)
+		if trial < 8 {
+			n, k = 16+trial, 1+trial
+		}
+		w := make([]float32, n*k)
+		a := make([]float32, 2*k)
+		bias := make([]float32, n)
+		kind := f32Kind(trial % int(numKinds))
+		genF32(r, w, kind)
+		genF32(r, a[:k], kind)
+		genF32(r, bias, kindUniform)
+		copy(a[k:], a[:k])
+		packed := make([]float32, PackedGemmF32Len(n, k))
+		PackGemmF32(packed, w, n, k)
+		lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+		one, two := make([]float32, n), make([]float32, n)
+		gemvF32Eigen(one, n, a, k, packed, bias, 1, n, k, lo, hi)
+		for j := range n {
+			gemvColGeneric(two[j:], 1, a, k, packed[j/GemmBlock*GemmBlock*k+j%GemmBlock:], bias[j], 1, k, lo, hi)
+		}
+		for j := range one {
+			if math.Float32bits(one[j]) != math.Float32bits(two[j]) && !(one[j] != one[j] && two[j] != two[j]) {
+				t.Fatalf("n=%d k=%d: channel %d one-row %v, lane-sum path %v", n, k, j, one[j], two[j])
+			}
+		}
+	}
+}
+
+// tailRef is the order of Eigen's remainder channels (gemmF32EigenTail's
+// doc), one output at a time in plain scalar code: row against channel j
+// of n with depth k cut into blocks of kc.
+func tailRef(row, col []float32, j, n, k, kc int) float32 {
+	var res float32
+	for k0 := 0; k0 < k; k0 += kc {
+		k1 := min(k0+kc, k)
+		var s float32
+		if j < n&^3 {
+			peel := k0 + (k1-k0)&^7
+			var e, o float32
+			for i := k0; i < peel; i += 2 {
+				e += float32(row[i] * col[i])
+				o += float32(row[i+1] * col[i+1])
+			}
+			s = e + o
+			for i := peel; i < k1; i++ {
+				s += float32(row[i] * col[i])
+			}
+			res += s
+			continue
+		}
+		end4 := k0 + (k1-k0)&^3
+		var l [4]float32
+		for i := k0; i < end4; i++ {
+			l[(i-k0)%4] += float32(row[i] * col[i])
+		}
+		s = (l[0] + l[1]) + (l[2] + l[3])
+		for i := end4; i < k1; i++ {
+			s += float32(row[i] * col[i])
+		}
+		if k0 > 0 {
+			s = res + s
+		}
+		res = s
+	}
+	return res
+}
+
+// TestGemmF32EigenTail checks gemmF32EigenTail (with every eigenTail
+// kernel) against tailRef bit for bit, over several depth blocks,
+// strides, specials and channel counts with every n%8.
+func TestGemmF32EigenTail(t *testing.T) {
+	r := rand.New(rand.NewPCG(85, 86))
+	for trial := range 120 {
+		m, n, k := 1+r.IntN(9), 1+r.IntN(40), 1+r.IntN(60)
+		if trial < 16 {
+			n = 16 + trial
+		}
+		kc := k
+		if trial%3 == 0 {
+			kc = 1 + r.IntN(k)
+		}
+		if trial%17 == 0 {
+			k, kc = 1300+r.IntN(40), eigenKc(1300, n, 300)
+		}
+		lda, ldd := k+r.IntN(3), n+r.IntN(3)
+		a, w, bias := make([]float32, m*lda), make([]float32, n*k), make([]float32, n)
+		kind := f32Kind(trial % int(numKinds))
+		genF32(r, a, kind)
+		genF32(r, w, kind)
+		genF32(r, bias, kindUniform)
+		packed := make([]float32, PackedGemmF32Len(n, k))
+		PackGemmF32(packed, w, n, k)
+		lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+		if trial%4 == 1 {
+			lo, hi = -0.25, 0.5
+		}
+		for _, im := range implsOf(eigenTailImpls) {
+			eigenTail = im.fn
+			dst := make([]float32, m*ldd)
+			gemmF32EigenTail(dst, ldd, a, lda, packed, bias, m, n, k, kc, lo, hi)
+			for p := range m {
+				for j := n &^ 7; j < n; j++ {
+					want := clampF32(tailRef(a[p*lda:p*lda+k], w[j*k:j*k+k], j, n, k, kc)+bias[j], lo, hi)
+					got := dst[p*ldd+j]
+					if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
+						t.Fatalf("%s m=%d n=%d k=%d kc=%d: dst[%d][%d] = %v, reference %v", im.name, m, n, k, kc, p, j, got, want)
+					}
+				}
+			}
+		}
+		eigenTail = eigenTailImpls.list[eigenTailImpls.cur].fn
+	}
+}
+
+// TestTwinGemvCol checks gemvCol's kernels against the portable one bit
+// for bit on random and edge depths, strides, specials and clamps.
+func TestTwinGemvCol(t *testing.T) {
+	r := rand.New(rand.NewPCG(87, 88))
+	for trial := range 300 {
+		m, k := 1+r.IntN(9), 1+r.IntN(80)
+		switch {
+		case trial < 12:
+			k = 1 + trial
+		case trial < 20:
+			k = 250 + trial
+		}
+		lda, ldd := k+r.IntN(3), 1+r.IntN(3)
+		a, w := make([]float32, m*lda+1), make([]float32, GemmBlock*k+1)
+		kind := f32Kind(trial % int(numKinds))
+		genF32(r, a, kind)
+		genF32(r, w, kind)
+		bias := float32(r.NormFloat64())
+		lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+		if trial%3 == 1 {
+			lo, hi = -0.5, 0.75
+		}
+		want := make([]float32, m*ldd+1)
+		gemvColGeneric(want[1:], ldd, a[1:], lda, w[1:], bias, m, k, lo, hi)
+		for _, im := range implsOf(gemvColImpls) {
+			got := make([]float32, m*ldd+1)
+			im.fn(got[1:], ldd, a[1:], lda, w[1:], bias, m, k, lo, hi)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
+					t.Fatalf("%s m=%d k=%d: dst[%d] = %v, portable %v", im.name, m, k, i-1, got[i], want[i])
 				}
 			}
 		}
