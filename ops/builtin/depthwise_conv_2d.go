@@ -56,14 +56,18 @@ type DepthwiseConv2D struct {
 	fMax      float32
 	q         convQuant
 	// Rect mode.
-	rect      bool
-	rowBands  []dwBand
-	colBands  []dwBand
-	wF        []float32 // integer paths: constant filter as w + offset
-	wfID      int       // integer paths, filter not constant: wF in scratch
-	xfID      int       // converted (integer) or repeated (m > 1) input
-	zeroBiasF []float32
-	zeroBiasI []int32
+	rect     bool
+	rowBands []dwBand
+	colBands []dwBand
+	wF       []float32 // integer paths: constant filter as w + offset
+	wfID     int       // integer paths, filter not constant: wF in scratch
+	xfID     int       // per-thread bands of converted / repeated input rows
+	// Input moving (inputMoved): rectRows takes its output rows
+	// blockRows at a time, first converting (or repeating) the input
+	// rows the block reads into its thread's band of bandLen floats.
+	blockRows, bandLen int
+	zeroBiasF          []float32
+	zeroBiasI          []int32
 	// Pixel packing (width stride 1, outC = 1, 2, 4 or 8, constant
 	// filter): pack = 16/outC neighbouring output pixels share one
 	// 16-lane vector, the kernel seeing them as one pixel of 16 channels
@@ -84,12 +88,13 @@ type DepthwiseConv2D struct {
 	acc64ID   int
 	qID       int
 	chanScale []float32
-	// Threading (ops.Node.Parallel): one image's input rows are
-	// converted, then its output rows computed, each split over the
-	// threads (rows are independent: the same taps in the same order
-	// whatever the split).
-	rowsFn, moveFn func(worker, lo, hi int)
-	run            dwRun
+	// Threading (ops.Node.Parallel): one image's output rows are split
+	// over the threads (rows are independent: the same taps in the same
+	// order whatever the split). Each thread moves the input rows its
+	// blocks read into its own band, so that no pass over the whole
+	// converted image, and no barrier between two passes, is needed.
+	rowsFn func(worker, lo, hi int)
+	run    dwRun
 }
 
 // dwRun is what one image's row functions read, cleared when Eval
@@ -99,7 +104,7 @@ type dwRun struct {
 	x, w    []float32
 	bf      []float32
 	bi      []int32
-	xf      []float32 // the converted image (inputMoved)
+	xf      []float32 // the threads' bands (inputMoved)
 	srcF    []float32 // one image of the input, by type
 	src8    []int8
 	srcU    []uint8
@@ -130,6 +135,46 @@ func dwBands(w *window) []dwBand {
 		bands = append(bands, dwBand{o0: o, n: 1, lo: lo, hi: hi, first: origin + lo*w.dilation})
 	}
 	return bands
+}
+
+// dwBandTarget is the size (in float32 values) a thread's band of moved
+// input rows aims at: the rows stay in the core's cache between being
+// converted and being read by the kernel.
+const dwBandTarget = 64 << 10
+
+// dwBlock returns how many output rows of the row window h a block
+// takes and the floats of the largest band of input rows (of rowLen
+// values) one block reads. A block is at least long enough that the
+// input rows two consecutive blocks both read (moved twice) stay under a
+// quarter of the rows moved, and longer while its band fits
+// dwBandTarget.
+func dwBlock(h *window, rowLen int) (blockRows, bandLen int) {
+	span := (h.filter-1)*h.dilation + 1
+	rows := func(b int) int { return min((b-1)*h.stride+span, h.in) }
+	s := max(h.stride, 1)
+	b := max(1, (4*(span-s)+s-1)/s)
+	for b < h.out && rows(b+1)*rowLen <= dwBandTarget {
+		b++
+	}
+	b = min(b, max(h.out, 1))
+	return b, rows(b) * rowLen
+}
+
+// inputRows is the range [i0, i1) of input rows that the output rows
+// [lo, hi) read (empty when they read none).
+func (k *DepthwiseConv2D) inputRows(lo, hi int) (i0, i1 int) {
+	i0 = k.h.in
+	for o := lo; o < hi; o++ {
+		origin, tlo, thi := k.h.span(o)
+		if thi > tlo {
+			i0 = min(i0, origin+tlo*k.h.dilation)
+			i1 = max(i1, origin+(thi-1)*k.h.dilation+1)
+		}
+	}
+	if i1 <= i0 {
+		return 0, 0
+	}
+	return i0, i1
 }
 
 // maxRectTaps bounds the filter taps of integer rect mode: every partial
@@ -295,13 +340,14 @@ func (k *DepthwiseConv2D) Prepare(n *ops.Node) error {
 		return nil
 	}
 	k.rowBands, k.colBands = dwBands(&k.h), dwBands(&k.w)
-	k.rowsFn, k.moveFn = k.rectRows, k.moveRows
+	k.rowsFn = k.rectRows
 	// The kernels read a float32 input with outC channels per pixel:
 	// the input itself (float, multiplier 1) or a converted / repeated
-	// copy.
+	// copy of the rows a block of output rows reads.
 	k.inputMoved = k.path != convFloat || k.mult > 1
 	if k.inputMoved {
-		k.xfID = n.RequestScratch(4 * k.h.in * k.w.in * k.outC)
+		k.blockRows, k.bandLen = dwBlock(&k.h, k.w.in*k.outC)
+		k.xfID = n.RequestScratch(4 * k.bandLen * n.Threads())
 	}
 	if k.path == convFloat {
 		if bias == nil {
@@ -405,7 +451,7 @@ func (k *DepthwiseConv2D) evalRect(n *ops.Node, in, filter, bias, out *ops.Tenso
 	r.rowSize = k.w.in * k.inC
 	if k.inputMoved {
 		var err error
-		if r.xf, err = scratchFloat32(n, k.xfID, k.h.in*k.w.in*C); err != nil {
+		if r.xf, err = scratchFloat32(n, k.xfID, k.bandLen*n.Threads()); err != nil {
 			return err
 		}
 	}
@@ -421,8 +467,7 @@ func (k *DepthwiseConv2D) evalRect(n *ops.Node, in, filter, bias, out *ops.Tenso
 		for batch := 0; batch < k.batches; batch++ {
 			r.x = x[batch*inImage : (batch+1)*inImage]
 			if k.inputMoved {
-				r.srcF, r.x = r.x, r.xf
-				n.Parallel(k.h.in, k.h.in*k.w.in*C, k.moveFn)
+				r.srcF, r.x = r.x, nil
 			}
 			r.o = rectOut{f: o[batch*outImage : (batch+1)*outImage]}
 			n.Parallel(k.h.out, work, k.rowsFn)
@@ -442,7 +487,6 @@ func (k *DepthwiseConv2D) evalRect(n *ops.Node, in, filter, bias, out *ops.Tenso
 		r.bi = bias.Int32s()[:C]
 	}
 	k.fillPackedBias()
-	r.x = r.xf
 	for batch := 0; batch < k.batches; batch++ {
 		if k.path == convInt8 {
 			r.src8 = in.Int8s()[batch*inImage : (batch+1)*inImage]
@@ -451,18 +495,17 @@ func (k *DepthwiseConv2D) evalRect(n *ops.Node, in, filter, bias, out *ops.Tenso
 			r.srcU = in.Data[batch*inImage : (batch+1)*inImage]
 			r.o = rectOut{u8: out.Data[batch*outImage : (batch+1)*outImage]}
 		}
-		n.Parallel(k.h.in, k.h.in*k.w.in*C, k.moveFn)
 		n.Parallel(k.h.out, work, k.rowsFn)
 	}
 	return nil
 }
 
 // moveRows converts (integer) or repeats (multiplier > 1) the input rows
-// [lo, hi) of the current image into the float32 scratch image.
-func (k *DepthwiseConv2D) moveRows(worker, lo, hi int) {
+// [lo, hi) of the current image into dst.
+func (k *DepthwiseConv2D) moveRows(dst []float32, lo, hi int) {
 	r := &k.run
 	a, b := lo*r.rowSize, hi*r.rowSize
-	dst := r.xf[a*k.mult : b*k.mult]
+	dst = dst[:(b-a)*k.mult]
 	switch {
 	case r.srcF != nil:
 		repeatChannels(dst, r.srcF[a:b], k.inC, k.mult)
@@ -497,13 +540,35 @@ func (k *DepthwiseConv2D) fillPackedBias() {
 }
 
 // rectRows runs the kernel over the output rows [lo, hi) of the current
-// image (k.run): the part of every band rectangle in those rows, float
-// output with bias bf, or requantised integer output of the int32 sums
-// plus bias bi. x is the image with outC channels per pixel, w the
-// filter [taps][outC].
+// image (k.run). With inputMoved it goes blockRows output rows at a
+// time, first moving the input rows the block reads into the worker's
+// band.
 func (k *DepthwiseConv2D) rectRows(worker, lo, hi int) {
 	r := &k.run
-	o, x, w, bf, bi := r.o, r.x, r.w, r.bf, r.bi
+	if !k.inputMoved {
+		k.rectBlock(lo, hi, r.x, 0)
+		return
+	}
+	band := r.xf[worker*k.bandLen : (worker+1)*k.bandLen]
+	inRow := k.w.in * k.outC
+	for a := lo; a < hi; a += k.blockRows {
+		b := min(a+k.blockRows, hi)
+		i0, i1 := k.inputRows(a, b)
+		if i1 > i0 {
+			k.moveRows(band, i0, i1)
+		}
+		k.rectBlock(a, b, band[:(i1-i0)*inRow], i0)
+	}
+}
+
+// rectBlock runs the kernel over the output rows [lo, hi): the part of
+// every band rectangle in those rows, float output with bias bf, or
+// requantised integer output of the int32 sums plus bias bi. x holds the
+// input rows from x0 on, outC channels per pixel (every row the output
+// rows read); w is the filter [taps][outC].
+func (k *DepthwiseConv2D) rectBlock(lo, hi int, x []float32, x0 int) {
+	r := &k.run
+	o, w, bf, bi := r.o, r.w, r.bf, r.bi
 	C := k.outC
 	f := k.pack
 	inRow := k.w.in * C
@@ -521,7 +586,7 @@ func (k *DepthwiseConv2D) rectRows(worker, lo, hi int) {
 				XTapRow: k.h.dilation * inRow, XTapCol: k.w.dilation * C,
 				DstRowStep: k.w.out * C, WTapRow: k.w.filter * C,
 			}
-			xo, wo := (rb.first+skip*k.h.stride)*inRow+cb.first*C, (rb.lo*k.w.filter+cb.lo)*C
+			xo, wo := (rb.first+skip*k.h.stride-x0)*inRow+cb.first*C, (rb.lo*k.w.filter+cb.lo)*C
 			d := (r0*k.w.out + cb.o0) * C
 			if f > 1 && cb.n >= f {
 				// Groups of f pixels as pixels of 16 channels.
