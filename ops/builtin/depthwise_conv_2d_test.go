@@ -126,6 +126,13 @@ var dwCases = []struct {
 	{[]int{1, 9, 35, 1}, []int{1, 3, 3, 1}, DepthwiseConv2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu}},
 	{[]int{1, 6, 10, 2}, []int{1, 3, 3, 8}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1}},
 	{[]int{1, 5, 19, 2}, []int{1, 2, 3, 2}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActReluN1To1}},
+	// Images whose moved input rows (integer paths, multipliers) take
+	// several blocks of output rows per thread (dwBlock, dwBandTarget):
+	// bands overlapping by the filter's rows, with strides, dilation and
+	// padding rows inside a block.
+	{[]int{1, 40, 260, 8}, []int{1, 3, 3, 8}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu6}},
+	{[]int{1, 61, 100, 6}, []int{1, 3, 3, 12}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 2, DilationWFactor: 1, DilationHFactor: 2}},
+	{[]int{2, 50, 170, 12}, []int{1, 5, 3, 12}, DepthwiseConv2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 3, DilationWFactor: 1, DilationHFactor: 1}},
 }
 
 func TestDepthwiseConv2DFloatRandom(t *testing.T) {
@@ -265,5 +272,38 @@ func TestDepthwiseConv2DErrors(t *testing.T) {
 		{"rank", node(ok, []*ops.Tensor{f32(2, 2, 1), f32(1, 1, 1, 1)}, outTensor(ops.Float32)), "rank 3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { wantPrepareError(t, NewDepthwiseConv2D(), tc.n, tc.frag) })
+	}
+}
+
+// TestDepthwiseConv2DBlocks checks that the large dwCases really take
+// several blocks (so that the random tests cover bands and their
+// overlaps) and that a band holds every input row a block reads.
+func TestDepthwiseConv2DBlocks(t *testing.T) {
+	multi := 0
+	for i, tc := range dwCases {
+		h, err := newWindow(tc.opts.Padding, tc.inShape[1], tc.fShape[1], tc.opts.StrideH, tc.opts.DilationHFactor, "height")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rowLen := tc.inShape[2] * tc.fShape[3]
+		blockRows, bandLen := dwBlock(&h, rowLen)
+		if blockRows < 1 || blockRows > max(h.out, 1) {
+			t.Errorf("case %d: %d rows a block for %d output rows", i, blockRows, h.out)
+		}
+		if blockRows < h.out {
+			multi++
+		}
+		k := DepthwiseConv2D{h: h}
+		for a := 0; a < h.out; a++ {
+			for b := a + 1; b <= min(a+blockRows, h.out); b++ {
+				i0, i1 := k.inputRows(a, b)
+				if (i1-i0)*rowLen > bandLen || i0 < 0 || i1 > h.in {
+					t.Fatalf("case %d: output rows [%d, %d) read input rows [%d, %d): more than a band of %d rows", i, a, b, i0, i1, bandLen/rowLen)
+				}
+			}
+		}
+	}
+	if multi < 3 {
+		t.Errorf("%d cases take several blocks, want at least 3", multi)
 	}
 }
