@@ -40,7 +40,9 @@ func matBatchVecMulAccPacked(dst, p []float32, rows, cols int, x []float32, nb i
 	if rows <= 0 || cols <= 0 {
 		return
 	}
-	blk := max(arch.PackedBlock, blockRows(cols, 4)&^(arch.PackedBlock-1))
+	// Blocks of whole productUnits keep each row's order that of one
+	// call over the panel (see productUnit).
+	blk := max(productUnit, blockRows(cols, 4)&^(productUnit-1))
 	for r0 := 0; r0 < rows; r0 += blk {
 		n := min(blk, rows-r0)
 		w := p[r0*cols : r0*cols+arch.PackedLen(n, cols)]
@@ -72,10 +74,19 @@ func matBatchVecMulAccI8(dst []int32, m []int8, rows, cols int, x []int8, nb int
 	}
 }
 
+// productUnit is the number of rows in one unit of a split gate product:
+// four packed blocks. The AVX2 kernel sums a group of four blocks with one
+// accumulator per block and a lone block with two (even and odd
+// columns), and the NEON kernel pairs blocks, so a unit must start where
+// a whole-panel call would start a group of four: units of 64 rows from
+// row 0 give every row the order of the one-call product.
+const productUnit = 4 * arch.PackedBlock
+
 // packedProduct is one gate product of a float step split over the
-// node's threads (ops.Node.Parallel) in units of arch.PackedBlock rows:
-// every row is one arch.MatVecMulAccPacked sum over the whole row, so
-// the split does not change a bit (TestPackedProductSplit).
+// node's threads (ops.Node.Parallel) in units of productUnit rows: every
+// row is then summed exactly as one arch.MatVecMulAccPacked call over
+// the whole panel sums it, so the split does not change a bit
+// (TestPackedProductSplit, at every ISA level).
 type packedProduct struct {
 	dst, p, x      []float32
 	rows, cols, nb int
@@ -83,7 +94,7 @@ type packedProduct struct {
 
 // run multiplies the row blocks [lo, hi).
 func (pp *packedProduct) run(worker, lo, hi int) {
-	r0, r1 := lo*arch.PackedBlock, min(hi*arch.PackedBlock, pp.rows)
+	r0, r1 := lo*productUnit, min(hi*productUnit, pp.rows)
 	n := r1 - r0
 	w := pp.p[r0*pp.cols : r0*pp.cols+arch.PackedLen(n, pp.cols)]
 	for b := 0; b < pp.nb; b++ {
@@ -101,6 +112,6 @@ func (c *lstmCell) productOn(n *ops.Node, dst, p []float32, rows, cols int, x []
 		return
 	}
 	c.prod = packedProduct{dst: dst, p: p, x: x, rows: rows, cols: cols, nb: nb}
-	n.Parallel((rows+arch.PackedBlock-1)/arch.PackedBlock, rows*cols*nb, c.prodFn)
+	n.Parallel((rows+productUnit-1)/productUnit, rows*cols*nb, c.prodFn)
 	c.prod = packedProduct{}
 }

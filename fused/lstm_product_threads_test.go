@@ -10,7 +10,7 @@ import (
 )
 
 // TestPackedProductSplit: a packed product computed block by block of
-// arch.PackedBlock rows (each block its own packedProduct.run call, the
+// productUnit rows (each unit its own packedProduct.run call, the
 // finest split threads make) and through productOn on 2, 3 and 4 threads
 // with every product split is bit-identical to matBatchVecMulAccPacked,
 // on random and edge sizes.
@@ -54,7 +54,7 @@ func TestPackedProductSplit(t *testing.T) {
 		}
 		got := append([]float32(nil), seed...)
 		pp := packedProduct{dst: got, p: p, x: x, rows: rows, cols: cols, nb: nb}
-		for u := 0; u*arch.PackedBlock < rows; u++ {
+		for u := 0; u*productUnit < rows; u++ {
 			pp.run(0, u, u+1)
 		}
 		same("block by block", got)
