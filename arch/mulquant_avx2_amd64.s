@@ -10,24 +10,7 @@
 
 #include "textflag.h"
 
-// MBQM: Y1 = MBQM(Y0). Clobbers Y0, Y2-Y4.
-#define MBQM \
-	VPSLLD   288(R8), Y0, Y0  \
-	VPMULDQ  64(R8), Y0, Y1   \
-	VPSRLQ   $32, Y0, Y2      \
-	VPMULDQ  64(R8), Y2, Y2   \
-	VPADDQ   Y10, Y1, Y1      \
-	VPADDQ   Y10, Y2, Y2      \
-	VPSRLQ   $31, Y1, Y1      \
-	VPSRLQ   $31, Y2, Y2      \
-	VPSLLQ   $32, Y2, Y2      \
-	VPBLENDD $0xaa, Y2, Y1, Y1 \
-	VPAND    96(R8), Y1, Y3   \
-	VPSRAD   $31, Y1, Y4      \
-	VPADDD   Y4, Y3, Y3       \
-	VPCMPGTD 128(R8), Y3, Y3  \
-	VPSRAD   304(R8), Y1, Y1  \
-	VPSUBD   Y3, Y1, Y1
+#include "mbqm_avx2_amd64.h"
 
 // PRODUCT8: Y1 = the clamped int32 products of the inputs Y0 (a) and
 // Y11 (b). Clobbers Y0, Y2-Y4.
@@ -35,7 +18,7 @@
 	VPADDD  Y5, Y0, Y0   \
 	VPADDD  Y6, Y11, Y11 \
 	VPMULLD Y11, Y0, Y0  \
-	MBQM                 \
+	MBQM(64, 96, 128, 288, 304)                 \
 	VPADDD  Y7, Y1, Y1   \
 	VPMAXSD Y8, Y1, Y1   \
 	VPMINSD Y9, Y1, Y1

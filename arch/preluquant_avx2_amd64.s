@@ -11,25 +11,7 @@
 
 #include "textflag.h"
 
-// MBQM: Y1 = MBQM(Y0) with the stage at offsets mult, mask, thr, left,
-// right of R8. Clobbers Y0, Y2-Y4.
-#define MBQM(mult, mask, thr, left, right) \
-	VPSLLD   left(R8), Y0, Y0   \
-	VPMULDQ  mult(R8), Y0, Y1   \
-	VPSRLQ   $32, Y0, Y2        \
-	VPMULDQ  mult(R8), Y2, Y2   \
-	VPADDQ   Y10, Y1, Y1        \
-	VPADDQ   Y10, Y2, Y2        \
-	VPSRLQ   $31, Y1, Y1        \
-	VPSRLQ   $31, Y2, Y2        \
-	VPSLLQ   $32, Y2, Y2        \
-	VPBLENDD $0xaa, Y2, Y1, Y1  \
-	VPAND    mask(R8), Y1, Y3   \
-	VPSRAD   $31, Y1, Y4        \
-	VPADDD   Y4, Y3, Y3         \
-	VPCMPGTD thr(R8), Y3, Y3    \
-	VPSRAD   right(R8), Y1, Y1  \
-	VPSUBD   Y3, Y1, Y1
+#include "mbqm_avx2_amd64.h"
 
 // PRELU8: Y1 = the clamped int32 results for the inputs Y0 (x) and Y11
 // (alpha). Clobbers Y0, Y2-Y4, Y11-Y13.
