@@ -7,18 +7,21 @@ import (
 	"github.com/tflrun/tflrun/ops"
 	"github.com/tflrun/tflrun/ops/builtin"
 	"github.com/tflrun/tflrun/ops/flex"
+	"github.com/tflrun/tflrun/ops/perception"
 )
 
 // DefaultResolver returns a new resolver holding every kernel tflrun
 // ships: the builtin operators of package ops/builtin and the fused
 // recurrent operators of package fused, and the Flex (TensorFlow)
-// operators of package ops/flex (TensorList). Add custom kernels to it with AddCustom
+// operators of package ops/flex (TensorList), and the vision custom
+// operators of package ops/perception (MediaPipe, LiteRT perception). Add custom kernels to it with AddCustom
 // before passing it in Options.
 func DefaultResolver() *ops.Resolver {
 	r := ops.NewResolver()
 	builtin.RegisterBuiltins(r)
 	fused.RegisterBuiltins(r)
 	flex.RegisterCustom(r)
+	perception.RegisterCustom(r)
 	return r
 }
 
