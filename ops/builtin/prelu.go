@@ -47,9 +47,17 @@ type PRelu struct {
 	// Prepare when they are used).
 	rep8 []uint8
 	// rep is vectorRuns' scratch for arch.PReluF32 (a repeated alpha,
-	// a tiled alpha row, or both operands gathered).
-	rep [256]float32
+	// a tiled alpha row, or both operands gathered), preluRepF32 per
+	// thread; rep8 holds preluTile per thread.
+	rep []float32
+	// The float32, int8 and uint8 paths split the output over threads
+	// (evalPart); run holds the tensors during Eval.
+	run    elementwiseRun
+	partFn func(worker, lo, hi int)
 }
+
+// preluRepF32 is the length of each thread's float32 scratch.
+const preluRepF32 = 256
 
 // preluF32Run is arch.PReluF32 in vectorRuns' form.
 func preluF32Run(dst, x, alpha []float32, _ *struct{}) { arch.PReluF32(dst, x, alpha) }
@@ -107,7 +115,9 @@ func (k *PRelu) Prepare(n *ops.Node) error {
 	}
 	out.Shape = copyShape(x.Shape)
 	k.typ = x.Type
+	k.partFn = k.evalPart
 	if x.Type == ops.Float32 {
+		k.rep = make([]float32, preluRepF32*n.Threads())
 		return nil
 	}
 	inScale, inZP, err := perTensorQuant(x, "input 0")
@@ -142,7 +152,7 @@ func (k *PRelu) Prepare(n *ops.Node) error {
 		k.buildTable()
 		return nil
 	}
-	k.rep8 = make([]uint8, preluTile)
+	k.rep8 = make([]uint8, preluTile*n.Threads())
 	return nil
 }
 
@@ -202,10 +212,16 @@ func (k *PRelu) Eval(n *ops.Node) error {
 		return err
 	}
 	switch k.typ {
-	case ops.Float32:
-		// Every layout goes through the vector primitive (vectorRuns
-		// tiles or gathers the broadcasts that have no long runs).
-		vectorRuns(&k.bc, x.Float32s(), alpha.Float32s(), out.Float32s(), &struct{}{}, preluF32Run, k.rep[:])
+	case ops.Float32, ops.Int8, ops.Uint8:
+		// Threaded over parts of the output (evalPart).
+		units, _ := k.bc.splitUnits()
+		cost := 1
+		if k.typ != ops.Float32 && k.lut == nil {
+			cost = 4 // the requantisation
+		}
+		k.run = elementwiseRun{x, alpha, out}
+		n.Parallel(units, k.bc.count*cost, k.partFn)
+		k.run = elementwiseRun{}
 	case ops.Int16:
 		o := out.Int16s()
 		a8 := alpha.Int8s()
@@ -222,35 +238,45 @@ func (k *PRelu) Eval(n *ops.Node) error {
 				o[oi+i] = int16(k.quantized(int32(x16[ia+i*sa]), int32(a8[ib+i*sb]), -32768, 32767))
 			}
 		})
-	case ops.Int8:
-		if k.lut == nil {
-			rep := unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(k.rep8))), len(k.rep8))
-			preluRuns(&k.bc, x.Int8s(), alpha.Int8s(), out.Int8s(), &k.qp, arch.PReluQuantInt8, rep)
-			return nil
-		}
-		k.lookup(x.Data, alpha.Data, out.Data)
-	default:
-		if k.lut == nil {
-			preluRuns(&k.bc, x.Data, alpha.Data, out.Data, &k.qp, arch.PReluQuantUint8, k.rep8)
-			return nil
-		}
-		k.lookup(x.Data, alpha.Data, out.Data)
 	}
 	return nil
 }
 
-// lookup is the table form of the 8-bit PRELU over the input bytes xb
-// and alpha bytes ab into ob.
-func (k *PRelu) lookup(xb, ab, ob []byte) {
+// evalPart computes the output units [lo, hi) (broadcast.splitUnits) of
+// the float32, int8 and uint8 paths on worker's scratch. Every float
+// layout goes through the vector primitive (vectorRuns tiles or gathers
+// the broadcasts that have no long runs); the 8-bit ones through the arch
+// kernels, or the table where the CPU has no vector kernel.
+func (k *PRelu) evalPart(worker, lo, hi int) {
+	bc, xo, ao, oo := k.bc.part(lo, hi)
+	x, alpha, out := k.run.a, k.run.b, k.run.out
+	switch {
+	case k.typ == ops.Float32:
+		rep := k.rep[worker*preluRepF32 : (worker+1)*preluRepF32]
+		vectorRuns(&bc, x.Float32s()[xo:], alpha.Float32s()[ao:], out.Float32s()[oo:], &struct{}{}, preluF32Run, rep)
+	case k.lut != nil:
+		k.lookup(&bc, x.Data[xo:], alpha.Data[ao:], out.Data[oo:])
+	case k.typ == ops.Int8:
+		r := k.rep8[worker*preluTile : (worker+1)*preluTile]
+		rep := unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(r))), len(r))
+		preluRuns(&bc, x.Int8s()[xo:], alpha.Int8s()[ao:], out.Int8s()[oo:], &k.qp, arch.PReluQuantInt8, rep)
+	default:
+		preluRuns(&bc, x.Data[xo:], alpha.Data[ao:], out.Data[oo:], &k.qp, arch.PReluQuantUint8, k.rep8[worker*preluTile:(worker+1)*preluTile])
+	}
+}
+
+// lookup is the table form of the 8-bit PRELU, over bc, of the input
+// bytes xb and alpha bytes ab into ob.
+func (k *PRelu) lookup(bc *broadcast, xb, ab, ob []byte) {
 	lut := k.lut
-	if !k.bc.needed {
-		for i := range ob[:k.bc.count] {
+	if !bc.needed {
+		for i := range ob[:bc.count] {
 			ob[i] = lut[int(ab[i])<<8|int(xb[i])]
 		}
 		return
 	}
-	cnt, sa, sb := k.bc.dims[5], k.bc.strideA[5], k.bc.strideB[5]
-	k.bc.eachRun(func(oi, ia, ib int) {
+	cnt, sa, sb := bc.dims[5], bc.strideA[5], bc.strideB[5]
+	bc.eachRun(func(oi, ia, ib int) {
 		for i := range cnt {
 			ob[oi+i] = lut[int(ab[ib+i*sb])<<8|int(xb[ia+i*sa])]
 		}

@@ -32,9 +32,14 @@ type Sub struct {
 	potS2 int
 	qp    quantAddParams
 	aq    arch.QuantAdd // qp for arch.AddQuantInt8/Uint8 with Subtract (int8, uint8)
-	rep8  [512]int8     // vectorRuns' scratch
-	repU8 [512]uint8
-	repF  [256]float32
+	// vectorRuns' scratch, repStride per thread.
+	rep8  []int8
+	repU8 []uint8
+	repF  []float32
+	// The float32, int8 and uint8 paths split the output over threads
+	// (evalPart); run holds the tensors during Eval.
+	run    elementwiseRun
+	partFn func(worker, lo, hi int)
 }
 
 // subF32Run is arch.VecSub in vectorRuns' form.
@@ -64,6 +69,7 @@ func decodeSubOptions(t ops.OptionsTable) (any, error) {
 // Prepare checks types, shapes and quantisation.
 func (k *Sub) Prepare(n *ops.Node) error {
 	*k = Sub{}
+	k.partFn = k.evalPart
 	act, potScale := ops.ActNone, true
 	if o, ok := n.Options.(*SubOptions); ok && o != nil {
 		act, potScale = o.Activation, o.PotScaleInt16
@@ -75,9 +81,17 @@ func (k *Sub) Prepare(n *ops.Node) error {
 		return err
 	}
 	switch a.Type {
-	case ops.Float32, ops.Int32, ops.Int64:
+	case ops.Float32:
+		k.repF = make([]float32, repStride*n.Threads())
+		return nil
+	case ops.Int32, ops.Int64:
 		return nil
 	case ops.Int8, ops.Uint8:
+		if a.Type == ops.Int8 {
+			k.rep8 = make([]int8, repStride*n.Threads())
+		} else {
+			k.repU8 = make([]uint8, repStride*n.Threads())
+		}
 		if err := k.qp.prepare(a, b, out, k.act, false, true); err != nil {
 			return err
 		}
@@ -122,13 +136,16 @@ func (k *Sub) Eval(n *ops.Node) error {
 		return err
 	}
 	switch k.typ {
-	case ops.Float32:
-		// Every layout goes through arch.VecSub (vectorRuns tiles or
-		// gathers the broadcasts that have no long runs), then the
-		// fused activation's clamp.
-		o := out.Float32s()
-		vectorRuns(&k.bc, a.Float32s(), b.Float32s(), o, &struct{}{}, subF32Run, k.repF[:])
-		arch.VecClamp(o[:k.bc.count], k.fMin, k.fMax)
+	case ops.Float32, ops.Int8, ops.Uint8:
+		// Threaded over parts of the output (evalPart).
+		units, _ := k.bc.splitUnits()
+		cost := 1
+		if k.typ != ops.Float32 {
+			cost = 4 // the requantisation
+		}
+		k.run = elementwiseRun{a, b, out}
+		n.Parallel(units, k.bc.count*cost, k.partFn)
+		k.run = elementwiseRun{}
 	case ops.Int32:
 		broadcastApply(&k.bc, a.Int32s(), b.Int32s(), out.Int32s(), func(x, y int32) int32 {
 			return int32(min(max(int64(x-y), k.iMin), k.iMax))
@@ -137,10 +154,6 @@ func (k *Sub) Eval(n *ops.Node) error {
 		broadcastApply(&k.bc, a.Int64s(), b.Int64s(), out.Int64s(), func(x, y int64) int64 {
 			return min(max(x-y, k.iMin), k.iMax)
 		})
-	case ops.Int8:
-		vectorRuns(&k.bc, a.Int8s(), b.Int8s(), out.Int8s(), &k.aq, arch.AddQuantInt8, k.rep8[:])
-	case ops.Uint8:
-		vectorRuns(&k.bc, a.Uint8s(), b.Uint8s(), out.Uint8s(), &k.aq, arch.AddQuantUint8, k.repU8[:])
 	case ops.Int16:
 		if k.pot {
 			broadcastApply(&k.bc, a.Int16s(), b.Int16s(), out.Int16s(), func(x, y int16) int16 {
@@ -155,4 +168,25 @@ func (k *Sub) Eval(n *ops.Node) error {
 		})
 	}
 	return nil
+}
+
+// evalPart computes the output units [lo, hi) (broadcast.splitUnits) of
+// the float32, int8 and uint8 paths on worker's scratch. Every layout
+// goes through the vector primitive (vectorRuns tiles or gathers the
+// broadcasts that have no long runs); float32 then takes the fused
+// activation's clamp over the part.
+func (k *Sub) evalPart(worker, lo, hi int) {
+	bc, ao, bo, oo := k.bc.part(lo, hi)
+	a, b, out := k.run.a, k.run.b, k.run.out
+	r0, r1 := worker*repStride, (worker+1)*repStride
+	switch k.typ {
+	case ops.Float32:
+		o := out.Float32s()[oo:]
+		vectorRuns(&bc, a.Float32s()[ao:], b.Float32s()[bo:], o, &struct{}{}, subF32Run, k.repF[r0:r1])
+		arch.VecClamp(o[:bc.count], k.fMin, k.fMax)
+	case ops.Int8:
+		vectorRuns(&bc, a.Int8s()[ao:], b.Int8s()[bo:], out.Int8s()[oo:], &k.aq, arch.AddQuantInt8, k.rep8[r0:r1])
+	case ops.Uint8:
+		vectorRuns(&bc, a.Uint8s()[ao:], b.Uint8s()[bo:], out.Uint8s()[oo:], &k.aq, arch.AddQuantUint8, k.repU8[r0:r1])
+	}
 }
