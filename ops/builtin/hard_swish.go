@@ -24,7 +24,8 @@ import (
 // Prepare fails, as TFLite's, when the output multiplier
 // (input_scale/128)/output_scale is 1 or more.
 type HardSwish struct {
-	lut [256]uint8
+	lut   [256]uint8
+	split unarySplit
 }
 
 // NewHardSwish returns a HARD_SWISH kernel for one node.
@@ -44,6 +45,7 @@ type hardSwishParams struct {
 // Prepare checks the types and, for int8/uint8, derives the parameters
 // as TFLite's HardSwishPrepare (float32 arithmetic) and fills the table.
 func (k *HardSwish) Prepare(n *ops.Node) error {
+	k.split.init(k.part)
 	in, out, err := sameTypeUnary(n)
 	if err != nil {
 		return err
@@ -144,13 +146,19 @@ func (k *HardSwish) Eval(n *ops.Node) error {
 		return err
 	}
 	cnt := in.NumElements()
+	k.split.run(n, in, out, cnt, 2)
+	return nil
+}
+
+// part computes the output elements [lo, hi).
+func (k *HardSwish) part(lo, hi int) {
+	in, out := k.split.in, k.split.out
 	if in.Type != ops.Float32 {
-		lookup8(in.Data[:cnt], out.Data[:cnt], &k.lut)
-		return nil
+		lookup8(in.Data[lo:hi], out.Data[lo:hi], &k.lut)
+		return
 	}
-	o := out.Float32s()[:cnt]
-	for i, x := range in.Float32s()[:cnt] {
+	o := out.Float32s()[lo:hi]
+	for i, x := range in.Float32s()[lo:hi] {
 		o[i] = x * min(6, max(0, x+3)) / 6
 	}
-	return nil
 }

@@ -32,7 +32,8 @@ type LeakyRelu struct {
 	// Prepare from leakyQuant itself so the bits cannot differ; Eval
 	// then looks the bytes up with the vector arch.LookupBytes (TBL on
 	// arm64, VPSHUFB on amd64) instead of two multiplies per element.
-	lut [256]uint8
+	lut   [256]uint8
+	split unarySplit
 }
 
 // NewLeakyRelu returns a LEAKY_RELU kernel for one node.
@@ -58,6 +59,7 @@ func decodeLeakyReluOptions(t ops.OptionsTable) (any, error) {
 // Prepare checks the types and derives the requantisation.
 func (k *LeakyRelu) Prepare(n *ops.Node) error {
 	*k = LeakyRelu{}
+	k.split.init(k.part)
 	if o, ok := n.Options.(*LeakyReluOptions); ok && o != nil {
 		k.alpha = o.Alpha
 	} else if n.Options != nil {
@@ -125,15 +127,25 @@ func (k *LeakyRelu) Eval(n *ops.Node) error {
 		return err
 	}
 	cnt := in.NumElements()
+	cost := 1
+	if k.typ == ops.Int16 {
+		cost = 4
+	}
+	k.split.run(n, in, out, cnt, cost)
+	return nil
+}
+
+// part computes the output elements [lo, hi).
+func (k *LeakyRelu) part(lo, hi int) {
+	in, out := k.split.in, k.split.out
 	switch k.typ {
 	case ops.Float32:
-		arch.LeakyReluF32(out.Float32s()[:cnt], in.Float32s()[:cnt], k.alpha)
+		arch.LeakyReluF32(out.Float32s()[lo:hi], in.Float32s()[lo:hi], k.alpha)
 	case ops.Int8, ops.Uint8:
-		lookup8(in.Data[:cnt], out.Data[:cnt], &k.lut)
+		lookup8(in.Data[lo:hi], out.Data[lo:hi], &k.lut)
 	default:
-		leakyQuant(k, in.Int16s()[:cnt], out.Int16s()[:cnt])
+		leakyQuant(k, in.Int16s()[lo:hi], out.Int16s()[lo:hi])
 	}
-	return nil
 }
 
 func leakyQuant[T int8 | uint8 | int16](k *LeakyRelu, in, out []T) {

@@ -23,8 +23,9 @@ import (
 // positive input scale runs TFLite's interpolated sigmoid-table path
 // (reference_integer_ops::Logistic; activation_int16_common.go).
 type Logistic struct {
-	lut [256]uint8
-	q16 sigmoidTanh16
+	lut   [256]uint8
+	q16   sigmoidTanh16
+	split unarySplit
 }
 
 // NewLogistic returns a LOGISTIC kernel for one node.
@@ -37,6 +38,7 @@ func init() {
 
 // Prepare checks types and quantisation and builds the table.
 func (k *Logistic) Prepare(n *ops.Node) error {
+	k.split.init(k.part)
 	in, out, err := sameTypeUnary(n)
 	if err != nil {
 		return err
@@ -74,16 +76,25 @@ func (k *Logistic) Eval(n *ops.Node) error {
 		return err
 	}
 	cnt := in.NumElements()
-	if in.Type == ops.Float32 {
+	cost := 1
+	if in.Type == ops.Float32 || in.Type == ops.Int16 {
+		cost = 8
+	}
+	k.split.run(n, in, out, cnt, cost)
+	return nil
+}
+
+// part computes the output elements [lo, hi).
+func (k *Logistic) part(lo, hi int) {
+	in, out := k.split.in, k.split.out
+	switch in.Type {
+	case ops.Float32:
 		// TFLite's own float logistic (Eigen's approximation), bit for
 		// bit.
-		arch.LogisticEigenF32(out.Float32s()[:cnt], in.Float32s()[:cnt])
-		return nil
+		arch.LogisticEigenF32(out.Float32s()[lo:hi], in.Float32s()[lo:hi])
+	case ops.Int16:
+		k.q16.eval16(out.Int16s()[lo:hi], in.Int16s()[lo:hi])
+	default:
+		lookup8(in.Data[lo:hi], out.Data[lo:hi], &k.lut)
 	}
-	if in.Type == ops.Int16 {
-		k.q16.eval16(out.Int16s()[:cnt], in.Int16s()[:cnt])
-		return nil
-	}
-	lookup8(in.Data[:cnt], out.Data[:cnt], &k.lut)
-	return nil
 }

@@ -108,3 +108,42 @@ func lutPopulate16Double(t *[513]int16, inScale float64, inZP int32, outScale fl
 	}
 	t[steps] = clamp(math.Round(f(inMax) * inv))
 }
+
+// unarySplit splits an elementwise one-input kernel over threads: output
+// element i depends on input element i alone, so every split of the
+// elements gives the same bits, provided the split points fall on
+// multiples of splitBlock (Eigen-order kernels such as
+// arch.LogisticEigenF32 treat the elements in packets from the start and
+// a scalar tail at the end). A kernel calls init with its part method once
+// at Prepare (a method value made at each Eval would allocate) and run
+// from Eval; the part reads the tensors in in and out, which run clears
+// when it returns.
+type unarySplit struct {
+	in, out *ops.Tensor
+	count   int
+	elems   func(lo, hi int)
+	fn      func(worker, lo, hi int)
+}
+
+// splitBlock is the granularity, in elements, of unarySplit's parts.
+const splitBlock = 64
+
+// init sets the part function, which computes the elements [lo, hi).
+func (u *unarySplit) init(elems func(lo, hi int)) {
+	u.elems = elems
+	u.fn = u.blocks
+}
+
+// blocks is the range function handed to ops.Node.Parallel.
+func (u *unarySplit) blocks(_, lo, hi int) {
+	u.elems(lo*splitBlock, min(hi*splitBlock, u.count))
+}
+
+// run calls the part function over the elements [0, count) on the node's
+// threads; cost is the work of one element in element operations
+// (ops.Node.Parallel).
+func (u *unarySplit) run(n *ops.Node, in, out *ops.Tensor, count, cost int) {
+	u.in, u.out, u.count = in, out, count
+	n.Parallel((count+splitBlock-1)/splitBlock, count*cost, u.fn)
+	u.in, u.out = nil, nil
+}

@@ -33,6 +33,10 @@ type Relu struct {
 	mult     int32
 	shift    int
 	quantize bool
+	// lut maps every int8/uint8 input byte to its requantised output,
+	// filled at Prepare from requant itself.
+	lut   [256]uint8
+	split unarySplit
 }
 
 // reluActivation is what one clamping activation adds to the shared kernel.
@@ -47,6 +51,7 @@ type reluActivation struct {
 func (k *Relu) Prepare(n *ops.Node) error {
 	op := k.op
 	*k = Relu{op: op}
+	k.split.init(k.part)
 	k.lo, k.hi = op.lo, op.hi
 	in, out, err := sameTypeUnary(n)
 	if err != nil {
@@ -86,6 +91,11 @@ func (k *Relu) Prepare(n *ops.Node) error {
 	} else {
 		k.qMax = min(tmax, outZP+f32ToInt32(roundf(k.hi/outScale)))
 	}
+	if in.Type != ops.Int16 {
+		for v := tmin; v <= tmax; v++ {
+			k.lut[uint8(v)] = uint8(k.requant(v))
+		}
+	}
 	return nil
 }
 
@@ -99,36 +109,37 @@ func (k *Relu) Eval(n *ops.Node) error {
 		return err
 	}
 	cnt := in.NumElements()
-	if !k.quantize {
-		// A copy then the vector clamp: VecClamp is clampF32 bit for bit
-		// (NaN kept, -0 kept), and a per-element branch on the sign of
-		// random activations mispredicts half the time.
-		o := out.Float32s()[:cnt]
-		copy(o, in.Float32s()[:cnt])
-		arch.VecClamp(o, k.lo, k.hi)
-		return nil
+	cost := 1
+	if in.Type == ops.Int16 {
+		cost = 4
 	}
-	switch in.Type {
-	case ops.Int8:
-		o := out.Int8s()[:cnt]
-		for i, x := range in.Int8s()[:cnt] {
-			o[i] = int8(k.requant(int32(x)))
-		}
-	case ops.Uint8:
-		o := out.Uint8s()[:cnt]
-		for i, x := range in.Uint8s()[:cnt] {
-			o[i] = uint8(k.requant(int32(x)))
-		}
-	case ops.Int16:
-		o := out.Int16s()[:cnt]
-		for i, x := range in.Int16s()[:cnt] {
-			o[i] = int16(k.requant(int32(x)))
-		}
-	}
+	k.split.run(n, in, out, cnt, cost)
 	return nil
 }
 
 func (k *Relu) requant(x int32) int32 {
 	v := k.outZP + ops.MultiplyByQuantizedMultiplier(x-k.inZP, k.mult, k.shift)
 	return ops.ClampInt32(v, k.qMin, k.qMax)
+}
+
+// part computes the output elements [lo, hi).
+func (k *Relu) part(lo, hi int) {
+	in, out := k.split.in, k.split.out
+	switch in.Type {
+	case ops.Float32:
+		// A copy then the vector clamp: VecClamp is clampF32 bit for bit
+		// (NaN kept, -0 kept), and a per-element branch on the sign of
+		// random activations mispredicts half the time.
+		o := out.Float32s()[lo:hi]
+		copy(o, in.Float32s()[lo:hi])
+		arch.VecClamp(o, k.lo, k.hi)
+	case ops.Int16:
+		o := out.Int16s()[lo:hi]
+		for i, x := range in.Int16s()[lo:hi] {
+			o[i] = int16(k.requant(int32(x)))
+		}
+	default:
+		// int8 and uint8: the table of requant over every byte.
+		lookup8(in.Data[lo:hi], out.Data[lo:hi], &k.lut)
+	}
 }

@@ -59,3 +59,58 @@ func TestReluErrors(t *testing.T) {
 	wantPrepareError(t, NewRelu(), node(nil, []*ops.Tensor{q(tensorOf(ops.Int16, []int{1}, []int16{1}), 1, 3)}, q(outTensor(ops.Int16), 1, 0)), "zero points")
 	wantPrepareError(t, NewRelu(), node(nil, []*ops.Tensor{tensorOf(ops.Float32, []int{1}, []float32{1})}, outTensor(ops.Int8)), "output 0", "int8")
 }
+
+// TestReluQuantizedLong runs every clamping activation on int8, uint8
+// and int16 tensors longer than several of unarySplit's blocks (so that
+// the thread sweep of run splits them, at a length that is not a
+// multiple of the block), with input and output scales that differ, and
+// checks each element against requant, the scalar TFLite formula.
+func TestReluQuantizedLong(t *testing.T) {
+	r := lcg(7)
+	for _, typ := range []ops.DataType{ops.Int8, ops.Uint8, ops.Int16} {
+		for _, newK := range []func() ops.Kernel{NewRelu, NewRelu6, NewReluN1To1, NewRelu0To1} {
+			if typ == ops.Int16 && !newK().(*Relu).op.int16 {
+				continue
+			}
+			const count = 5*splitBlock + 13
+			zp := int32(-3)
+			if typ == ops.Uint8 {
+				zp = 121
+			}
+			if typ == ops.Int16 {
+				zp = 0
+			}
+			lo, hi, _ := ops.TypeRange(typ)
+			in := &ops.Tensor{Type: typ, Shape: []int{count}, Data: make([]byte, count*typ.Size())}
+			for i := range count {
+				v := lo + int32(r.next()%uint32(hi-lo+1))
+				switch typ {
+				case ops.Int16:
+					in.Data[2*i], in.Data[2*i+1] = byte(v), byte(v>>8)
+				default:
+					in.Data[i] = byte(v)
+				}
+			}
+			outZP := zp / 2
+			n := node(nil, []*ops.Tensor{q(in, 0.07, int64(zp))}, q(outTensor(typ), 0.03, int64(outZP)))
+			k := newK().(*Relu)
+			run(t, k, n)
+			noAllocs(t, k, n)
+			out := n.Outputs[0]
+			for i := range count {
+				var x, got int32
+				switch typ {
+				case ops.Int8:
+					x, got = int32(int8(in.Data[i])), int32(int8(out.Data[i]))
+				case ops.Uint8:
+					x, got = int32(in.Data[i]), int32(out.Data[i])
+				default:
+					x, got = int32(int16(uint16(in.Data[2*i])|uint16(in.Data[2*i+1])<<8)), int32(int16(uint16(out.Data[2*i])|uint16(out.Data[2*i+1])<<8))
+				}
+				if want := k.requant(x); got != want {
+					t.Fatalf("%s %+v: element %d: %d → %d, want %d", typ, *k.op, i, x, got, want)
+				}
+			}
+		}
+	}
+}

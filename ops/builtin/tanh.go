@@ -22,8 +22,9 @@ import (
 // input scale runs TFLite's interpolated sigmoid-table path
 // (reference_integer_ops::Tanh; activation_int16_common.go).
 type Tanh struct {
-	lut [256]uint8
-	q16 sigmoidTanh16
+	lut   [256]uint8
+	q16   sigmoidTanh16
+	split unarySplit
 }
 
 // NewTanh returns a TANH kernel for one node.
@@ -36,6 +37,7 @@ func init() {
 
 // Prepare checks types and quantisation and builds the table.
 func (k *Tanh) Prepare(n *ops.Node) error {
+	k.split.init(k.part)
 	in, out, err := sameTypeUnary(n)
 	if err != nil {
 		return err
@@ -70,17 +72,26 @@ func (k *Tanh) Eval(n *ops.Node) error {
 		return err
 	}
 	cnt := in.NumElements()
-	if in.Type == ops.Float32 {
-		o := out.Float32s()[:cnt]
-		for i, x := range in.Float32s()[:cnt] {
+	cost := 1
+	if in.Type == ops.Float32 || in.Type == ops.Int16 {
+		cost = 16
+	}
+	k.split.run(n, in, out, cnt, cost)
+	return nil
+}
+
+// part computes the output elements [lo, hi).
+func (k *Tanh) part(lo, hi int) {
+	in, out := k.split.in, k.split.out
+	switch in.Type {
+	case ops.Float32:
+		o := out.Float32s()[lo:hi]
+		for i, x := range in.Float32s()[lo:hi] {
 			o[i] = float32(math.Tanh(float64(x)))
 		}
-		return nil
+	case ops.Int16:
+		k.q16.eval16(out.Int16s()[lo:hi], in.Int16s()[lo:hi])
+	default:
+		lookup8(in.Data[lo:hi], out.Data[lo:hi], &k.lut)
 	}
-	if in.Type == ops.Int16 {
-		k.q16.eval16(out.Int16s()[:cnt], in.Int16s()[:cnt])
-		return nil
-	}
-	lookup8(in.Data[:cnt], out.Data[:cnt], &k.lut)
-	return nil
 }
