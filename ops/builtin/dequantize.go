@@ -40,6 +40,7 @@ type Dequantize struct {
 	// (lut8ok when it is filled).
 	lut8   [256]float32
 	lut8ok bool
+	split  unarySplit // threads over parts of the output (part)
 }
 
 // NewDequantize returns a DEQUANTIZE kernel for one node.
@@ -56,6 +57,7 @@ func init() {
 // Prepare checks the types and the quantisation.
 func (k *Dequantize) Prepare(n *ops.Node) error {
 	*k = Dequantize{}
+	k.split.init(k.part)
 	in, out, err := elementwiseUnary(n)
 	if err != nil {
 		return err
@@ -129,34 +131,44 @@ func (k *Dequantize) Eval(n *ops.Node) error {
 		return err
 	}
 	cnt := in.NumElements()
-	y := out.Float32s()[:cnt]
+	cost := 2
+	if k.lut8ok {
+		cost = 1
+	}
+	k.split.run(n, in, out, cnt, cost)
+	return nil
+}
+
+// part computes the output elements [lo, hi).
+func (k *Dequantize) part(lo, hi int) {
+	in, out := k.split.in, k.split.out
+	y := out.Float32s()[lo:hi]
 	if in.Type == ops.Float16 {
-		for i, h := range in.Uint16s()[:cnt] {
+		for i, h := range in.Uint16s()[lo:hi] {
 			y[i] = halfToFloat32(h)
 		}
-		return nil
+		return
 	}
 	if f, ok := float8FormatOf(in.Type); ok {
-		for i, b := range in.Data[:cnt] {
+		for i, b := range in.Data[lo:hi] {
 			y[i] = f.toFloat32(b)
 		}
-		return nil
+		return
 	}
 	if k.lut8ok {
 		lut := &k.lut8
-		for i, b := range in.Data[:cnt] {
+		for i, b := range in.Data[lo:hi] {
 			y[i] = lut[b]
 		}
-		return nil
+		return
 	}
 	for i := range y {
-		v := loadInt(in, i)
+		v := loadInt(in, lo+i)
 		if k.chScales != nil {
-			c := (i / k.inner) % k.chDim
+			c := ((lo + i) / k.inner) % k.chDim
 			y[i] = float32(k.chScales[c] * float32(v-k.chZPs[c]))
 		} else {
 			y[i] = float32(k.scale * float64(v-k.zp))
 		}
 	}
-	return nil
 }

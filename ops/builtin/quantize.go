@@ -53,6 +53,9 @@ type Quantize struct {
 	// and output (lut8ok when it is filled), run by arch.LookupBytes.
 	lut8   [256]byte
 	lut8ok bool
+	// split runs the per-tensor float and the table paths over threads
+	// (part).
+	split unarySplit
 }
 
 // quantizeChunk is the number of values requantised to int8 per
@@ -73,6 +76,7 @@ func init() {
 // Prepare checks the type pair and the quantisation.
 func (k *Quantize) Prepare(n *ops.Node) error {
 	*k = Quantize{accID: -1}
+	k.split.init(k.part)
 	in, out, err := elementwiseUnary(n)
 	if err != nil {
 		return err
@@ -212,19 +216,7 @@ func (k *Quantize) Eval(n *ops.Node) error {
 			// x86, where its NEON loop is compiled out) divides in double.
 			scale, zp := float64(k.scale), k.outZP
 			k.qf = arch.QuantizeF32Params{Scale: scale, ZeroPoint: zp, Lo: lo, Hi: hi}
-			switch out.Type {
-			case ops.Int8:
-				arch.QuantizeF32Int8(out.Int8s()[:cnt], x, &k.qf)
-			case ops.Uint8:
-				arch.QuantizeF32Uint8(out.Data[:cnt], x, &k.qf)
-			case ops.Int16:
-				arch.QuantizeF32Int16(out.Int16s()[:cnt], x, &k.qf)
-			default:
-				for i, v := range x {
-					qv := ops.ClampInt32(f64ToInt32(math.Round(float64(v)/scale))+zp, lo, hi)
-					storeInt(out, i, qv)
-				}
-			}
+			k.split.run(n, in, out, cnt, 4)
 			return nil
 		}
 		// Per channel: reference_ops::PerChannelQuantize, in float32.
@@ -237,7 +229,7 @@ func (k *Quantize) Eval(n *ops.Node) error {
 		return nil
 	}
 	if k.lut8ok {
-		arch.LookupBytes(out.Data[:cnt], in.Data[:cnt], &k.lut8)
+		k.split.run(n, in, out, cnt, 1)
 		return nil
 	}
 	if k.accID >= 0 {
@@ -283,4 +275,31 @@ func (k *Quantize) requantizeInt8(n *ops.Node, in, out *ops.Tensor, cnt int) err
 		arch.RequantizeInt8(dst[i0:i0+len(a)], a, k.mult, k.shift, k.outZP, -128, 127)
 	}
 	return nil
+}
+
+// part computes the output elements [lo, hi) of the two threaded paths:
+// per-tensor float32 → int8/uint8/int16 (TFLite's optimised
+// AffineQuantize, which divides in double on x86 where its NEON loop is
+// compiled out) with k.qf, and the 8-bit table.
+func (k *Quantize) part(lo, hi int) {
+	in, out := k.split.in, k.split.out
+	if k.lut8ok && in.Type != ops.Float32 {
+		arch.LookupBytes(out.Data[lo:hi], in.Data[lo:hi], &k.lut8)
+		return
+	}
+	x := in.Float32s()[lo:hi]
+	switch out.Type {
+	case ops.Int8:
+		arch.QuantizeF32Int8(out.Int8s()[lo:hi], x, &k.qf)
+	case ops.Uint8:
+		arch.QuantizeF32Uint8(out.Data[lo:hi], x, &k.qf)
+	case ops.Int16:
+		arch.QuantizeF32Int16(out.Int16s()[lo:hi], x, &k.qf)
+	default:
+		q := &k.qf
+		for i, v := range x {
+			qv := ops.ClampInt32(f64ToInt32(math.Round(float64(v)/q.Scale))+q.ZeroPoint, q.Lo, q.Hi)
+			storeInt(out, lo+i, qv)
+		}
+	}
 }
