@@ -35,7 +35,20 @@ type Pad struct {
 	pad       [8]byte // the pad value's bytes
 	inElems   int
 	outElems  int
+	// Eval fills the output with the pad value in blocks of padBlock
+	// bytes (fillFn), then copies the input's rows of rowBytes bytes (the
+	// innermost padded dimension and those inside it) into place
+	// (rowsFn), both split over threads; pos holds each thread's
+	// position (rank ints per thread); in and o are the tensors' bytes
+	// during Eval.
+	rowBytes, rows int
+	in, o          []byte
+	fillFn, rowsFn func(worker, lo, hi int)
 }
+
+// padBlock is the size in bytes of PAD's fill units, a multiple of every
+// element size.
+const padBlock = 4096
 
 // NewPad returns a PAD / PADV2 kernel for one node.
 func NewPad() ops.Kernel { return &Pad{} }
@@ -49,6 +62,7 @@ func init() {
 // Prepare validates the node and sets the output shape.
 func (k *Pad) Prepare(n *ops.Node) error {
 	*k = Pad{}
+	k.fillFn, k.rowsFn = k.fill, k.copyRows
 	if err := n.CheckIO(2, 3, 1); err != nil {
 		return err
 	}
@@ -79,7 +93,7 @@ func (k *Pad) Prepare(n *ops.Node) error {
 	k.elem = in.Type.Size()
 	k.inShape = copyShape(in.Shape)
 	k.before = make([]int, rank)
-	k.pos = make([]int, rank)
+	k.pos = make([]int, rank*n.Threads())
 	k.outStride = make([]int, rank)
 	outShape := make([]int, rank)
 	for d := 0; d < rank; d++ {
@@ -111,6 +125,15 @@ func (k *Pad) Prepare(n *ops.Node) error {
 		s *= outShape[d]
 	}
 	k.inElems = in.NumElements()
+	// The dimensions inside the innermost padded one are as contiguous
+	// in the output as in the input: one copy covers them all.
+	k.rowBytes = k.elem
+	for d := k.last; d < rank; d++ {
+		k.rowBytes *= k.inShape[d]
+	}
+	if k.inElems > 0 {
+		k.rows = k.inElems * k.elem / k.rowBytes
+	}
 	out.Shape = outShape
 	return k.padValue(n, in, out)
 }
@@ -165,45 +188,57 @@ func (k *Pad) Eval(n *ops.Node) error {
 	eb := k.elem
 	o := out.Data[:k.outElems*eb]
 	if len(o) > 0 {
-		copy(o, k.pad[:eb])
-		for filled := eb; filled < len(o); filled *= 2 {
-			copy(o[filled:], o[:filled])
-		}
+		k.o = o
+		n.Parallel((len(o)+padBlock-1)/padBlock, len(o)/8, k.fillFn)
 	}
 	if k.inElems == 0 {
+		k.o = nil
 		return nil
 	}
-	rank := len(k.inShape)
-	if rank == 0 {
+	if len(k.inShape) == 0 {
 		copy(o[:eb], in.Data)
+		k.o = nil
 		return nil
 	}
-	clear(k.pos)
-	// The dimensions inside the innermost padded one are as contiguous
-	// in the output as in the input: one copy covers them all.
-	last := k.last
-	row := eb
-	for d := last; d < rank; d++ {
-		row *= k.inShape[d]
+	k.in = in.Data
+	n.Parallel(k.rows, k.inElems, k.rowsFn)
+	k.in, k.o = nil, nil
+	return nil
+}
+
+// fill sets the output blocks [lo, hi) of padBlock bytes to the pad
+// value.
+func (k *Pad) fill(_, lo, hi int) {
+	seg := k.o[lo*padBlock : min(hi*padBlock, len(k.o))]
+	eb := k.elem
+	copy(seg, k.pad[:eb])
+	for filled := eb; filled < len(seg); filled *= 2 {
+		copy(seg[filled:], seg[:filled])
 	}
-	i := 0
-	for {
+}
+
+// copyRows copies the input rows [lo, hi) (Prepare's rowBytes each, in
+// input order) to their places in the output.
+func (k *Pad) copyRows(worker, lo, hi int) {
+	rank, last, eb, row := len(k.inShape), k.last, k.elem, k.rowBytes
+	pos := k.pos[worker*rank : (worker+1)*rank]
+	r := lo
+	for d := last - 1; d >= 0; d-- {
+		pos[d] = r % k.inShape[d]
+		r /= k.inShape[d]
+	}
+	for i := lo; i < hi; i++ {
 		off := k.before[last] * k.outStride[last]
 		for d := 0; d < last; d++ {
-			off += (k.pos[d] + k.before[d]) * k.outStride[d]
+			off += (pos[d] + k.before[d]) * k.outStride[d]
 		}
-		copy(o[off*eb:off*eb+row], in.Data[i:i+row])
-		i += row
-		d := last - 1
-		for ; d >= 0; d-- {
-			k.pos[d]++
-			if k.pos[d] < k.inShape[d] {
+		copy(k.o[off*eb:off*eb+row], k.in[i*row:(i+1)*row])
+		for d := last - 1; d >= 0; d-- {
+			pos[d]++
+			if pos[d] < k.inShape[d] {
 				break
 			}
-			k.pos[d] = 0
-		}
-		if d < 0 {
-			return nil
+			pos[d] = 0
 		}
 	}
 }

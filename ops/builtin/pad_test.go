@@ -36,8 +36,11 @@ func TestPad(t *testing.T) {
 	// Random 1-5-D float pads against a naive reference.
 	r := lcg(12)
 	// From trial 20 on, the innermost dimensions are unpadded (Eval
-	// copies them in one run) and the outer ones pad before them.
-	for trial := 0; trial < 40; trial++ {
+	// copies them in one run) and the outer ones pad before them; from
+	// trial 40 on, the shapes are large enough (outputs of many
+	// padBlocks, many rows) for run's thread sweep to split both the
+	// fill and the copies.
+	for trial := 0; trial < 50; trial++ {
 		rank := r.intn(1, 5)
 		shape := make([]int, rank)
 		pads := make([]int32, 2*rank)
@@ -55,6 +58,10 @@ func TestPad(t *testing.T) {
 				if d < inner {
 					pads[2*d] = int32(r.intn(1, 2))
 				}
+			}
+			if trial >= 40 {
+				shape[d] = r.intn(1, 12)
+				pads[2*d], pads[2*d+1] = int32(r.intn(0, 3)), int32(r.intn(0, 3))
 			}
 		}
 		data := randFloats(&r, prod(shape), 1, 2)
