@@ -34,6 +34,13 @@ type Rfft2d struct {
 	slices, outW   int
 	scratchID      int
 	matLen, rowLen int
+	// Eval splits the slices over threads (slicesFn), each with its own
+	// working memory (perThread float64s of the scratch); work, src and
+	// dst are the scratch and the tensors during Eval.
+	perThread int
+	work      []float64
+	src, dst  []float32
+	slicesFn  func(worker, lo, hi int)
 }
 
 // NewRfft2d returns an RFFT2D kernel for one node.
@@ -45,6 +52,7 @@ func init() { register(ops.OpRfft2d, NewRfft2d, [2]int{1, 1}) }
 // output shape.
 func (k *Rfft2d) Prepare(n *ops.Node) error {
 	*k = Rfft2d{}
+	k.slicesFn = k.transformSlices
 	if err := n.CheckIO(2, 2, 1); err != nil {
 		return err
 	}
@@ -122,7 +130,12 @@ func (k *Rfft2d) Prepare(n *ops.Node) error {
 	if k.cols, err = newFFT(k.height); err != nil {
 		return fmt.Errorf("input 1 (fft_length): fft_height: %v", err)
 	}
-	k.scratchID = n.RequestScratch(8 * (k.matLen + 2*k.rowLen))
+	k.perThread = k.matLen + 2*k.rowLen
+	total, err := ops.ShapeElements([]int{k.perThread, min(n.Threads(), max(k.slices, 1))}, 8)
+	if err != nil {
+		return fmt.Errorf("input 1 (fft_length): working memory: %v", err)
+	}
+	k.scratchID = n.RequestScratch(8 * total)
 	out.Shape = shape
 	return nil
 }
@@ -137,17 +150,28 @@ func (k *Rfft2d) Eval(n *ops.Node) error {
 	if err := checkData(in, out); err != nil {
 		return err
 	}
-	sb, err := scratchBytes(n, k.scratchID, 8*(k.matLen+2*k.rowLen))
+	threads := min(n.Threads(), max(k.slices, 1))
+	sb, err := scratchBytes(n, k.scratchID, 8*k.perThread*threads)
 	if err != nil {
 		return err
 	}
-	work := ops.View[float64](sb)
+	k.work = ops.View[float64](sb)
+	k.src, k.dst = in.Float32s(), ops.View[float32](out.Data) // complex64 output as (re, im) pairs
+	n.Parallel(k.slices, k.slices*k.height*k.width*8, k.slicesFn)
+	k.work, k.src, k.dst = nil, nil, nil
+	return nil
+}
+
+// transformSlices transforms the slices [lo, hi) on worker's working
+// memory.
+func (k *Rfft2d) transformSlices(worker, lo, hi int) {
+	work := k.work[worker*k.perThread : (worker+1)*k.perThread]
 	mat := work[:k.matLen]
 	re, im := work[k.matLen:k.matLen+k.rowLen], work[k.matLen+k.rowLen:k.matLen+2*k.rowLen]
-	src, dst := in.Float32s(), ops.View[float32](out.Data) // complex64 output as (re, im) pairs
+	src, dst := k.src, k.dst
 	h, w, outW := k.height, k.width, k.outW
 	copyH, copyW := min(k.inH, h), min(k.inW, w)
-	for s := 0; s < k.slices; s++ {
+	for s := lo; s < hi; s++ {
 		x := src[s*k.inH*k.inW:]
 		for r := 0; r < h; r++ {
 			row := mat[2*r*outW : 2*(r+1)*outW]
@@ -183,5 +207,4 @@ func (k *Rfft2d) Eval(n *ops.Node) error {
 			}
 		}
 	}
-	return nil
 }
