@@ -149,7 +149,17 @@ func TestTransposeTileBytes(t *testing.T) {
 		for i := range dst {
 			dst[i] = 0xa5
 		}
-		transposeTileBytes(dst[:rows*cols], src, rows, cols)
+		// Band by band, as the threads of Eval call it; each band
+		// must write its rows only.
+		for lo := 0; lo < rows; lo += transposeBand {
+			hi := min(lo+transposeBand, rows)
+			transposeTileBytes(dst[:rows*cols], src, rows, cols, lo, hi)
+			for i := hi * cols; i < len(dst); i++ {
+				if dst[i] != 0xa5 {
+					t.Fatalf("%d×%d: rows [%d, %d) wrote byte %d", rows, cols, lo, hi, i)
+				}
+			}
+		}
 		for rr := 0; rr < rows; rr++ {
 			for c := 0; c < cols; c++ {
 				if got, want := dst[rr*cols+c], src[c*rows+rr]; got != want {
