@@ -1,0 +1,185 @@
+package signal_test
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tflrun/tflrun/interpreter"
+	"github.com/tflrun/tflrun/wav"
+)
+
+// The end-to-end checks of TensorFlow Lite Micro's micro_speech example
+// (tensorflow/lite/micro/examples/micro_speech/micro_speech_test.cc):
+// its int8 audio preprocessor, built from Signal operators, turns 30 ms
+// windows of 16 kHz audio into 40 int8 features; 49 windows 20 ms apart
+// make the input of micro_speech_quantized.tflite, which must name the
+// word. The wav files come from TFLite Micro's tree (tflmEnv), the models
+// from ../shared.
+
+const (
+	preprocessorPath = "models/micro_speech/audio_preprocessor_int8.tflite"
+	speechModelPath  = "models/micro_speech/micro_speech_quantized.tflite"
+	speechTestdata   = "tensorflow/lite/micro/examples/micro_speech/testdata/"
+	floatPreprocPath = "tensorflow/lite/micro/examples/micro_speech/models/audio_preprocessor_float.tflite"
+	windowSamples    = 480 // kFeatureDurationMs·16
+	strideSamples    = 320 // kFeatureStrideMs·16
+	featureSize      = 40
+	featureCount     = 49
+)
+
+// sharedDir is the project's shared data, ../shared of the repository,
+// or the folder TFLRUN_SHARED names (for a worktree placed elsewhere).
+func sharedDir() string {
+	if d := os.Getenv("TFLRUN_SHARED"); d != "" {
+		return d
+	}
+	return "../../../shared"
+}
+
+var categories = []string{"silence", "unknown", "yes", "no"}
+
+// Expected features of the first window, from micro_speech_test.cc
+// (NoFeatureTest, YesFeatureTest; exact on non-Xtensa builds).
+var (
+	noFeatures = []int8{
+		126, 103, 124, 102, 124, 102, 123, 100, 118, 97, 118, 100, 118, 98,
+		121, 100, 121, 98, 117, 91, 96, 74, 54, 87, 100, 87, 109, 92,
+		91, 80, 64, 55, 83, 74, 74, 78, 114, 95, 101, 81,
+	}
+	yesFeatures = []int8{
+		124, 105, 126, 103, 125, 101, 123, 100, 116, 98, 115, 97, 113, 90,
+		91, 82, 104, 96, 117, 97, 121, 103, 126, 101, 125, 104, 126, 104,
+		125, 101, 116, 90, 81, 74, 80, 71, 83, 76, 82, 71,
+	}
+)
+
+func loadInterpreter(t *testing.T, path string, data []byte) *interpreter.Interpreter {
+	t.Helper()
+	var m *interpreter.Model
+	var err error
+	if data != nil {
+		m, err = interpreter.LoadBytes(data)
+	} else {
+		path = filepath.Join(sharedDir(), path)
+		if _, serr := os.Stat(path); serr != nil {
+			t.Skipf("model %s not found", path)
+		}
+		m, err = interpreter.Load(path)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	it, err := interpreter.New(m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { it.Close() })
+	if err := it.AllocateTensors(); err != nil {
+		t.Fatal(err)
+	}
+	return it
+}
+
+// samples reads a 16 kHz mono 16-bit wav of TFLite Micro's testdata.
+func samples(t *testing.T, name string) []int16 {
+	t.Helper()
+	a, err := wav.Decode(bytes.NewReader(tflmFile(t, speechTestdata+name)), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.SampleRate != 16000 || a.Channels != 1 || a.BitsPerSample != 16 {
+		t.Fatalf("%s: %d Hz, %d channels, %d bits; want 16 kHz mono 16-bit", name, a.SampleRate, a.Channels, a.BitsPerSample)
+	}
+	s := make([]int16, a.Frames)
+	for i := range s {
+		s[i] = int16(uint16(a.Data[2*i]) | uint16(a.Data[2*i+1])<<8)
+	}
+	return s
+}
+
+// features runs the preprocessor over the windows of audio as
+// GenerateFeatures does: one interpreter, its state carried from window to
+// window, at most featureCount windows.
+func features(t *testing.T, it *interpreter.Interpreter, audio []int16) [][]int8 {
+	t.Helper()
+	var out [][]int8
+	for len(audio) >= windowSamples && len(out) < featureCount {
+		copy(it.Input(0).Int16s(), audio[:windowSamples])
+		if err := it.Invoke(); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, append([]int8(nil), it.Output(0).Int8s()...))
+		audio = audio[strideSamples:]
+	}
+	return out
+}
+
+func TestMicroSpeechFeatures(t *testing.T) {
+	it := loadInterpreter(t, preprocessorPath, nil)
+	for _, c := range []struct {
+		wav  string
+		want []int8
+	}{{"no_30ms.wav", noFeatures}, {"yes_30ms.wav", yesFeatures}} {
+		t.Run(c.wav, func(t *testing.T) {
+			if err := it.ResetVariableTensors(); err != nil { // a fresh interpreter's state
+				t.Fatal(err)
+			}
+			f := features(t, it, samples(t, c.wav))
+			if len(f) != 1 {
+				t.Fatalf("%d windows, want 1", len(f))
+			}
+			for i := range c.want {
+				if f[0][i] != c.want[i] {
+					t.Fatalf("features %v\nwant     %v", f[0], c.want)
+				}
+			}
+		})
+	}
+}
+
+func TestMicroSpeechWords(t *testing.T) {
+	pre := loadInterpreter(t, preprocessorPath, nil)
+	speech := loadInterpreter(t, speechModelPath, nil)
+	for _, c := range []struct{ wav, want string }{
+		{"yes_1000ms.wav", "yes"}, {"no_1000ms.wav", "no"},
+		{"silence_1000ms.wav", "silence"}, {"noise_1000ms.wav", "silence"},
+	} {
+		t.Run(c.wav, func(t *testing.T) {
+			if err := pre.ResetVariableTensors(); err != nil {
+				t.Fatal(err)
+			}
+			f := features(t, pre, samples(t, c.wav))
+			if len(f) != featureCount {
+				t.Fatalf("%d windows, want %d", len(f), featureCount)
+			}
+			in := speech.Input(0).Int8s()
+			if len(in) != featureCount*featureSize {
+				t.Fatalf("speech model input has %d values", len(in))
+			}
+			for i, row := range f {
+				copy(in[i*featureSize:], row)
+			}
+			if err := speech.Invoke(); err != nil {
+				t.Fatal(err)
+			}
+			out := speech.Output(0)
+			scale, zp := out.Scale(), out.ZeroPoint()
+			best, bestP := 0, float32(math.Inf(-1))
+			probs := make([]float32, len(categories))
+			for i, q := range out.Int8s() {
+				probs[i] = float32(int32(q)-zp) * scale
+				if probs[i] > bestP {
+					best, bestP = i, probs[i]
+				}
+			}
+			t.Logf("%s: %v %v", c.wav, categories, probs)
+			if categories[best] != c.want {
+				t.Fatalf("%s: recognised %q (%v), want %q", c.wav, categories[best], probs, c.want)
+			}
+		})
+	}
+}
