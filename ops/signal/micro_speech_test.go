@@ -183,3 +183,41 @@ func TestMicroSpeechWords(t *testing.T) {
 		})
 	}
 }
+
+// TestMicroSpeechFloatPreprocessor runs TFLite Micro's float
+// preprocessor (the same Signal chain, whose int16 log features are
+// divided by 25.6 instead of mapped to int8) on the frames of
+// yes_1000ms.wav next to the int8 one. Each float feature must be an
+// int16 feature v over 25.6, and the int8 feature what
+// audio_preprocessor.py makes of the same v: clamp((v·256 + 333)/666 −
+// 128) with truncating division.
+func TestMicroSpeechFloatPreprocessor(t *testing.T) {
+	pre := loadInterpreter(t, preprocessorPath, nil)
+	flt := loadInterpreter(t, "", tflmFile(t, floatPreprocPath))
+	audio := samples(t, "yes_1000ms.wav")
+	var worst float64
+	for w := 0; w < featureCount; w++ {
+		frame := audio[w*strideSamples : w*strideSamples+windowSamples]
+		copy(pre.Input(0).Int16s(), frame)
+		copy(flt.Input(0).Int16s(), frame)
+		if err := pre.Invoke(); err != nil {
+			t.Fatal(err)
+		}
+		if err := flt.Invoke(); err != nil {
+			t.Fatal(err)
+		}
+		for i, q := range pre.Output(0).Int8s() {
+			f := float64(flt.Output(0).Float32s()[i])
+			v := math.Round(f * 25.6)
+			worst = math.Max(worst, math.Abs(f-v/25.6))
+			want := math.Trunc((v*256+333)/666) - 128
+			want = math.Max(-128, math.Min(127, want))
+			if float64(q) != want {
+				t.Fatalf("window %d feature %d: int8 %d, float %g (int16 %g → int8 %g)", w, i, q, f, v, want)
+			}
+		}
+	}
+	if worst > 1e-5 {
+		t.Fatalf("float features are not int16 values over 25.6: off by %g", worst)
+	}
+}
