@@ -100,8 +100,8 @@ func (flt) mul(a, b cpx[float32]) cpx[float32] {
 	}
 }
 func (flt) div(c cpx[float32], _ float32) cpx[float32] { return c }
-func (flt) half(a, b float32) float32                   { return float32(a+b) * 0.5 }
-func (flt) halfDiff(a, b float32) float32               { return float32(a-b) * 0.5 }
+func (flt) half(a, b float32) float32                  { return float32(a+b) * 0.5 }
+func (flt) halfDiff(a, b float32) float32              { return float32(a-b) * 0.5 }
 func (flt) twiddle(phase float64) cpx[float32] {
 	return cpx[float32]{float32(math.Cos(phase)), float32(math.Sin(phase))}
 }

@@ -343,7 +343,6 @@ func expectNear[E int16 | int32 | float32](t *testing.T, what string, got, want 
 	return worst
 }
 
-
 // opts writes a FlexBuffer map of the given keys and values (int64, int
 // or bool), as TensorFlow writes a Signal op's attributes.
 func opts(t testing.TB, kv ...any) []byte {
