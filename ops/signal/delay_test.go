@@ -1,6 +1,8 @@
 package signal_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tflrun/tflrun/ops"
@@ -37,4 +39,40 @@ func TestDelay(t *testing.T) {
 	k.(ops.StatefulKernel).ResetState()
 	out = feed(signalIn)
 	expectEqual(t, "after reset", out[:10], []int16{0, 0, 0, 1, 2, 3, 4, 5, 6, 7})
+}
+
+// TestDelayTFLM replays TFLite Micro's delay_test.cc: input_num Invokes
+// of input_size samples each, then (the Reset tests) ResetState and the
+// same again.
+func TestDelayTFLM(t *testing.T) {
+	c := loadTFLMCase(t, "delay_test.cc", "delay_flexbuffers_generated_data.cc")
+	for _, ct := range c.tests {
+		t.Run(ct.name, func(t *testing.T) {
+			size := int(values[int32](t, ct.array(t, "kInputSize"))[0])
+			num := int(values[int32](t, ct.array(t, "kInputNum"))[0])
+			input, golden := values[int16](t, ct.array(t, "input")), values[int16](t, ct.array(t, "golden"))
+			in := tensorOf(ops.Int16, shapeOf(t, ct.array(t, "input_shape")), make([]int16, size))
+			n := node(signal.DelayName, c.options(t, ct), []*ops.Tensor{in}, ops.Int16)
+			k := signal.NewDelay()
+			if err := prepare(k, n); err != nil {
+				t.Fatal(err)
+			}
+			runs := 1
+			if strings.Contains(ct.name, "Reset") {
+				runs = 2
+			}
+			for r := 0; r < runs; r++ {
+				if r > 0 {
+					k.(ops.StatefulKernel).ResetState()
+				}
+				for i := 0; i < num; i++ {
+					copy(in.Int16s(), input[i*size:(i+1)*size])
+					if err := k.Eval(n); err != nil {
+						t.Fatal(err)
+					}
+					expectEqual(t, fmt.Sprintf("run %d Invoke %d", r, i), n.Outputs[0].Int16s(), golden[i*size:(i+1)*size])
+				}
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package signal_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tflrun/tflrun/ops"
@@ -52,4 +53,37 @@ func TestStacker(t *testing.T) {
 	expectEqual(t, "first stack", got[0], []int16{1, 2, 1, 2, 1, 2})
 	expectEqual(t, "second stack", got[1], []int16{1, 2, 1, 2, 3, 4})
 	expectEqual(t, "third stack", got[2], []int16{1, 2, 3, 4, 5, 6})
+}
+
+// TestStackerTFLM replays TFLite Micro's stacker_test.cc: one Invoke with
+// a first frame (repeated for the left context) must give a valid stack;
+// the Reset tests repeat it after ResetState.
+func TestStackerTFLM(t *testing.T) {
+	c := loadTFLMCase(t, "stacker_test.cc", "stacker_flexbuffers_generated_data.cc")
+	for _, ct := range c.tests {
+		t.Run(ct.name, func(t *testing.T) {
+			in := tensorOf(ops.Int16, shapeOf(t, ct.array(t, "input_shape")), values[int16](t, ct.array(t, "input")))
+			n := node(signal.StackerName, c.options(t, ct), []*ops.Tensor{in}, ops.Int16, ops.Bool)
+			k := signal.NewStacker()
+			if err := prepare(k, n); err != nil {
+				t.Fatal(err)
+			}
+			runs := 1
+			if strings.Contains(ct.name, "Reset") {
+				runs = 2
+			}
+			for r := 0; r < runs; r++ {
+				if r > 0 {
+					k.(ops.StatefulKernel).ResetState()
+				}
+				if err := k.Eval(n); err != nil {
+					t.Fatal(err)
+				}
+				if !n.Outputs[1].Bools()[0] {
+					t.Fatalf("run %d: output_valid false", r)
+				}
+				expectEqual(t, "output", n.Outputs[0].Int16s(), values[int16](t, ct.array(t, "golden")))
+			}
+		})
+	}
 }
