@@ -181,3 +181,40 @@ func TestFFTTFLM(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkRfft measures one 512-point RFFT of 480 samples, the
+// micro_speech front end's, per type.
+func BenchmarkRfft(b *testing.B) {
+	for _, c := range []struct {
+		typ  ops.DataType
+		code int
+	}{{ops.Int16, 7}, {ops.Int32, 2}, {ops.Float32, 0}} {
+		b.Run(c.typ.String(), func(b *testing.B) {
+			var in *ops.Tensor
+			switch c.typ {
+			case ops.Int16:
+				x := make([]int16, 480)
+				for i := range x {
+					x[i] = int16(i*7919%4001 - 2000)
+				}
+				in = tensorOf(c.typ, []int{480}, x)
+			case ops.Int32:
+				in = tensorOf(c.typ, []int{480}, make([]int32, 480))
+			default:
+				in = tensorOf(c.typ, []int{480}, make([]float32, 480))
+			}
+			n := node(signal.RfftName, opts(b, "T", c.code, "fft_length", 512), []*ops.Tensor{in}, c.typ)
+			k := signal.NewRfft()
+			if err := prepare(k, n); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := k.Eval(n); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
