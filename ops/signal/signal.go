@@ -6,10 +6,10 @@
 // are SignalWindow, SignalFftAutoScale, SignalRfft, SignalIrfft,
 // SignalEnergy, SignalFilterBank, SignalFilterBankSquareRoot,
 // SignalFilterBankSpectralSubtraction, SignalFilterBankLog, SignalPCAN,
-// SignalFramer, SignalStacker, SignalOverlapAdd and SignalDelay; Names
-// lists the ones this package implements. Stock TensorFlow Lite has no
-// kernels for them (it refuses such a model); tflrun's default resolver
-// has.
+// SignalFramer, SignalStacker, SignalOverlapAdd and SignalDelay, every
+// operator TFLite Micro's signal/micro/kernels registers (Names lists
+// them). Stock TensorFlow Lite has no kernels for them (it refuses such a
+// model); tflrun's default resolver has.
 //
 // The integer arithmetic is TFLite Micro's bit for bit: wrap-around where
 // its C++ wraps (16-bit stores, 32-bit sums), the same rounding shifts, the
@@ -25,11 +25,12 @@
 // a read out of bounds. Errors name the input, output or option; the
 // interpreter adds the operator.
 //
-// SignalFilterBankSpectralSubtraction and SignalDelay (and the other
-// kernels that keep state across Invoke in TFLite Micro) keep it in the
-// kernel, as TFLite Micro does; it is cleared at AllocateTensors (Prepare)
-// and by the interpreter's ResetVariableTensors (the ops.StatefulKernel
-// hook, TFLite Micro's Reset).
+// SignalFilterBankSpectralSubtraction, SignalDelay, SignalFramer,
+// SignalStacker and SignalOverlapAdd keep state across Invoke (a noise
+// estimate, delay lines, frame buffers) in the kernel, as TFLite Micro
+// does; it is cleared at AllocateTensors (Prepare) and by the
+// interpreter's ResetVariableTensors (the ops.StatefulKernel hook, TFLite
+// Micro's Reset).
 //
 // RegisterCustom adds the kernels to a resolver;
 // interpreter.DefaultResolver does so.
