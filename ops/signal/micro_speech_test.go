@@ -221,3 +221,50 @@ func TestMicroSpeechFloatPreprocessor(t *testing.T) {
 		t.Fatalf("float features are not int16 values over 25.6: off by %g", worst)
 	}
 }
+
+// TestMicroSpeechWordsFloat is evaluate_test.py's
+// testModelAccuracyWithFloatFeatures: the float preprocessor's features,
+// quantised as its quantize_input_data does (f/scale + zero point,
+// truncated; clamped here to int8, where numpy's cast is unspecified),
+// make micro_speech_quantized.tflite name each clip.
+func TestMicroSpeechWordsFloat(t *testing.T) {
+	flt := loadInterpreter(t, "", tflmFile(t, floatPreprocPath))
+	speech := loadInterpreter(t, speechModelPath, nil)
+	in := speech.Input(0)
+	scale, zp := float64(in.Scale()), float64(in.ZeroPoint())
+	for _, c := range []struct{ wav, want string }{
+		{"no_1000ms.wav", "no"}, {"yes_1000ms.wav", "yes"},
+		{"noise_1000ms.wav", "silence"}, {"silence_1000ms.wav", "silence"},
+	} {
+		t.Run(c.wav, func(t *testing.T) {
+			if err := flt.ResetVariableTensors(); err != nil { // generate_features resets the noise estimate
+				t.Fatal(err)
+			}
+			audio := samples(t, c.wav)
+			q := in.Int8s()
+			for w := 0; w < featureCount; w++ {
+				copy(flt.Input(0).Int16s(), audio[w*strideSamples:w*strideSamples+windowSamples])
+				if err := flt.Invoke(); err != nil {
+					t.Fatal(err)
+				}
+				for i, f := range flt.Output(0).Float32s() {
+					v := math.Trunc(float64(f)/scale + zp)
+					q[w*featureSize+i] = int8(math.Max(-128, math.Min(127, v)))
+				}
+			}
+			if err := speech.Invoke(); err != nil {
+				t.Fatal(err)
+			}
+			out := speech.Output(0)
+			best := 0
+			for i, v := range out.Int8s() {
+				if v > out.Int8s()[best] {
+					best = i
+				}
+			}
+			if categories[best] != c.want {
+				t.Fatalf("%s: recognised %q (%v), want %q", c.wav, categories[best], out.Int8s(), c.want)
+			}
+		})
+	}
+}
