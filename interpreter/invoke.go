@@ -92,7 +92,10 @@ func (it *Interpreter) count(k int) {
 // exactly what TFLite's ResetVariableTensors does (so a uint8 state with
 // zero point 128 starts at real value -128·scale, as in TFLite). The
 // TensorLists of the last Invoke (Flex TensorList operators) are
-// forgotten too; their memory is kept for reuse. It returns
+// forgotten too; their memory is kept for reuse. Kernels that keep state
+// of their own (ops.StatefulKernel: TFLite Micro's Signal noise
+// estimates, delay lines) have it reset too, as TFLite Micro's
+// MicroInterpreter::Reset does. It returns
 // ErrConcurrentUse while another goroutine runs the interpreter
 // and ErrClosed after Close.
 func (it *Interpreter) ResetVariableTensors() error {
@@ -101,6 +104,11 @@ func (it *Interpreter) ResetVariableTensors() error {
 	}
 	defer it.exit()
 	it.resetVariables()
+	for i := range it.sg.nodes {
+		if k, ok := it.sg.nodes[i].kernel.(ops.StatefulKernel); ok {
+			k.ResetState()
+		}
+	}
 	if it.tensorLists != nil {
 		it.tensorLists.Reset() // no list outlives a sequence either (lists.go)
 	}

@@ -8,20 +8,24 @@ import (
 	"github.com/tflrun/tflrun/ops/builtin"
 	"github.com/tflrun/tflrun/ops/flex"
 	"github.com/tflrun/tflrun/ops/perception"
+	"github.com/tflrun/tflrun/ops/signal"
 )
 
 // DefaultResolver returns a new resolver holding every kernel tflrun
 // ships: the builtin operators of package ops/builtin and the fused
 // recurrent operators of package fused, and the Flex (TensorFlow)
 // operators of package ops/flex (TensorList), and the vision custom
-// operators of package ops/perception (MediaPipe, LiteRT perception). Add custom kernels to it with AddCustom
-// before passing it in Options.
+// operators of package ops/perception (MediaPipe, LiteRT perception), and
+// the audio front-end operators of TensorFlow Lite Micro's Signal library
+// (package ops/signal: SignalRfft, SignalFilterBank, …). Add custom
+// kernels to it with AddCustom before passing it in Options.
 func DefaultResolver() *ops.Resolver {
 	r := ops.NewResolver()
 	builtin.RegisterBuiltins(r)
 	fused.RegisterBuiltins(r)
 	flex.RegisterCustom(r)
 	perception.RegisterCustom(r)
+	signal.RegisterCustom(r)
 	return r
 }
 

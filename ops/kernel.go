@@ -32,6 +32,17 @@ type Kernel interface {
 	Eval(n *Node) error
 }
 
+// StatefulKernel is a Kernel that keeps state across Invoke in its own
+// fields, as TFLite Micro's kernels with a Reset function do (the Signal
+// library's spectral subtraction, delay and framer): Prepare starts it
+// afresh, and the interpreter's ResetVariableTensors calls ResetState on
+// every prepared kernel that has it, as MicroInterpreter::Reset does.
+type StatefulKernel interface {
+	Kernel
+	// ResetState returns the kernel's state to what Prepare leaves.
+	ResetState()
+}
+
 // Node is one operator of a subgraph as a kernel sees it.
 type Node struct {
 	// Subgraph and Index locate the operator in the model.

@@ -9,7 +9,8 @@ import (
 )
 
 // Hostile custom_options for the custom operators (TFLite_Detection_PostProcess,
-// AudioSpectrogram, Mfcc): FlexBuffer maps whose length fields, key
+// AudioSpectrogram, Mfcc, and the Signal library's of package ops/signal,
+// see custom_options_signal_test.go): FlexBuffer maps whose length fields, key
 // vectors or root lie about the bytes that follow, and every single-byte
 // corruption of valid options. Prepare must fail naming custom_options, or
 // succeed with options it can honour; it never panics, and a kernel that
@@ -27,7 +28,7 @@ func customNodes(t *testing.T) []struct {
 	// to compute), and mutated output sizes are checked before use.
 	wave := tensorOf(ops.Float32, []int{16, 1}, f32Seq(16))
 	spec := tensorOf(ops.Float32, []int{1, 2, 33}, make([]float32, 66))
-	return []struct {
+	return append([]struct {
 		name string
 		opts []byte
 		node func(opts []byte) *ops.Node
@@ -36,7 +37,7 @@ func customNodes(t *testing.T) []struct {
 		{DetectionPostProcessName, detectionOpts(t, 3, 1, nil, nil, nil), detectionNode, NewDetectionPostProcess},
 		{AudioSpectrogramName, spectrogramOpts(t, 8, 2, true), func(o []byte) *ops.Node { return spectrogramNode(wave, o) }, NewAudioSpectrogram},
 		{MfccName, mfccOpts(t, 4000, 20, 40, 13), func(o []byte) *ops.Node { return mfccNode(spec, c32(16000), o) }, NewMfcc},
-	}
+	}, signalCustomNodes(t)...)
 }
 
 // rootMap locates the root map of FlexBuffer b: its position, the width of
