@@ -67,6 +67,38 @@ func BenchmarkThreadedFamilies(b *testing.B) {
 			c := quantTensor(ops.Uint8, []int{1, 834, 91}, randFloats(&r, 834*91, -3, 3), -3, 5)
 			return NewConcatenation(), node(&ConcatenationOptions{Axis: 1}, []*ops.Tensor{a, c}, quantOut(ops.Uint8, -4, 5))
 		}},
+		{"SUB/int8_80x80x64", func() (ops.Kernel, *ops.Node) {
+			return NewSub(), node(&SubOptions{}, []*ops.Tensor{i8(1, 80, 80, 64), i8(1, 80, 80, 64)}, q(outTensor(ops.Int8), 0.1, 0))
+		}},
+		{"PRELU/float32_128x128x24_by_channel", func() (ops.Kernel, *ops.Node) {
+			return NewPRelu(), node(nil, []*ops.Tensor{f32(1, 128, 128, 24), f32(1, 1, 24)}, outTensor(ops.Float32))
+		}},
+		{"LOGISTIC/float32_80x80x64", func() (ops.Kernel, *ops.Node) {
+			return NewLogistic(), node(nil, []*ops.Tensor{f32(1, 80, 80, 64)}, outTensor(ops.Float32))
+		}},
+		{"HARD_SWISH/int8_112x112x16", func() (ops.Kernel, *ops.Node) {
+			return NewHardSwish(), node(nil, []*ops.Tensor{i8(1, 112, 112, 16)}, q(outTensor(ops.Int8), 0.05, -2))
+		}},
+		{"RELU/int8_112x112x32", func() (ops.Kernel, *ops.Node) {
+			return NewRelu(), node(nil, []*ops.Tensor{i8(1, 112, 112, 32)}, q(outTensor(ops.Int8), 0.05, -128))
+		}},
+		{"QUANTIZE/float32_to_int8_192x192x3", func() (ops.Kernel, *ops.Node) {
+			return NewQuantize(), node(nil, []*ops.Tensor{f32(1, 192, 192, 3)}, q(outTensor(ops.Int8), 0.02, 0))
+		}},
+		{"DEQUANTIZE/int8_80x80x85", func() (ops.Kernel, *ops.Node) {
+			return NewDequantize(), node(nil, []*ops.Tensor{i8(1, 80, 80, 85)}, outTensor(ops.Float32))
+		}},
+		{"PAD/float32_112x112x32_by_1", func() (ops.Kernel, *ops.Node) {
+			p := constT(tensorOf(ops.Int32, []int{4, 2}, []int32{0, 0, 1, 1, 1, 1, 0, 0}))
+			return NewPad(), node(nil, []*ops.Tensor{f32(1, 112, 112, 32), p}, outTensor(ops.Float32))
+		}},
+		{"TRANSPOSE/int8_84x8400", func() (ops.Kernel, *ops.Node) {
+			p := constT(tensorOf(ops.Int32, []int{3}, []int32{0, 2, 1}))
+			return NewTranspose(), node(nil, []*ops.Tensor{i8(1, 84, 8400), p}, q(outTensor(ops.Int8), 0.05, -2))
+		}},
+		{"RFFT2D/float32_96x1x512", func() (ops.Kernel, *ops.Node) {
+			return NewRfft2d(), rfftNode(f32(96, 1, 512), 1, 512)
+		}},
 		{"CONCATENATION/float32_copy_40x40x256", func() (ops.Kernel, *ops.Node) {
 			return NewConcatenation(), node(&ConcatenationOptions{Axis: 3}, []*ops.Tensor{f32(1, 40, 40, 128), f32(1, 40, 40, 128)}, outTensor(ops.Float32))
 		}},
