@@ -123,6 +123,58 @@ type Conv2D struct {
 	sumStride int // int32s of one thread's input sums
 	tilesFn   func(worker, lo, hi int)
 	run       convRun
+	// chBlocks splits the output channels too, in blocks of multiples of
+	// arch.GemmBlock (the last one takes the rest, at least a block),
+	// when there are too few tiles for the threads (a small feature map
+	// with many channels). A unit is then a tile and a channel block;
+	// each output keeps its place in the GEMM's channel order, so the
+	// sums are those of one block. cqs are the blocks' requantisations.
+	chBlocks int
+	cqs      []*arch.ChannelRequant
+}
+
+// chRange returns the output channels [j0, j1) of channel block b.
+func (k *Conv2D) chRange(b int) (j0, j1 int) {
+	if k.chBlocks <= 1 {
+		return 0, k.outC
+	}
+	per := k.outC / arch.GemmBlock
+	j0 = b * per / k.chBlocks * arch.GemmBlock
+	j1 = (b + 1) * per / k.chBlocks * arch.GemmBlock
+	if b == k.chBlocks-1 {
+		j1 = k.outC
+	}
+	return j0, j1
+}
+
+// splitChannels sets chBlocks (and cqs) for the threads at Prepare.
+func (k *Conv2D) splitChannels() error {
+	k.chBlocks = 1
+	units := k.batches * k.tilesPer
+	if k.threads <= 1 || k.matVec || units >= 2*k.threads || k.outC < 2*arch.GemmBlock {
+		return nil
+	}
+	if k.path != convFloat && k.path != convInt8 && k.path != convUint8 {
+		return nil
+	}
+	k.chBlocks = min(k.outC/arch.GemmBlock, (2*k.threads+units-1)/units)
+	if k.path == convFloat {
+		return nil
+	}
+	k.cqs = make([]*arch.ChannelRequant, k.chBlocks)
+	for b := range k.cqs {
+		j0, j1 := k.chRange(b)
+		var err error
+		if k.path == convInt8 {
+			k.cqs[b], err = arch.NewChannelRequantUp(k.q.mult[j0:j1], k.q.shift[j0:j1])
+		} else {
+			k.cqs[b], err = arch.NewChannelRequant(k.q.mult[j0:j1], k.q.shift[j0:j1])
+		}
+		if err != nil {
+			return fmt.Errorf("output 0: %v", err)
+		}
+	}
+	return nil
 }
 
 // convRun is what the tile function of one Eval reads: views of the
@@ -355,6 +407,9 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 		k.tile = max(1, min(k.pixels, convTileBytes/max(1, 4*k.outC)))
 	}
 	k.tilesPer = (k.pixels + k.tile - 1) / k.tile
+	if err := k.splitChannels(); err != nil {
+		return err
+	}
 	if !k.direct {
 		k.colStride = threadStride(k.tile*k.k, elem)
 		k.colID = n.RequestScratch(k.threads * k.colStride * elem)
@@ -506,7 +561,7 @@ func (k *Conv2D) evalFloat(n *ops.Node, in, filter, bias, out *ops.Tensor) error
 	if bias != nil {
 		r.bias = bias.Float32s()[:k.outC]
 	}
-	n.Parallel(k.batches*k.tilesPer, k.batches*k.pixels*k.outC*k.k, k.tilesFn)
+	n.Parallel(k.batches*k.tilesPer*max(k.chBlocks, 1), k.batches*k.pixels*k.outC*k.k, k.tilesFn)
 	k.run = convRun{}
 	return nil
 }
@@ -520,8 +575,10 @@ func (k *Conv2D) floatTiles(worker, lo, hi int) {
 		col = r.colF[worker*k.colStride : worker*k.colStride+k.tile*k.k]
 	}
 	inImage := k.col.h.in * k.col.inRowStride
+	blocks := max(k.chBlocks, 1)
 	for u := lo; u < hi; u++ {
-		batch, p0 := u/k.tilesPer, u%k.tilesPer*k.tile
+		t, cb := u/blocks, u%blocks
+		batch, p0 := t/k.tilesPer, t%k.tilesPer*k.tile
 		xb := r.xf[batch*inImage : (batch+1)*inImage]
 		ob := r.of[batch*k.pixels*k.outC : (batch+1)*k.pixels*k.outC]
 		cnt := min(k.tile, k.pixels-p0)
@@ -542,8 +599,10 @@ func (k *Conv2D) floatTiles(worker, lo, hi int) {
 			continue
 		}
 		// One GEMM over all images' pixels, as TFLite's im2col (the order
-		// of a sum depends on the row's place in it).
-		arch.GemmF32Tile(dst, k.outC, src, k.k, r.packedF, r.bias, cnt, k.outC, k.k, k.fMin, k.fMax, batch*k.pixels+p0, k.batches*k.pixels)
+		// of a sum depends on the row's place in it); a channel block is
+		// its columns [j0, j1), whose sums are the same.
+		j0, j1 := k.chRange(cb)
+		arch.GemmF32Tile(dst[j0:], k.outC, src, k.k, r.packedF[arch.PackedGemmF32Len(j0, k.k):], r.bias[j0:j1], cnt, j1-j0, k.k, k.fMin, k.fMax, batch*k.pixels+p0, k.batches*k.pixels)
 	}
 }
 
@@ -654,7 +713,7 @@ func (k *Conv2D) evalQuant(n *ops.Node, in, filter, bias, out *ops.Tensor) error
 		}
 	}
 	r.out = out
-	n.Parallel(k.batches*k.tilesPer, k.batches*k.pixels*k.outC*k.k, k.tilesFn)
+	n.Parallel(k.batches*k.tilesPer*max(k.chBlocks, 1), k.batches*k.pixels*k.outC*k.k, k.tilesFn)
 	k.run = convRun{}
 	return nil
 }
@@ -669,8 +728,10 @@ func (k *Conv2D) quantTiles(worker, lo, hi int) {
 		col = r.col8[worker*k.colStride : worker*k.colStride+k.tile*k.k]
 	}
 	inImage := k.col.h.in * k.col.inRowStride
+	blocks := max(k.chBlocks, 1)
 	for u := lo; u < hi; u++ {
-		batch, p0 := u/k.tilesPer, u%k.tilesPer*k.tile
+		t, cb := u/blocks, u%blocks
+		batch, p0 := t/k.tilesPer, t%k.tilesPer*k.tile
 		xb := r.x8[batch*inImage : (batch+1)*inImage]
 		cnt := min(k.tile, k.pixels-p0)
 		var src []int8
@@ -687,10 +748,16 @@ func (k *Conv2D) quantTiles(worker, lo, hi int) {
 		if !k.matVec {
 			// Sums, the filter zero point's term and the
 			// requantisation in one pass.
+			j0, j1 := k.chRange(cb)
+			cq, packed := k.cq, r.packed8[arch.PackedGemmInt8Len(j0, k.k):]
+			if k.chBlocks > 1 {
+				cq = k.cqs[cb]
+			}
+			end := off + (cnt-1)*k.outC + j1
 			if k.path == convInt8 {
-				arch.GemmInt8RequantizeInt8(r.out.Int8s()[off:off+cnt*k.outC], k.outC, src, k.k, r.packed8, k.seed, r.wzp, k.cq, cnt, k.outC, k.k, q.outOffset, q.actMin, q.actMax)
+				arch.GemmInt8RequantizeInt8(r.out.Int8s()[off+j0:end], k.outC, src, k.k, packed, k.seed[j0:j1], r.wzp, cq, cnt, j1-j0, k.k, q.outOffset, q.actMin, q.actMax)
 			} else {
-				arch.GemmInt8RequantizeUint8(r.out.Data[off:off+cnt*k.outC], k.outC, src, k.k, r.packed8, k.seed, r.wzp, k.cq, cnt, k.outC, k.k, q.outOffset, q.actMin, q.actMax)
+				arch.GemmInt8RequantizeUint8(r.out.Data[off+j0:end], k.outC, src, k.k, packed, k.seed[j0:j1], r.wzp, cq, cnt, j1-j0, k.k, q.outOffset, q.actMin, q.actMax)
 			}
 			continue
 		}
