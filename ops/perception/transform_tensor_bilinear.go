@@ -1,0 +1,166 @@
+package perception
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tflrun/tflrun/ops"
+)
+
+// TransformTensorBilinear: MediaPipe's custom operator
+// (mediapipe/util/tflite/operations/transform_tensor_bilinear.cc) that
+// samples a feature map through a 4×4 matrix: output pixel (x, y) reads
+// input 0 at (m00·x + m01·y + m03, m10·x + m11·y + m13), bilinearly, with
+// 0 for a point outside [0, W−1]×[0, H−1] and for corners past the edge.
+// Version 2 (custom code TransformTensorBilinear) first corrects the
+// matrix for pixel centres (T → S·T·A with A a shift by +0.5 and S by
+// −0.5); version 1 (registered upstream as TransformTensor, accepted here
+// under both names) does not. The face landmark model with attention uses
+// version 2 to crop the eye and lip regions.
+//
+// Input 0: float32 [1, H, W, C]. Input 1: float32 matrix (at least its
+// first two rows, 8 values; [1, 4, 4] in models). Output 0: float32
+// [1, OH, OW, C], the shape the model gives it (upstream's kernel does not
+// set it; the output_size / output_height and output_width options are
+// read only by the GPU delegate, and are not needed here).
+//
+// Arithmetic as upstream's: float32 dot products, floor in float32, and
+// the interpolation weights' "1.0 − w" in double (C++'s double literal),
+// each blend rounded to float32. A NaN coordinate passes upstream's bounds
+// test and gives NaN. Upstream reads only the first batch entry and
+// indexes input 0 with the output's channel; this kernel requires batch 1
+// and equal channel counts.
+const TransformTensorBilinearName = "TransformTensorBilinear"
+
+// TransformTensorName is version 1's custom code upstream.
+const TransformTensorName = "TransformTensor"
+
+func init() {
+	register(TransformTensorBilinearName, func() ops.Kernel { return &transformTensor{} })
+	register(TransformTensorName, func() ops.Kernel { return &transformTensor{} })
+}
+
+type transformTensor struct {
+	alignCorners bool
+}
+
+func (k *transformTensor) Prepare(n *ops.Node) error {
+	*k = transformTensor{}
+	if err := n.CheckIO(2, 2, 1); err != nil {
+		return err
+	}
+	in, err := n.RequireInput(0)
+	if err != nil {
+		return err
+	}
+	mat, err := n.RequireInput(1)
+	if err != nil {
+		return err
+	}
+	out := n.Outputs[0]
+	if in.Type != ops.Float32 || out.Type != ops.Float32 {
+		return fmt.Errorf("input 0 (%s) and output 0 (%s) must be float32", in, out)
+	}
+	if mat.Type != ops.Float32 || mat.NumElements() < 8 {
+		return fmt.Errorf("input 1 (%s): the matrix must be float32 with at least 8 values (its first two rows)", mat)
+	}
+	if in.Rank() != 4 || in.Shape[0] != 1 {
+		return fmt.Errorf("input 0 (%s): needs shape [1, H, W, C]", in)
+	}
+	if out.Rank() != 4 || out.Shape[0] != 1 || out.Shape[3] != in.Shape[3] {
+		return fmt.Errorf("output 0 (%s): needs shape [1, OH, OW, %d] (the model must give it)", out, in.Shape[3])
+	}
+	switch n.Version {
+	case 1:
+		// Upstream's parser refuses a mode other than "bilinear".
+		if len(n.CustomOptions) > 0 {
+			m, err := flexRoot(n.CustomOptions)
+			if err != nil {
+				return err
+			}
+			if ok, err := hasKey(m, "mode"); err != nil {
+				return err
+			} else if ok {
+				v, err := m.Get("mode")
+				if err != nil {
+					return fmt.Errorf("custom_options: %v", err)
+				}
+				s, err := v.AsString()
+				if err != nil || s != "bilinear" {
+					return fmt.Errorf("custom_options: mode %q: only bilinear interpolation is supported", s)
+				}
+			}
+		}
+	case 2:
+		k.alignCorners = true
+	default:
+		return fmt.Errorf("version %d is not supported (1 and 2 are)", n.Version)
+	}
+	return nil
+}
+
+// floorIndex converts floor(v) to int as x86's cvttss2si does (the C++
+// float-to-int conversion upstream relies on): NaN and values outside
+// int32 give math.MinInt32, which reads as outside the input.
+func floorIndex(v float32) int {
+	if !(v >= -2147483648 && v < 2147483648) {
+		return math.MinInt32
+	}
+	return int(int32(v))
+}
+
+func (k *transformTensor) Eval(n *ops.Node) error {
+	inT, out := n.Inputs[0], n.Outputs[0]
+	in, m, dst := inT.Float32s(), n.Inputs[1].Float32s(), out.Float32s()
+	ih, iw, ch := inT.Shape[1], inT.Shape[2], inT.Shape[3]
+	oh, ow := out.Shape[1], out.Shape[2]
+	xt := [4]float32{m[0], m[1], m[2], m[3]}
+	yt := [4]float32{m[4], m[5], m[6], m[7]}
+	if k.alignCorners {
+		// x_transform[3] += x_transform[0]·0.5 + x_transform[1]·0.5 − 0.5,
+		// in double.
+		xt[3] = float32(float64(xt[3]) + (float64(xt[0])*0.5 + float64(xt[1])*0.5 - 0.5))
+		yt[3] = float32(float64(yt[3]) + (float64(yt[0])*0.5 + float64(yt[1])*0.5 - 0.5))
+	}
+	maxX, maxY := float32(iw-1), float32(ih-1)
+	read := func(h, w, c int) float32 {
+		if h < 0 || w < 0 || h >= ih || w >= iw {
+			return 0
+		}
+		return in[(h*iw+w)*ch+c]
+	}
+	o := 0
+	for y := 0; y < oh; y++ {
+		fy := float32(y)
+		for x := 0; x < ow; x++ {
+			fx := float32(x)
+			tx := mul(xt[0], fx) + mul(xt[1], fy) + mul(xt[2], 0) + xt[3]
+			ty := mul(yt[0], fx) + mul(yt[1], fy) + mul(yt[2], 0) + yt[3]
+			if tx < 0 || tx > maxX || ty < 0 || ty > maxY {
+				for c := 0; c < ch; c++ {
+					dst[o+c] = 0
+				}
+				o += ch
+				continue
+			}
+			flx := float32(math.Floor(float64(tx)))
+			fly := float32(math.Floor(float64(ty)))
+			x0, y0 := floorIndex(flx), floorIndex(fly)
+			x1, y1 := floorIndex(flx+1), floorIndex(fly+1)
+			right := tx - flx
+			lower := ty - fly
+			wl := 1.0 - float64(right)
+			wu := 1.0 - float64(lower)
+			for c := 0; c < ch; c++ {
+				q11, q21 := read(y0, x0, c), read(y0, x1, c)
+				q12, q22 := read(y1, x0, c), read(y1, x1, c)
+				// float64(…) around each double product keeps it unfused.
+				upper := float32(float64(wl*float64(q11)) + float64(mul(right, q21)))
+				low := float32(float64(wl*float64(q12)) + float64(mul(right, q22)))
+				dst[o+c] = float32(float64(mul(lower, low)) + float64(wu*float64(upper)))
+			}
+			o += ch
+		}
+	}
+	return nil
+}
