@@ -57,11 +57,11 @@ type ltmV1 struct {
 
 // ltmV2 holds version 2's options.
 type ltmV2 struct {
-	subset                      [][2]int32
-	left, right                 int32
-	targetRotation              float32
-	outH, outW                  int32
-	scaleX, scaleY              float32
+	subset         [][2]int32
+	left, right    int32
+	targetRotation float32
+	outH, outW     int32
+	scaleX, scaleY float32
 }
 
 type landmarksToMatrix struct {
