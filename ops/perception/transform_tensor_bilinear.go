@@ -20,9 +20,10 @@ import (
 //
 // Input 0: float32 [1, H, W, C]. Input 1: float32 matrix (at least its
 // first two rows, 8 values; [1, 4, 4] in models). Output 0: float32
-// [1, OH, OW, C], the shape the model gives it (upstream's kernel does not
-// set it; the output_size / output_height and output_width options are
-// read only by the GPU delegate, and are not needed here).
+// [1, OH, OW, C] with OH×OW from the options (version 1: output_size
+// [h, w]; version 2: output_height and output_width), as LiteRT's parser
+// derives it; upstream's CPU kernel takes the shape the model declares,
+// which the converter writes from the same options.
 //
 // Arithmetic as upstream's: float32 dot products, floor in float32, and
 // the interpolation weights' "1.0 − w" in double (C++'s double literal),
@@ -67,35 +68,58 @@ func (k *transformTensor) Prepare(n *ops.Node) error {
 	if in.Rank() != 4 || in.Shape[0] != 1 {
 		return fmt.Errorf("input 0 (%s): needs shape [1, H, W, C]", in)
 	}
-	if out.Rank() != 4 || out.Shape[0] != 1 || out.Shape[3] != in.Shape[3] {
-		return fmt.Errorf("output 0 (%s): needs shape [1, OH, OW, %d] (the model must give it)", out, in.Shape[3])
-	}
+	var oh, ow int32
 	switch n.Version {
 	case 1:
-		// Upstream's parser refuses a mode other than "bilinear".
-		if len(n.CustomOptions) > 0 {
-			m, err := flexRoot(n.CustomOptions)
+		// Upstream's parser refuses a mode other than "bilinear" and reads
+		// output_size [h, w].
+		m, err := flexRoot(n.CustomOptions)
+		if err != nil {
+			return err
+		}
+		if ok, err := hasKey(m, "mode"); err != nil {
+			return err
+		} else if ok {
+			v, err := m.Get("mode")
 			if err != nil {
-				return err
+				return fmt.Errorf("custom_options: %v", err)
 			}
-			if ok, err := hasKey(m, "mode"); err != nil {
-				return err
-			} else if ok {
-				v, err := m.Get("mode")
-				if err != nil {
-					return fmt.Errorf("custom_options: %v", err)
-				}
-				s, err := v.AsString()
-				if err != nil || s != "bilinear" {
-					return fmt.Errorf("custom_options: mode %q: only bilinear interpolation is supported", s)
-				}
+			s, err := v.AsString()
+			if err != nil || s != "bilinear" {
+				return fmt.Errorf("custom_options: mode %q: only bilinear interpolation is supported", s)
 			}
 		}
+		size, err := flexInt32s(m, "output_size")
+		if err != nil {
+			return err
+		}
+		if len(size) != 2 {
+			return fmt.Errorf("custom_options: output_size has %d values, needs [h, w]", len(size))
+		}
+		oh, ow = size[0], size[1]
 	case 2:
 		k.alignCorners = true
+		m, err := flexRoot(n.CustomOptions)
+		if err != nil {
+			return err
+		}
+		if oh, err = flexInt32(m, "output_height"); err != nil {
+			return err
+		}
+		if ow, err = flexInt32(m, "output_width"); err != nil {
+			return err
+		}
 	default:
 		return fmt.Errorf("version %d is not supported (1 and 2 are)", n.Version)
 	}
+	if oh <= 0 || ow <= 0 {
+		return fmt.Errorf("custom_options: incorrect output size %d×%d", oh, ow)
+	}
+	shape := []int{1, int(oh), int(ow), in.Shape[3]}
+	if _, err := ops.ShapeElements(shape, 4); err != nil {
+		return fmt.Errorf("output 0: shape %v: %v", shape, err)
+	}
+	out.Shape = shape
 	return nil
 }
 
