@@ -27,7 +27,7 @@ var person = [pnKeypoints][2]int{
 
 // pnMaps are the decoder's float inputs on an h×w grid.
 type pnMaps struct {
-	h, w                       int
+	h, w                      int
 	heat, shorts, mids, longs []float32
 }
 
@@ -71,7 +71,7 @@ func (m *pnMaps) addPerson(dy, dx int, logit, nose float32) {
 
 type pnResult struct {
 	kps, kpScores, poseScores, masks []float32
-	count                             int
+	count                            int
 }
 
 func (m *pnMaps) tensors(u8 bool) []*ops.Tensor {
