@@ -147,11 +147,13 @@ func (k *transformTensor) Eval(n *ops.Node) error {
 		yt[3] = float32(float64(yt[3]) + (float64(yt[0])*0.5 + float64(yt[1])*0.5 - 0.5))
 	}
 	maxX, maxY := float32(iw-1), float32(ih-1)
-	read := func(h, w, c int) float32 {
+	// base is the offset of pixel (h, w)'s first channel, −1 outside the
+	// input (upstream's ReadValue gives 0 there).
+	base := func(h, w int) int {
 		if h < 0 || w < 0 || h >= ih || w >= iw {
-			return 0
+			return -1
 		}
-		return in[(h*iw+w)*ch+c]
+		return (h*iw + w) * ch
 	}
 	o := 0
 	for y := 0; y < oh; y++ {
@@ -160,30 +162,40 @@ func (k *transformTensor) Eval(n *ops.Node) error {
 			fx := float32(x)
 			tx := mul(xt[0], fx) + mul(xt[1], fy) + mul(xt[2], 0) + xt[3]
 			ty := mul(yt[0], fx) + mul(yt[1], fy) + mul(yt[2], 0) + yt[3]
+			px := dst[o : o+ch]
+			o += ch
 			if tx < 0 || tx > maxX || ty < 0 || ty > maxY {
-				for c := 0; c < ch; c++ {
-					dst[o+c] = 0
-				}
-				o += ch
+				clear(px)
 				continue
 			}
 			flx := float32(math.Floor(float64(tx)))
 			fly := float32(math.Floor(float64(ty)))
 			x0, y0 := floorIndex(flx), floorIndex(fly)
 			x1, y1 := floorIndex(flx+1), floorIndex(fly+1)
+			b11, b21, b12, b22 := base(y0, x0), base(y0, x1), base(y1, x0), base(y1, x1)
 			right := tx - flx
 			lower := ty - fly
 			wl := 1.0 - float64(right)
 			wu := 1.0 - float64(lower)
-			for c := 0; c < ch; c++ {
-				q11, q21 := read(y0, x0, c), read(y0, x1, c)
-				q12, q22 := read(y1, x0, c), read(y1, x1, c)
+			for c := range px {
+				var q11, q21, q12, q22 float32
+				if b11 >= 0 {
+					q11 = in[b11+c]
+				}
+				if b21 >= 0 {
+					q21 = in[b21+c]
+				}
+				if b12 >= 0 {
+					q12 = in[b12+c]
+				}
+				if b22 >= 0 {
+					q22 = in[b22+c]
+				}
 				// float64(…) around each double product keeps it unfused.
 				upper := float32(float64(wl*float64(q11)) + float64(mul(right, q21)))
 				low := float32(float64(wl*float64(q12)) + float64(mul(right, q22)))
-				dst[o+c] = float32(float64(mul(lower, low)) + float64(wu*float64(upper)))
+				px[c] = float32(float64(mul(lower, low)) + float64(wu*float64(upper)))
 			}
-			o += ch
 		}
 	}
 	return nil
