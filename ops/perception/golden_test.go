@@ -131,7 +131,7 @@ func goldenModels() []goldenModel {
 		{"transform_tensor_bilinear", "v2_edge", customModel("TransformTensorBilinear", 2, flex("output_height", 9, "output_width", 7),
 			[]tIn{{shape: []int32{1, 10, 12, 3}}, {shape: []int32{1, 4, 4}, data: rotatedCrop(1.7, -0.9, -2, 6)}},
 			[][]int32{{1, 9, 7, 3}}), nil},
-		{"transform_tensor_bilinear", "v1_crop", customModel("TransformTensor", 1, flex("mode", "bilinear", "output_size", []int{8, 10}),
+		{"transform_tensor_bilinear", "v1_crop", customModel("TransformTensorBilinear", 1, flex("mode", "bilinear", "output_size", []int{8, 10}),
 			[]tIn{{shape: []int32{1, 20, 20, 4}}, {shape: []int32{1, 4, 4}, data: rotatedCrop(0.8, 1.1, 11, 2)}},
 			[][]int32{{1, 8, 10, 4}}), nil},
 	}
