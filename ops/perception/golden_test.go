@@ -1,25 +1,35 @@
 package perception_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/tflrun/tflrun/internal/flexbuffers"
 	"github.com/tflrun/tflrun/internal/optest"
+	"github.com/tflrun/tflrun/npy"
 	"github.com/tflrun/tflrun/ops"
 	"github.com/tflrun/tflrun/schema"
 )
 
 // Golden cases of MediaPipe's landmark operators: single-operator models
-// (written here with optest.Builder) run by a TensorFlow Lite runner with
-// MediaPipe's kernels registered (TFLITE_REF pointing at a
-// tflite_ref_custom), recorded once into testdata/<op>/<variant>/
-// (TestRecordLandmarkOps, gated on TFLRUN_RECORD=1) and checked on every
-// run (TestGoldenLandmarkOps).
+// (written here with optest.Builder), their outputs recorded once into
+// testdata/<op>/<variant>/ from MediaPipe's own kernels (gated on
+// TFLRUN_RECORD=1: TestRecordLandmarkOps with a TensorFlow Lite runner
+// that registers them, TFLITE_REF pointing at a tflite_ref_custom, or
+// TestRecordLandmarkOpsHarness with their compute functions compiled
+// alone; testdata/README.md says which recorded the cases) and checked on
+// every run (TestGoldenLandmarkOps). Matrices and bilinear samples are
+// bit-identical; Landmarks2TransformMatrix, whose atan2, sin and cos come
+// from the C library upstream, within the default tolerance.
 
 type tIn struct {
 	shape []int32
@@ -30,6 +40,12 @@ type goldenModel struct {
 	op, variant string
 	model       []byte
 	gen         optest.InputGen
+	// harness is the variant's request to the kernel harness (see
+	// TestRecordLandmarkOpsHarness): a mode line with the options, then
+	// the input values.
+	harness func(ins []*npy.Array) string
+	out     []int
+	exact   bool // bit-identical outputs (no transcendental functions)
 }
 
 // customModel is one custom operator of the given version over float32
@@ -114,26 +130,39 @@ func goldenModels() []goldenModel {
 	ltmV1 := flex("input_hw", []int{48, 48}, "output_hw", []int{16, 16}, "dimensions", 3,
 		"landmarks_range", 192, "bbox_size_multiplier", float32(1.5), "left_rotation_idx", 0,
 		"right_rotation_idx", 5, "subset", []int{0, 5, 2, 9, 11, 13, 7})
+	l2 := func(ins []*npy.Array) string {
+		return fmt.Sprintf("ltm2 468 %d %s 33 133 0.3 16 12 1.5 1.25 %s", len(eyeSubset), ints(eyeSubset), floats(ins[0]))
+	}
+	l1 := func(ins []*npy.Array) string {
+		return fmt.Sprintf("ltm1 14 7 0 5 2 9 11 13 7 48 48 16 16 192 1.5 0 5 %s", floats(ins[0]))
+	}
+	tl := func(head string) func(ins []*npy.Array) string {
+		return func(ins []*npy.Array) string { return head + " " + floats(ins[1]) + " " + floats(ins[0]) }
+	}
+	tt := func(head string, m []float32) func(ins []*npy.Array) string {
+		return func(ins []*npy.Array) string { return head + " " + vals(m) + " " + floats(ins[0]) }
+	}
+	crop1, crop2, crop3 := rotatedCrop(0.9, 0.4, 7, 3), rotatedCrop(1.7, -0.9, -2, 6), rotatedCrop(0.8, 1.1, 11, 2)
 	return []goldenModel{
 		{"landmarks_to_transform_matrix", "v2_face_eye", customModel("Landmarks2TransformMatrix", 2, ltmV2,
-			[]tIn{{shape: []int32{1, 468, 3}}}, [][]int32{{1, 4, 4}}), scaled(0, 192)},
+			[]tIn{{shape: []int32{1, 468, 3}}}, [][]int32{{1, 4, 4}}), scaled(0, 192), l2, []int{1, 4, 4}, false},
 		{"landmarks_to_transform_matrix", "v1", customModel("Landmarks2TransformMatrix", 1, ltmV1,
-			[]tIn{{shape: []int32{1, 1, 1, 42}}}, [][]int32{{1, 4, 4}}), scaled(0, 192)},
+			[]tIn{{shape: []int32{1, 1, 1, 42}}}, [][]int32{{1, 4, 4}}), scaled(0, 192), l1, []int{1, 4, 4}, false},
 		{"transform_landmarks", "v2_xy", customModel("TransformLandmarks", 2, nil,
-			[]tIn{{shape: []int32{1, 80, 2}}, {shape: []int32{1, 4, 4}}}, [][]int32{{1, 80, 2}}), scaled(-2, 2)},
+			[]tIn{{shape: []int32{1, 80, 2}}, {shape: []int32{1, 4, 4}}}, [][]int32{{1, 80, 2}}), scaled(-2, 2), tl("tl2 80 2"), []int{1, 80, 2}, true},
 		{"transform_landmarks", "v2_xyz", customModel("TransformLandmarks", 2, nil,
-			[]tIn{{shape: []int32{1, 33, 3}}, {shape: []int32{1, 4, 4}}}, [][]int32{{1, 33, 3}}), scaled(-2, 2)},
+			[]tIn{{shape: []int32{1, 33, 3}}, {shape: []int32{1, 4, 4}}}, [][]int32{{1, 33, 3}}), scaled(-2, 2), tl("tl2 33 3"), []int{1, 33, 3}, true},
 		{"transform_landmarks", "v1_scale", customModel("TransformLandmarks", 1, flex("dimensions", 3, "scale", float32(2.5)),
-			[]tIn{{shape: []int32{1, 2, 1, 12}}, {shape: []int32{1, 4, 4}}}, [][]int32{{1, 2, 1, 12}}), scaled(-2, 2)},
+			[]tIn{{shape: []int32{1, 2, 1, 12}}, {shape: []int32{1, 4, 4}}}, [][]int32{{1, 2, 1, 12}}), scaled(-2, 2), tl("tl1 2 1 12 3 2.5"), []int{1, 2, 1, 12}, true},
 		{"transform_tensor_bilinear", "v2_crop", customModel("TransformTensorBilinear", 2, flex("output_height", 16, "output_width", 16),
-			[]tIn{{shape: []int32{1, 48, 48, 8}}, {shape: []int32{1, 4, 4}, data: rotatedCrop(1.3, 0.4, 14, 5)}},
-			[][]int32{{1, 16, 16, 8}}), nil},
+			[]tIn{{shape: []int32{1, 24, 24, 5}}, {shape: []int32{1, 4, 4}, data: crop1}},
+			[][]int32{{1, 16, 16, 5}}), nil, tt("tt2 24 24 5 16 16", crop1), []int{1, 16, 16, 5}, true},
 		{"transform_tensor_bilinear", "v2_edge", customModel("TransformTensorBilinear", 2, flex("output_height", 9, "output_width", 7),
-			[]tIn{{shape: []int32{1, 10, 12, 3}}, {shape: []int32{1, 4, 4}, data: rotatedCrop(1.7, -0.9, -2, 6)}},
-			[][]int32{{1, 9, 7, 3}}), nil},
+			[]tIn{{shape: []int32{1, 10, 12, 3}}, {shape: []int32{1, 4, 4}, data: crop2}},
+			[][]int32{{1, 9, 7, 3}}), nil, tt("tt2 10 12 3 9 7", crop2), []int{1, 9, 7, 3}, true},
 		{"transform_tensor_bilinear", "v1_crop", customModel("TransformTensorBilinear", 1, flex("mode", "bilinear", "output_size", []int{8, 10}),
-			[]tIn{{shape: []int32{1, 20, 20, 4}}, {shape: []int32{1, 4, 4}, data: rotatedCrop(0.8, 1.1, 11, 2)}},
-			[][]int32{{1, 8, 10, 4}}), nil},
+			[]tIn{{shape: []int32{1, 20, 20, 4}}, {shape: []int32{1, 4, 4}, data: crop3}},
+			[][]int32{{1, 8, 10, 4}}), nil, tt("tt1 20 20 4 8 10", crop3), []int{1, 8, 10, 4}, true},
 	}
 }
 
@@ -154,8 +183,97 @@ func TestRecordLandmarkOps(t *testing.T) {
 			}
 			cleared[root] = true
 		}
-		if err := optest.RecordCases(ref, filepath.Join(root, m.variant), m.model, 3, uint64(1000*i+1), m.gen, optest.Case{}); err != nil {
+		if err := optest.RecordCases(ref, filepath.Join(root, m.variant), m.model, 3, uint64(1000*i+1), m.gen, optest.Case{Exact: m.exact}); err != nil {
 			t.Errorf("%s/%s: %v", m.op, m.variant, err)
+		}
+	}
+}
+
+// harnessEnv names a kernel harness: a local program (never committed)
+// that includes MediaPipe's mediapipe/util/tflite/operations/*.cc and
+// calls their CPU compute functions (LandmarksToTransformMatrixV1/V2,
+// TransformLandmarks/V2, TransformTensor/TransformTensorBilinearV2) on
+// the request it reads on stdin, printing the output values with %.9g.
+// Until a TensorFlow Lite runner with MediaPipe's kernels was available,
+// the golden cases were recorded with it (testdata/README.md).
+const harnessEnv = "TFLRUN_MP_HARNESS"
+
+func ints(v []int) string { return strings.Trim(fmt.Sprint(v), "[]") }
+
+func vals(v []float32) string {
+	var b strings.Builder
+	for _, x := range v {
+		b.WriteString(strconv.FormatFloat(float64(x), 'g', 9, 32))
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+func floats(a *npy.Array) string {
+	v := make([]float32, len(a.Data)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(a.Data[4*i:]))
+	}
+	return vals(v)
+}
+
+// TestRecordLandmarkOpsHarness records the golden cases with the kernel
+// harness named by TFLRUN_MP_HARNESS (and TFLRUN_RECORD=1).
+func TestRecordLandmarkOpsHarness(t *testing.T) {
+	h := os.Getenv(harnessEnv)
+	if os.Getenv(optest.RecordEnv) != "1" || h == "" {
+		t.Skipf("recording skipped: run with %s=1 %s=/path/to/harness to rewrite testdata/", optest.RecordEnv, harnessEnv)
+	}
+	cleared := map[string]bool{}
+	for i, m := range goldenModels() {
+		root := filepath.Join("testdata", m.op)
+		if !cleared[root] {
+			if err := os.RemoveAll(root); err != nil {
+				t.Fatal(err)
+			}
+			cleared[root] = true
+		}
+		dir := filepath.Join(root, m.variant)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mp := filepath.Join(dir, "model.tflite")
+		if err := os.WriteFile(mp, m.model, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for k := 0; k < 3; k++ {
+			ins, err := optest.RandomInputs(mp, uint64(1000*i+1+k), m.gen, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(h)
+			cmd.Stdin = strings.NewReader(m.harness(ins))
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s/%s: harness: %v", m.op, m.variant, err)
+			}
+			fields := bytes.Fields(out)
+			data := make([]byte, 4*len(fields))
+			for j, f := range fields {
+				v, err := strconv.ParseFloat(string(f), 32)
+				if err != nil {
+					t.Fatal(err)
+				}
+				binary.LittleEndian.PutUint32(data[4*j:], math.Float32bits(float32(v)))
+			}
+			want := &npy.Array{Type: ops.Float32, Shape: m.out, Data: data}
+			if n := 1; true {
+				for _, d := range m.out {
+					n *= d
+				}
+				if len(fields) != n {
+					t.Fatalf("%s/%s: harness gave %d values, want %d", m.op, m.variant, len(fields), n)
+				}
+			}
+			c := optest.Case{Dir: filepath.Join(dir, fmt.Sprintf("run%d", k)), Model: mp, Exact: m.exact, Inputs: ins, Outputs: []*npy.Array{want}}
+			if err := optest.WriteCase(&c); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
@@ -164,7 +282,8 @@ func TestGoldenLandmarkOps(t *testing.T) {
 	for _, op := range []string{"landmarks_to_transform_matrix", "transform_landmarks", "transform_tensor_bilinear"} {
 		root := filepath.Join("testdata", op)
 		if _, err := os.Stat(root); err != nil {
-			t.Skipf("%s: no recorded cases (%v); record them with TestRecordLandmarkOps", op, err)
+			t.Errorf("%s: no recorded cases (%v)", op, err)
+			continue
 		}
 		optest.Check(t, root, nil)
 	}
