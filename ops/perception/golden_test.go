@@ -27,10 +27,7 @@ import (
 // that registers them, TFLITE_REF pointing at a tflite_ref_custom, or
 // TestRecordLandmarkOpsHarness with their compute functions compiled
 // alone; testdata/README.md says which recorded the cases) and checked on
-// every run (TestGoldenLandmarkOps). Transformed landmarks, bilinear
-// samples and version 1's matrices are bit-identical; version 2's
-// matrices, whose cosf and sinf come from glibc upstream, are checked
-// within the default tolerance.
+// every run (TestGoldenLandmarkOps), bit for bit.
 
 type tIn struct {
 	shape []int32
@@ -146,7 +143,7 @@ func goldenModels() []goldenModel {
 	crop1, crop2, crop3 := rotatedCrop(0.9, 0.4, 7, 3), rotatedCrop(1.7, -0.9, -2, 6), rotatedCrop(0.8, 1.1, 11, 2)
 	return []goldenModel{
 		{"landmarks_to_transform_matrix", "v2_face_eye", customModel("Landmarks2TransformMatrix", 2, ltmV2,
-			[]tIn{{shape: []int32{1, 468, 3}}}, [][]int32{{1, 4, 4}}), scaled(0, 192), l2, []int{1, 4, 4}, false},
+			[]tIn{{shape: []int32{1, 468, 3}}}, [][]int32{{1, 4, 4}}), scaled(0, 192), l2, []int{1, 4, 4}, true},
 		{"landmarks_to_transform_matrix", "v1", customModel("Landmarks2TransformMatrix", 1, ltmV1,
 			[]tIn{{shape: []int32{1, 1, 1, 42}}}, [][]int32{{1, 4, 4}}), scaled(0, 192), l1, []int{1, 4, 4}, true},
 		{"transform_landmarks", "v2_xy", customModel("TransformLandmarks", 2, nil,

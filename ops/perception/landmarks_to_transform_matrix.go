@@ -37,14 +37,10 @@ import (
 //
 // Float32 arithmetic in upstream's order (the matrices' products sum k in
 // order from 0; atan and atan2 as glibc's atanf and atan2f, see
-// fdlibm_atan.go). Version 1 calls C's cos and sin, in double, on its
+// libm.go). Version 1 calls C's cos and sin, in double, on its
 // angle (the rotated points and the rotation matrix are computed in
 // double and narrowed); version 2 calls std::cos and std::sin on floats,
-// computed here correctly rounded, which glibc's cosf and sinf are not in
-// about 1% of cases (an ulp). Against MediaPipe's compute functions
-// compiled with g++ and glibc 2.36, on 300 random cases of each version:
-// version 1 all 4800 values identical, version 2 4772 (the rest within
-// 6.1e-5 on translations of up to a few hundred). Upstream's checks are
+// computed as glibc's cosf and sinf (libm.go). Upstream's checks are
 // kept (made at Prepare, not at Eval); landmark indices outside the input,
 // which upstream reads out of bounds, and an empty subset, which it
 // dereferences, are errors too.
@@ -295,8 +291,8 @@ func (k *landmarksToMatrix) Eval(n *ops.Node) error {
 // Float32 helpers: the explicit conversions keep Go from fusing a multiply
 // and an add (upstream's x86 build rounds each).
 func mul(a, b float32) float32 { return float32(a * b) }
-func sinf(x float32) float32   { return float32(math.Sin(float64(x))) }
-func cosf(x float32) float32   { return float32(math.Cos(float64(x))) }
+func sinf(x float32) float32   { return sincosf(x, false) }
+func cosf(x float32) float32   { return sincosf(x, true) }
 
 // mat3 and mat4 are row-major matrices; their products sum k from 0 in
 // float32, as upstream's Mat3 and Mat4.

@@ -2,6 +2,11 @@ package perception
 
 import "math"
 
+// Float32 trigonometry as glibc computes it, for Landmarks2TransformMatrix
+// (upstream's std::atan2, std::cos and std::sin on floats). Other C
+// libraries (Android's bionic, macOS) round some arguments differently by
+// an ulp; glibc is the reference this project's native runner links.
+
 // atanf and atan2f in float32 as glibc computes them: fdlibm's algorithm
 // (s_atanf.c and e_atan2f.c, Sun's 1993 code converted to float by
 // Cygnus) with glibc's constants and bounds (π rounded to nearest, the
@@ -158,4 +163,102 @@ func atan2f(y, x float32) float32 {
 	default:
 		return (z - atan2PiLo) - atan2Pi
 	}
+}
+
+// sinf and cosf in float32 as glibc computes them (sysdeps/ieee754/flt-32
+// s_sinf.c and s_cosf.c, Arm's 2018 implementation): the argument is
+// reduced by a multiple of π/2 in double (one multiply-subtract, valid
+// below 120) and a double polynomial of the quadrant's sine or cosine is
+// rounded to float32. Upstream's Landmarks2TransformMatrix version 2 calls
+// std::cos and std::sin on floats. Checked against glibc 2.36 on x86-64:
+// a C transcription of this code matched sinf and cosf on 60 million
+// arguments below 120 in magnitude (every 37th bit pattern, both signs),
+// with and without fused multiply-adds; the Go code matches the values of
+// testdata/glibc_sincosf.txt. From 120 on, where glibc switches to a
+// 192-bit reduction, the correctly rounded value is used instead (angles
+// there come only from absurd target_rotation_radians).
+
+// sincosPoly is one of glibc's two polynomial sets (the second negates
+// the cosine).
+type sincosPoly struct {
+	c0, c1, c2, c3, c4, s1, s2, s3 float64
+}
+
+var sincosTable = [2]sincosPoly{
+	{0x1p0, -0x1.ffffffd0c621cp-2, 0x1.55553e1068f19p-5, -0x1.6c087e89a359dp-10, 0x1.99343027bf8c3p-16,
+		-0x1.555545995a603p-3, 0x1.1107605230bc4p-7, -0x1.994eb3774cf24p-13},
+	{-0x1p0, 0x1.ffffffd0c621cp-2, -0x1.55553e1068f19p-5, 0x1.6c087e89a359dp-10, -0x1.99343027bf8c3p-16,
+		-0x1.555545995a603p-3, 0x1.1107605230bc4p-7, -0x1.994eb3774cf24p-13},
+}
+
+const (
+	sincosHpiInv = 0x1.45F306DC9C883p+23 // 2/π · 2^24
+	sincosHpi    = 0x1.921FB54442D18p0   // π/2
+	sincosPio4   = 0x1.921FB54442D18p-1  // π/4
+)
+
+// sincosSign is the sign of the sine in quadrants 0 … 3.
+var sincosSign = [4]float64{1, -1, -1, 1}
+
+// abstop12 is the top 12 bits of x's representation without the sign.
+func abstop12(x float32) uint32 { return math.Float32bits(x) >> 20 & 0x7ff }
+
+// sincosfPoly is glibc's sinf_poly: the sine polynomial for an even
+// quadrant, the cosine's for an odd one.
+func sincosfPoly(x, x2 float64, p *sincosPoly, n int) float32 {
+	if n&1 == 0 {
+		x3 := float64(x * x2)
+		s1 := p.s2 + float64(x2*p.s3)
+		x7 := float64(x3 * x2)
+		s := x + float64(x3*p.s1)
+		return float32(s + float64(x7*s1))
+	}
+	x4 := float64(x2 * x2)
+	c2 := p.c3 + float64(x2*p.c4)
+	c1 := p.c0 + float64(x2*p.c1)
+	x6 := float64(x4 * x2)
+	c := c1 + float64(x4*p.c2)
+	return float32(c + float64(x6*c2))
+}
+
+// sincosfReduce is glibc's reduce_fast (without rounding intrinsics, as
+// on x86-64): x minus the nearest multiple n of π/2, and n.
+func sincosfReduce(x float64) (float64, int) {
+	r := float64(x * sincosHpiInv)
+	n := (int32(r) + 0x800000) >> 24
+	return x - float64(float64(n)*sincosHpi), int(n)
+}
+
+// sincosf returns glibc's sinf(y) (cos false) or cosf(y) (cos true).
+func sincosf(y float32, cos bool) float32 {
+	x := float64(y)
+	switch {
+	case abstop12(y) < abstop12(float32(sincosPio4)):
+		if abstop12(y) < abstop12(0x1p-12) {
+			if cos {
+				return 1
+			}
+			return y
+		}
+		q := 0
+		if cos {
+			q = 1
+		}
+		return sincosfPoly(x, float64(x*x), &sincosTable[0], q)
+	case abstop12(y) < abstop12(120):
+		x, n := sincosfReduce(x)
+		s := sincosSign[n&3]
+		p := &sincosTable[0]
+		if n&2 != 0 {
+			p = &sincosTable[1]
+		}
+		if cos {
+			n ^= 1
+		}
+		return sincosfPoly(float64(x*s), float64(x*x), p, n)
+	}
+	if cos {
+		return float32(math.Cos(x))
+	}
+	return float32(math.Sin(x))
 }

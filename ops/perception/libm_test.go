@@ -51,3 +51,37 @@ func TestFdlibmAtanMatchesGlibc(t *testing.T) {
 		t.Errorf("%d of %d differ", bad, n)
 	}
 }
+
+// sinf and cosf against glibc's below 120 (special values, π/4 and 120
+// boundaries, random arguments), recorded by testdata/glibc_sincosf.c.
+func TestGlibcSinCosf(t *testing.T) {
+	f, err := os.Open("testdata/glibc_sincosf.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n, bad := 0, 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var v [3]uint32
+		for i, s := range strings.Fields(sc.Text()) {
+			u, err := strconv.ParseUint(s, 16, 32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v[i] = uint32(u)
+		}
+		x := math.Float32frombits(v[0])
+		s, c := math.Float32bits(sinf(x)), math.Float32bits(cosf(x))
+		n++
+		if s != v[1] || c != v[2] {
+			if bad < 5 {
+				t.Errorf("x %08x: sin %08x cos %08x, glibc %08x %08x", v[0], s, c, v[1], v[2])
+			}
+			bad++
+		}
+	}
+	if n < 4000 || bad > 0 {
+		t.Errorf("%d of %d differ", bad, n)
+	}
+}
