@@ -18,14 +18,14 @@ func TestEvalAllocatesNothing(t *testing.T) {
 		lm[i] = float32(i % 7)
 	}
 	nodes := map[string]*ops.Node{
-		"PosenetDecoderOp": customNode(PosenetDecoderOpName, 1, pnOpts(t, 5, 0.3, 16, 20), m.tensors(true),
-			outF32(), outF32(), outF32(), outF32(), outF32()),
-		"Landmarks2TransformMatrix": customNode(Landmarks2TransformMatrixName, 2, ltmV2Opts(t, []int{2, 3, 4, 5}, 0, 1),
-			[]*ops.Tensor{f32Tensor([]int{1, 6, 3}, lm)}, outF32()),
-		"TransformLandmarks": customNode(TransformLandmarksName, 2, nil,
-			[]*ops.Tensor{f32Tensor([]int{1, 6, 3}, lm), f32Tensor([]int{1, 4, 4}, testMatrix)}, outF32()),
-		"TransformTensorBilinear": customNode(TransformTensorBilinearName, 2, ttOpts(t, 2, 3, 3),
-			[]*ops.Tensor{grid(), f32Tensor([]int{1, 4, 4}, affine(0.7, 0.2, 0.3, -0.1, 0.9, 0.4))}, outF32()),
+		"PosenetDecoderOp": tNode(PosenetDecoderOpName, 1, pnOpts(t, 5, 0.3, 16, 20), m.tensors(true),
+			tOut(), tOut(), tOut(), tOut(), tOut()),
+		"Landmarks2TransformMatrix": tNode(Landmarks2TransformMatrixName, 2, ltmV2Opts(t, []int{2, 3, 4, 5}, 0, 1),
+			[]*ops.Tensor{tF32([]int{1, 6, 3}, lm)}, tOut()),
+		"TransformLandmarks": tNode(TransformLandmarksName, 2, nil,
+			[]*ops.Tensor{tF32([]int{1, 6, 3}, lm), tF32([]int{1, 4, 4}, testMatrix)}, tOut()),
+		"TransformTensorBilinear": tNode(TransformTensorBilinearName, 2, ttOpts(t, 2, 3, 3),
+			[]*ops.Tensor{grid(), tF32([]int{1, 4, 4}, affine(0.7, 0.2, 0.3, -0.1, 0.9, 0.4))}, tOut()),
 	}
 	for name, n := range nodes {
 		k := kernels[n.OpName]()

@@ -12,8 +12,8 @@ import (
 // a missing key reads as 0 (or an empty vector), an integer is truncated
 // to 32 bits, a double is narrowed to float32.
 
-// flexRoot decodes custom_options as a FlexBuffer map.
-func flexRoot(b []byte) (flexbuffers.Map, error) {
+// fbMap decodes custom_options as a FlexBuffer map.
+func fbMap(b []byte) (flexbuffers.Map, error) {
 	if len(b) == 0 {
 		return flexbuffers.Map{}, errors.New("custom_options are missing (the operator reads its parameters from a FlexBuffer map)")
 	}
@@ -24,8 +24,8 @@ func flexRoot(b []byte) (flexbuffers.Map, error) {
 	return m, nil
 }
 
-// flexInt32 reads m[key].AsInt32().
-func flexInt32(m flexbuffers.Map, key string) (int32, error) {
+// fbInt32 reads m[key].AsInt32().
+func fbInt32(m flexbuffers.Map, key string) (int32, error) {
 	v, err := m.Int(key)
 	if err != nil {
 		return 0, fmt.Errorf("custom_options: %v", err)
@@ -33,8 +33,8 @@ func flexInt32(m flexbuffers.Map, key string) (int32, error) {
 	return int32(v), nil
 }
 
-// flexFloat32 reads m[key].AsFloat().
-func flexFloat32(m flexbuffers.Map, key string) (float32, error) {
+// fbFloat32 reads m[key].AsFloat().
+func fbFloat32(m flexbuffers.Map, key string) (float32, error) {
 	v, err := m.Float(key)
 	if err != nil {
 		return 0, fmt.Errorf("custom_options: %v", err)
@@ -46,9 +46,9 @@ func flexFloat32(m flexbuffers.Map, key string) (float32, error) {
 // largest real one, a landmark subset, has 80 entries).
 const maxFlexInts = 1 << 16
 
-// flexInt32s reads m[key] as a vector of int32 (AsTypedVector then AsInt32
+// fbInt32s reads m[key] as a vector of int32 (AsTypedVector then AsInt32
 // of each element); a missing key is an empty vector.
-func flexInt32s(m flexbuffers.Map, key string) ([]int32, error) {
+func fbInt32s(m flexbuffers.Map, key string) ([]int32, error) {
 	v, err := m.Get(key)
 	if err != nil {
 		return nil, fmt.Errorf("custom_options: %q: %v", key, err)
@@ -78,8 +78,8 @@ func flexInt32s(m flexbuffers.Map, key string) ([]int32, error) {
 	return out, nil
 }
 
-// hasKey reports whether m holds key with a non-null value.
-func hasKey(m flexbuffers.Map, key string) (bool, error) {
+// fbHas reports whether m holds key with a non-null value.
+func fbHas(m flexbuffers.Map, key string) (bool, error) {
 	ok, err := m.Has(key)
 	if err != nil {
 		return false, fmt.Errorf("custom_options: %v", err)

@@ -12,7 +12,7 @@ import (
 // Helpers of the kernel tests: tensors and nodes built by hand, custom
 // options, and running a node's Prepare and Eval as the interpreter does.
 
-func f32Tensor(shape []int, v []float32) *ops.Tensor {
+func tF32(shape []int, v []float32) *ops.Tensor {
 	t := &ops.Tensor{Type: ops.Float32, Shape: shape}
 	t.Data = make([]byte, t.Bytes())
 	if v != nil {
@@ -23,7 +23,7 @@ func f32Tensor(shape []int, v []float32) *ops.Tensor {
 	return t
 }
 
-func u8Tensor(shape []int, v []uint8, scale float32, zp int64) *ops.Tensor {
+func tU8(shape []int, v []uint8, scale float32, zp int64) *ops.Tensor {
 	t := &ops.Tensor{Type: ops.Uint8, Shape: shape,
 		Quant: &ops.Quantization{Scale: []float32{scale}, ZeroPoint: []int64{zp}}}
 	t.Data = make([]byte, t.Bytes())
@@ -31,17 +31,17 @@ func u8Tensor(shape []int, v []uint8, scale float32, zp int64) *ops.Tensor {
 	return t
 }
 
-func outF32() *ops.Tensor { return &ops.Tensor{Type: ops.Float32} }
+func tOut() *ops.Tensor { return &ops.Tensor{Type: ops.Float32} }
 
-func customNode(name string, version int, opts []byte, ins []*ops.Tensor, outs ...*ops.Tensor) *ops.Node {
+func tNode(name string, version int, opts []byte, ins []*ops.Tensor, outs ...*ops.Tensor) *ops.Node {
 	return &ops.Node{OpName: name, Op: ops.BuiltinCustom, Version: version,
 		Inputs: ins, Outputs: outs, CustomOptions: opts}
 }
 
-// run prepares and evaluates n with a fresh kernel of its custom code,
+// tRun prepares and evaluates n with a fresh kernel of its custom code,
 // allocating the outputs (filled with a NaN pattern first, so that a
 // kernel leaving values unset shows) and the scratch buffers.
-func run(n *ops.Node) error {
+func tRun(n *ops.Node) error {
 	k := kernels[n.OpName]()
 	if err := k.Prepare(n); err != nil {
 		return err
@@ -61,9 +61,9 @@ func run(n *ops.Node) error {
 	return k.Eval(n)
 }
 
-// flexMap builds a FlexBuffer map; values are int (int64), float32,
+// tFlex builds a FlexBuffer map; values are int (int64), float32,
 // float64, string, bool or []int.
-func flexMap(t testing.TB, kv ...any) []byte {
+func tFlex(t testing.TB, kv ...any) []byte {
 	t.Helper()
 	var b flexbuffers.Builder
 	m := b.StartMap()
@@ -98,8 +98,8 @@ func flexMap(t testing.TB, kv ...any) []byte {
 	return buf
 }
 
-// wantErr fails unless err is an error containing every fragment.
-func wantErr(t *testing.T, what string, err error, fragments ...string) {
+// tWantErr fails unless err is an error containing every fragment.
+func tWantErr(t *testing.T, what string, err error, fragments ...string) {
 	t.Helper()
 	if err == nil {
 		t.Errorf("%s: no error", what)
@@ -112,21 +112,21 @@ func wantErr(t *testing.T, what string, err error, fragments ...string) {
 	}
 }
 
-func near(a, b, tol float64) bool {
+func tNear(a, b, tol float64) bool {
 	if math.IsNaN(a) || math.IsNaN(b) {
 		return math.IsNaN(a) && math.IsNaN(b)
 	}
 	return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b))
 }
 
-func checkNear(t *testing.T, what string, got, want []float32, tol float64) {
+func tCheckNear(t *testing.T, what string, got, want []float32, tol float64) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
 	}
 	bad := 0
 	for i := range got {
-		if !near(float64(got[i]), float64(want[i]), tol) {
+		if !tNear(float64(got[i]), float64(want[i]), tol) {
 			if bad < 5 {
 				t.Errorf("%s[%d] = %v, want %v", what, i, got[i], want[i])
 			}

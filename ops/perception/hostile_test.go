@@ -38,13 +38,13 @@ func hostileTensor(r *rand.Rand, shape []int) *ops.Tensor {
 		for i := range q {
 			q[i] = uint8(r.IntN(256))
 		}
-		return u8Tensor(shape, q, float32(r.Float64()*4), int64(r.IntN(256)))
+		return tU8(shape, q, float32(r.Float64()*4), int64(r.IntN(256)))
 	}
 	v := make([]float32, n)
 	for i := range v {
 		v[i] = hostileValue(r)
 	}
-	return f32Tensor(shape, v)
+	return tF32(shape, v)
 }
 
 func hostileShape(r *rand.Rand, like []int) []int {
@@ -90,10 +90,10 @@ func TestHostileNodes(t *testing.T) {
 	specs := []spec{
 		{Landmarks2TransformMatrixName, []int{1, 2}, [][]byte{
 			ltmV2Opts(t, []int{2, 3, 4, 5}, 0, 1),
-			flexMap(t, "input_hw", []int{3, 5}, "output_hw", []int{5, 3}, "dimensions", 3, "landmarks_range", 10,
+			tFlex(t, "input_hw", []int{3, 5}, "output_hw", []int{5, 3}, "dimensions", 3, "landmarks_range", 10,
 				"bbox_size_multiplier", float32(1), "left_rotation_idx", 0, "right_rotation_idx", 1, "subset", []int{2, 3})},
 			[][]int{{1, 6, 3}}, 1},
-		{TransformLandmarksName, []int{1, 2}, [][]byte{nil, flexMap(t, "dimensions", 2, "scale", float32(2))},
+		{TransformLandmarksName, []int{1, 2}, [][]byte{nil, tFlex(t, "dimensions", 2, "scale", float32(2))},
 			[][]int{{1, 5, 2}, {1, 4, 4}}, 1},
 		{TransformTensorBilinearName, []int{1, 2}, [][]byte{ttOpts(t, 1, 3, 4), ttOpts(t, 2, 5, 2)},
 			[][]int{{1, 6, 7, 3}, {1, 4, 4}}, 1},
@@ -123,21 +123,21 @@ func TestHostileNodes(t *testing.T) {
 		}
 		outs := make([]*ops.Tensor, nOut)
 		for i := range outs {
-			outs[i] = outF32()
+			outs[i] = tOut()
 		}
-		n := customNode(s.name, version, opts, ins, outs...)
+		n := tNode(s.name, version, opts, ins, outs...)
 		func() {
 			defer func() {
 				if p := recover(); p != nil {
-					t.Fatalf("iteration %d, %s v%d, inputs %v: panic %v", it, s.name, version, shapes(ins), p)
+					t.Fatalf("iteration %d, %s v%d, inputs %v: panic %v", it, s.name, version, tShapes(ins), p)
 				}
 			}()
-			_ = run(n)
+			_ = tRun(n)
 		}()
 	}
 }
 
-func shapes(ts []*ops.Tensor) string {
+func tShapes(ts []*ops.Tensor) string {
 	s := ""
 	for _, t := range ts {
 		s += fmt.Sprint(t.Shape)

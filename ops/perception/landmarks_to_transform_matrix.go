@@ -74,9 +74,9 @@ type landmarksToMatrix struct {
 	v2      ltmV2
 }
 
-// pairs groups indices two by two, an odd last one with itself (as
+// ltmPairs groups indices two by two, an odd last one with itself (as
 // upstream's parsers).
-func pairs(idx []int32) [][2]int32 {
+func ltmPairs(idx []int32) [][2]int32 {
 	p := make([][2]int32, 0, (len(idx)+1)/2)
 	for i := 0; i+1 < len(idx); i += 2 {
 		p = append(p, [2]int32{idx[i], idx[i+1]})
@@ -90,12 +90,12 @@ func pairs(idx []int32) [][2]int32 {
 
 func decodeLTMV1(b []byte) (ltmV1, error) {
 	var o ltmV1
-	m, err := flexRoot(b)
+	m, err := fbMap(b)
 	if err != nil {
 		return o, err
 	}
 	hw := func(key string) (int32, int32, error) {
-		v, err := flexInt32s(m, key)
+		v, err := fbInt32s(m, key)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -119,18 +119,18 @@ func decodeLTMV1(b []byte) (ltmV1, error) {
 		dst *int32
 	}{{"dimensions", &o.dimensions}, {"landmarks_range", &o.landmarksRange},
 		{"left_rotation_idx", &o.left}, {"right_rotation_idx", &o.right}} {
-		if *f.dst, err = flexInt32(m, f.key); err != nil {
+		if *f.dst, err = fbInt32(m, f.key); err != nil {
 			return o, err
 		}
 	}
-	if o.bboxMultiplier, err = flexFloat32(m, "bbox_size_multiplier"); err != nil {
+	if o.bboxMultiplier, err = fbFloat32(m, "bbox_size_multiplier"); err != nil {
 		return o, err
 	}
-	subset, err := flexInt32s(m, "subset")
+	subset, err := fbInt32s(m, "subset")
 	if err != nil {
 		return o, err
 	}
-	o.subset = pairs(subset)
+	o.subset = ltmPairs(subset)
 	// Upstream's checks, in its order.
 	switch {
 	case o.bboxMultiplier == 0:
@@ -150,26 +150,26 @@ func decodeLTMV1(b []byte) (ltmV1, error) {
 	case len(o.subset) == 0:
 		return o, errors.New("custom_options: the subset is empty")
 	}
-	return o, checkSubset(o.subset)
+	return o, ltmCheckSubset(o.subset)
 }
 
 func decodeLTMV2(b []byte) (ltmV2, error) {
 	var o ltmV2
-	m, err := flexRoot(b)
+	m, err := fbMap(b)
 	if err != nil {
 		return o, err
 	}
-	subset, err := flexInt32s(m, "subset_idxs")
+	subset, err := fbInt32s(m, "subset_idxs")
 	if err != nil {
 		return o, err
 	}
-	o.subset = pairs(subset)
+	o.subset = ltmPairs(subset)
 	for _, f := range []struct {
 		key string
 		dst *int32
 	}{{"left_rotation_idx", &o.left}, {"right_rotation_idx", &o.right},
 		{"output_height", &o.outH}, {"output_width", &o.outW}} {
-		if *f.dst, err = flexInt32(m, f.key); err != nil {
+		if *f.dst, err = fbInt32(m, f.key); err != nil {
 			return o, err
 		}
 	}
@@ -177,7 +177,7 @@ func decodeLTMV2(b []byte) (ltmV2, error) {
 		key string
 		dst *float32
 	}{{"target_rotation_radians", &o.targetRotation}, {"scale_x", &o.scaleX}, {"scale_y", &o.scaleY}} {
-		if *f.dst, err = flexFloat32(m, f.key); err != nil {
+		if *f.dst, err = fbFloat32(m, f.key); err != nil {
 			return o, err
 		}
 	}
@@ -195,7 +195,7 @@ func decodeLTMV2(b []byte) (ltmV2, error) {
 	case o.scaleY <= 0:
 		return o, fmt.Errorf("custom_options: incorrect scale_y %v", o.scaleY)
 	}
-	if err := checkSubset(o.subset); err != nil {
+	if err := ltmCheckSubset(o.subset); err != nil {
 		return o, err
 	}
 	if len(o.subset) == 0 {
@@ -204,7 +204,7 @@ func decodeLTMV2(b []byte) (ltmV2, error) {
 	return o, nil
 }
 
-func checkSubset(subset [][2]int32) error {
+func ltmCheckSubset(subset [][2]int32) error {
 	for i, p := range subset {
 		for j, v := range p {
 			if v < 0 {
@@ -215,9 +215,9 @@ func checkSubset(subset [][2]int32) error {
 	return nil
 }
 
-// checkLandmark verifies that landmark idx's values idx·3 … idx·3+used−1
+// ltmCheckLandmark verifies that landmark idx's values idx·3 … idx·3+used−1
 // lie inside an input of n values.
-func checkLandmark(what string, idx int32, used, n int) error {
+func ltmCheckLandmark(what string, idx int32, used, n int) error {
 	if int64(idx)*3+int64(used) > int64(n) {
 		return fmt.Errorf("%s landmark %d is outside input 0 (%d values, 3 per landmark)", what, idx, n)
 	}
@@ -261,15 +261,15 @@ func (k *landmarksToMatrix) Prepare(n *ops.Node) error {
 		return fmt.Errorf("version %d is not supported (1 and 2 are)", n.Version)
 	}
 	total := in.NumElements()
-	if err := checkLandmark("left_rotation_idx", left, used, total); err != nil {
+	if err := ltmCheckLandmark("left_rotation_idx", left, used, total); err != nil {
 		return err
 	}
-	if err := checkLandmark("right_rotation_idx", right, used, total); err != nil {
+	if err := ltmCheckLandmark("right_rotation_idx", right, used, total); err != nil {
 		return err
 	}
 	for _, p := range subset {
 		for _, v := range p {
-			if err := checkLandmark("subset", v, used, total); err != nil {
+			if err := ltmCheckLandmark("subset", v, used, total); err != nil {
 				return err
 			}
 		}
@@ -290,9 +290,9 @@ func (k *landmarksToMatrix) Eval(n *ops.Node) error {
 
 // Float32 helpers: the explicit conversions keep Go from fusing a multiply
 // and an add (upstream's x86 build rounds each).
-func mul(a, b float32) float32 { return float32(a * b) }
-func sinf(x float32) float32   { return sincosf(x, false) }
-func cosf(x float32) float32   { return sincosf(x, true) }
+func mulF32(a, b float32) float32 { return float32(a * b) }
+func glibcSinf(x float32) float32 { return glibcSincosf(x, false) }
+func glibcCosf(x float32) float32 { return glibcSincosf(x, true) }
 
 // mat3 and mat4 are row-major matrices; their products sum k from 0 in
 // float32, as upstream's Mat3 and Mat4.
@@ -304,7 +304,7 @@ func (a *mat3) mul(b *mat3) mat3 {
 		for j := 0; j < 3; j++ {
 			var s float32
 			for q := 0; q < 3; q++ {
-				s += mul(a[i*3+q], b[q*3+j])
+				s += mulF32(a[i*3+q], b[q*3+j])
 			}
 			r[i*3+j] = s
 		}
@@ -317,7 +317,7 @@ func (a *mat3) apply(v [3]float32) [3]float32 {
 	for i := 0; i < 3; i++ {
 		var s float32
 		for q := 0; q < 3; q++ {
-			s += mul(a[i*3+q], v[q])
+			s += mulF32(a[i*3+q], v[q])
 		}
 		r[i] = s
 	}
@@ -332,7 +332,7 @@ func (a *mat4) mulBy(b *mat4) {
 		for j := 0; j < 4; j++ {
 			var s float32
 			for q := 0; q < 4; q++ {
-				s += mul(a[i*4+q], b[q*4+j])
+				s += mulF32(a[i*4+q], b[q*4+j])
 			}
 			r[i*4+j] = s
 		}
@@ -343,7 +343,7 @@ func (a *mat4) mulBy(b *mat4) {
 func landmarksToMatrixV1(p *ltmV1, lm, out []float32) {
 	lx, ly := lm[p.left*3], lm[p.left*3+1]
 	rx, ry := lm[p.right*3], lm[p.right*3+1]
-	alpha := -atanf((ry - ly) / (rx - lx))
+	alpha := -glibcAtanf((ry - ly) / (rx - lx))
 	ca, sa := math.Cos(float64(alpha)), math.Sin(float64(alpha))
 	maxX, maxY := float32(-100000), float32(-100000)
 	minX, minY := float32(100000), float32(100000)
@@ -367,8 +367,8 @@ func landmarksToMatrixV1(p *ltmV1, lm, out []float32) {
 			}
 		}
 	}
-	bboxX := mul(maxX-minX, p.bboxMultiplier)
-	bboxY := mul(maxY-minY, p.bboxMultiplier)
+	bboxX := mulF32(maxX-minX, p.bboxMultiplier)
+	bboxY := mulF32(maxY-minY, p.bboxMultiplier)
 	lr := float32(p.landmarksRange)
 	scale := mat3{bboxX / lr, 0, 0, 0, bboxY / lr, 0, 0, 0, 1}
 	midX := float32(float64(maxX+minX) / 2)
@@ -400,13 +400,13 @@ func landmarksToMatrixV2(p *ltmV2, lm, out []float32) {
 	// EstimateRotationRadians.
 	lx, ly := lm[p.left*3], lm[p.left*3+1]
 	rx, ry := lm[p.right*3], lm[p.right*3+1]
-	rotation := atan2f(ry-ly, rx-lx)
+	rotation := glibcAtan2f(ry-ly, rx-lx)
 	rotation = p.targetRotation - rotation
 
 	// EstimateCenterAndSize.
 	r := rotation
-	tRot := mat3{cosf(r), -sinf(r), 0, sinf(r), cosf(r), 0, 0, 0, 1}
-	tRotInv := mat3{cosf(-r), -sinf(-r), 0, sinf(-r), cosf(-r), 0, 0, 0, 1}
+	tRot := mat3{glibcCosf(r), -glibcSinf(r), 0, glibcSinf(r), glibcCosf(r), 0, 0, 0, 1}
+	tRotInv := mat3{glibcCosf(-r), -glibcSinf(-r), 0, glibcSinf(-r), glibcCosf(-r), 0, 0, 0, 1}
 	var maxV, minV [3]float32
 	first := true
 	for _, pr := range p.subset {
@@ -444,10 +444,10 @@ func landmarksToMatrixV2(p *ltmV2, lm, out []float32) {
 	shift := mat4{1, 0, 0, cropX, 0, 1, 0, cropY, 0, 0, 1, 0, 0, 0, 0, 1}
 	t.mulBy(&shift)
 	nr := -rotation
-	rot := mat4{cosf(nr), -sinf(nr), 0, 0, sinf(nr), cosf(nr), 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}
+	rot := mat4{glibcCosf(nr), -glibcSinf(nr), 0, 0, glibcSinf(nr), glibcCosf(nr), 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}
 	t.mulBy(&rot)
-	sx := mul(p.scaleX, cropW) / float32(p.outW)
-	sy := mul(p.scaleY, cropH) / float32(p.outH)
+	sx := mulF32(p.scaleX, cropW) / float32(p.outW)
+	sy := mulF32(p.scaleY, cropH) / float32(p.outH)
 	sc := mat4{sx, 0, 0, 0, 0, sy, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}
 	t.mulBy(&sc)
 	shiftX := float32(-1.0 * (float64(p.outW) / 2.0))

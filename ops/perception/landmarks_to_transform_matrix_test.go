@@ -28,14 +28,14 @@ func ltmV2Opts(t testing.TB, subset []int, left, right int, extra ...any) []byte
 			kv = append(kv, extra[i], extra[i+1])
 		}
 	}
-	return flexMap(t, kv...)
+	return tFlex(t, kv...)
 }
 
 func runLTM(t *testing.T, version int, shape []int, lm []float32, opts []byte) ([]float32, error) {
 	t.Helper()
-	out := outF32()
-	n := customNode(Landmarks2TransformMatrixName, version, opts, []*ops.Tensor{f32Tensor(shape, lm)}, out)
-	if err := run(n); err != nil {
+	out := tOut()
+	n := tNode(Landmarks2TransformMatrixName, version, opts, []*ops.Tensor{tF32(shape, lm)}, out)
+	if err := tRun(n); err != nil {
 		return nil, err
 	}
 	if !ops.SameShape(out.Shape, []int{1, 4, 4}) {
@@ -56,7 +56,7 @@ func TestLandmarks2TransformMatrixV2Hand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkNear(t, "matrix", got, []float32{
+	tCheckNear(t, "matrix", got, []float32{
 		0.375, 0, 0, 1,
 		0, 0.375, 0, 0,
 		0, 0, 1, 0,
@@ -73,7 +73,7 @@ func TestLandmarks2TransformMatrixV2Hand(t *testing.T) {
 	// t = shift(4, 3)·R(π/2)·diag(0.375, 0.75)·shift(−8, −8):
 	// R(π/2) = [[0, −1], [1, 0]] → [[0, −0.75], [0.375, 0]];
 	// translation (4, 3) + (0·−8 + −0.75·−8, 0.375·−8) = (10, 0).
-	checkNear(t, "rotated matrix", got, []float32{
+	tCheckNear(t, "rotated matrix", got, []float32{
 		0, -0.75, 0, 10,
 		0.375, 0, 0, 0,
 		0, 0, 1, 0,
@@ -147,14 +147,14 @@ func TestLandmarks2TransformMatrixV1Hand(t *testing.T) {
 	// to_relative diag(1, 0.5) − 1; input_hw (3, 5): to_absolute
 	// diag(2, 1) + (2, 1). The product is diag(2, 1) with no translation.
 	lm := landmarks(0, 0, 0, 1, 0, 0, 0, 0, 0, 10, 20, 0)
-	opts := flexMap(t, "input_hw", []int{3, 5}, "output_hw", []int{5, 3}, "dimensions", 3,
+	opts := tFlex(t, "input_hw", []int{3, 5}, "output_hw", []int{5, 3}, "dimensions", 3,
 		"landmarks_range", 10, "bbox_size_multiplier", float32(1), "left_rotation_idx", 0,
 		"right_rotation_idx", 1, "subset", []int{2, 3})
 	got, err := runLTM(t, 1, []int{1, 1, 1, 12}, lm, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkNear(t, "matrix", got, []float32{
+	tCheckNear(t, "matrix", got, []float32{
 		2, 0, 0, 0,
 		0, 1, 0, 0,
 		0, 0, 1, 0,
@@ -163,14 +163,14 @@ func TestLandmarks2TransformMatrixV1Hand(t *testing.T) {
 	// Doubling the multiplier doubles the box (scale diag(2, 4)) around
 	// the same middle: (R·S·T) = [[2, 0, −2], [0, 2, −3]], then
 	// to_absolute: [[4, 0, −2], [0, 2, −2]].
-	opts = flexMap(t, "input_hw", []int{3, 5}, "output_hw", []int{5, 3}, "dimensions", 3,
+	opts = tFlex(t, "input_hw", []int{3, 5}, "output_hw", []int{5, 3}, "dimensions", 3,
 		"landmarks_range", 10, "bbox_size_multiplier", float32(2), "left_rotation_idx", 0,
 		"right_rotation_idx", 1, "subset", []int{2, 3})
 	got, err = runLTM(t, 1, []int{1, 1, 1, 12}, lm, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkNear(t, "matrix ×2", got, []float32{
+	tCheckNear(t, "matrix ×2", got, []float32{
 		4, 0, 0, -2,
 		0, 2, 0, -2,
 		0, 0, 1, 0,
@@ -199,24 +199,24 @@ func TestLandmarks2TransformMatrixRefuses(t *testing.T) {
 		{"string subset", 2, []int{1, 6, 3}, ltmV2Opts(t, []int{2, 3}, 0, 1, "subset_idxs", "x"), []string{"subset_idxs"}},
 		{"v2 rank 4", 2, []int{1, 1, 6, 3}, good, []string{"rank 3"}},
 		{"v1 rank 3", 1, []int{1, 6, 3}, good, []string{"version 1"}},
-		{"v1 dimensions", 1, []int{1, 1, 1, 18}, flexMap(t, "input_hw", []int{3, 5}, "output_hw", []int{5, 3},
+		{"v1 dimensions", 1, []int{1, 1, 1, 18}, tFlex(t, "input_hw", []int{3, 5}, "output_hw", []int{5, 3},
 			"dimensions", 2, "landmarks_range", 10, "bbox_size_multiplier", float32(1), "subset", []int{2, 3}), []string{"dimensions"}},
-		{"v1 zero multiplier", 1, []int{1, 1, 1, 18}, flexMap(t, "input_hw", []int{3, 5}, "output_hw", []int{5, 3},
+		{"v1 zero multiplier", 1, []int{1, 1, 1, 18}, tFlex(t, "input_hw", []int{3, 5}, "output_hw", []int{5, 3},
 			"dimensions", 3, "landmarks_range", 10, "subset", []int{2, 3}), []string{"bbox_size_multiplier"}},
-		{"v1 no input_hw", 1, []int{1, 1, 1, 18}, flexMap(t, "output_hw", []int{5, 3},
+		{"v1 no input_hw", 1, []int{1, 1, 1, 18}, tFlex(t, "output_hw", []int{5, 3},
 			"dimensions", 3, "landmarks_range", 10, "bbox_size_multiplier", float32(1), "subset", []int{2, 3}), []string{"input_hw"}},
 		{"version 3", 3, []int{1, 6, 3}, good, []string{"version 3"}},
 	}
 	for _, c := range cases {
 		_, err := runLTM(t, c.version, c.shape, lm, c.opts)
-		wantErr(t, c.name, err, c.frag...)
+		tWantErr(t, c.name, err, c.frag...)
 	}
 	// Wrong types.
-	n := customNode(Landmarks2TransformMatrixName, 2, good,
-		[]*ops.Tensor{{Type: ops.Int32, Shape: []int{1, 6, 3}, Data: make([]byte, 72)}}, outF32())
-	wantErr(t, "int32 input", run(n), "float32")
-	n = customNode(Landmarks2TransformMatrixName, 2, good, []*ops.Tensor{f32Tensor([]int{1, 6, 3}, lm)}, outF32(), outF32())
-	wantErr(t, "two outputs", run(n), "outputs")
+	n := tNode(Landmarks2TransformMatrixName, 2, good,
+		[]*ops.Tensor{{Type: ops.Int32, Shape: []int{1, 6, 3}, Data: make([]byte, 72)}}, tOut())
+	tWantErr(t, "int32 input", tRun(n), "float32")
+	n = tNode(Landmarks2TransformMatrixName, 2, good, []*ops.Tensor{tF32([]int{1, 6, 3}, lm)}, tOut(), tOut())
+	tWantErr(t, "two outputs", tRun(n), "outputs")
 }
 
 func TestLandmarks2TransformMatrixNaN(t *testing.T) {

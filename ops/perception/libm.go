@@ -33,7 +33,7 @@ var (
 	}
 )
 
-func atanf(x float32) float32 {
+func glibcAtanf(x float32) float32 {
 	hx := int32(math.Float32bits(x))
 	ix := hx & 0x7fffffff
 	if ix >= 0x4c000000 { // |x| ≥ 2^25 (glibc's bound; fdlibm's is 2^34)
@@ -87,14 +87,14 @@ var (
 	atan2PiLo = math.Float32frombits(0xb3bbbd2e)
 )
 
-func atan2f(y, x float32) float32 {
+func glibcAtan2f(y, x float32) float32 {
 	hx, hy := int32(math.Float32bits(x)), int32(math.Float32bits(y))
 	ix, iy := hx&0x7fffffff, hy&0x7fffffff
 	if ix > 0x7f800000 || iy > 0x7f800000 {
 		return x + y // NaN
 	}
 	if hx == 0x3f800000 { // x = 1
-		return atanf(y)
+		return glibcAtanf(y)
 	}
 	m := (hy>>31)&1 | (hx>>30)&2 // 2·sign(x) + sign(y)
 	if iy == 0 {
@@ -151,7 +151,7 @@ func atan2f(y, x float32) float32 {
 	case hx < 0 && k < -60:
 		z = 0
 	default:
-		z = atanf(float32(math.Abs(float64(float32(y / x)))))
+		z = glibcAtanf(float32(math.Abs(float64(float32(y / x)))))
 	}
 	switch m {
 	case 0:
@@ -200,8 +200,8 @@ const (
 // sincosSign is the sign of the sine in quadrants 0 … 3.
 var sincosSign = [4]float64{1, -1, -1, 1}
 
-// abstop12 is the top 12 bits of x's representation without the sign.
-func abstop12(x float32) uint32 { return math.Float32bits(x) >> 20 & 0x7ff }
+// glibcAbstop12 is the top 12 bits of x's representation without the sign.
+func glibcAbstop12(x float32) uint32 { return math.Float32bits(x) >> 20 & 0x7ff }
 
 // sincosfPoly is glibc's sinf_poly: the sine polynomial for an even
 // quadrant, the cosine's for an odd one.
@@ -229,12 +229,12 @@ func sincosfReduce(x float64) (float64, int) {
 	return x - float64(float64(n)*sincosHpi), int(n)
 }
 
-// sincosf returns glibc's sinf(y) (cos false) or cosf(y) (cos true).
-func sincosf(y float32, cos bool) float32 {
+// glibcSincosf returns glibc's glibcSinf(y) (cos false) or glibcCosf(y) (cos true).
+func glibcSincosf(y float32, cos bool) float32 {
 	x := float64(y)
 	switch {
-	case abstop12(y) < abstop12(float32(sincosPio4)):
-		if abstop12(y) < abstop12(0x1p-12) {
+	case glibcAbstop12(y) < glibcAbstop12(float32(sincosPio4)):
+		if glibcAbstop12(y) < glibcAbstop12(0x1p-12) {
 			if cos {
 				return 1
 			}
@@ -245,7 +245,7 @@ func sincosf(y float32, cos bool) float32 {
 			q = 1
 		}
 		return sincosfPoly(x, float64(x*x), &sincosTable[0], q)
-	case abstop12(y) < abstop12(120):
+	case glibcAbstop12(y) < glibcAbstop12(120):
 		x, n := sincosfReduce(x)
 		s := sincosSign[n&3]
 		p := &sincosTable[0]

@@ -31,7 +31,7 @@ import (
 // divided by it) and nms_radius (pixels).
 //
 // The decoding is upstream's: every heatmap cell whose logit is at least
-// logodds(score_threshold) and no smaller than any in its 3×3 window is a
+// pnLogodds(score_threshold) and no smaller than any in its 3×3 window is a
 // root candidate, refined by its short offset, in a max-heap on score;
 // roots within nms_radius of the same keypoint of a pose already kept are
 // skipped; a pose grows from its root along the keypoint tree in score
@@ -106,20 +106,20 @@ type posenetDecoder struct {
 }
 
 func decodePosenetOptions(b []byte) (maxDet int32, thr float32, stride int32, nms float32, err error) {
-	m, err := flexRoot(b)
+	m, err := fbMap(b)
 	if err != nil {
 		return
 	}
-	if maxDet, err = flexInt32(m, "max_detections"); err != nil {
+	if maxDet, err = fbInt32(m, "max_detections"); err != nil {
 		return
 	}
-	if thr, err = flexFloat32(m, "score_threshold"); err != nil {
+	if thr, err = fbFloat32(m, "score_threshold"); err != nil {
 		return
 	}
-	if stride, err = flexInt32(m, "stride"); err != nil {
+	if stride, err = fbInt32(m, "stride"); err != nil {
 		return
 	}
-	nms, err = flexFloat32(m, "nms_radius")
+	nms, err = fbFloat32(m, "nms_radius")
 	return
 }
 
@@ -235,10 +235,10 @@ func (k *posenetDecoder) Prepare(n *ops.Node) error {
 	return nil
 }
 
-// dequantize writes src's values as float32 times extra, as coral's
+// pnDequantize writes src's values as float32 times extra, as coral's
 // DequantizeTensor: (q − zero_point)·(scale·extra) for uint8, x·extra
 // for float32, each in float32.
-func dequantize(src *ops.Tensor, dst []float32, extra float32) {
+func pnDequantize(src *ops.Tensor, dst []float32, extra float32) {
 	if src.Type == ops.Uint8 {
 		zp := float32(src.ZeroPoint())
 		scale := src.Scale() * extra
@@ -252,7 +252,7 @@ func dequantize(src *ops.Tensor, dst []float32, extra float32) {
 	}
 }
 
-func clampf(v, lo, hi float32) float32 {
+func pnClamp(v, lo, hi float32) float32 {
 	if v < lo {
 		return lo
 	}
@@ -262,10 +262,10 @@ func clampf(v, lo, hi float32) float32 {
 	return v
 }
 
-// linear is coral's BuildLinearInterpolation: the cells around x clamped
+// pnLinear is coral's BuildLinearInterpolation: the cells around x clamped
 // to [0, n−1], and the weight x − floor (of the clamped floor).
-func linear(x float32, n int) (lo, hi int, lerp float32) {
-	p := clampf(x, 0, float32(n)-1)
+func pnLinear(x float32, n int) (lo, hi int, lerp float32) {
+	p := pnClamp(x, 0, float32(n)-1)
 	if p != p { // NaN: upstream converts it to an index out of bounds
 		return 0, 0, x
 	}
@@ -274,41 +274,41 @@ func linear(x float32, n int) (lo, hi int, lerp float32) {
 	return lo, hi, x - float32(lo)
 }
 
-// sample is coral's SampleTensorAtMultipleChannels for channels c0 and
+// pnSample is coral's SampleTensorAtMultipleChannels for channels c0 and
 // c1 of a [h, w, ch] grid at (y, x).
-func sample(t []float32, h, w, ch int, y, x float32, c0, c1 int) (float32, float32) {
-	y0, y1, yl := linear(y, h)
-	x0, x1, xl := linear(x, w)
+func pnSample(t []float32, h, w, ch int, y, x float32, c0, c1 int) (float32, float32) {
+	y0, y1, yl := pnLinear(y, h)
+	x0, x1, xl := pnLinear(x, w)
 	tl, tr := (y0*w+x0)*ch, (y0*w+x1)*ch
 	bl, br := (y1*w+x0)*ch, (y1*w+x1)*ch
 	one := func(c int) float32 {
-		top := mul(1-xl, t[tl+c]) + mul(xl, t[tr+c])
-		bot := mul(1-xl, t[bl+c]) + mul(xl, t[br+c])
-		return mul(1-yl, top) + mul(yl, bot)
+		top := mulF32(1-xl, t[tl+c]) + mulF32(xl, t[tr+c])
+		bot := mulF32(1-xl, t[bl+c]) + mulF32(xl, t[br+c])
+		return mulF32(1-yl, top) + mulF32(yl, bot)
 	}
 	return one(c0), one(c1)
 }
 
-func sqDist(ay, ax, by, bx float32) float32 {
+func pnSqDist(ay, ax, by, bx float32) float32 {
 	dy := by - ay
 	dx := bx - ax
-	return mul(dy, dy) + mul(dx, dx)
+	return mulF32(dy, dy) + mulF32(dx, dx)
 }
 
-func sigmoid(x float32) float32 {
+func pnSigmoid(x float32) float32 {
 	return 1 / (1 + float32(math.Exp(float64(-x))))
 }
 
-// logodds is coral's Logodds: −log(1/(x + 1E-6) − 1), in double.
-func logodds(x float32) float32 {
+// pnLogodds is coral's Logodds: −log(1/(x + 1E-6) − 1), in double.
+func pnLogodds(x float32) float32 {
 	return float32(-math.Log(1.0/(float64(x)+1e-6) - 1.0))
 }
 
 func (k *posenetDecoder) Eval(n *ops.Node) error {
 	inv := float32(1.0 / float64(k.stride))
-	dequantize(n.Inputs[0], k.heat, 1)
-	dequantize(n.Inputs[1], k.shorts, inv)
-	dequantize(n.Inputs[2], k.mids, inv)
+	pnDequantize(n.Inputs[0], k.heat, 1)
+	pnDequantize(n.Inputs[1], k.shorts, inv)
+	pnDequantize(n.Inputs[2], k.mids, inv)
 	kps, kpScores := n.Outputs[0].Float32s(), n.Outputs[1].Float32s()
 	poseScores, count := n.Outputs[2].Float32s(), n.Outputs[3].Float32s()
 	clear(kps)
@@ -318,7 +318,7 @@ func (k *posenetDecoder) Eval(n *ops.Node) error {
 	np := k.decodeAll(nms, kps, kpScores, poseScores)
 	count[0] = float32(np)
 	if k.masks {
-		dequantize(n.Inputs[3], k.longs, inv)
+		pnDequantize(n.Inputs[3], k.longs, inv)
 		k.decodeMasks(kps, np, n.Outputs[4].Float32s())
 	}
 	return nil
@@ -338,8 +338,8 @@ func (k *posenetDecoder) buildRoots(minLogit float32) {
 				if score >= minLogit && k.localMax(y, x, j, score) {
 					dy := k.shorts[oi]
 					dx := k.shorts[oi+pnKeypoints]
-					ry := clampf(float32(y)+dy, 0, float32(h)-1)
-					rx := clampf(float32(x)+dx, 0, float32(w)-1)
+					ry := pnClamp(float32(y)+dy, 0, float32(h)-1)
+					rx := pnClamp(float32(x)+dx, 0, float32(w)-1)
 					k.roots.push(keypoint{ry, rx, int32(j), score})
 				}
 				si++
@@ -365,13 +365,13 @@ func (k *posenetDecoder) localMax(y, x, j int, score float32) bool {
 // displaced is coral's FindDisplacedPosition.
 func (k *posenetDecoder) displaced(y, x float32, edge, target int) (float32, float32) {
 	h, w := k.h, k.w
-	oy, ox := sample(k.mids, h, w, 4*pnEdges, y, x, edge, pnEdges+edge)
-	y = clampf(y+oy, 0, float32(h)-1)
-	x = clampf(x+ox, 0, float32(w)-1)
+	oy, ox := pnSample(k.mids, h, w, 4*pnEdges, y, x, edge, pnEdges+edge)
+	y = pnClamp(y+oy, 0, float32(h)-1)
+	x = pnClamp(x+ox, 0, float32(w)-1)
 	for i := 0; i < pnRefineSteps; i++ {
-		oy, ox = sample(k.shorts, h, w, 2*pnKeypoints, y, x, target, pnKeypoints+target)
-		y = clampf(y+oy, 0, float32(h)-1)
-		x = clampf(x+ox, 0, float32(w)-1)
+		oy, ox = pnSample(k.shorts, h, w, 2*pnKeypoints, y, x, target, pnKeypoints+target)
+		y = pnClamp(y+oy, 0, float32(h)-1)
+		x = pnClamp(x+ox, 0, float32(w)-1)
 	}
 	return y, x
 }
@@ -379,7 +379,7 @@ func (k *posenetDecoder) displaced(y, x float32, edge, target int) (float32, flo
 // backtrack is coral's BacktrackDecodePose.
 func (k *posenetDecoder) backtrack(root keypoint, p *pnPose) {
 	h, w := k.h, k.w
-	rs, _ := sample(k.heat, h, w, pnKeypoints, root.y, root.x, int(root.id), int(root.id))
+	rs, _ := pnSample(k.heat, h, w, pnKeypoints, root.y, root.x, int(root.id), int(root.id))
 	k.queue = k.queue[:0]
 	k.queue.push(keypoint{root.y, root.x, root.id, rs})
 	var decoded [pnKeypoints]bool
@@ -403,7 +403,7 @@ func (k *posenetDecoder) backtrack(root keypoint, p *pnPose) {
 				edge += pnEdges
 			}
 			cy, cx := k.displaced(cur.y, cur.x, edge, child)
-			cs, _ := sample(k.heat, h, w, pnKeypoints, cy, cx, child, child)
+			cs, _ := pnSample(k.heat, h, w, pnKeypoints, cy, cx, child, child)
 			k.queue.push(keypoint{cy, cx, int32(child), cs})
 		}
 	}
@@ -426,8 +426,8 @@ func (k *posenetDecoder) meanTopScore(p *pnPose, occluded *[pnKeypoints]bool) fl
 // decodeAll is coral's DecodeAllPoses; it returns the number of poses
 // written.
 func (k *posenetDecoder) decodeAll(nms float32, kps, kpScores, poseScores []float32) int {
-	k.buildRoots(logodds(k.threshold))
-	sqNMS := mul(nms, nms)
+	k.buildRoots(pnLogodds(k.threshold))
+	sqNMS := mulF32(nms, nms)
 	np := 0
 	capacity := len(k.instScores)
 	for np < k.maxDet && np < capacity && len(k.roots) > 0 {
@@ -435,7 +435,7 @@ func (k *posenetDecoder) decodeAll(nms float32, kps, kpScores, poseScores []floa
 		pass := true
 		for i := 0; i < np; i++ {
 			q := &k.poses[i].kp[root.id]
-			if sqDist(root.y, root.x, q[0], q[1]) <= sqNMS {
+			if pnSqDist(root.y, root.x, q[0], q[1]) <= sqNMS {
 				pass = false
 				break
 			}
@@ -450,7 +450,7 @@ func (k *posenetDecoder) decodeAll(nms float32, kps, kpScores, poseScores []floa
 		}
 		k.backtrack(root, p)
 		for j := range p.score {
-			p.score[j] = sigmoid(p.score[j])
+			p.score[j] = pnSigmoid(p.score[j])
 		}
 		inst := k.meanTopScore(p, nil)
 		if inst >= k.threshold {
@@ -469,7 +469,7 @@ func (k *posenetDecoder) decodeAll(nms float32, kps, kpScores, poseScores []floa
 		for _, prev := range order.idx[:i] {
 			pp := &k.poses[prev]
 			for j := 0; j < pnKeypoints; j++ {
-				if sqDist(pc.kp[j][0], pc.kp[j][1], pp.kp[j][0], pp.kp[j][1]) <= sqNMS {
+				if pnSqDist(pc.kp[j][0], pc.kp[j][1], pp.kp[j][0], pp.kp[j][1]) <= sqNMS {
 					occluded[j] = true
 				}
 			}
@@ -515,9 +515,9 @@ func (k *posenetDecoder) decodeMasks(kps []float32, np int, masks []float32) {
 			for i := 0; i < pnKeypoints; i++ {
 				fy, fx := float32(y), float32(x)
 				for s := 0; s <= pnMaskRefine; s++ {
-					oy, ox := sample(k.longs, h, w, 2*pnKeypoints, fy, fx, i, i+pnKeypoints)
-					fy = clampf(fy+oy, 0, float32(h)-1)
-					fx = clampf(fx+ox, 0, float32(w)-1)
+					oy, ox := pnSample(k.longs, h, w, 2*pnKeypoints, fy, fx, i, i+pnKeypoints)
+					fy = pnClamp(fy+oy, 0, float32(h)-1)
+					fx = pnClamp(fx+ox, 0, float32(w)-1)
 				}
 				emb[i] = [2]float32{fy * stride, fx * stride}
 			}
@@ -526,7 +526,7 @@ func (k *posenetDecoder) decodeMasks(kps []float32, np int, masks []float32) {
 				var d float32
 				for i := 0; i < pnKeypoints; i++ {
 					o := (p*pnKeypoints + i) * 2
-					d += sqDist(emb[i][0], emb[i][1], kps[o], kps[o+1])
+					d += pnSqDist(emb[i][0], emb[i][1], kps[o], kps[o+1])
 				}
 				k.dists[p] = d
 				if d < k.dists[best] {

@@ -15,7 +15,7 @@ import (
 // transcription of the algorithm on random maps, and hostile inputs.
 
 func pnOpts(t testing.TB, maxDet int, thr float32, stride int, nms float32) []byte {
-	return flexMap(t, "max_detections", maxDet, "score_threshold", thr, "stride", stride, "nms_radius", nms)
+	return tFlex(t, "max_detections", maxDet, "score_threshold", thr, "stride", stride, "nms_radius", nms)
 }
 
 // person is a stick figure: cell (y, x) of each of the 17 keypoints.
@@ -80,7 +80,7 @@ func (m *pnMaps) tensors(u8 bool) []*ops.Tensor {
 	var ts []*ops.Tensor
 	for i := range data {
 		if !u8 {
-			ts = append(ts, f32Tensor(shapes[i], data[i]))
+			ts = append(ts, tF32(shapes[i], data[i]))
 			continue
 		}
 		// Heatmaps in steps of 1/8, offsets in steps of 2 pixels: the
@@ -93,7 +93,7 @@ func (m *pnMaps) tensors(u8 bool) []*ops.Tensor {
 		for j, v := range data[i] {
 			q[j] = uint8(math.Round(float64(v/scale)) + 128)
 		}
-		ts = append(ts, u8Tensor(shapes[i], q, scale, 128))
+		ts = append(ts, tU8(shapes[i], q, scale, 128))
 	}
 	return ts
 }
@@ -101,14 +101,14 @@ func (m *pnMaps) tensors(u8 bool) []*ops.Tensor {
 func runPosenet(t *testing.T, m *pnMaps, opts []byte, masks, u8 bool) (pnResult, error) {
 	t.Helper()
 	ins := m.tensors(u8)
-	outs := []*ops.Tensor{outF32(), outF32(), outF32(), outF32()}
+	outs := []*ops.Tensor{tOut(), tOut(), tOut(), tOut()}
 	if !masks {
 		ins = ins[:3]
 	} else {
-		outs = append(outs, outF32())
+		outs = append(outs, tOut())
 	}
-	n := customNode(PosenetDecoderOpName, 1, opts, ins, outs...)
-	if err := run(n); err != nil {
+	n := tNode(PosenetDecoderOpName, 1, opts, ins, outs...)
+	if err := tRun(n); err != nil {
 		return pnResult{}, err
 	}
 	r := pnResult{kps: outs[0].Float32s(), kpScores: outs[1].Float32s(), poseScores: outs[2].Float32s(),
@@ -141,11 +141,11 @@ func TestPosenetSyntheticPerson(t *testing.T) {
 			if k == 0 {
 				want = sig(6)
 			}
-			if !near(float64(r.kpScores[k]), want, 1e-6) {
+			if !tNear(float64(r.kpScores[k]), want, 1e-6) {
 				t.Errorf("u8 %v: keypoint %d score %v, want %v", u8, k, r.kpScores[k], want)
 			}
 		}
-		if want := (sig(6) + 16*sig(5)) / 17; !near(float64(r.poseScores[0]), want, 1e-6) {
+		if want := (sig(6) + 16*sig(5)) / 17; !tNear(float64(r.poseScores[0]), want, 1e-6) {
 			t.Errorf("u8 %v: pose score %v, want %v", u8, r.poseScores[0], want)
 		}
 		for i := 2 * pnKeypoints; i < len(r.kps); i++ {
@@ -177,7 +177,7 @@ func TestPosenetTwoPeople(t *testing.T) {
 	if y, x := r.kps[2*pnKeypoints], r.kps[2*pnKeypoints+1]; y != 16*2 || x != 16*14 {
 		t.Errorf("second pose's nose at (%v, %v), want (32, 224)", y, x)
 	}
-	if want := (sig(2) + 16*sig(1)) / 17; !near(float64(r.poseScores[1]), want, 1e-6) {
+	if want := (sig(2) + 16*sig(1)) / 17; !tNear(float64(r.poseScores[1]), want, 1e-6) {
 		t.Errorf("second pose score %v, want %v", r.poseScores[1], want)
 	}
 	r, err = runPosenet(t, m, pnOpts(t, 5, 0.8, 16, 20), false, false)
@@ -189,7 +189,7 @@ func TestPosenetTwoPeople(t *testing.T) {
 		t.Errorf("nms_radius 192: %d poses (%v), want 1", r.count, err)
 	}
 	r, err = runPosenet(t, m, pnOpts(t, 1, 0.5, 16, 20), false, false)
-	if err != nil || r.count != 1 || !near(float64(r.poseScores[0]), (sig(6)+16*sig(5))/17, 1e-6) {
+	if err != nil || r.count != 1 || !tNear(float64(r.poseScores[0]), (sig(6)+16*sig(5))/17, 1e-6) {
 		t.Errorf("max_detections 1: %d poses, score %v (%v), want the stronger", r.count, r.poseScores, err)
 	}
 }
@@ -414,7 +414,7 @@ func TestPosenetAgainstReference(t *testing.T) {
 			// Float32 against float64 through several refinement steps over
 			// steep random maps: agreement to 1e-3 (a different decision —
 			// order, suppression, edge — would differ far more).
-			if !near(float64(got.poseScores[p]), wp[p], 1e-3) {
+			if !tNear(float64(got.poseScores[p]), wp[p], 1e-3) {
 				t.Fatalf("trial %d pose %d: score %v, reference %v", trial, p, got.poseScores[p], wp[p])
 			}
 			for k := 0; k < pnKeypoints; k++ {
@@ -422,7 +422,7 @@ func TestPosenetAgainstReference(t *testing.T) {
 				// Positions in pixels: random offset fields amplify rounding
 				// through the refinements; 0.02 px.
 				if math.Abs(float64(got.kps[o])-wk[p][k][0]) > 0.02 || math.Abs(float64(got.kps[o+1])-wk[p][k][1]) > 0.02 ||
-					!near(float64(got.kpScores[p*pnKeypoints+k]), ws[p][k], 1e-3) {
+					!tNear(float64(got.kpScores[p*pnKeypoints+k]), ws[p][k], 1e-3) {
 					t.Fatalf("trial %d pose %d keypoint %d: (%v, %v) %v, reference (%v, %v) %v", trial, p, k,
 						got.kps[o], got.kps[o+1], got.kpScores[p*pnKeypoints+k], wk[p][k][0], wk[p][k][1], ws[p][k])
 				}
@@ -475,10 +475,10 @@ func TestPosenetHostile(t *testing.T) {
 		{"stride 0", pnOpts(t, 5, 0.5, 0, 20), "stride"},
 		{"negative max", pnOpts(t, -1, 0.5, 16, 20), "max_detections"},
 		{"huge max", pnOpts(t, 1<<31-1, 0.5, 16, 20), "max_detections"},
-		{"string stride", flexMap(t, "max_detections", 5, "score_threshold", float32(0.5), "stride", []int{1}, "nms_radius", float32(1)), "stride"},
+		{"string stride", tFlex(t, "max_detections", 5, "score_threshold", float32(0.5), "stride", []int{1}, "nms_radius", float32(1)), "stride"},
 	} {
 		_, err := runPosenet(t, good, c.opts, false, false)
-		wantErr(t, c.name, err, c.frag)
+		tWantErr(t, c.name, err, c.frag)
 	}
 	opts := pnOpts(t, 5, 0.5, 16, 20)
 	base := good.tensors(false)
@@ -486,28 +486,28 @@ func TestPosenetHostile(t *testing.T) {
 		t.Helper()
 		outs := make([]*ops.Tensor, nOut)
 		for i := range outs {
-			outs[i] = outF32()
+			outs[i] = tOut()
 		}
-		wantErr(t, name, run(customNode(PosenetDecoderOpName, 1, opts, ins, outs...)), frag)
+		tWantErr(t, name, tRun(tNode(PosenetDecoderOpName, 1, opts, ins, outs...)), frag)
 	}
 	bad("3 inputs 5 outputs", base[:3], 5, "needs 3 and 4")
 	bad("2 inputs", base[:2], 4, "needs 3 and 4")
-	bad("16 channels", []*ops.Tensor{f32Tensor([]int{1, 10, 9, 16}, nil), base[1], base[2]}, 4, "[1, H, W, 17]")
-	bad("batch 2", []*ops.Tensor{f32Tensor([]int{2, 10, 9, 17}, nil), base[1], base[2]}, 4, "input 0")
-	bad("other grid", []*ops.Tensor{base[0], f32Tensor([]int{1, 10, 8, 34}, nil), base[2]}, 4, "grid")
+	bad("16 channels", []*ops.Tensor{tF32([]int{1, 10, 9, 16}, nil), base[1], base[2]}, 4, "[1, H, W, 17]")
+	bad("batch 2", []*ops.Tensor{tF32([]int{2, 10, 9, 17}, nil), base[1], base[2]}, 4, "input 0")
+	bad("other grid", []*ops.Tensor{base[0], tF32([]int{1, 10, 8, 34}, nil), base[2]}, 4, "grid")
 	bad("int8", []*ops.Tensor{{Type: ops.Int8, Shape: []int{1, 10, 9, 17}, Data: make([]byte, 1530)}, base[1], base[2]}, 4, "uint8 or float32")
 	bad("uint8 unquantised", []*ops.Tensor{{Type: ops.Uint8, Shape: []int{1, 10, 9, 17}, Data: make([]byte, 1530)}, base[1], base[2]}, 4, "quantisation")
 	bad("long offsets 10×9", base, 5, "33×33")
-	n := customNode(PosenetDecoderOpName, 2, opts, base[:3], outF32(), outF32(), outF32(), outF32())
-	wantErr(t, "version 2", run(n), "version 2")
+	n := tNode(PosenetDecoderOpName, 2, opts, base[:3], tOut(), tOut(), tOut(), tOut())
+	tWantErr(t, "version 2", tRun(n), "version 2")
 }
 
 func TestPosenetMaxDetectionsBoundsScratch(t *testing.T) {
 	// max_detections 1<<20 on a small grid: the kept poses cannot outnumber
 	// the candidates (one per cell and keypoint), so the scratch stays small
 	// (the outputs are the interpreter's to bound).
-	n := customNode(PosenetDecoderOpName, 1, pnOpts(t, 1<<20, 0.5, 16, 20), newMaps(4, 4, 0).tensors(false)[:3],
-		outF32(), outF32(), outF32(), outF32())
+	n := tNode(PosenetDecoderOpName, 1, pnOpts(t, 1<<20, 0.5, 16, 20), newMaps(4, 4, 0).tensors(false)[:3],
+		tOut(), tOut(), tOut(), tOut())
 	k := &posenetDecoder{}
 	if err := k.Prepare(n); err != nil {
 		t.Fatal(err)

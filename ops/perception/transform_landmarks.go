@@ -63,23 +63,23 @@ func (k *transformLandmarks) Prepare(n *ops.Node) error {
 			return fmt.Errorf("input 0 (%s): version 1 needs rank 4", in)
 		}
 		if len(n.CustomOptions) > 0 {
-			m, err := flexRoot(n.CustomOptions)
+			m, err := fbMap(n.CustomOptions)
 			if err != nil {
 				return err
 			}
-			if ok, err := hasKey(m, "dimensions"); err != nil {
+			if ok, err := fbHas(m, "dimensions"); err != nil {
 				return err
 			} else if ok {
-				d, err := flexInt32(m, "dimensions")
+				d, err := fbInt32(m, "dimensions")
 				if err != nil {
 					return err
 				}
 				k.dims = int(d)
 			}
-			if ok, err := hasKey(m, "scale"); err != nil {
+			if ok, err := fbHas(m, "scale"); err != nil {
 				return err
 			} else if ok {
-				if k.scale, err = flexFloat32(m, "scale"); err != nil {
+				if k.scale, err = fbFloat32(m, "scale"); err != nil {
 					return err
 				}
 			}
@@ -110,14 +110,14 @@ func (k *transformLandmarks) Prepare(n *ops.Node) error {
 
 func (k *transformLandmarks) Eval(n *ops.Node) error {
 	in, m, out := n.Inputs[0].Float32s(), n.Inputs[1].Float32s(), n.Outputs[0].Float32s()
-	x0, x1, x2, x3 := m[0], m[1], m[2], mul(m[3], k.scale)
-	y0, y1, y2, y3 := m[4], m[5], m[6], mul(m[7], k.scale)
+	x0, x1, x2, x3 := m[0], m[1], m[2], mulF32(m[3], k.scale)
+	y0, y1, y2, y3 := m[4], m[5], m[6], mulF32(m[7], k.scale)
 	d := k.dims
 	for o := 0; o+d <= len(in); o += d {
 		x, y := in[o], in[o+1]
 		// DotProduct of (x, y, 0, 1), summed left to right.
-		out[o] = mul(x0, x) + mul(x1, y) + mul(x2, 0) + x3
-		out[o+1] = mul(y0, x) + mul(y1, y) + mul(y2, 0) + y3
+		out[o] = mulF32(x0, x) + mulF32(x1, y) + mulF32(x2, 0) + x3
+		out[o+1] = mulF32(y0, x) + mulF32(y1, y) + mulF32(y2, 0) + y3
 		if d == 3 {
 			out[o+2] = in[o+2]
 		}

@@ -19,10 +19,10 @@ var testMatrix = []float32{
 	0, 0, 0, 1}
 
 func runTL(version int, shape []int, lm, m []float32, opts []byte) (*ops.Tensor, error) {
-	out := outF32()
-	n := customNode(TransformLandmarksName, version, opts,
-		[]*ops.Tensor{f32Tensor(shape, lm), f32Tensor([]int{1, 4, 4}, m)}, out)
-	return out, run(n)
+	out := tOut()
+	n := tNode(TransformLandmarksName, version, opts,
+		[]*ops.Tensor{tF32(shape, lm), tF32([]int{1, 4, 4}, m)}, out)
+	return out, tRun(n)
 }
 
 func TestTransformLandmarksV2(t *testing.T) {
@@ -33,30 +33,30 @@ func TestTransformLandmarksV2(t *testing.T) {
 	if !ops.SameShape(out.Shape, []int{1, 3, 2}) {
 		t.Fatalf("shape %v", out.Shape)
 	}
-	checkNear(t, "2-D", out.Float32s(), []float32{10, -4, 10, 2.5, -6, 18}, 0)
+	tCheckNear(t, "2-D", out.Float32s(), []float32{10, -4, 10, 2.5, -6, 18}, 0)
 
 	out, err = runTL(2, []int{1, 2, 3}, []float32{1, 2, 55, -4, 8, -0.5}, testMatrix, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkNear(t, "3-D", out.Float32s(), []float32{10, 2.5, 55, -6, 18, -0.5}, 0)
+	tCheckNear(t, "3-D", out.Float32s(), []float32{10, 2.5, 55, -6, 18, -0.5}, 0)
 }
 
 func TestTransformLandmarksV1(t *testing.T) {
 	// Scale 2 doubles the translation: (2x − y + 20, 0.5x + 3y − 8).
-	opts := flexMap(t, "dimensions", 2, "scale", float32(2))
+	opts := tFlex(t, "dimensions", 2, "scale", float32(2))
 	out, err := runTL(1, []int{1, 1, 1, 4}, []float32{0, 0, 1, 2}, testMatrix, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkNear(t, "scaled", out.Float32s(), []float32{20, -8, 20, -1.5}, 0)
+	tCheckNear(t, "scaled", out.Float32s(), []float32{20, -8, 20, -1.5}, 0)
 
 	// Defaults: dimensions 3, scale 1, over a 2×1 grid of 2 landmarks.
-	out, err = runTL(1, []int{1, 2, 1, 6}, []float32{0, 0, 1, 1, 2, 2, -4, 8, 3, 0, 0, 4}, testMatrix, flexMap(t))
+	out, err = runTL(1, []int{1, 2, 1, 6}, []float32{0, 0, 1, 1, 2, 2, -4, 8, 3, 0, 0, 4}, testMatrix, tFlex(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkNear(t, "defaults", out.Float32s(), []float32{10, -4, 1, 10, 2.5, 2, -6, 18, 3, 10, -4, 4}, 0)
+	tCheckNear(t, "defaults", out.Float32s(), []float32{10, -4, 1, 10, 2.5, 2, -6, 18, 3, 10, -4, 4}, 0)
 }
 
 func TestTransformLandmarksRefuses(t *testing.T) {
@@ -71,26 +71,26 @@ func TestTransformLandmarksRefuses(t *testing.T) {
 		{"v2 rank 4", 2, []int{1, 1, 6, 2}, nil, "rank 3"},
 		{"v2 four values", 2, []int{1, 3, 4}, nil, "dimensions 4"},
 		{"v1 rank 3", 1, []int{1, 6, 2}, nil, "rank 4"},
-		{"v1 dimensions 4", 1, []int{1, 1, 1, 12}, flexMap(t, "dimensions", 4), "dimensions 4"},
-		{"v1 scale 0", 1, []int{1, 1, 1, 12}, flexMap(t, "scale", float32(0)), "scale"},
+		{"v1 dimensions 4", 1, []int{1, 1, 1, 12}, tFlex(t, "dimensions", 4), "dimensions 4"},
+		{"v1 scale 0", 1, []int{1, 1, 1, 12}, tFlex(t, "scale", float32(0)), "scale"},
 		{"v1 bad options", 1, []int{1, 1, 1, 12}, []byte{0xff, 0xff}, "custom_options"},
 		{"version 3", 3, []int{1, 6, 2}, nil, "version 3"},
 	} {
-		_, err := runTL(c.version, c.shape, lm[:product(c.shape)], testMatrix, c.opts)
-		wantErr(t, c.name, err, c.frag)
+		_, err := runTL(c.version, c.shape, lm[:tProduct(c.shape)], testMatrix, c.opts)
+		tWantErr(t, c.name, err, c.frag)
 	}
 	// A 3-value last dimension in 2-D landmarks is not a multiple.
-	_, err := runTL(1, []int{1, 1, 1, 3}, lm[:3], testMatrix, flexMap(t, "dimensions", 2))
-	wantErr(t, "3 values in twos", err, "multiple")
+	_, err := runTL(1, []int{1, 1, 1, 3}, lm[:3], testMatrix, tFlex(t, "dimensions", 2))
+	tWantErr(t, "3 values in twos", err, "multiple")
 	// The matrix must hold two rows of float32.
-	n := customNode(TransformLandmarksName, 2, nil,
-		[]*ops.Tensor{f32Tensor([]int{1, 2, 2}, lm[:4]), f32Tensor([]int{1, 4}, testMatrix[:4])}, outF32())
-	wantErr(t, "short matrix", run(n), "at least 8")
-	n = customNode(TransformLandmarksName, 2, nil, []*ops.Tensor{f32Tensor([]int{1, 2, 2}, lm[:4])}, outF32())
-	wantErr(t, "one input", run(n), "inputs")
+	n := tNode(TransformLandmarksName, 2, nil,
+		[]*ops.Tensor{tF32([]int{1, 2, 2}, lm[:4]), tF32([]int{1, 4}, testMatrix[:4])}, tOut())
+	tWantErr(t, "short matrix", tRun(n), "at least 8")
+	n = tNode(TransformLandmarksName, 2, nil, []*ops.Tensor{tF32([]int{1, 2, 2}, lm[:4])}, tOut())
+	tWantErr(t, "one input", tRun(n), "inputs")
 }
 
-func product(shape []int) int {
+func tProduct(shape []int) int {
 	p := 1
 	for _, d := range shape {
 		p *= d

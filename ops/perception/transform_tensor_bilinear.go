@@ -73,11 +73,11 @@ func (k *transformTensor) Prepare(n *ops.Node) error {
 	case 1:
 		// Upstream's parser refuses a mode other than "bilinear" and reads
 		// output_size [h, w].
-		m, err := flexRoot(n.CustomOptions)
+		m, err := fbMap(n.CustomOptions)
 		if err != nil {
 			return err
 		}
-		if ok, err := hasKey(m, "mode"); err != nil {
+		if ok, err := fbHas(m, "mode"); err != nil {
 			return err
 		} else if ok {
 			v, err := m.Get("mode")
@@ -89,7 +89,7 @@ func (k *transformTensor) Prepare(n *ops.Node) error {
 				return fmt.Errorf("custom_options: mode %q: only bilinear interpolation is supported", s)
 			}
 		}
-		size, err := flexInt32s(m, "output_size")
+		size, err := fbInt32s(m, "output_size")
 		if err != nil {
 			return err
 		}
@@ -99,14 +99,14 @@ func (k *transformTensor) Prepare(n *ops.Node) error {
 		oh, ow = size[0], size[1]
 	case 2:
 		k.alignCorners = true
-		m, err := flexRoot(n.CustomOptions)
+		m, err := fbMap(n.CustomOptions)
 		if err != nil {
 			return err
 		}
-		if oh, err = flexInt32(m, "output_height"); err != nil {
+		if oh, err = fbInt32(m, "output_height"); err != nil {
 			return err
 		}
-		if ow, err = flexInt32(m, "output_width"); err != nil {
+		if ow, err = fbInt32(m, "output_width"); err != nil {
 			return err
 		}
 	default:
@@ -123,10 +123,10 @@ func (k *transformTensor) Prepare(n *ops.Node) error {
 	return nil
 }
 
-// floorIndex converts floor(v) to int as x86's cvttss2si does (the C++
+// ttFloorIndex converts floor(v) to int as x86's cvttss2si does (the C++
 // float-to-int conversion upstream relies on): NaN and values outside
 // int32 give math.MinInt32, which reads as outside the input.
-func floorIndex(v float32) int {
+func ttFloorIndex(v float32) int {
 	if !(v >= -2147483648 && v < 2147483648) {
 		return math.MinInt32
 	}
@@ -160,8 +160,8 @@ func (k *transformTensor) Eval(n *ops.Node) error {
 		fy := float32(y)
 		for x := 0; x < ow; x++ {
 			fx := float32(x)
-			tx := mul(xt[0], fx) + mul(xt[1], fy) + mul(xt[2], 0) + xt[3]
-			ty := mul(yt[0], fx) + mul(yt[1], fy) + mul(yt[2], 0) + yt[3]
+			tx := mulF32(xt[0], fx) + mulF32(xt[1], fy) + mulF32(xt[2], 0) + xt[3]
+			ty := mulF32(yt[0], fx) + mulF32(yt[1], fy) + mulF32(yt[2], 0) + yt[3]
 			px := dst[o : o+ch]
 			o += ch
 			if tx < 0 || tx > maxX || ty < 0 || ty > maxY {
@@ -170,8 +170,8 @@ func (k *transformTensor) Eval(n *ops.Node) error {
 			}
 			flx := float32(math.Floor(float64(tx)))
 			fly := float32(math.Floor(float64(ty)))
-			x0, y0 := floorIndex(flx), floorIndex(fly)
-			x1, y1 := floorIndex(flx+1), floorIndex(fly+1)
+			x0, y0 := ttFloorIndex(flx), ttFloorIndex(fly)
+			x1, y1 := ttFloorIndex(flx+1), ttFloorIndex(fly+1)
 			b11, b21, b12, b22 := base(y0, x0), base(y0, x1), base(y1, x0), base(y1, x1)
 			right := tx - flx
 			lower := ty - fly
@@ -192,9 +192,9 @@ func (k *transformTensor) Eval(n *ops.Node) error {
 					q22 = in[b22+c]
 				}
 				// float64(…) around each double product keeps it unfused.
-				upper := float32(float64(wl*float64(q11)) + float64(mul(right, q21)))
-				low := float32(float64(wl*float64(q12)) + float64(mul(right, q22)))
-				px[c] = float32(float64(mul(lower, low)) + float64(wu*float64(upper)))
+				upper := float32(float64(wl*float64(q11)) + float64(mulF32(right, q21)))
+				low := float32(float64(wl*float64(q12)) + float64(mulF32(right, q22)))
+				px[c] = float32(float64(mulF32(lower, low)) + float64(wu*float64(upper)))
 			}
 		}
 	}

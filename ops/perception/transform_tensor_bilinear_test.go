@@ -14,15 +14,15 @@ import (
 
 func ttOpts(t testing.TB, version, oh, ow int) []byte {
 	if version == 1 {
-		return flexMap(t, "mode", "bilinear", "output_size", []int{oh, ow})
+		return tFlex(t, "mode", "bilinear", "output_size", []int{oh, ow})
 	}
-	return flexMap(t, "output_height", oh, "output_width", ow)
+	return tFlex(t, "output_height", oh, "output_width", ow)
 }
 
 func runTT(t testing.TB, version int, name string, in *ops.Tensor, m []float32, opts []byte) (*ops.Tensor, error) {
-	out := outF32()
-	n := customNode(name, version, opts, []*ops.Tensor{in, f32Tensor([]int{1, 4, 4}, m)}, out)
-	return out, run(n)
+	out := tOut()
+	n := tNode(name, version, opts, []*ops.Tensor{in, tF32([]int{1, 4, 4}, m)}, out)
+	return out, tRun(n)
 }
 
 func affine(a, b, c, d, e, f float32) []float32 {
@@ -39,7 +39,7 @@ func grid() *ops.Tensor {
 			v[(y*4+x)*2+1] = -float32(10*y + x)
 		}
 	}
-	return f32Tensor([]int{1, 4, 4, 2}, v)
+	return tF32([]int{1, 4, 4, 2}, v)
 }
 
 func TestTransformTensorBilinearHand(t *testing.T) {
@@ -57,7 +57,7 @@ func TestTransformTensorBilinearHand(t *testing.T) {
 		if !ops.SameShape(out.Shape, []int{1, 4, 4, 2}) {
 			t.Fatalf("shape %v", out.Shape)
 		}
-		checkNear(t, "identity", out.Float32s(), grid().Float32s(), 0)
+		tCheckNear(t, "identity", out.Float32s(), grid().Float32s(), 0)
 	}
 
 	// Half-scale map x' = 0.5x + 0.25, y' = 0.5y: version 1 samples there.
@@ -65,7 +65,7 @@ func TestTransformTensorBilinearHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkNear(t, "v1 half", out.Float32s(), []float32{0.25, -0.25, 0.75, -0.75, 5.25, -5.25, 5.75, -5.75}, 1e-6)
+	tCheckNear(t, "v1 half", out.Float32s(), []float32{0.25, -0.25, 0.75, -0.75, 5.25, -5.25, 5.75, -5.75}, 1e-6)
 
 	// Version 2, scale 2: x' = 2x + (0.5·2 − 0.5) = 2x + 0.5, likewise y:
 	// (0, 0) → (0.5, 0.5) = 5.5; (1, 0) → (2.5, 0.5) = 7.5; (0, 1) →
@@ -75,7 +75,7 @@ func TestTransformTensorBilinearHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkNear(t, "v2 double", out.Float32s(), []float32{5.5, -5.5, 7.5, -7.5, 0, 0, 25.5, -25.5, 27.5, -27.5, 0, 0}, 1e-6)
+	tCheckNear(t, "v2 double", out.Float32s(), []float32{5.5, -5.5, 7.5, -7.5, 0, 0, 25.5, -25.5, 27.5, -27.5, 0, 0}, 1e-6)
 
 	// Exactly on the last column (x' = 3): inside; the right neighbour
 	// (outside) weighs 0. Just left of 0: outside.
@@ -83,12 +83,12 @@ func TestTransformTensorBilinearHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkNear(t, "right edge", out.Float32s(), []float32{18, -18}, 1e-6)
+	tCheckNear(t, "right edge", out.Float32s(), []float32{18, -18}, 1e-6)
 	out, err = runTT(t, 1, TransformTensorName, grid(), affine(1, 0, -1e-3, 0, 1, 0), ttOpts(t, 1, 1, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkNear(t, "left of 0", out.Float32s(), []float32{0, 0}, 0)
+	tCheckNear(t, "left of 0", out.Float32s(), []float32{0, 0}, 0)
 }
 
 // ttReference samples in float64 (the coordinates from the float32
@@ -133,7 +133,7 @@ func TestTransformTensorBilinearRandom(t *testing.T) {
 	for i := range in {
 		in[i] = float32(r.Float64()*2 - 1)
 	}
-	inT := f32Tensor([]int{1, ih, iw, ch}, in)
+	inT := tF32([]int{1, ih, iw, ch}, in)
 	for trial := 0; trial < 40; trial++ {
 		// A rotated, scaled crop mostly inside the input (the face model's
 		// use), sometimes hanging over the edge.
@@ -179,7 +179,7 @@ func TestTransformTensorBilinearNaN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkNear(t, "huge", out.Float32s(), []float32{0, 0, 0, 0, 0, 0, 0, 0}, 0)
+	tCheckNear(t, "huge", out.Float32s(), []float32{0, 0, 0, 0, 0, 0, 0, 0}, 0)
 }
 
 func TestTransformTensorBilinearRefuses(t *testing.T) {
@@ -195,19 +195,19 @@ func TestTransformTensorBilinearRefuses(t *testing.T) {
 		{"zero width", 2, grid(), ttOpts(t, 2, 4, 0), "output size"},
 		{"negative height", 2, grid(), ttOpts(t, 2, -4, 4), "output size"},
 		{"huge", 2, grid(), ttOpts(t, 2, 1<<30, 1<<30), "output 0"},
-		{"v1 nearest", 1, grid(), flexMap(t, "mode", "nearest", "output_size", []int{4, 4}), "bilinear"},
-		{"v1 one size", 1, grid(), flexMap(t, "output_size", []int{4}), "output_size"},
-		{"rank 3", 2, f32Tensor([]int{4, 4, 2}, nil), ttOpts(t, 2, 4, 4), "[1, H, W, C]"},
-		{"batch 2", 2, f32Tensor([]int{2, 4, 4, 2}, nil), ttOpts(t, 2, 4, 4), "[1, H, W, C]"},
+		{"v1 nearest", 1, grid(), tFlex(t, "mode", "nearest", "output_size", []int{4, 4}), "bilinear"},
+		{"v1 one size", 1, grid(), tFlex(t, "output_size", []int{4}), "output_size"},
+		{"rank 3", 2, tF32([]int{4, 4, 2}, nil), ttOpts(t, 2, 4, 4), "[1, H, W, C]"},
+		{"batch 2", 2, tF32([]int{2, 4, 4, 2}, nil), ttOpts(t, 2, 4, 4), "[1, H, W, C]"},
 		{"version 3", 3, grid(), ttOpts(t, 2, 4, 4), "version 3"},
 	} {
 		_, err := runTT(t, c.version, TransformTensorBilinearName, c.in, id, c.opts)
-		wantErr(t, c.name, err, c.frag)
+		tWantErr(t, c.name, err, c.frag)
 	}
-	n := customNode(TransformTensorBilinearName, 2, ttOpts(t, 2, 4, 4),
-		[]*ops.Tensor{{Type: ops.Int8, Shape: []int{1, 4, 4, 2}, Data: make([]byte, 32)}, f32Tensor([]int{1, 4, 4}, id)}, outF32())
-	wantErr(t, "int8", run(n), "float32")
-	n = customNode(TransformTensorBilinearName, 2, ttOpts(t, 2, 4, 4),
-		[]*ops.Tensor{grid(), f32Tensor([]int{2, 2}, id[:4])}, outF32())
-	wantErr(t, "2×2 matrix", run(n), "at least 8")
+	n := tNode(TransformTensorBilinearName, 2, ttOpts(t, 2, 4, 4),
+		[]*ops.Tensor{{Type: ops.Int8, Shape: []int{1, 4, 4, 2}, Data: make([]byte, 32)}, tF32([]int{1, 4, 4}, id)}, tOut())
+	tWantErr(t, "int8", tRun(n), "float32")
+	n = tNode(TransformTensorBilinearName, 2, ttOpts(t, 2, 4, 4),
+		[]*ops.Tensor{grid(), tF32([]int{2, 2}, id[:4])}, tOut())
+	tWantErr(t, "2×2 matrix", tRun(n), "at least 8")
 }
