@@ -35,6 +35,7 @@ const (
 	OpSVDF                       BuiltinOperator = 27
 	OpTanh                       BuiltinOperator = 28
 	BuiltinCustom                BuiltinOperator = 32
+	OpEmbeddingLookupSparse      BuiltinOperator = 33
 	OpPad                        BuiltinOperator = 34
 	OpUnidirectionalSequenceRNN  BuiltinOperator = 35
 	OpGather                     BuiltinOperator = 36
