@@ -79,7 +79,7 @@ type TransposeConv struct {
 	constW  bool
 
 	zero8 []int32 // a zero seed
-	seed  []int32   // per-column start of the int8 products
+	seed  []int32 // per-column start of the int8 products
 	fMin  float32
 	fMax  float32
 
