@@ -135,9 +135,9 @@ func (k *MaxPoolingWithArgmax2D) Eval(n *ops.Node) error {
 					mi[ch] = 0.1
 				}
 				for fy := fy0; fy < fy1; fy++ {
-					row := img[((y0+fy)*w+x0)*c:]
+					row := img[((y0+fy)*w+x0+fx0)*c:]
 					for fx := fx0; fx < fx1; fx++ {
-						px := row[fx*c : fx*c+c]
+						px := row[(fx-fx0)*c : (fx-fx0+1)*c]
 						pos := float32(fy*p.filterW+fx) + 0.1
 						for ch, v := range px {
 							if v > m[ch] {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/tflrun/tflrun/ops"
 )
@@ -184,7 +185,7 @@ func (k *MaxUnpooling2D) evalLiteRT(x []float32, ind []int32, o []float32) error
 		xb, ib, ob := x[b*inImg:(b+1)*inImg], ind[b*inImg:(b+1)*inImg], o[b*outImg:(b+1)*outImg]
 		for i, idx := range ib {
 			if idx < 0 || int(idx) >= outImg {
-				return k.badIndex(b, i, float64(idx), fmt.Sprintf("outside [0, %d) (the output image %d×%d×%d)", outImg, k.outShape[1], k.outShape[2], k.outShape[3]))
+				return k.badIndex(b, i, strconv.Itoa(int(idx)), fmt.Sprintf("outside [0, %d) (the output image %d×%d×%d)", outImg, k.outShape[1], k.outShape[2], k.outShape[3]))
 			}
 			ob[idx] = xb[i]
 		}
@@ -208,12 +209,12 @@ func (k *MaxUnpooling2D) evalMediaPipe(x, ind, o []float32) error {
 					// C's float-to-int conversion truncates; outside
 					// int's range (and NaN) it is undefined.
 					if !(v > math.MinInt32-1 && v < math.MaxInt32) {
-						return k.badIndex(b, i, float64(v), "not a finite int32")
+						return k.badIndex(b, i, strconv.FormatFloat(float64(v), 'g', -1, 32), "not a finite int32")
 					}
 					idx := int(int32(v))
 					oy, ox := y0+idx/fw, x0+idx%fw
 					if oy < 0 || oy >= oh || ox < 0 || ox >= ow {
-						return k.badIndex(b, i, float64(v), fmt.Sprintf("puts input (%d, %d) at output (%d, %d), outside the %d×%d output", y, xx, oy, ox, oh, ow))
+						return k.badIndex(b, i, strconv.FormatFloat(float64(v), 'g', -1, 32), fmt.Sprintf("puts input (%d, %d) at output (%d, %d), outside the %d×%d output", y, xx, oy, ox, oh, ow))
 					}
 					o[((b*oh+oy)*ow+ox)*c+ch] = x[i]
 				}
@@ -225,6 +226,6 @@ func (k *MaxUnpooling2D) evalMediaPipe(x, ind, o []float32) error {
 
 // badIndex is the error of an index out of range at element i (of the
 // whole input for MediaPipe's kernel, of batch b's image for LiteRT's).
-func (k *MaxUnpooling2D) badIndex(b, i int, v float64, why string) error {
-	return fmt.Errorf("%s: input 1 (indices): index %g at batch %d, element %d: %s", k.name, v, b, i, why)
+func (k *MaxUnpooling2D) badIndex(b, i int, v, why string) error {
+	return fmt.Errorf("%s: input 1 (indices): index %s at batch %d, element %d: %s", k.name, v, b, i, why)
 }
