@@ -529,9 +529,7 @@ func (k *TransposeConv) evalFloat(n *ops.Node, in, bias, out *ops.Tensor) error 
 	inImg, outImg := k.df.InLen(), k.df.OutLen()
 	x, o := in.Float32s(), out.Float32s()
 	for b := 0; b < k.batches; b++ {
-		ob := o[b*outImg : (b+1)*outImg]
-		clear(ob)
-		k.df.Image(ob, x[b*inImg:(b+1)*inImg], col)
+		k.df.Image(o[b*outImg:(b+1)*outImg], x[b*inImg:(b+1)*inImg], col, nil)
 	}
 	var bv []float32
 	if bias != nil {

@@ -132,6 +132,7 @@ func (k *Convolution2DTransposeBias) Prepare(n *ops.Node) error {
 		OutH: outH, OutW: outW, OutC: outC,
 		FH: fH, FW: fW, StrideH: strideH, StrideW: strideW,
 		PadT: padT, PadL: padL,
+		AnyOrder: true, // MediaPipe's order is its own scalar loop's
 	})
 	if err != nil {
 		return err
@@ -155,24 +156,20 @@ func (k *Convolution2DTransposeBias) Eval(n *ops.Node) error {
 	if err := checkData(in, w, bias, out); err != nil {
 		return fmt.Errorf("%s: %w", Convolution2DTransposeBiasName, err)
 	}
-	colLen := k.d.ColLen()
-	if k.colID >= len(n.Scratch) || len(n.Scratch[k.colID]) < 4*colLen {
-		return errors.New(Convolution2DTransposeBiasName + ": scratch buffer missing")
+	var col []float32
+	if colLen := k.d.ColLen(); colLen > 0 {
+		if k.colID >= len(n.Scratch) || len(n.Scratch[k.colID]) < 4*colLen {
+			return errors.New(Convolution2DTransposeBiasName + ": scratch buffer missing")
+		}
+		col = ops.View[float32](n.Scratch[k.colID])[:colLen]
 	}
-	col := ops.View[float32](n.Scratch[k.colID])[:colLen]
 	if !k.constW {
 		k.d.LoadWeights(w.Float32s())
 	}
 	x, o, bv := in.Float32s(), out.Float32s(), bias.Float32s()[:k.outC]
 	inImg, outImg := k.d.InLen(), k.d.OutLen()
 	for b := 0; b < k.batches; b++ {
-		ob := o[b*outImg : (b+1)*outImg]
-		// MediaPipe starts every output at its bias.
-		copy(ob[:k.outC], bv)
-		for filled := k.outC; filled < outImg; filled *= 2 {
-			copy(ob[filled:], ob[:filled])
-		}
-		k.d.Image(ob, x[b*inImg:(b+1)*inImg], col)
+		k.d.Image(o[b*outImg:(b+1)*outImg], x[b*inImg:(b+1)*inImg], col, bv)
 	}
 	return nil
 }

@@ -251,3 +251,35 @@ func TestConvolution2DTransposeBiasOptionsLength(t *testing.T) {
 	}
 	segEqual(t, "out", n.Outputs[0].Float32s(), []float32{7})
 }
+
+// BenchmarkConvolution2DTransposeBias runs the shapes of the segmentation
+// models' decoders (selfie: the last layer; hair: the last two).
+func BenchmarkConvolution2DTransposeBias(b *testing.B) {
+	shapes := []struct {
+		name            string
+		inShape, wShape []int
+	}{
+		{"selfie-128x128x16-to-1", []int{1, 128, 128, 16}, []int{1, 2, 2, 16}},
+		{"hair-128x128x32-to-8", []int{1, 128, 128, 32}, []int{8, 2, 2, 32}},
+		{"hair-256x256x8-to-2", []int{1, 256, 256, 8}, []int{2, 2, 2, 8}},
+		{"hair-64x64x4-3x3", []int{1, 64, 64, 4}, []int{4, 3, 3, 4}},
+	}
+	for _, s := range shapes {
+		b.Run(s.name, func(b *testing.B) {
+			r := rand.New(rand.NewPCG(7, 8))
+			in := segRand(r, s.inShape[0]*s.inShape[1]*s.inShape[2]*s.inShape[3], -1, 1)
+			w := segRand(r, s.wShape[0]*s.wShape[1]*s.wShape[2]*s.wShape[3], -1, 1)
+			n := tconvNode(segF32(s.inShape, in), s.wShape, w, segRand(r, s.wShape[0], -1, 1), padSame, 2, 2)
+			k := NewConvolution2DTransposeBias()
+			if err := segPrepare(k, n); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := k.Eval(n); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
