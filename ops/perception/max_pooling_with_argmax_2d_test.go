@@ -220,3 +220,24 @@ func TestMaxPoolingWithArgmax2DErrors(t *testing.T) {
 	}
 	segWantErr(t, NewMaxPoolingWithArgmax2D().Eval(good()), MaxPoolingWithArgmax2DName)
 }
+
+// BenchmarkMaxPoolingWithArgmax2D runs the hair segmentation model's
+// three poolings (2×2, stride 2).
+func BenchmarkMaxPoolingWithArgmax2D(b *testing.B) {
+	for _, shape := range [][]int{{1, 128, 128, 32}, {1, 64, 64, 64}, {1, 32, 32, 128}} {
+		b.Run(fmt.Sprint(shape), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(9, 10))
+			n := argmaxNode(segF32(shape, segRand(r, shape[0]*shape[1]*shape[2]*shape[3], -1, 1)), segPoolOpts(padSame, 2, 2, 2, 2, 0))
+			k := NewMaxPoolingWithArgmax2D()
+			if err := segPrepare(k, n); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := k.Eval(n); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

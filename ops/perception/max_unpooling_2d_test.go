@@ -281,3 +281,25 @@ func TestMaxUnpooling2DErrors(t *testing.T) {
 	}
 	segWantErr(t, NewLiteRtMaxUnpooling2D().Eval(lrt()), LiteRtMaxUnpooling2DName)
 }
+
+// BenchmarkMaxUnpooling2D runs the hair segmentation model's largest
+// unpooling (64×64×32 to 128×128×32, 2×2 windows).
+func BenchmarkMaxUnpooling2D(b *testing.B) {
+	shape := []int{1, 64, 64, 32}
+	r := rand.New(rand.NewPCG(9, 10))
+	ind := make([]float32, 64*64*32)
+	for i := range ind {
+		ind[i] = float32(r.IntN(4)) + 0.1
+	}
+	n := unpoolNode(MaxUnpooling2DName, segF32(shape, segRand(r, len(ind), -1, 1)), segF32(shape, ind), segPoolOpts(padValid, 2, 2, 2, 2, 0))
+	k := NewMaxUnpooling2D()
+	if err := segPrepare(k, n); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := k.Eval(n); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
