@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tflrun/tflrun/internal/flexbuffers"
 	"github.com/tflrun/tflrun/schema"
 )
 
@@ -53,10 +54,44 @@ func segLiteRTUnpoolModel() *schema.ModelT {
 		[]hTensor{f32t("out", nil, 1, 4, 4, 3)})
 }
 
+// segLitePoolModel is LiteRT's MaxPoolWithArgmax with FlexBuffer
+// options (SAME, 2×2 windows, stride 2).
+func segLitePoolModel() *schema.ModelT {
+	var b flexbuffers.Builder
+	m := b.StartMap()
+	b.Key("include_batch_in_index")
+	b.Bool(false)
+	b.Key("padding")
+	b.String("SAME")
+	for _, key := range []string{"ksize", "strides"} {
+		b.Key(key)
+		v := b.StartVector()
+		for _, x := range []int64{1, 2, 2, 1} {
+			b.Int(x)
+		}
+		b.EndVector(v, true, false)
+	}
+	b.EndMap(m)
+	opts, err := b.Finish()
+	if err != nil {
+		panic(err)
+	}
+	return segCustomModel("MaxPoolWithArgmax", opts,
+		[]hTensor{f32t("in", nil, 1, 4, 4, 3)},
+		[]hTensor{f32t("out", nil, 1, 2, 2, 3), i32t("idx", nil, 1, 2, 2, 3)})
+}
+
+func segWarpModel() *schema.ModelT {
+	return segCustomModel("DenseImageWarp", nil,
+		[]hTensor{f32t("in", nil, 1, 4, 4, 3), f32t("flow", nil, 1, 4, 4, 2)},
+		[]hTensor{f32t("out", nil, 1, 4, 4, 3)})
+}
+
 func TestHostileSegmentationModels(t *testing.T) {
 	bases := map[string]func() *schema.ModelT{
 		"Convolution2DTransposeBias": segTconvModel, "MaxPoolingWithArgmax2D": segArgmaxModel,
 		"MaxUnpooling2D": segUnpoolModel, "LiteRtMaxUnpooling2D": segLiteRTUnpoolModel,
+		"MaxPoolWithArgmax": segLitePoolModel, "DenseImageWarp": segWarpModel,
 	}
 	for name, f := range bases {
 		if err := loadAndAllocate(pack(f())); err != nil {
@@ -113,6 +148,18 @@ func TestHostileSegmentationModels(t *testing.T) {
 		{"litert unpool float indices", edit(segLiteRTUnpoolModel, func(sg *schema.SubGraphT, _ *schema.ModelT) {
 			sg.Tensors[1].Type = schema.TensorTypeFLOAT32
 		}), []string{"LiteRtMaxUnpooling2D", "int32"}},
+		{"litert pool no options", edit(segLitePoolModel, setOpts(nil)), []string{"MaxPoolWithArgmax", "custom_options"}},
+		{"litert pool raw struct options", edit(segLitePoolModel, setOpts(segPoolOpts(1, 2, 2, 2, 2))), []string{"MaxPoolWithArgmax", "custom_options"}},
+		{"litert pool float indices", edit(segLitePoolModel, func(sg *schema.SubGraphT, _ *schema.ModelT) {
+			sg.Tensors[2].Type = schema.TensorTypeFLOAT32
+		}), []string{"MaxPoolWithArgmax", "int32"}},
+		{"warp flow depth", edit(segWarpModel, func(sg *schema.SubGraphT, _ *schema.ModelT) {
+			sg.Tensors[1].Shape = []int32{1, 4, 4, 3}
+		}), []string{"DenseImageWarp", "flow"}},
+		{"warp width 1", edit(segWarpModel, func(sg *schema.SubGraphT, _ *schema.ModelT) {
+			sg.Tensors[0].Shape = []int32{1, 4, 1, 3}
+			sg.Tensors[1].Shape = []int32{1, 4, 1, 2}
+		}), []string{"DenseImageWarp", "at least 2"}},
 		{"litert unpool padding unknown", edit(segLiteRTUnpoolModel, setOpts(i32s(0, 2, 2, 2, 2, 0))), []string{"LiteRtMaxUnpooling2D", "padding 0"}},
 	}
 	for _, c := range cases {
@@ -138,7 +185,7 @@ func TestHostileSegmentationModels(t *testing.T) {
 // at every length: each model must load and run, or fail with an error,
 // never panic.
 func TestHostileSegmentationOptionBytes(t *testing.T) {
-	for _, base := range []func() *schema.ModelT{segTconvModel, segArgmaxModel, segUnpoolModel, segLiteRTUnpoolModel} {
+	for _, base := range []func() *schema.ModelT{segTconvModel, segArgmaxModel, segUnpoolModel, segLiteRTUnpoolModel, segLitePoolModel} {
 		opts := base().Subgraphs[0].Operators[0].CustomOptions
 		var variants [][]byte
 		for i := range opts {
