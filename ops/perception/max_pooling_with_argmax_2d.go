@@ -126,6 +126,10 @@ func (k *MaxPoolingWithArgmax2D) Eval(n *ops.Node) error {
 				fx0, fx1 := max(0, -x0), min(p.filterW, w-x0)
 				at := ((b*k.outH+oy)*k.outW + ox) * c
 				m, mi := o[at:at+c], ix[at:at+c]
+				if fy1-fy0 == 2 && fx1-fx0 == 2 {
+					k.window2x2(m, mi, img, ((y0+fy0)*w+x0+fx0)*c, w*c, fy0*p.filterW+fx0)
+					continue
+				}
 				// Per channel, the running maximum lives in m and the
 				// window index of its position in mi; channels are
 				// independent, so scanning channels innermost keeps each
@@ -154,4 +158,37 @@ func (k *MaxPoolingWithArgmax2D) Eval(n *ops.Node) error {
 		}
 	}
 	return nil
+}
+
+// window2x2 is the pooling of one window of exactly 2×2 pixels (the
+// clipped window starts at image offset at, rows ld apart, window
+// position pos0 = fy0·filter_width + fx0): the four values of each channel
+// compared in raster order in registers, each position's channels read
+// contiguously.
+func (k *MaxPoolingWithArgmax2D) window2x2(m, mi, img []float32, at, ld, pos0 int) {
+	c := len(m)
+	a0, a1 := img[at:at+c], img[at+c:at+2*c]
+	b0, b1 := img[at+ld:at+ld+c], img[at+ld+c:at+ld+2*c]
+	fw := k.p.filterW
+	p00, p01 := float32(pos0)+0.1, float32(pos0+1)+0.1
+	p10, p11 := float32(pos0+fw)+0.1, float32(pos0+fw+1)+0.1
+	mi = mi[:c]
+	lo, hi := k.lo, k.hi
+	for ch := range m {
+		best, pos := float32(-math.MaxFloat32), float32(0.1)
+		if v := a0[ch]; v > best {
+			best, pos = v, p00
+		}
+		if v := a1[ch]; v > best {
+			best, pos = v, p01
+		}
+		if v := b0[ch]; v > best {
+			best, pos = v, p10
+		}
+		if v := b1[ch]; v > best {
+			best, pos = v, p11
+		}
+		m[ch] = min(max(best, lo), hi)
+		mi[ch] = pos
+	}
 }
