@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/tflrun/tflrun/arch"
+	"github.com/tflrun/tflrun/ops"
 )
 
 // DeconvF32 is the float32 engine of TRANSPOSE_CONV (see
@@ -92,23 +93,14 @@ func NewDeconvF32(s DeconvShape) (*DeconvF32, error) {
 	if s.PadT < 0 || s.PadL < 0 {
 		return nil, fmt.Errorf("paddings %d, %d, need ≥ 0", s.PadT, s.PadL)
 	}
-	const limit = 1 << 40
-	mul := func(vs ...int) (int, bool) {
-		p := 1
-		for _, v := range vs {
-			if v > limit/p {
-				return 0, false
-			}
-			p *= v
+	for _, shape := range [][]int{{s.FH, s.FW, s.OutC, s.InC}, {s.InH, s.InW, s.InC}, {s.OutH, s.OutW, s.OutC}} {
+		if _, err := ops.ShapeElements(shape, 4); err != nil {
+			return nil, fmt.Errorf("sizes %+v: %v", s, err)
 		}
-		return p, true
 	}
-	n, ok1 := mul(s.FH, s.FW, s.OutC)
-	_, ok2 := mul(n, s.InC)
-	_, ok3 := mul(s.InH, s.InW, s.InC)
-	_, ok4 := mul(s.OutH, s.OutW, s.OutC)
-	if !ok1 || !ok2 || !ok3 || !ok4 {
-		return nil, fmt.Errorf("sizes %+v are too large", s)
+	n := s.FH * s.FW * s.OutC
+	if _, err := ops.ShapeElements([]int{(n + 7) &^ 7, s.InC}, 4); err != nil {
+		return nil, fmt.Errorf("sizes %+v: %v", s, err)
 	}
 	d := &DeconvF32{inC: s.InC, n: n, ldc: n}
 	d.g = deconvGeom{
