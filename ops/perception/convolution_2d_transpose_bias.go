@@ -38,12 +38,15 @@ const Convolution2DTransposeBiasName = "Convolution2DTransposeBias"
 // refuses values other than 1 and 2, and strides outside [1, 32767]
 // (upstream divides by them).
 //
-// The products run on TRANSPOSE_CONV's float engine (builtin.DeconvF32:
-// a GEMM per tile of input pixels and the col2im scatter). Each output
-// starts at its bias and accumulates the input pixels in raster order, as
-// MediaPipe's loop; within a pixel the inC products are one dot product
-// (MediaPipe adds them into the output one at a time), so results differ
-// from MediaPipe's only in the rounding of that inner sum.
+// The products run on TRANSPOSE_CONV's float engine (builtin.DeconvF32,
+// with AnyOrder: a GEMM per tile of input pixels and the col2im scatter).
+// Each output starts at its bias and accumulates the input pixels in
+// raster order, as MediaPipe's loop; within a pixel the inC products are
+// one dot product (MediaPipe adds them into the output one at a time).
+// Where the taps do not overlap and a filter row's products are a
+// multiple of 8 wide, the GEMM writes the output rows itself and adds the
+// bias after the dot product. Results differ from MediaPipe's only in
+// the rounding of those sums (the tests hold them within 1e-5).
 type Convolution2DTransposeBias struct {
 	d       *builtin.DeconvF32
 	batches int
