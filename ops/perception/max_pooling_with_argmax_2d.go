@@ -42,6 +42,9 @@ type MaxPoolingWithArgmax2D struct {
 	lo, hi     float32
 	inShape    [4]int
 	outH, outW int
+
+	rowsFn   func(worker, lo, hi int) // k.rows, made once at Prepare
+	x, o, ix []float32                // the tensors' data during Eval
 }
 
 // NewMaxPoolingWithArgmax2D returns a kernel for one node.
@@ -100,6 +103,7 @@ func (k *MaxPoolingWithArgmax2D) Prepare(n *ops.Node) error {
 	copy(k.inShape[:], in.Shape)
 	out.Shape = shape
 	idx.Shape = append([]int(nil), shape...)
+	k.rowsFn = k.rows
 	return nil
 }
 
@@ -112,52 +116,60 @@ func (k *MaxPoolingWithArgmax2D) Eval(n *ops.Node) error {
 	if err := checkData(in, out, idx); err != nil {
 		return fmt.Errorf("%s: %w", MaxPoolingWithArgmax2DName, err)
 	}
-	batches, h, w, c := k.inShape[0], k.inShape[1], k.inShape[2], k.inShape[3]
-	x, o, ix := in.Float32s(), out.Float32s(), idx.Float32s()
+	k.x, k.o, k.ix = in.Float32s(), out.Float32s(), idx.Float32s()
+	rows := k.inShape[0] * k.outH
+	n.Parallel(rows, rows*k.outW*k.inShape[3]*k.p.filterH*k.p.filterW, k.rowsFn)
+	k.x, k.o, k.ix = nil, nil, nil
+	return nil
+}
+
+// rows pools output rows [lo, hi) (row r of batch element r / outH); the
+// rows write disjoint outputs, so any split gives the same result.
+func (k *MaxPoolingWithArgmax2D) rows(_, lo, hi int) {
+	h, w, c := k.inShape[1], k.inShape[2], k.inShape[3]
+	x, o, ix := k.x, k.o, k.ix
 	p := &k.p
 	lowest := float32(-math.MaxFloat32)
-	for b := 0; b < batches; b++ {
+	for r := lo; r < hi; r++ {
+		b, oy := r/k.outH, r%k.outH
 		img := x[b*h*w*c : (b+1)*h*w*c]
-		for oy := 0; oy < k.outH; oy++ {
-			y0 := oy*p.strideH - k.padT
-			fy0, fy1 := max(0, -y0), min(p.filterH, h-y0)
-			for ox := 0; ox < k.outW; ox++ {
-				x0 := ox*p.strideW - k.padL
-				fx0, fx1 := max(0, -x0), min(p.filterW, w-x0)
-				at := ((b*k.outH+oy)*k.outW + ox) * c
-				m, mi := o[at:at+c], ix[at:at+c]
-				if fy1-fy0 == 2 && fx1-fx0 == 2 {
-					k.window2x2(m, mi, img, ((y0+fy0)*w+x0+fx0)*c, w*c, fy0*p.filterW+fx0)
-					continue
-				}
-				// Per channel, the running maximum lives in m and the
-				// window index of its position in mi; channels are
-				// independent, so scanning channels innermost keeps each
-				// channel's raster order over the window.
-				for ch := range m {
-					m[ch] = lowest
-					mi[ch] = 0.1
-				}
-				for fy := fy0; fy < fy1; fy++ {
-					row := img[((y0+fy)*w+x0+fx0)*c:]
-					for fx := fx0; fx < fx1; fx++ {
-						px := row[(fx-fx0)*c : (fx-fx0+1)*c]
-						pos := float32(fy*p.filterW+fx) + 0.1
-						for ch, v := range px {
-							if v > m[ch] {
-								m[ch] = v
-								mi[ch] = pos
-							}
+		y0 := oy*p.strideH - k.padT
+		fy0, fy1 := max(0, -y0), min(p.filterH, h-y0)
+		for ox := 0; ox < k.outW; ox++ {
+			x0 := ox*p.strideW - k.padL
+			fx0, fx1 := max(0, -x0), min(p.filterW, w-x0)
+			at := ((b*k.outH+oy)*k.outW + ox) * c
+			m, mi := o[at:at+c], ix[at:at+c]
+			if fy1-fy0 == 2 && fx1-fx0 == 2 {
+				k.window2x2(m, mi, img, ((y0+fy0)*w+x0+fx0)*c, w*c, fy0*p.filterW+fx0)
+				continue
+			}
+			// Per channel, the running maximum lives in m and the
+			// window index of its position in mi; channels are
+			// independent, so scanning channels innermost keeps each
+			// channel's raster order over the window.
+			for ch := range m {
+				m[ch] = lowest
+				mi[ch] = 0.1
+			}
+			for fy := fy0; fy < fy1; fy++ {
+				row := img[((y0+fy)*w+x0+fx0)*c:]
+				for fx := fx0; fx < fx1; fx++ {
+					px := row[(fx-fx0)*c : (fx-fx0+1)*c]
+					pos := float32(fy*p.filterW+fx) + 0.1
+					for ch, v := range px {
+						if v > m[ch] {
+							m[ch] = v
+							mi[ch] = pos
 						}
 					}
 				}
-				for ch, v := range m {
-					m[ch] = min(max(v, k.lo), k.hi)
-				}
+			}
+			for ch, v := range m {
+				m[ch] = min(max(v, k.lo), k.hi)
 			}
 		}
 	}
-	return nil
 }
 
 // window2x2 is the pooling of one window of exactly 2×2 pixels (the

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tflrun/tflrun/internal/parallel"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -239,5 +240,31 @@ func BenchmarkMaxPoolingWithArgmax2D(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestMaxPoolingWithArgmax2DThreads splits the output rows over 3
+// threads (every range split, whatever its work): the outputs equal one
+// thread's bit for bit.
+func TestMaxPoolingWithArgmax2DThreads(t *testing.T) {
+	defer parallel.SetMinWork(parallel.SetMinWork(0))
+	pool := parallel.New(3)
+	defer pool.Stop()
+	r := rand.New(rand.NewPCG(19, 20))
+	for _, shape := range [][]int{{1, 9, 7, 5}, {2, 16, 16, 8}, {3, 1, 4, 2}} {
+		in := segRand(r, shape[0]*shape[1]*shape[2]*shape[3], -1, 1)
+		opts := segPoolOpts(padSame, 2, 2, 3, 2, 0)
+		one := argmaxNode(segF32(shape, in), opts)
+		if err := segRun(NewMaxPoolingWithArgmax2D(), one); err != nil {
+			t.Fatal(err)
+		}
+		many := argmaxNode(segF32(shape, in), opts)
+		many.Pool = pool
+		if err := segRun(NewMaxPoolingWithArgmax2D(), many); err != nil {
+			t.Fatal(err)
+		}
+		for j := range one.Outputs {
+			segEqual(t, fmt.Sprintf("%v output %d", shape, j), many.Outputs[j].Float32s(), one.Outputs[j].Float32s())
+		}
 	}
 }
