@@ -186,50 +186,79 @@ func (d *DeconvF32) LoadWeights(w []float32) {
 // col (ColLen values) as scratch. It panics if a slice is too short (a
 // kernel bug: sizes are checked at Prepare).
 func (d *DeconvF32) Image(out, in, col, bias []float32) {
-	inPix, outC := d.g.inPixels(), d.g.outC
-	out, in, col = out[:d.OutLen()], in[:d.InLen()], col[:d.ColLen()]
-	inf := float32(math.Inf(1))
 	if d.apart {
-		if bias != nil {
-			for j := range d.biasT {
-				d.biasT[j] = bias[j%outC]
-			}
-		} else {
-			clear(d.biasT)
-		}
-	}
-	if d.direct {
-		// Output row y = iy·fH − padT + fy holds, for every input pixel
-		// of row iy, its fW taps of filter row fy side by side: the
-		// GEMM's rows of fW·outC values, back to back.
-		inW, outW, nr := d.g.in[2], d.g.out[2], len(d.biasT)
-		for iy := 0; iy < d.g.in[1]; iy++ {
-			a := in[iy*inW*d.inC : (iy+1)*inW*d.inC]
-			for fy, p := range d.rows {
-				y := iy*d.g.s[1] - d.g.pad[1] + fy
-				if y < 0 || y >= d.g.out[1] {
-					continue
-				}
-				arch.GemmF32(out[y*outW*outC:(y+1)*outW*outC], nr, a, d.inC, p, d.biasT, inW, nr, d.inC, -inf, inf)
-			}
-		}
+		d.SetBias(bias)
+		d.ImageRows(out, in, col, 0, d.g.in[1])
 		return
 	}
-	switch {
-	case d.apart:
-		// Every output is set once, to its bias plus its one product,
-		// by the scatter.
-	case bias != nil:
+	outC := d.g.outC
+	out = out[:d.OutLen()]
+	if bias != nil {
 		bias = bias[:outC]
 		copy(out[:outC], bias)
 		for filled := outC; filled < len(out); filled *= 2 {
 			copy(out[filled:], out[:filled])
 		}
-	default:
+	} else {
 		clear(out)
 	}
-	for p0 := 0; p0 < inPix; p0 += d.tile {
-		cnt := min(d.tile, inPix-p0)
+	d.pixels(out, in, col, 0, d.g.inPixels())
+}
+
+// Apart reports whether no two taps land on one output (strides equal to
+// the filter, every output covered): then the input rows of an image
+// write disjoint outputs, and ImageRows may compute them on several
+// threads at once.
+func (d *DeconvF32) Apart() bool { return d.apart }
+
+// SetBias sets the bias (outC values; nil: none) ImageRows adds; call it
+// before the ImageRows of an image, not concurrently with them. Only for
+// an Apart engine.
+func (d *DeconvF32) SetBias(bias []float32) {
+	if bias != nil {
+		for j := range d.biasT {
+			d.biasT[j] = bias[j%d.g.outC]
+		}
+	} else {
+		clear(d.biasT)
+	}
+}
+
+// ImageRows sets the outputs of input rows lo ≤ iy < hi of the image
+// (Image's arguments; col is this call's own scratch) of an Apart
+// engine, to bias + product. Calls for disjoint row ranges may run
+// concurrently.
+func (d *DeconvF32) ImageRows(out, in, col []float32, lo, hi int) {
+	outC := d.g.outC
+	out, in, col = out[:d.OutLen()], in[:d.InLen()], col[:d.ColLen()]
+	if !d.direct {
+		inW := d.g.in[2]
+		d.pixels(out, in, col, lo*inW, hi*inW)
+		return
+	}
+	// Output row y = iy·fH − padT + fy holds, for every input pixel of
+	// row iy, its fW taps of filter row fy side by side: the GEMM's rows
+	// of fW·outC values, back to back.
+	inf := float32(math.Inf(1))
+	inW, outW, nr := d.g.in[2], d.g.out[2], len(d.biasT)
+	for iy := lo; iy < hi; iy++ {
+		a := in[iy*inW*d.inC : (iy+1)*inW*d.inC]
+		for fy, p := range d.rows {
+			y := iy*d.g.s[1] - d.g.pad[1] + fy
+			if y < 0 || y >= d.g.out[1] {
+				continue
+			}
+			arch.GemmF32(out[y*outW*outC:(y+1)*outW*outC], nr, a, d.inC, p, d.biasT, inW, nr, d.inC, -inf, inf)
+		}
+	}
+}
+
+// pixels computes the products of input pixels [p0, p1) tile by tile and
+// scatters them into out (prefilled with the bias unless apart).
+func (d *DeconvF32) pixels(out, in, col []float32, p0, p1 int) {
+	inf := float32(math.Inf(1))
+	for ; p0 < p1; p0 += d.tile {
+		cnt := min(d.tile, p1-p0)
 		a := in[p0*d.inC : (p0+cnt)*d.inC]
 		c := col[:cnt*d.ldc]
 		if d.matVec {

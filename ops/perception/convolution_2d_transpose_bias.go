@@ -51,8 +51,17 @@ type Convolution2DTransposeBias struct {
 	d       *builtin.DeconvF32
 	batches int
 	outC    int
+	inH     int
+	work    int // multiply-adds of one image
 	constW  bool
-	colID   int
+	colIDs  []int // one product scratch per thread (none when ColLen is 0)
+
+	// During Eval, for the threads of an Apart engine: the current image
+	// and each worker's scratch.
+	rowsFn func(worker, lo, hi int)
+	curOut []float32
+	curIn  []float32
+	cols   [][]float32
 }
 
 // NewConvolution2DTransposeBias returns a kernel for one node.
@@ -140,8 +149,21 @@ func (k *Convolution2DTransposeBias) Prepare(n *ops.Node) error {
 	if err != nil {
 		return err
 	}
-	k.batches, k.outC = in.Shape[0], outC
-	k.colID = n.RequestScratch(4 * k.d.ColLen())
+	k.batches, k.outC, k.inH = in.Shape[0], outC, in.Shape[1]
+	k.work = in.Shape[1] * in.Shape[2] * fH * fW * outC * inC
+	threads := 1
+	if k.d.Apart() {
+		// Input rows write disjoint outputs: they may run on every
+		// thread, each with its own scratch.
+		threads = n.Threads()
+	}
+	if colLen := k.d.ColLen(); colLen > 0 {
+		for t := 0; t < threads; t++ {
+			k.colIDs = append(k.colIDs, n.RequestScratch(4*colLen))
+		}
+	}
+	k.cols = make([][]float32, threads)
+	k.rowsFn = k.rows
 	out.Shape = shape
 	k.constW = w.IsConstant()
 	if k.constW {
@@ -159,12 +181,13 @@ func (k *Convolution2DTransposeBias) Eval(n *ops.Node) error {
 	if err := checkData(in, w, bias, out); err != nil {
 		return fmt.Errorf("%s: %w", Convolution2DTransposeBiasName, err)
 	}
-	var col []float32
 	if colLen := k.d.ColLen(); colLen > 0 {
-		if k.colID >= len(n.Scratch) || len(n.Scratch[k.colID]) < 4*colLen {
-			return errors.New(Convolution2DTransposeBiasName + ": scratch buffer missing")
+		for t, id := range k.colIDs {
+			if id >= len(n.Scratch) || len(n.Scratch[id]) < 4*colLen {
+				return errors.New(Convolution2DTransposeBiasName + ": scratch buffer missing")
+			}
+			k.cols[t] = ops.View[float32](n.Scratch[id])[:colLen]
 		}
-		col = ops.View[float32](n.Scratch[k.colID])[:colLen]
 	}
 	if !k.constW {
 		k.d.LoadWeights(w.Float32s())
@@ -172,7 +195,21 @@ func (k *Convolution2DTransposeBias) Eval(n *ops.Node) error {
 	x, o, bv := in.Float32s(), out.Float32s(), bias.Float32s()[:k.outC]
 	inImg, outImg := k.d.InLen(), k.d.OutLen()
 	for b := 0; b < k.batches; b++ {
-		k.d.Image(o[b*outImg:(b+1)*outImg], x[b*inImg:(b+1)*inImg], col, bv)
+		ob, xb := o[b*outImg:(b+1)*outImg], x[b*inImg:(b+1)*inImg]
+		if !k.d.Apart() || n.Threads() > len(k.cols) {
+			k.d.Image(ob, xb, k.cols[0], bv)
+			continue
+		}
+		k.d.SetBias(bv)
+		k.curOut, k.curIn = ob, xb
+		n.Parallel(k.inH, k.work, k.rowsFn)
 	}
+	k.curOut, k.curIn = nil, nil
 	return nil
+}
+
+// rows computes input rows [lo, hi) of the current image with worker's
+// scratch (an Apart engine: the rows' outputs are disjoint).
+func (k *Convolution2DTransposeBias) rows(worker, lo, hi int) {
+	k.d.ImageRows(k.curOut, k.curIn, k.cols[worker], lo, hi)
 }

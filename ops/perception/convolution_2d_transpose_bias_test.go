@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tflrun/tflrun/internal/parallel"
 	"github.com/tflrun/tflrun/ops"
 	"github.com/tflrun/tflrun/ops/builtin"
 )
@@ -281,5 +282,39 @@ func BenchmarkConvolution2DTransposeBias(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestConvolution2DTransposeBiasThreads runs non-overlapping geometries
+// (a GEMM straight into the output, the set-once scatter) and an
+// overlapping one on 3 threads, every range split: the outputs equal
+// one thread's bit for bit.
+func TestConvolution2DTransposeBiasThreads(t *testing.T) {
+	defer parallel.SetMinWork(parallel.SetMinWork(0))
+	pool := parallel.New(3)
+	defer pool.Stop()
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, c := range []struct {
+		inShape, wShape []int
+		s               int32
+	}{
+		{[]int{2, 8, 6, 16}, []int{8, 2, 2, 16}, 2}, // direct
+		{[]int{1, 7, 5, 16}, []int{8, 2, 2, 16}, 2}, // set-once scatter (cropped)
+		{[]int{1, 9, 6, 8}, []int{1, 2, 2, 8}, 2},   // set-once scatter
+		{[]int{1, 5, 4, 4}, []int{3, 3, 3, 4}, 2},   // overlapping taps
+	} {
+		in := segRand(r, c.inShape[0]*c.inShape[1]*c.inShape[2]*c.inShape[3], -1, 1)
+		w := segRand(r, c.wShape[0]*c.wShape[1]*c.wShape[2]*c.wShape[3], -1, 1)
+		bias := segRand(r, c.wShape[0], -1, 1)
+		one := tconvNode(segF32(c.inShape, in), c.wShape, w, bias, padSame, c.s, c.s)
+		if err := segRun(NewConvolution2DTransposeBias(), one); err != nil {
+			t.Fatal(err)
+		}
+		many := tconvNode(segF32(c.inShape, in), c.wShape, w, bias, padSame, c.s, c.s)
+		many.Pool = pool
+		if err := segRun(NewConvolution2DTransposeBias(), many); err != nil {
+			t.Fatal(err)
+		}
+		segEqual(t, fmt.Sprint(c.inShape, c.wShape), many.Outputs[0].Float32s(), one.Outputs[0].Float32s())
 	}
 }
