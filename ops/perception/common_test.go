@@ -136,3 +136,114 @@ func segEqual(t *testing.T, what string, got, want []float32) {
 		}
 	}
 }
+
+// segKernelCases are one valid node maker per segmentation kernel, for
+// the random hostile and allocation tests.
+func segKernelCases(t *testing.T) map[string]func() *ops.Node {
+	r := rand.New(rand.NewPCG(23, 24))
+	f := func(shape ...int) *ops.Tensor {
+		return segF32(shape, segRand(r, shape[0]*shape[1]*shape[2]*shape[3], -1, 1))
+	}
+	window := make([]float32, 1*3*4*2)
+	for i := range window {
+		window[i] = float32(i%4) + 0.1
+	}
+	flat := make([]int32, 1*3*4*2)
+	for i := range flat {
+		flat[i] = int32(i * 3)
+	}
+	return map[string]func() *ops.Node{
+		Convolution2DTransposeBiasName: func() *ops.Node {
+			return tconvNode(f(1, 5, 4, 3), []int{4, 3, 3, 3}, segRand(r, 108, -1, 1), segRand(r, 4, -1, 1), padSame, 2, 2)
+		},
+		MaxPoolingWithArgmax2DName: func() *ops.Node { return argmaxNode(f(1, 6, 5, 3), segPoolOpts(padSame, 2, 2, 2, 2, 0)) },
+		MaxUnpooling2DName: func() *ops.Node {
+			return unpoolNode(MaxUnpooling2DName, f(1, 3, 4, 2), segF32([]int{1, 3, 4, 2}, window), segPoolOpts(padValid, 2, 2, 2, 2, 0))
+		},
+		LiteRtMaxUnpooling2DName: func() *ops.Node {
+			return unpoolNode(LiteRtMaxUnpooling2DName, f(1, 3, 4, 2), segI32([]int{1, 3, 4, 2}, flat), liteRTPoolOpts(padSame, 2, 2, 2, 2))
+		},
+		MaxPoolWithArgmaxName: func() *ops.Node {
+			return litePoolNode(f(2, 5, 6, 2), poolArgmaxOpts(t, "SAME", []int64{1, 2, 3, 1}, []int64{1, 2, 2, 1}, false))
+		},
+		DenseImageWarpName: func() *ops.Node { return warpNode(f(1, 4, 5, 3), f(1, 4, 5, 2)) },
+	}
+}
+
+// TestSegmentationHostileNodes takes each kernel's valid node and breaks
+// it at random: options truncated or with bytes replaced, an input
+// replaced by a tensor of another shape (rank 0 to 5, zero dimensions),
+// type (uint8) or values (NaN, ±Inf, huge). Prepare and Eval must return
+// an error or finish, never panic; outputs beyond 16 MiB are not
+// allocated (the interpreter's memory bound refuses them).
+func TestSegmentationHostileNodes(t *testing.T) {
+	cases := segKernelCases(t)
+	names := Names()
+	iters := 3000
+	if testing.Short() {
+		iters = 300
+	}
+	r := rand.New(rand.NewPCG(25, 26))
+	for it := 0; it < iters; it++ {
+		name := names[it%len(names)]
+		mk, ok := cases[name]
+		if !ok {
+			continue // another file's kernel, tested there
+		}
+		n := mk()
+		n.CustomOptions = mutate(r, n.CustomOptions)
+		if r.IntN(2) == 0 {
+			i := r.IntN(len(n.Inputs))
+			n.Inputs[i] = hostileTensor(r, hostileShape(r, n.Inputs[i].Shape))
+		}
+		if r.IntN(8) == 0 {
+			i := r.IntN(len(n.Inputs))
+			if v := n.Inputs[i].Int32s(); len(v) > 0 {
+				v[r.IntN(len(v))] = int32(r.Uint32())
+			} else if v := n.Inputs[i].Float32s(); len(v) > 0 {
+				v[r.IntN(len(v))] = hostileValue(r)
+			}
+		}
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Fatalf("iteration %d, %s, options % x, inputs %v: panic %v", it, name, n.CustomOptions, tShapes(n.Inputs), p)
+				}
+			}()
+			k := kernels[name]()
+			n.ResetScratch()
+			if k.Prepare(n) != nil {
+				return
+			}
+			for _, o := range n.Outputs {
+				if o.Bytes() > 16<<20 {
+					return
+				}
+				o.Data = make([]byte, o.Bytes())
+			}
+			for _, s := range n.ScratchSizes() {
+				n.Scratch = append(n.Scratch, make([]byte, s))
+			}
+			_ = k.Eval(n)
+		}()
+	}
+}
+
+// TestSegmentationEvalAllocatesNothing: Eval allocates nothing (the
+// kernel contract), for each segmentation kernel on its valid node.
+func TestSegmentationEvalAllocatesNothing(t *testing.T) {
+	for name, mk := range segKernelCases(t) {
+		n := mk()
+		k := kernels[name]()
+		if err := segPrepare(k, n); err != nil {
+			t.Fatal(name, err)
+		}
+		if a := testing.AllocsPerRun(20, func() {
+			if err := k.Eval(n); err != nil {
+				t.Fatal(name, err)
+			}
+		}); a != 0 {
+			t.Errorf("%s: Eval allocates %v times", name, a)
+		}
+	}
+}
