@@ -67,20 +67,19 @@ type TransposeConv struct {
 	matVec  bool // per-pixel matrix-vector products (arch.GemmPreferred)
 	acc64   bool // int16x8 with int64 accumulators
 
-	// The weights transposed to [fH·fW·outC][inC] (HWOI; uint8 weights
-	// re-centred to int8), packed for the GEMM, and the sums of the rows
-	// of wT8. constW says they were made at Prepare from constant
-	// weights; otherwise Eval remakes them in the same slices.
-	wTF     []float32
+	// The float path's engine (weights laid out and packed in it). The
+	// integer paths' weights transposed to [fH·fW·outC][inC] (HWOI; uint8
+	// weights re-centred to int8), packed for the GEMM, and the sums of
+	// the rows of wT8. constW says they were made at Prepare from
+	// constant weights; otherwise Eval remakes them in the same slices.
+	df      *DeconvF32
 	wT8     []int8
-	packedF []float32
 	packed8 []int8
 	rowSums []int32
 	constW  bool
 
-	zeroF []float32 // the GEMM's bias: zeros
-	zero8 []int32   // a zero seed
-	seed  []int32   // per-column start of the int8 products
+	zero8 []int32 // a zero seed
+	seed  []int32 // per-column start of the int8 products
 	fMin  float32
 	fMax  float32
 
@@ -294,7 +293,14 @@ func (k *TransposeConv) Prepare(n *ops.Node) error {
 	k.colID = n.RequestScratch(4 * k.tile * k.n)
 	switch k.path {
 	case tconvFloat:
-		k.zeroF = make([]float32, k.n)
+		if k.df, err = NewDeconvF32(DeconvShape{
+			InH: in.Shape[1], InW: in.Shape[2], InC: k.inC,
+			OutH: outShape[1], OutW: outShape[2], OutC: outC,
+			FH: fH, FW: fW, StrideH: k.opts.StrideH, StrideW: k.opts.StrideW,
+			PadT: g.pad[1], PadL: g.pad[2],
+		}); err != nil {
+			return err
+		}
 	case tconvHybrid:
 		k.accID = n.RequestScratch(4 * outPix * outC)
 		k.qID = n.RequestScratch(inPix * k.inC)
@@ -321,12 +327,7 @@ func (k *TransposeConv) Prepare(n *ops.Node) error {
 		k.seed = make([]int32, k.n)
 	}
 	k.constW = w.IsConstant()
-	if k.path == tconvFloat {
-		k.wTF = make([]float32, k.n*k.inC)
-		if !k.matVec {
-			k.packedF = make([]float32, arch.PackedGemmF32Len(k.n, k.inC))
-		}
-	} else {
+	if k.path != tconvFloat {
 		k.wT8 = make([]int8, k.n*k.inC)
 		if !k.matVec {
 			k.packed8 = make([]int8, arch.PackedGemmInt8Len(k.n, k.inC))
@@ -453,15 +454,7 @@ func (k *TransposeConv) loadWeights(w *ops.Tensor) {
 	outC, fH, fW, inC := k.g.outC, k.g.f[1], k.g.f[2], k.inC
 	taps := fH * fW
 	if k.path == tconvFloat {
-		src := w.Float32s()
-		for oc := 0; oc < outC; oc++ {
-			for t := 0; t < taps; t++ {
-				copy(k.wTF[(t*outC+oc)*inC:(t*outC+oc+1)*inC], src[(oc*taps+t)*inC:(oc*taps+t+1)*inC])
-			}
-		}
-		if !k.matVec {
-			arch.PackGemmF32(k.packedF, k.wTF, k.n, inC)
-		}
+		k.df.LoadWeights(w.Float32s())
 		return
 	}
 	src := ops.View[int8](w.Data) // int8, or uint8 weights read as int8 bytes
@@ -511,7 +504,7 @@ func (k *TransposeConv) Eval(n *ops.Node) error {
 	if err := checkData(w, in, bias, out); err != nil {
 		return err
 	}
-	if k.n == 0 || k.wTF == nil && k.wT8 == nil {
+	if k.n == 0 || k.df == nil && k.wT8 == nil {
 		return errors.New("TRANSPOSE_CONV: Eval before a successful Prepare")
 	}
 	if !k.constW {
@@ -533,24 +526,10 @@ func (k *TransposeConv) evalFloat(n *ops.Node, in, bias, out *ops.Tensor) error 
 	if err != nil {
 		return err
 	}
-	inPix, outImg := k.g.inPixels(), k.g.outPixels()*k.g.outC
+	inImg, outImg := k.df.InLen(), k.df.OutLen()
 	x, o := in.Float32s(), out.Float32s()
-	inf := float32(math.Inf(1))
 	for b := 0; b < k.batches; b++ {
-		ob := o[b*outImg : (b+1)*outImg]
-		clear(ob)
-		for p0 := 0; p0 < inPix; p0 += k.tile {
-			cnt := min(k.tile, inPix-p0)
-			a := x[(b*inPix+p0)*k.inC : (b*inPix+p0+cnt)*k.inC]
-			c := col[:cnt*k.n]
-			if k.matVec {
-				clear(c)
-				arch.MatBatchVecMulAcc(c, k.wTF, k.n, k.inC, a, cnt)
-			} else {
-				arch.GemmF32(c, k.n, a, k.inC, k.packedF, k.zeroF, cnt, k.n, k.inC, -inf, inf)
-			}
-			deconvScatter(&k.g, ob, c, k.n, p0, cnt, addF32)
-		}
+		k.df.Image(o[b*outImg:(b+1)*outImg], x[b*inImg:(b+1)*inImg], col, nil)
 	}
 	var bv []float32
 	if bias != nil {
