@@ -200,7 +200,6 @@ var tfliteCustoms = []string{"NumericVerify", "Mfcc", "AudioSpectrogram", "TFLit
 // test fails when the resolver's coverage moves either way, so a kernel
 // added or dropped updates this list (and the README's operator list).
 var notRun = map[string]string{
-	"EMBEDDING_LOOKUP_SPARSE v1":     "not implemented yet (sparse ids, weights and a combiner)",
 	"FULLY_CONNECTED v2":             "the shuffled 4x16 int8 weights format is not implemented",
 	"FULLY_CONNECTED v8":             "sparse weights: TFLite's sparse kernels are not matched yet",
 	"LSH_PROJECTION v1":              "needs FarmHash Fingerprint64 (and string inputs)",
