@@ -26,35 +26,23 @@ package flex
 import (
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/tflrun/tflrun/internal/tfnodedef"
 	"github.com/tflrun/tflrun/ops"
 )
 
-// kernels maps each Flex operator's custom code to its kernel
-// constructor; each operator's file adds its own entry from init.
-var kernels = map[string]func() ops.Kernel{}
+// kernels holds the package's kernels by custom code; each operator's
+// file adds its own entry from init.
+var kernels = ops.CustomKernels{}
 
-func register(name string, newK func() ops.Kernel) { kernels[name] = newK }
+func register(name string, newK func() ops.Kernel) { kernels.Register(name, newK) }
 
 // RegisterCustom adds every kernel of this package to r under its custom
 // code ("FlexTensorListReserve", …).
-func RegisterCustom(r *ops.Resolver) {
-	for name, newK := range kernels {
-		r.AddCustom(name, newK)
-	}
-}
+func RegisterCustom(r *ops.Resolver) { kernels.AddTo(r) }
 
 // Names lists the custom codes this package has kernels for, sorted.
-func Names() []string {
-	names := make([]string, 0, len(kernels))
-	for name := range kernels {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return kernels.Names() }
 
 // nodeDef decodes n's custom_options and checks they hold op.
 func nodeDef(n *ops.Node, op string) (*tfnodedef.NodeDef, error) {
