@@ -252,13 +252,6 @@ func TestRecordSegmentationGolden(t *testing.T) {
 }
 
 func TestSegmentationGolden(t *testing.T) {
-	if _, err := os.Stat(goldenRoot); os.IsNotExist(err) {
-		// Not recorded yet: the native runner with these kernels
-		// registered was still being built when the kernels were written.
-		// Once recorded, the cases are the repository's own and a missing
-		// folder is a failure, as optest.Check treats it.
-		t.Skipf("%s is not recorded yet: run TestRecordSegmentationGolden with %s=1 and %s pointing at tflite_ref_custom", goldenRoot, optest.RecordEnv, optest.RefEnv)
-	}
 	optest.Check(t, goldenRoot, nil)
 }
 
