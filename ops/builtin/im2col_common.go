@@ -157,10 +157,17 @@ func copyRuns[T any](dst []T, dstStride int, src []T, srcStride, seg, run int) {
 	}
 }
 
-// fillValue sets every element of s to v.
+// fillValue sets every element of s to v: up to 32 elements one at a
+// time, then copies of what is filled so far, doubling (memmove runs at
+// vector width; a store per element of a 1536-value pool row cost more
+// than the pool's own maxima).
 func fillValue[T any](s []T, v T) {
-	for i := range s {
+	head := min(len(s), 32)
+	for i := range s[:head] {
 		s[i] = v
+	}
+	for filled := head; filled < len(s); filled *= 2 {
+		copy(s[filled:], s[:filled])
 	}
 }
 

@@ -163,7 +163,7 @@ func TestMaxPoolIntMatchesScalar(t *testing.T) {
 }
 
 // BenchmarkMaxPool2D times MAX_POOL_2D on magic_wand's float [1,128,3,8]
-// 3×3/3 pool and yolo11n's int8 [1,20,20,128] 5×5/1 SAME pool (its SPPF
+// 3×3/3 pool, face_landmark's float [1,96,96,32] 2×2/2 pool and yolo11n's int8 [1,20,20,128] 5×5/1 SAME pool (its SPPF
 // block), at the current instruction-set level: go test ./ops/builtin
 // -bench MaxPool2D (TFLRUN_ISA=generic for the portable kernels).
 func BenchmarkMaxPool2D(b *testing.B) {
@@ -174,6 +174,7 @@ func BenchmarkMaxPool2D(b *testing.B) {
 		opts  Pool2DOptions
 	}{
 		{"f32_128x3x8_3x3s3", ops.Float32, []int{1, 128, 3, 8}, Pool2DOptions{Padding: ops.PaddingValid, StrideH: 3, StrideW: 3, FilterHeight: 3, FilterWidth: 3}},
+		{"f32_96x96x32_2x2s2", ops.Float32, []int{1, 96, 96, 32}, Pool2DOptions{Padding: ops.PaddingValid, StrideH: 2, StrideW: 2, FilterHeight: 2, FilterWidth: 2}},
 		{"i8_20x20x128_5x5s1", ops.Int8, []int{1, 20, 20, 128}, Pool2DOptions{Padding: ops.PaddingSame, StrideH: 1, StrideW: 1, FilterHeight: 5, FilterWidth: 5}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
