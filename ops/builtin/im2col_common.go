@@ -157,10 +157,29 @@ func copyRuns[T any](dst []T, dstStride int, src []T, srcStride, seg, run int) {
 	}
 }
 
-// fillValue sets every element of s to v.
+// fillValue sets every element of s to v: one at a time up to 32
+// elements (small enough to inline where depthwise kernels repeat a value
+// per multiplier channel), longer slices through fillLong.
 func fillValue[T any](s []T, v T) {
+	if len(s) > 32 {
+		fillLong(s, v)
+		return
+	}
 	for i := range s {
 		s[i] = v
+	}
+}
+
+// fillLong is fillValue for more than 32 elements: 32 stores, then copies
+// of what is filled so far, doubling (memmove runs at vector width; a
+// store per element of a 1536-value pool row cost more than the pool's
+// own maxima).
+func fillLong[T any](s []T, v T) {
+	for i := range s[:32] {
+		s[i] = v
+	}
+	for filled := 32; filled < len(s); filled *= 2 {
+		copy(s[filled:], s[:filled])
 	}
 }
 

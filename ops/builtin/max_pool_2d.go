@@ -29,7 +29,15 @@ type MaxPool2D struct {
 	// during Eval.
 	in, out *ops.Tensor
 	rowsFn  func(worker, lo, hi int)
+	// taps lists, for the direct paths, the window columns that some
+	// output pixel has inside the input with the run of output columns
+	// that have it (window.tapRun), taken once at Prepare.
+	taps []poolTap
 }
+
+// poolTap is one window column fx and the output columns [first, end)
+// whose window has it inside the input.
+type poolTap struct{ fx, first, end int }
 
 // NewMaxPool2D returns a MAX_POOL_2D kernel for one node.
 func NewMaxPool2D() ops.Kernel { return &MaxPool2D{} }
@@ -48,6 +56,17 @@ func (k *MaxPool2D) Prepare(n *ops.Node) error {
 	}
 	if k.p.sliding {
 		return k.max.request(n, &k.p, k.p.typ.Size())
+	}
+	k.taps = k.taps[:0]
+	if k.p.batches > 0 {
+		// The direct path's budget (chooseSliding) bounds the taps
+		// that matter by the input and output sizes.
+		lo, hi := k.p.w.tapRange()
+		for fx := lo; fx < hi; fx++ {
+			if first, end := k.p.w.tapRun(fx); first < end {
+				k.taps = append(k.taps, poolTap{fx, first, end})
+			}
+		}
 	}
 	return nil
 }
@@ -78,19 +97,19 @@ func (k *MaxPool2D) rows(worker, lo, hi int) {
 	p, in, out := &k.p, k.in, k.out
 	switch p.typ {
 	case ops.Float32:
-		maxPoolF32(p, in.Float32s(), out.Float32s(), lo, hi)
+		maxPoolF32(p, k.taps, in.Float32s(), out.Float32s(), lo, hi)
 	case ops.Int8:
-		maxPool(p, in.Int8s(), out.Int8s(), math.MinInt8, int8(p.qMin), int8(p.qMax), lo, hi)
+		maxPoolRows(p, k.taps, in.Int8s(), out.Int8s(), int8(p.qMin), int8(p.qMax), math.MaxInt8, arch.MaxBlocksInt8, lo, hi)
 	case ops.Uint8:
-		maxPool(p, in.Data, out.Data, 0, uint8(p.qMin), uint8(p.qMax), lo, hi)
+		maxPoolRows(p, k.taps, in.Data, out.Data, uint8(p.qMin), uint8(p.qMax), math.MaxUint8, arch.MaxBlocksUint8, lo, hi)
 	case ops.Int16:
-		maxPool(p, in.Int16s(), out.Int16s(), math.MinInt16, int16(p.qMin), int16(p.qMax), lo, hi)
+		maxPoolRows(p, k.taps, in.Int16s(), out.Int16s(), int16(p.qMin), int16(p.qMax), math.MaxInt16, arch.MaxBlocksInt16, lo, hi)
 	}
 }
 
 // maxPool runs the window maximum over channels-innermost rows, one
-// output pixel at a time: the integer kernels, and the reference the float
-// kernel maxPoolF32 is tested against.
+// output pixel at a time: the reference the row kernels maxPoolF32 and
+// maxPoolRows are tested against.
 func maxPool[T float32 | int8 | uint8 | int16](p *pool2D, x, o []T, lowest, lo, hi T, rowLo, rowHi int) {
 	depth, rowStride := p.depth, p.w.in*p.depth
 	_ = p.eachRows(rowLo, rowHi, func(oi, img, yLo, yHi, xLo, xHi int) error {
@@ -120,6 +139,42 @@ func maxPool[T float32 | int8 | uint8 | int16](p *pool2D, x, o []T, lowest, lo, 
 	})
 }
 
+// maxPoolRows is the integer MAX_POOL_2D, one output row at a time, as
+// maxPoolF32 runs the float one: each window tap (fy, fx) is one blocks
+// call (arch.MaxBlocksInt8 and its twins) over the run of output pixels
+// that have it. The row starts at the activation's lower bound lo instead
+// of the type's lowest value: max(lo, window maximum) is the maximum
+// clamped from below, and lo for an empty window, as maxPool gives; the
+// upper clamp runs only when hi is below the type's highest value top.
+// Integer maxima do not depend on the order, so the result is maxPool's.
+func maxPoolRows[T int8 | uint8 | int16](p *pool2D, taps []poolTap, x, o []T, lo, hi, top T,
+	blocks func(dst, src []T, n, width, dstStride, srcStride int), rowLo, rowHi int) {
+	depth, sw := p.depth, p.w.stride
+	rowIn, rowOut := p.w.in*depth, p.w.out*depth
+	if rowOut == 0 {
+		return
+	}
+	for r := rowLo; r < rowHi; r++ {
+		b, oy := r/p.h.out, r%p.h.out
+		img := b * p.h.in * rowIn
+		dst := o[r*rowOut : (r+1)*rowOut]
+		fillValue(dst, lo)
+		yo, fyLo, fyHi := p.h.span(oy)
+		for fy := fyLo; fy < fyHi; fy++ {
+			row := x[img+(yo+fy)*rowIn : img+(yo+fy+1)*rowIn]
+			for _, t := range taps {
+				ix := t.first*sw - p.w.pad + t.fx
+				blocks(dst[t.first*depth:], row[ix*depth:], t.end-t.first, depth, depth, sw*depth)
+			}
+		}
+		if hi < top {
+			for i, v := range dst {
+				dst[i] = min(v, hi)
+			}
+		}
+	}
+}
+
 // tapRange returns the taps [lo, hi) that some output position's window
 // has inside the input (tapRun(t) is empty for every other t), so that a
 // loop over taps costs what the input has, not what the filter declares:
@@ -147,7 +202,7 @@ func (w *window) tapRange() (lo, hi int) {
 // same bits, ±0 and NaN included. On ditto_v1_lstm's [4, 32, 64, 16] →
 // [4, 16, 32, 16] pool this is 32 calls per row instead of a scalar loop
 // per pixel and tap.
-func maxPoolF32(p *pool2D, x, o []float32, rowLo, rowHi int) {
+func maxPoolF32(p *pool2D, taps []poolTap, x, o []float32, rowLo, rowHi int) {
 	depth, sw := p.depth, p.w.stride
 	rowIn, rowOut := p.w.in*depth, p.w.out*depth
 	if rowOut == 0 {
@@ -161,14 +216,9 @@ func maxPoolF32(p *pool2D, x, o []float32, rowLo, rowHi int) {
 		yo, fyLo, fyHi := p.h.span(oy)
 		for fy := fyLo; fy < fyHi; fy++ {
 			row := x[img+(yo+fy)*rowIn : img+(yo+fy+1)*rowIn]
-			fxLo, fxHi := p.w.tapRange()
-			for fx := fxLo; fx < fxHi; fx++ {
-				first, end := p.w.tapRun(fx)
-				if first >= end {
-					continue
-				}
-				ix := first*sw - p.w.pad + fx
-				arch.MaxBlocksF32(dst[first*depth:], row[ix*depth:], end-first, depth, depth, sw*depth)
+			for _, t := range taps {
+				ix := t.first*sw - p.w.pad + t.fx
+				arch.MaxBlocksF32(dst[t.first*depth:], row[ix*depth:], t.end-t.first, depth, depth, sw*depth)
 			}
 		}
 		arch.VecClamp(dst, p.fMin, p.fMax)

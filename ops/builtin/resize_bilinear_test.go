@@ -121,3 +121,74 @@ func TestResizeBilinearInteger(t *testing.T) {
 		}
 	}
 }
+
+// TestResizeBilinearInt8MatchesInt64 holds the int32 int8 kernel to the
+// int64 one TFLite's ResizeBilinearInteger spells (resizeBilinearInteger)
+// byte for byte: random sizes up and down, every corner option
+// (half-pixel centres extrapolate left of the first pixel, w1 < 0), depths
+// 1..40 and values at both ends of the range.
+func TestResizeBilinearInt8MatchesInt64(t *testing.T) {
+	r := lcg(83)
+	for trial := 0; trial < 300; trial++ {
+		shape := []int{r.intn(1, 2), r.intn(1, 9), r.intn(1, 9), r.intn(1, 40)}
+		x := make([]int32, prod(shape))
+		for i := range x {
+			switch r.intn(0, 3) {
+			case 0:
+				x[i] = -128
+			case 1:
+				x[i] = 127
+			default:
+				x[i] = int32(r.intn(-128, 127))
+			}
+		}
+		opts := &ResizeOptions{}
+		switch trial % 3 {
+		case 1:
+			opts.AlignCorners = true
+		case 2:
+			opts.HalfPixelCenters = true
+		}
+		h, w := int32(r.intn(1, 20)), int32(r.intn(1, 20))
+		in := tensorOf(ops.Int8, shape, toInt8(x))
+		k := NewResizeBilinear()
+		out := resizeRun(t, k, opts, in, h, w)
+		want := make([]int8, out.NumElements())
+		kb := k.(*ResizeBilinear)
+		resizeBilinearInteger(kb, in.Int8s(), want, 0, kb.g.batch*kb.g.outH)
+		for i, v := range out.Int8s() {
+			if v != want[i] {
+				t.Fatalf("%v→%dx%d %+v: output %d is %d, the int64 loop gives %d", shape, h, w, *opts, i, v, want[i])
+			}
+		}
+	}
+}
+
+// BenchmarkResizeBilinearInt8 times movenet's int8 ×2 upsampling
+// [1,24,24,64] → [1,48,48,64] through Eval (int32) and the int64 loop in
+// one run: go test ./ops/builtin -bench ResizeBilinearInt8.
+func BenchmarkResizeBilinearInt8(b *testing.B) {
+	shape := []int{1, 24, 24, 64}
+	x := make([]int8, prod(shape))
+	for i := range x {
+		x[i] = int8(i * 7)
+	}
+	n := node(&ResizeOptions{}, []*ops.Tensor{tensorOf(ops.Int8, shape, x), c32(48, 48)}, outTensor(ops.Int8))
+	k := NewResizeBilinear()
+	if err := prepare(k, n); err != nil {
+		b.Fatal(err)
+	}
+	kb := k.(*ResizeBilinear)
+	b.Run("int32", func(b *testing.B) {
+		for b.Loop() {
+			if err := k.Eval(n); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("int64", func(b *testing.B) {
+		for b.Loop() {
+			resizeBilinearInteger(kb, x, n.Outputs[0].Int8s(), 0, 48)
+		}
+	})
+}

@@ -246,8 +246,86 @@ func (k *Softmax) evalRows(worker, lo, hi int) {
 	}
 }
 
-// softmaxQuant is the quantised row loop shared by int8 and uint8 inputs.
+// softmaxQuant is the quantised row loop shared by int8 and uint8 inputs,
+// TFLite's optimized_ops Softmax with its float table: the row's maximum,
+// the float32 sum of its table entries in order, one reciprocal, then each
+// value's entry times it, rounded and offset. It gives softmaxQuantRef's
+// bits with less work per value: table indices are bytes (no bounds
+// check) and, since every rescaled probability p of the row lies in
+// [0, inv] (the largest entry is e^0 = 1), a row with inv < 2^23 rounds
+// p half away from zero (std::round, roundf) by truncating and comparing
+// the exact remainder with 1/2, with no range checks; other rows go to
+// softmaxQuantRef.
 func softmaxQuant[T int8 | uint8](k *Softmax, x []T, out *ops.Tensor, lo, hi int) {
+	d := k.depth
+	var o8 []int8
+	var u8 []uint8
+	var o16 []int16
+	switch out.Type {
+	case ops.Int8:
+		o8 = out.Int8s()
+	case ops.Uint8:
+		u8 = out.Uint8s()
+	default:
+		o16 = out.Int16s()
+	}
+	tab, zp := &k.table, k.outZP
+	for r := lo; r < hi; r++ {
+		xr := x[r*d : r*d+d]
+		maxVal := int32(xr[0])
+		for _, v := range xr {
+			maxVal = max(maxVal, int32(v))
+		}
+		off := 255 - maxVal // off + v is in [0, 255] for every v of the row
+		var sum float32
+		for _, v := range xr {
+			sum += tab[uint8(off+int32(v))]
+		}
+		inv := float32(1) / float32(sum*k.outScale)
+		if !(inv < 1<<23) {
+			softmaxQuantRef(k, x, out, r, r+1)
+			continue
+		}
+		switch {
+		case u8 != nil:
+			// TFLite's uint8 output truncates p + 0.5.
+			dst := u8[r*d : r*d+d]
+			for i, v := range xr {
+				p := float32(tab[uint8(off+int32(v))] * inv)
+				dst[i] = uint8(min(int32(float32(p+0.5)), 255))
+			}
+		case o8 != nil:
+			dst := o8[r*d : r*d+d]
+			for i, v := range xr {
+				dst[i] = int8(ops.ClampInt32(roundPosF32(float32(tab[uint8(off+int32(v))]*inv))+zp, math.MinInt8, math.MaxInt8))
+			}
+		default:
+			dst := o16[r*d : r*d+d]
+			for i, v := range xr {
+				q := roundPosF32(float32(tab[uint8(off+int32(v))]*inv)) + zp
+				dst[i] = int16(ops.ClampInt32(q, math.MinInt16, math.MaxInt16))
+			}
+		}
+	}
+}
+
+// roundPosF32 is f32ToInt32(roundf(p)) for p in [0, 2^23): the truncation
+// t and the remainder p - t are exact there, and p rounds up exactly when
+// the remainder is at least 1/2 (half away from zero).
+func roundPosF32(p float32) int32 {
+	t := int32(p)
+	if p-float32(t) >= 0.5 {
+		t++
+	}
+	return t
+}
+
+// softmaxQuantRef is the quantised row loop of TFLite's optimized_ops
+// Softmax (the float table) as written there, one row and one value at a
+// time: the reference softmaxQuant is tested against, and softmaxQuant's
+// path for a row whose largest rescaled probability is not below 2^23
+// (an output scale far smaller than 1/256).
+func softmaxQuantRef[T int8 | uint8](k *Softmax, x []T, out *ops.Tensor, lo, hi int) {
 	d := k.depth
 	var o8 []int8
 	var u8 []uint8

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -162,4 +163,113 @@ func TestSoftmaxInt16(t *testing.T) {
 	wantPrepareError(t, NewSoftmax(), node(&SoftmaxOptions{Beta: 1}, []*ops.Tensor{x(0)}, q(outTensor(ops.Int16), 1.0/256, 0)), "output 0", "2^-15")
 	wantPrepareError(t, NewSoftmax(), node(&SoftmaxOptions{Beta: 0}, []*ops.Tensor{x(0)}, q(outTensor(ops.Int16), 1.0/32768, 0)), "input 0", "multiplier")
 	wantPrepareError(t, NewSoftmax(), node(&SoftmaxOptions{Beta: 1}, []*ops.Tensor{x(0)}, q(outTensor(ops.Int8), 1.0/256, -128)), "output 0", "int8")
+}
+
+// BenchmarkSoftmaxInt8 times int8 SOFTMAX on yolo11n's two shapes: the
+// distribution-focal-loss rows of 16 ([1,4,16,8400] transposed to rows of
+// 16) and the attention rows of 400: go test ./ops/builtin -bench
+// SoftmaxInt8 (kernel: softmaxQuant through Eval; ref: softmaxQuantRef).
+func BenchmarkSoftmaxInt8(b *testing.B) {
+	for _, shape := range [][]int{{33600, 16}, {800, 400}} {
+		b.Run(fmt.Sprintf("rows%dx%d", shape[0], shape[1]), func(b *testing.B) {
+			r := lcg(5)
+			x := make([]int8, shape[0]*shape[1])
+			for i := range x {
+				x[i] = int8(r.intn(-128, 127))
+			}
+			n := node(&SoftmaxOptions{Beta: 1}, []*ops.Tensor{q(tensorOf(ops.Int8, shape, x), 0.17, -20)}, q(outTensor(ops.Int8), 1.0/256, -128))
+			k := NewSoftmax()
+			if err := prepare(k, n); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(x)))
+			b.Run("kernel", func(b *testing.B) {
+				for b.Loop() {
+					if err := k.Eval(n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("ref", func(b *testing.B) { // TFLite's loop as written
+				for b.Loop() {
+					softmaxQuantRef(k.(*Softmax), n.Inputs[0].Int8s(), n.Outputs[0], 0, shape[0])
+				}
+			})
+		})
+	}
+}
+
+// TestSoftmaxQuantMatchesRef holds the quantised row loop to TFLite's
+// loop as written (softmaxQuantRef), bit for bit: int8 and uint8 inputs,
+// every output type, row lengths 1..70, input scales and betas from flat
+// to steep tables, rows of equal values and of both extremes, and output
+// scales small enough that a row takes the reference path.
+func TestSoftmaxQuantMatchesRef(t *testing.T) {
+	r := lcg(29)
+	for trial := 0; trial < 400; trial++ {
+		inT := []ops.DataType{ops.Int8, ops.Uint8}[trial%2]
+		outT := inT
+		outScale, outZP := float32(1.0/256), int64(0)
+		switch trial % 6 {
+		case 0, 1:
+			if inT == ops.Int8 {
+				outZP = -128
+			}
+		case 2, 3:
+			outT, outScale, outZP = ops.Int16, 1.0/32768, 0
+		case 4:
+			outT, outScale, outZP = ops.Int16, 1.0/65536, -32768
+		case 5:
+			outT, outScale, outZP = ops.Int16, 1e-9, int64(r.intn(-5, 5)) // inv ≥ 2^23: the reference path
+		}
+		depth := r.intn(1, 70)
+		rows := r.intn(1, 6)
+		shape := []int{rows, depth}
+		inScale := []float32{0.001, 0.02, 0.1, 0.17, 0.5, 2}[r.intn(0, 5)]
+		beta := []float32{1, 0.3, 1.7}[r.intn(0, 2)]
+		raw := make([]byte, rows*depth)
+		mode := r.intn(0, 3)
+		for i := range raw {
+			switch mode {
+			case 0:
+				raw[i] = byte(r.intn(0, 255))
+			case 1:
+				raw[i] = byte(r.intn(0, 1) * 255) // both extremes (as int8: -1 and 0; 0x80 and 0x7f below)
+			case 2:
+				raw[i] = 0x80 - byte(r.intn(0, 1))
+			default:
+				raw[i] = 7
+			}
+		}
+		in := q(tensorOf(inT, shape, raw), inScale, int64(r.intn(0, 3)))
+		n := node(&SoftmaxOptions{Beta: beta}, []*ops.Tensor{in}, q(outTensor(outT), outScale, outZP))
+		k := NewSoftmax()
+		if err := prepare(k, n); err != nil {
+			t.Fatal(err)
+		}
+		if err := k.Eval(n); err != nil {
+			t.Fatal(err)
+		}
+		want := q(&ops.Tensor{Type: outT, Shape: shape, Data: make([]byte, len(n.Outputs[0].Data))}, outScale, outZP)
+		sk := k.(*Softmax)
+		if inT == ops.Int8 {
+			softmaxQuantRef(sk, in.Int8s(), want, 0, rows)
+		} else {
+			softmaxQuantRef(sk, in.Uint8s(), want, 0, rows)
+		}
+		for i := range want.Data {
+			if n.Outputs[0].Data[i] != want.Data[i] {
+				t.Fatalf("%s→%s scale %g beta %g, out scale %g zp %d, rows %d×%d: byte %d is %d, the reference loop gives %d",
+					inT, outT, inScale, beta, outScale, outZP, rows, depth, i, n.Outputs[0].Data[i], want.Data[i])
+			}
+		}
+	}
+}
+
+func TestRoundPosF32(t *testing.T) {
+	for _, p := range []float32{0, 0.49999997, 0.5, 0.50000006, 1.4999999, 1.5, 2.5, 127.5, 255.49998, 8388607.5, 1e-45} {
+		if got, want := roundPosF32(p), f32ToInt32(roundf(p)); got != want {
+			t.Errorf("roundPosF32(%v) = %d, roundf gives %d", p, got, want)
+		}
+	}
 }
