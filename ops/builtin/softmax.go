@@ -17,7 +17,8 @@ import (
 //
 // Type paths (input → output):
 //
-//   - float32 → float32, computed in float64 and rounded;
+//   - float32 → float32: TFLite's x86 builtin kernel bit for bit
+//     (optimized_ops::Softmax through Eigen; see softmaxFloatEigen);
 //
 //   - int8 → int8, uint8 → uint8, int8 → int16, uint8 → int16: TFLite's
 //     builtin kernel on x86 (optimized_ops::Softmax with the float table of
@@ -219,24 +220,7 @@ func (k *Softmax) evalRows(worker, lo, hi int) {
 	in, out, d := k.in, k.out, k.depth
 	switch in.Type {
 	case ops.Float32:
-		x, y := in.Float32s(), out.Float32s()
-		beta := float64(k.beta)
-		for r := lo; r < hi; r++ {
-			xr, yr := x[r*d:r*d+d], y[r*d:r*d+d]
-			mx := xr[0]
-			for _, v := range xr {
-				mx = max(mx, v)
-			}
-			sum := 0.0
-			for i, v := range xr {
-				e := math.Exp((float64(v) - float64(mx)) * beta)
-				sum += e
-				yr[i] = float32(e)
-			}
-			for i, v := range yr {
-				yr[i] = float32(float64(v) / sum)
-			}
-		}
+		softmaxFloatEigen(in.Float32s(), out.Float32s(), k.rows*d, d, k.beta, lo, hi)
 	case ops.Int8:
 		softmaxQuant(k, in.Int8s(), out, lo, hi)
 	case ops.Uint8:
