@@ -8,15 +8,15 @@ import "math"
 // registration.
 
 //go:noescape
-func expEigenAVX2(dst, x *float32, n int, c *[12][8]uint32)
+func expEigenAVX2(dst, x *float32, n int, c *[13][8]uint32)
 
 // expEigenConsts are the kernel's constants, those of expEigenLane, each
 // in 8 lanes.
-var expEigenConsts = func() (t [12][8]uint32) {
+var expEigenConsts = func() (t [13][8]uint32) {
 	f := math.Float32bits
 	vals := [...]uint32{
 		f(eigenExpHi), f(0.5), f(eigenExpLog2e), f(eigenExpC1), f(eigenExpC2),
-		f(eigenExpP2), f(eigenExpP3), f(eigenExpP4), f(eigenExpP5), f(eigenExpP6), f(1), 127,
+		f(eigenExpP2), f(eigenExpP3), f(eigenExpP4), f(eigenExpP5), f(eigenExpP6), f(1), 127, f(eigenExpLo),
 	}
 	for i, v := range vals {
 		for j := range t[i] {
@@ -27,10 +27,12 @@ var expEigenConsts = func() (t [12][8]uint32) {
 }()
 
 // expEigenAVX2Lanes runs the kernel, which computes every lane on the
-// fast path (2^m in the exponent field), on the blocks of 64 (and the
-// last multiple of 8) whose inputs all lie in [-87, 87]; blocks holding
-// another value (NaN, ±Inf, a masked logit) and the remainder go to
-// expEigenGeneric. Deciding before the kernel runs keeps dst = x allowed.
+// fast path (2^m in the exponent field) and sets those below -104 (a
+// masked logit, -Inf) to 0, on the blocks of 64 (and the last multiple
+// of 8) whose inputs all lie below -104 or in [-87, 87]; blocks holding
+// another value (NaN, +Inf, a subnormal result's range) and the
+// remainder go to expEigenGeneric. Deciding before the kernel runs keeps
+// dst = x allowed.
 func expEigenAVX2Lanes(dst, x []float32) {
 	dst = dst[:len(x)]
 	n8 := len(x) &^ 7
@@ -38,7 +40,7 @@ func expEigenAVX2Lanes(dst, x []float32) {
 		xs := x[off:min(off+64, n8)]
 		fast := true
 		for _, v := range xs {
-			if !(v >= -eigenExpFast && v <= eigenExpFast) {
+			if !(v < eigenExpLo || v >= -eigenExpFast && v <= eigenExpFast) {
 				fast = false
 				break
 			}

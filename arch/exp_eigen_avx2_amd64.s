@@ -3,8 +3,9 @@
 // AVX2 kernel of ExpEigenF32 (exp_eigen.go): Eigen's pexp_float on 8
 // lanes at a time, every step one VMULPS or VADDPS (rounded apart, as
 // Eigen's pmadd without FMA), floor by VROUNDPS, 2^m built in the exponent
-// field (VCVTTPS2DQ, +127, shift by 23). Only the fast path: the caller
-// recomputes lanes outside [-87, 87] and NaN lanes.
+// field (VCVTTPS2DQ, +127, shift by 23), lanes below -104 set to 0. Only
+// the fast path: the caller gives blocks with a lane in [-104, -87), above
+// 87 or NaN to the portable code.
 
 #include "textflag.h"
 
@@ -21,8 +22,9 @@
 #define C_P6 288
 #define C_ONE 320
 #define C_BIAS 352
+#define C_LO 384
 
-// func expEigenAVX2(dst, x *float32, n int, c *[12][8]uint32)
+// func expEigenAVX2(dst, x *float32, n int, c *[13][8]uint32)
 //
 // n is a multiple of 8. DI dst, SI x, CX n, R8 constants; Y14 the clamp.
 TEXT ·expEigenAVX2(SB), NOSPLIT, $0-32
@@ -36,6 +38,7 @@ TEXT ·expEigenAVX2(SB), NOSPLIT, $0-32
 
 loop:
 	VMOVUPS    (SI), Y0
+	VCMPPS     $1, C_LO(R8), Y0, Y1
 	VMINPS     Y0, Y14, Y2
 	VMULPS     C_LOG2E(R8), Y2, Y3
 	VADDPS     C_HALF(R8), Y3, Y3
@@ -60,6 +63,7 @@ loop:
 	VPADDD     C_BIAS(R8), Y3, Y3
 	VPSLLD     $23, Y3, Y3
 	VMULPS     Y3, Y7, Y7
+	VANDNPS    Y7, Y1, Y7
 	VMOVUPS    Y7, (DI)
 	ADDQ       $32, SI
 	ADDQ       $32, DI

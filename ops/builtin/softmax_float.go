@@ -31,12 +31,15 @@ func softmaxFloatEigen(x, y []float32, total, depth int, beta float32, lo, hi in
 	for r := lo; r < hi; r++ {
 		s := r * depth
 		xr, yr := x[s:s+depth], y[s:s+depth]
-		mx := xr[0]
-		for _, v := range xr {
-			mx = max(mx, v)
-		}
-		for i, v := range xr {
-			yr[i] = float32(v-mx) * beta
+		mx := rowMaxF32(xr)
+		if beta == 1 {
+			for i, v := range xr {
+				yr[i] = v - mx
+			}
+		} else {
+			for i, v := range xr {
+				yr[i] = float32(v-mx) * beta
+			}
 		}
 		p := min(depth, max(0, packets-s))
 		arch.ExpEigenF32(yr[:p], yr[:p])
@@ -75,26 +78,36 @@ func eigenColumnSum(e []float32, start int) float32 {
 	}
 	size2 := (n - a) / 8 * 8
 	end, end2 := a+size, a+size2
-	var p0 [4]float32
-	copy(p0[:], e[a:a+4])
+	// The two packet accumulators, lane by lane in locals (registers).
+	q := e[a : a+4 : a+4]
+	p00, p01, p02, p03 := q[0], q[1], q[2], q[3]
 	if size > 4 {
-		var p1 [4]float32
-		copy(p1[:], e[a+4:a+8])
+		q = e[a+4 : a+8 : a+8]
+		p10, p11, p12, p13 := q[0], q[1], q[2], q[3]
 		for i := a + 8; i < end2; i += 8 {
-			for l := range 4 {
-				p0[l] += e[i+l]
-				p1[l] += e[i+4+l]
-			}
+			q := e[i : i+8 : i+8]
+			p00 += q[0]
+			p01 += q[1]
+			p02 += q[2]
+			p03 += q[3]
+			p10 += q[4]
+			p11 += q[5]
+			p12 += q[6]
+			p13 += q[7]
 		}
-		for l := range 4 {
-			p0[l] += p1[l]
-		}
+		p00 += p10
+		p01 += p11
+		p02 += p12
+		p03 += p13
 		if end > end2 {
-			for l := range 4 {
-				p0[l] += e[end2+l]
-			}
+			q := e[end2 : end2+4 : end2+4]
+			p00 += q[0]
+			p01 += q[1]
+			p02 += q[2]
+			p03 += q[3]
 		}
 	}
+	p0 := [4]float32{p00, p01, p02, p03}
 	res := (p0[0] + p0[2]) + (p0[1] + p0[3])
 	for _, v := range e[:a] {
 		res += v
@@ -103,4 +116,38 @@ func eigenColumnSum(e []float32, start int) float32 {
 		res += v
 	}
 	return res
+}
+
+// rowMaxF32 is the largest element of x (len(x) > 0), NaN if any element
+// is NaN (as the max builtin, with four running maxima for speed).
+func rowMaxF32(x []float32) float32 {
+	m0, m1, m2, m3 := x[0], x[0], x[0], x[0]
+	nan := false
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		q := x[i : i+4 : i+4]
+		if q[0] > m0 {
+			m0 = q[0]
+		}
+		if q[1] > m1 {
+			m1 = q[1]
+		}
+		if q[2] > m2 {
+			m2 = q[2]
+		}
+		if q[3] > m3 {
+			m3 = q[3]
+		}
+		nan = nan || q[0] != q[0] || q[1] != q[1] || q[2] != q[2] || q[3] != q[3]
+	}
+	for _, v := range x[i:] {
+		if v > m0 {
+			m0 = v
+		}
+		nan = nan || v != v
+	}
+	if nan {
+		return float32(math.NaN())
+	}
+	return max(m0, m1, m2, m3)
 }
