@@ -3,6 +3,7 @@ package builtin
 import (
 	"errors"
 	"fmt"
+	"github.com/tflrun/tflrun/arch"
 	"math"
 
 	"github.com/tflrun/tflrun/ops"
@@ -10,7 +11,9 @@ import (
 
 // HardSwish is the kernel of TFLite's HARD_SWISH operator,
 // y = x·min(6, max(0, x + 3))/6:
-//   - float32: in float32, in TFLite's reference order of operations;
+//   - float32: TFLite's x86 optimised loop bit for bit,
+//     (x·min(6, max(0, x+3)))·(1/6) in float32 (arch.HardSwishF32, an
+//     AVX2 kernel beside its portable twin);
 //   - int8 and uint8 (per-tensor quantisation, any scales and zero
 //     points): TFLite's quantised reference arithmetic
 //     (reference_ops::HardSwish, which its optimised kernel runs on x86,
@@ -157,8 +160,6 @@ func (k *HardSwish) part(lo, hi int) {
 		lookup8(in.Data[lo:hi], out.Data[lo:hi], &k.lut)
 		return
 	}
-	o := out.Float32s()[lo:hi]
-	for i, x := range in.Float32s()[lo:hi] {
-		o[i] = x * min(6, max(0, x+3)) / 6
-	}
+	// TFLite's x86 float loop: (x·relu6(x+3))·(1/6), arch.HardSwishF32.
+	arch.HardSwishF32(out.Float32s()[lo:hi], in.Float32s()[lo:hi])
 }
