@@ -133,7 +133,11 @@ func (k *MirrorPad) source(d, i int) int {
 	return i
 }
 
-// Eval fills the output element by element.
+// Eval fills the output row by row. The dimensions inside the innermost
+// padded one are as contiguous in the output as in the input, so they
+// move as one block; along the innermost padded dimension the part that
+// mirrors nothing (the input's own run) is one copy, and only the
+// reflected edges go block by block.
 func (k *MirrorPad) Eval(n *ops.Node) error {
 	in, out := n.Input(0), n.Output(0)
 	if in == nil || out == nil {
@@ -146,27 +150,47 @@ func (k *MirrorPad) Eval(n *ops.Node) error {
 		return nil
 	}
 	rank := len(k.outShape)
-	eb := k.elem
 	if rank == 0 {
-		copy(out.Data[:eb], in.Data)
+		copy(out.Data[:k.elem], in.Data)
 		return nil
 	}
+	// last: the innermost dimension with padding (0 if none); block: the
+	// bytes of one element of it (the dimensions inside it and the
+	// element size).
+	last := 0
+	for d := range rank {
+		if k.outShape[d] != k.inShape[d] {
+			last = d
+		}
+	}
+	block := k.elem
+	for d := last + 1; d < rank; d++ {
+		block *= k.inShape[d]
+	}
+	// inRow: the input's bytes per step of dimension last.
+	inRow := block * k.inShape[last]
+	dst, src := out.Data, in.Data
 	clear(k.pos)
-	last := rank - 1
+	lo, w := k.before[last], k.inShape[last]
 	o := 0
 	for {
-		off, stride := 0, 1
-		for d := last; d >= 1; d-- {
+		// The input offset of the row the outer positions select.
+		off, stride := 0, inRow
+		for d := last - 1; d >= 0; d-- {
+			off += k.source(d, k.pos[d]) * stride
 			stride *= k.inShape[d]
 		}
-		for d := 0; d < last; d++ {
-			off += k.source(d, k.pos[d]) * stride
-			stride /= max(k.inShape[d+1], 1)
+		row := src[off : off+inRow]
+		for j := 0; j < lo; j++ {
+			s := k.source(last, j) * block
+			copy(dst[o:o+block], row[s:s+block])
+			o += block
 		}
-		for j := 0; j < k.outShape[last]; j++ {
-			s := (off + k.source(last, j)) * eb
-			copy(out.Data[o:o+eb], in.Data[s:s+eb])
-			o += eb
+		o += copy(dst[o:o+inRow], row)
+		for j := lo + w; j < k.outShape[last]; j++ {
+			s := k.source(last, j) * block
+			copy(dst[o:o+block], row[s:s+block])
+			o += block
 		}
 		d := last - 1
 		for ; d >= 0; d-- {
