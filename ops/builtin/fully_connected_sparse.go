@@ -77,9 +77,12 @@ func (k *FullyConnected) prepareSparse(n *ops.Node, in, w, out *ops.Tensor) erro
 	} else if len(sp.TraversalOrder) != 2 || sp.TraversalOrder[0] != 0 || sp.TraversalOrder[1] != 1 || len(sp.BlockMap) != 0 {
 		return fmt.Errorf("%s: sparsity traversal %v with block map %v; TFLite's sparse kernels read rows, then columns", fcWeights, sp.TraversalOrder, sp.BlockMap)
 	}
-	if lv[0].DenseSize != k.units || block <= 0 || lv[1].DenseSize*block != k.cols || len(lv[1].Segments) != k.units+1 {
-		return fmt.Errorf("%s: sparsity (%d rows, %d column blocks of %d) does not describe the shape %v", fcWeights, lv[0].DenseSize, lv[1].DenseSize, block, w.Shape)
+	// (A CSR level's dense_size is not required by the format: the
+	// column blocks are cols/block.)
+	if lv[0].DenseSize != k.units || block <= 0 || k.cols%block != 0 || len(lv[1].Segments) != k.units+1 {
+		return fmt.Errorf("%s: sparsity (%d rows, %d segments, column blocks of %d) does not describe the shape %v", fcWeights, lv[0].DenseSize, len(lv[1].Segments)-1, block, w.Shape)
 	}
+	colBlocks := k.cols / block
 	switch k.path {
 	case fcFloat:
 		if block != 1 && block != 4 {
@@ -126,8 +129,8 @@ func (k *FullyConnected) prepareSparse(n *ops.Node, in, w, out *ops.Tensor) erro
 	}
 	s := &fcSparse{block: block, segs: lv[1].Segments, starts: make([]int, len(lv[1].Indices))}
 	for i, c := range lv[1].Indices {
-		if c < 0 || c >= lv[1].DenseSize {
-			return fmt.Errorf("%s: sparse column index %d out of range [0, %d)", fcWeights, c, lv[1].DenseSize)
+		if c < 0 || c >= colBlocks {
+			return fmt.Errorf("%s: sparse column index %d out of range [0, %d)", fcWeights, c, colBlocks)
 		}
 		s.starts[i] = c * block
 	}
