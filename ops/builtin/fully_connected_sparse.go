@@ -54,6 +54,15 @@ type fcSparse struct {
 	block  int
 	segs   []int
 	starts []int
+	stored int // stored values (the work of one batch row)
+	// One Eval's operands, read by the row functions (ops.Node.Parallel
+	// over the batch·units output elements, each written by one unit, so
+	// every thread count computes the same values).
+	xf, mf, of, bf []float32
+	x8, m8, o8     []int8
+	b32            []int32
+	sf             []float32
+	rowsFn         func(worker, lo, hi int)
 }
 
 // prepareSparse validates sparse weights for the chosen path and records
@@ -139,7 +148,16 @@ func (k *FullyConnected) prepareSparse(n *ops.Node, in, w, out *ops.Tensor) erro
 			return fmt.Errorf("%s: sparse segments %d..%d of row %d out of range", fcWeights, s.segs[r], s.segs[r+1], r)
 		}
 	}
+	s.stored = len(s.starts) * block
 	k.sp = s
+	switch k.path {
+	case fcFloat:
+		s.rowsFn = k.sparseFloatRows
+	case fcInt8:
+		s.rowsFn = k.sparseInt8Rows
+	case fcHybrid:
+		s.rowsFn = k.sparseHybridRows
+	}
 	if k.path == fcHybrid && k.opts.AsymmetricQuantizeInputs {
 		// TFLite sums the stored blocks; the others are zeros.
 		m := w.Int8s()
@@ -165,69 +183,78 @@ func blockName(b int) string {
 func (k *FullyConnected) evalSparse(n *ops.Node, in, w, bias, out *ops.Tensor) error {
 	switch k.path {
 	case fcFloat:
-		k.evalSparseFloat(in, w, bias, out)
+		k.evalSparseFloat(n, in, w, bias, out)
 	case fcInt8:
-		k.evalSparseInt8(in, w, bias, out)
+		k.evalSparseInt8(n, in, w, bias, out)
 	case fcHybrid:
 		return k.evalSparseHybrid(n, in, w, bias, out)
 	}
 	return nil
 }
 
-func (k *FullyConnected) evalSparseFloat(in, w, bias, out *ops.Tensor) {
-	s, units, cols, bs := k.sp, k.units, k.cols, k.sp.block
-	x, m, o := in.Float32s(), w.Float32s(), out.Float32s()
-	var bf []float32
+func (k *FullyConnected) evalSparseFloat(n *ops.Node, in, w, bias, out *ops.Tensor) {
+	s := k.sp
+	s.xf, s.mf, s.of = in.Float32s(), w.Float32s(), out.Float32s()
 	if bias != nil {
-		bf = bias.Float32s()[:units]
+		s.bf = bias.Float32s()[:k.units]
 	}
-	for b := 0; b < k.batch; b++ {
-		xr := x[b*cols : b*cols+cols]
-		for r := 0; r < units; r++ {
-			wr := m[r*cols : r*cols+cols]
-			var sum float32
-			for _, c0 := range s.starts[s.segs[r]:s.segs[r+1]] {
-				for c := c0; c < c0+bs; c++ {
-					sum += float32(wr[c] * xr[c])
-				}
+	n.Parallel(k.batch*k.units, k.batch*s.stored, s.rowsFn)
+	s.xf, s.mf, s.of, s.bf = nil, nil, nil, nil
+}
+
+// sparseFloatRows computes the output elements [lo, hi) (batch row
+// i/units, output row i%units).
+func (k *FullyConnected) sparseFloatRows(worker, lo, hi int) {
+	s, units, cols, bs := k.sp, k.units, k.cols, k.sp.block
+	for i := lo; i < hi; i++ {
+		b, r := i/units, i%units
+		xr, wr := s.xf[b*cols:b*cols+cols], s.mf[r*cols:r*cols+cols]
+		var sum float32
+		for _, c0 := range s.starts[s.segs[r]:s.segs[r+1]] {
+			for c := c0; c < c0+bs; c++ {
+				sum += float32(wr[c] * xr[c])
 			}
-			var bv float32
-			if bf != nil {
-				bv = bf[r]
-			}
-			o[b*units+r] = clampF32(sum+bv, k.fActMin, k.fActMax)
 		}
+		var bv float32
+		if s.bf != nil {
+			bv = s.bf[r]
+		}
+		s.of[i] = clampF32(sum+bv, k.fActMin, k.fActMax)
 	}
 }
 
-func (k *FullyConnected) evalSparseInt8(in, w, bias, out *ops.Tensor) {
-	s, units, cols := k.sp, k.units, k.cols
-	x, m, o := in.Int8s(), w.Int8s(), out.Int8s()
-	var b32 []int32
+func (k *FullyConnected) evalSparseInt8(n *ops.Node, in, w, bias, out *ops.Tensor) {
+	s := k.sp
+	s.x8, s.m8, s.o8 = in.Int8s(), w.Int8s(), out.Int8s()
 	if bias != nil {
-		b32 = bias.Int32s()[:units]
+		s.b32 = bias.Int32s()[:k.units]
 	}
+	n.Parallel(k.batch*k.units, k.batch*s.stored, s.rowsFn)
+	s.x8, s.m8, s.o8, s.b32 = nil, nil, nil, nil
+}
+
+// sparseInt8Rows computes the output elements [lo, hi).
+func (k *FullyConnected) sparseInt8Rows(worker, lo, hi int) {
+	s, units, cols := k.sp, k.units, k.cols
 	inOff := k.inOffset
-	for b := 0; b < k.batch; b++ {
-		xr := x[b*cols : b*cols+cols]
-		for r := 0; r < units; r++ {
-			wr := m[r*cols : r*cols+cols]
-			var acc int32
-			for _, c0 := range s.starts[s.segs[r]:s.segs[r+1]] {
-				for c := c0; c < c0+16; c++ {
-					acc += int32(wr[c]) * (int32(xr[c]) + inOff)
-				}
+	for i := lo; i < hi; i++ {
+		b, r := i/units, i%units
+		xr, wr := s.x8[b*cols:b*cols+cols], s.m8[r*cols:r*cols+cols]
+		var acc int32
+		for _, c0 := range s.starts[s.segs[r]:s.segs[r+1]] {
+			for c := c0; c < c0+16; c++ {
+				acc += int32(wr[c]) * (int32(xr[c]) + inOff)
 			}
-			if b32 != nil {
-				acc += b32[r]
-			}
-			mult, shift := k.mult, k.shift
-			if k.chanMult != nil {
-				mult, shift = k.chanMult[r], k.chanShift[r]
-			}
-			v := ops.MultiplyByQuantizedMultiplier(acc, mult, shift) + k.outOffset
-			o[b*units+r] = int8(ops.ClampInt32(v, k.actMin, k.actMax))
 		}
+		if s.b32 != nil {
+			acc += s.b32[r]
+		}
+		mult, shift := k.mult, k.shift
+		if k.chanMult != nil {
+			mult, shift = k.chanMult[r], k.chanShift[r]
+		}
+		v := ops.MultiplyByQuantizedMultiplier(acc, mult, shift) + k.outOffset
+		s.o8[i] = int8(ops.ClampInt32(v, k.actMin, k.actMax))
 	}
 }
 
@@ -294,25 +321,34 @@ func (k *FullyConnected) evalSparseHybrid(n *ops.Node, in, w, bias, out *ops.Ten
 				}
 			}
 		}
-		m := w.Int8s()
-		for b := 0; b < k.batch; b++ {
-			qr := q[b*cols : b*cols+cols]
-			for r := 0; r < units; r++ {
-				wr := m[r*cols : r*cols+cols]
-				var dot int32
-				for _, c0 := range s.starts[s.segs[r]:s.segs[r+1]] {
-					for c := c0; c < c0+16; c++ {
-						dot += int32(wr[c]) * int32(qr[c])
-					}
-				}
-				scale := sf[b]
-				if chanScale != nil {
-					scale *= chanScale[r]
-				}
-				o[b*units+r] += float32(float32(dot) * scale)
-			}
+		s.x8, s.m8, s.of, s.sf = q, w.Int8s(), o, sf
+		if chanScale != nil {
+			s.bf = chanScale
 		}
+		n.Parallel(total, k.batch*s.stored, s.rowsFn)
+		s.x8, s.m8, s.of, s.sf, s.bf = nil, nil, nil, nil, nil
 	}
 	applyActivationVector(o[:total], k.opts.Activation)
 	return nil
+}
+
+// sparseHybridRows adds the products of the quantised input to the output
+// elements [lo, hi); s.bf holds the per-channel scales (nil per-tensor).
+func (k *FullyConnected) sparseHybridRows(worker, lo, hi int) {
+	s, units, cols := k.sp, k.units, k.cols
+	for i := lo; i < hi; i++ {
+		b, r := i/units, i%units
+		qr, wr := s.x8[b*cols:b*cols+cols], s.m8[r*cols:r*cols+cols]
+		var dot int32
+		for _, c0 := range s.starts[s.segs[r]:s.segs[r+1]] {
+			for c := c0; c < c0+16; c++ {
+				dot += int32(wr[c]) * int32(qr[c])
+			}
+		}
+		scale := s.sf[b]
+		if s.bf != nil {
+			scale *= s.bf[r]
+		}
+		s.of[i] += float32(float32(dot) * scale)
+	}
 }
