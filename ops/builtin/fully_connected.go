@@ -91,6 +91,10 @@ type FullyConnected struct {
 	// sp is the block structure of sparse weights
 	// (fully_connected_sparse.go), nil for dense weights.
 	sp *fcSparse
+	// roundAway rescales int8 results with TFLite's
+	// MultiplyByQuantizedMultiplier (ties away from zero) instead of
+	// ruy's rounding: its sparse int8 kernel's arithmetic.
+	roundAway bool
 	// Scratch indices.
 	accScratch, qScratch, sfScratch, offScratch int
 	// Threading (ops.Node.Parallel) of the float and int8 paths: the
@@ -292,7 +296,11 @@ func (k *FullyConnected) Prepare(n *ops.Node) error {
 		return k.prepareShuffled(n, in, w, bias)
 	}
 	if w.Sparsity != nil {
-		return k.prepareSparse(n, in, w, out)
+		if err := k.prepareSparse(n, in, w, out); err != nil || k.sp != nil {
+			return err
+		}
+		// Sparse int8 weights take the dense int8 product (see
+		// fully_connected_sparse.go) with TFLite's sparse rounding.
 	}
 	if w.Type == ops.Int4 || w.Type == ops.Int2 {
 		if err := k.prepareInt4(n, in, w); err != nil {
@@ -630,7 +638,7 @@ func (k *FullyConnected) int8Rows(worker, lo, hi int) {
 			acc[i] = a
 		}
 		row := r.o8[b*units+u0 : b*units+u1]
-		if k.chanMult == nil && k.actMin >= -128 && k.actMax <= 127 {
+		if k.chanMult == nil && k.actMin >= -128 && k.actMax <= 127 && !k.roundAway {
 			// Per-tensor: the same arithmetic, vectorised.
 			arch.RequantizeInt8Up(row, acc, k.mult, k.shift, k.outOffset, k.actMin, k.actMax)
 			continue
@@ -640,8 +648,13 @@ func (k *FullyConnected) int8Rows(worker, lo, hi int) {
 			if k.chanMult != nil {
 				mult, shift = k.chanMult[u0+i], k.chanShift[u0+i]
 			}
-			v := ops.MultiplyByQuantizedMultiplierUp(a, mult, shift) + k.outOffset
-			row[i] = int8(ops.ClampInt32(v, k.actMin, k.actMax))
+			var v int32
+			if k.roundAway {
+				v = ops.MultiplyByQuantizedMultiplier(a, mult, shift)
+			} else {
+				v = ops.MultiplyByQuantizedMultiplierUp(a, mult, shift)
+			}
+			row[i] = int8(ops.ClampInt32(v+k.outOffset, k.actMin, k.actMax))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,30 +16,60 @@ import (
 // random cases against a direct reference that sums the stored values in
 // TFLite's order, and refused layouts.
 
-// withSparsity marks a dense constant weights tensor as stored sparse
-// with rows dense and columns compressed (block 1: random sparsity, else
-// 1×block blocks), as the loader leaves it: dense data, the structure in
-// Sparsity. All-zero blocks are not stored (sparse.Compress, as TFLite's
-// FormatConverter).
-func withSparsity(t *testing.T, w *ops.Tensor, block int) *ops.Tensor {
+// withSparsity marks a dense constant weights tensor [units, cols] as
+// stored sparse with rows dense and columns compressed (block 1: random
+// sparsity, else 1×block blocks), as the loader leaves it: dense data, the
+// structure in Sparsity. All-zero blocks are not stored, as TFLite's
+// FormatConverter does. (sparse.Compress builds the same metadata for
+// any layout, but in time quadratic in the size; TestWithSparsity
+// checks the two agree.)
+func withSparsity(t testing.TB, w *ops.Tensor, block int) *ops.Tensor {
 	t.Helper()
-	traversal, blockMap, sizes := []int{0, 1}, []int(nil), []int(nil)
-	formats := []sparse.Format{sparse.Dense, sparse.SparseCSR}
+	units, cols, elem := w.Shape[0], w.Shape[1], w.Type.Size()
+	segs := []int{0}
+	var idx []int
+	for r := 0; r < units; r++ {
+		for c := 0; c < cols; c += block {
+			row := w.Data[(r*cols+c)*elem : (r*cols+c+block)*elem]
+			if slices.ContainsFunc(row, func(b byte) bool { return b != 0 }) {
+				idx = append(idx, c/block)
+			}
+		}
+		segs = append(segs, len(idx))
+	}
+	s := &ops.Sparsity{TraversalOrder: []int{0, 1}, Levels: []ops.SparsityLevel{
+		{DenseSize: units}, {Compressed: true, Segments: segs, Indices: idx},
+	}}
 	if block > 1 {
-		traversal, blockMap, sizes = []int{0, 1, 2}, []int{1}, []int{block}
-		formats = append(formats, sparse.Dense)
-	}
-	p, _, err := sparse.Compress(w.Shape, traversal, blockMap, sizes, formats, w.Data, w.Type.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &ops.Sparsity{TraversalOrder: p.TraversalOrder, BlockMap: p.BlockMap}
-	for _, l := range p.Levels {
-		s.Levels = append(s.Levels, ops.SparsityLevel{Compressed: l.Format == sparse.SparseCSR, DenseSize: l.DenseSize, Segments: l.Segments, Indices: l.Indices})
+		s.TraversalOrder, s.BlockMap = []int{0, 1, 2}, []int{1}
+		s.Levels = append(s.Levels, ops.SparsityLevel{DenseSize: block})
 	}
 	w.Sparsity = s
 	w.Kind = ops.ConstTensor
 	return w
+}
+
+// TestWithSparsity checks withSparsity against sparse.Compress.
+func TestWithSparsity(t *testing.T) {
+	w := []float32{0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, -3, 0, 0, 0, 0, 0, 0}
+	for _, block := range []int{1, 4} {
+		traversal, blockMap, sizes := []int{0, 1}, []int(nil), []int(nil)
+		formats := []sparse.Format{sparse.Dense, sparse.SparseCSR}
+		if block > 1 {
+			traversal, blockMap, sizes = []int{0, 1, 2}, []int{1}, []int{block}
+			formats = append(formats, sparse.Dense)
+		}
+		wt := withSparsity(t, tensorOf(ops.Float32, []int{3, 8}, w), block)
+		p, _, err := sparse.Compress(wt.Shape, traversal, blockMap, sizes, formats, wt.Data, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := wt.Sparsity.Levels[1]
+		if !slices.Equal(got.Segments, p.Levels[1].Segments) || !slices.Equal(got.Indices, p.Levels[1].Indices) ||
+			p.Levels[0].DenseSize != 3 || (block > 1 && p.Levels[2].DenseSize != block) {
+			t.Fatalf("block %d: segments %v indices %v, Compress %+v", block, got.Segments, got.Indices, p.Levels)
+		}
+	}
 }
 
 var fcSparseInput = []float32{
@@ -556,5 +587,61 @@ func TestFullyConnectedSparseRefused(t *testing.T) {
 	n := node(&FullyConnectedOptions{}, []*ops.Tensor{fin(cols), wt}, outTensor(ops.Float32))
 	if err := prepare(NewFullyConnected(), n); err == nil || !strings.Contains(err.Error(), "byte") {
 		t.Errorf("hybrid block column 256: Prepare error %v", err)
+	}
+}
+
+// BenchmarkFullyConnectedSparse compares the sparse kernels with the
+// dense ones on the same weights (512×1024, 80% of the blocks zero,
+// batch 1, one thread).
+func BenchmarkFullyConnectedSparse(b *testing.B) {
+	const units, cols = 512, 1024
+	r := lcg(1)
+	for _, c := range []struct {
+		name  string
+		typ   ops.DataType
+		block int
+	}{{"float1x4", ops.Float32, 4}, {"int8_1x16", ops.Int8, 16}} {
+		wf := make([]float32, units*cols)
+		w8 := make([]int8, units*cols)
+		for i := 0; i < len(wf); i += c.block {
+			if r.float(0, 1) < 0.8 {
+				continue
+			}
+			for j := 0; j < c.block; j++ {
+				wf[i+j] = r.float(-1, 1)
+				w8[i+j] = int8(r.float(-127, 127))
+			}
+		}
+		for _, sparseW := range []bool{true, false} {
+			var n *ops.Node
+			if c.typ == ops.Float32 {
+				wt := constT(tensorOf(ops.Float32, []int{units, cols}, wf))
+				if sparseW {
+					withSparsity(b, wt, c.block)
+				}
+				n = node(&FullyConnectedOptions{}, []*ops.Tensor{tensorOf(ops.Float32, []int{1, cols}, make([]float32, cols)), wt}, outTensor(ops.Float32))
+			} else {
+				wt := q(constT(tensorOf(ops.Int8, []int{units, cols}, w8)), 0.01, 0)
+				if sparseW {
+					withSparsity(b, wt, c.block)
+				}
+				n = node(&FullyConnectedOptions{}, []*ops.Tensor{q(tensorOf(ops.Int8, []int{1, cols}, make([]int8, cols)), 0.1, 0), wt}, q(outTensor(ops.Int8), 1, 0))
+			}
+			k := NewFullyConnected()
+			if err := prepare(k, n); err != nil {
+				b.Fatal(err)
+			}
+			name := c.name + "/dense"
+			if sparseW {
+				name = c.name + "/sparse"
+			}
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					if err := k.Eval(n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
