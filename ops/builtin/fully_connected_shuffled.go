@@ -29,8 +29,9 @@ const fcShuffled4x16 = 1
 //     the dense path) and a clamp to the int16 range. The clamp ignores
 //     the fused activation as TFLite's optimised kernel (the builtin one)
 //     does;
-//   - output 1 is the workspace (uint8, at least batch·input_size
-//     elements): TFLite leaves the sign-flipped input in it, for batch 4
+//   - output 1 is the workspace (uint8, sized [batch, input_size] here,
+//     where TFLite keeps the declared shape and writes as many bytes into
+//     it): TFLite leaves the sign-flipped input in it, for batch 4
 //     interleaved by runs of 16 columns (run c of rows 0-3, then run c+1),
 //     and so does this kernel.
 
@@ -59,14 +60,12 @@ func (k *FullyConnected) prepareShuffled(n *ops.Node, in, w, bias *ops.Tensor) e
 	if ws.Type != ops.Uint8 {
 		return fmt.Errorf("output 1 (shuffled input workspace): type %s, need uint8", ws.Type)
 	}
-	// TFLite does not resize the workspace: its declared shape must hold
-	// the batch's input.
-	if e := ws.NumElements(); e < k.batch*k.cols {
-		return fmt.Errorf("output 1 (shuffled input workspace): %d elements, need at least batch·input_size = %d", e, k.batch*k.cols)
+	// TFLite leaves the workspace at its declared shape and writes
+	// batch·input_size bytes into it; tflrun sizes it to exactly that.
+	if ws.Kind == ops.ConstTensor {
+		return fmt.Errorf("output 1 (shuffled input workspace) is a constant")
 	}
-	if _, err := ops.ShapeElements(ws.Shape, 1); err != nil {
-		return fmt.Errorf("output 1 (shuffled input workspace): %v", err)
-	}
+	setShape(ws, []int{k.batch, k.cols})
 	k.path = fcShuffled
 	return nil
 }

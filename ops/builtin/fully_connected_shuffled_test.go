@@ -151,7 +151,7 @@ func TestFullyConnectedShuffledRefused(t *testing.T) {
 		{"cols 8", nil, shuffledNode(x4[:8], make([]uint8, 4*8), b4, 1, 4, 8, true, 0), "multiple of 16"},
 		{"no bias", func(n *ops.Node) { n.Inputs = n.Inputs[:2] }, shuffledNode(x4[:16], w, b4, 1, 4, 16, true, 0), "needs a bias"},
 		{"one output", func(n *ops.Node) { n.Outputs = n.Outputs[:1] }, shuffledNode(x4[:16], w, b4, 1, 4, 16, true, 0), "output"},
-		{"small workspace", func(n *ops.Node) { n.Outputs[1] = tensorOf(ops.Uint8, []int{8}, make([]uint8, 8)) }, shuffledNode(x4[:16], w, b4, 1, 4, 16, true, 0), "workspace"},
+		{"constant workspace", func(n *ops.Node) { n.Outputs[1] = constT(tensorOf(ops.Uint8, []int{16}, make([]uint8, 16))) }, shuffledNode(x4[:16], w, b4, 1, 4, 16, true, 0), "constant"},
 		{"int8 workspace", func(n *ops.Node) { n.Outputs[1] = tensorOf(ops.Int8, []int{16}, make([]int8, 16)) }, shuffledNode(x4[:16], w, b4, 1, 4, 16, true, 0), "need uint8"},
 		{"uint8 output", func(n *ops.Node) { n.Outputs[0] = q(outTensor(ops.Uint8), 1, 0) }, shuffledNode(x4[:16], w, b4, 1, 4, 16, true, 0), "int16 output"},
 		{"int64 bias", func(n *ops.Node) {
