@@ -61,6 +61,9 @@ type TensorInfo struct {
 	// Blockwise is a blockwise quantisation, nil for none (see
 	// ops.BlockwiseQuantization).
 	Blockwise *ops.BlockwiseQuantization
+	// Sparsity is the sparsity of a constant stored sparse (its data is
+	// densified at load), nil for none.
+	Sparsity *ops.Sparsity
 	// IsVariable marks persistent state (TFLite's is_variable).
 	IsVariable bool
 	// Buffer is the index of the tensor's buffer in the model (0 = none).

@@ -18,7 +18,7 @@ import (
 // checked as TFLite's verifier checks them (package internal/sparse);
 // segments and indices may be int32, uint16 or uint8 vectors, as TFLite's
 // parser accepts. (parseTensor aligns the result as it aligns any
-// constant.)
+// constant.) It records the sparsity in t.Sparsity for the kernels.
 func densifyConstant(t *TensorInfo, sp *schema.SparsityParameters, data []byte) ([]byte, error) {
 	elem := t.Type.Size()
 	if elem == 0 || t.Type == ops.Int4 {
@@ -63,7 +63,15 @@ func densifyConstant(t *TensorInfo, sp *schema.SparsityParameters, data []byte) 
 			return nil, fmt.Errorf("sparsity dimension %d: array_indices: %w", i, err)
 		}
 	}
-	return sparse.Densify(t.Shape, p, data, elem)
+	dense, err := sparse.Densify(t.Shape, p, data, elem)
+	if err != nil {
+		return nil, err
+	}
+	t.Sparsity = &ops.Sparsity{TraversalOrder: p.TraversalOrder, BlockMap: p.BlockMap, Levels: make([]ops.SparsityLevel, len(p.Levels))}
+	for i, l := range p.Levels {
+		t.Sparsity.Levels[i] = ops.SparsityLevel{Compressed: l.Format == sparse.SparseCSR, DenseSize: l.DenseSize, Segments: l.Segments, Indices: l.Indices}
+	}
+	return dense, nil
 }
 
 // indexVector reads one SparseIndexVector union member as ints.

@@ -1,6 +1,7 @@
 package interpreter
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -162,4 +163,64 @@ func FuzzSparseConstant(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_ = loadAndAllocate(b)
 	})
+}
+
+// TestSparseFullyConnected runs FULLY_CONNECTED version 8 on sparseModel's
+// weights: the loader keeps the sparsity on the weights tensor, and the
+// kernel's sparse float path sums the stored values only (an Inf facing
+// a column that is not stored leaves the row finite, as in TFLite).
+func TestSparseFullyConnected(t *testing.T) {
+	sp := sparseModel().Subgraphs[0].Tensors[0].Sparsity
+	m := singleOpModel(schema.BuiltinOperatorFULLY_CONNECTED, 8, nil,
+		[]hTensor{f32t("x", nil, 1, 4), f32t("w", f32bytes(6, 9, 8, 5, 7), 3, 4)},
+		[]hTensor{f32t("y", nil, 1, 3)})
+	m.Subgraphs[0].Tensors[1].Sparsity = sp
+	mm, err := LoadBytes(pack(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := New(mm, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := it.AllocateTensors(); err != nil {
+		t.Fatal(err)
+	}
+	inf := float32(math.Inf(1))
+	copy(it.Input(0).Float32s(), []float32{1, inf, 2, 3})
+	if err := it.Invoke(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := it.Output(0).Float32s(), []float32{6 + 18 + 24, 0, 5 + 21}; !slices.Equal(got, want) {
+		t.Fatalf("output %v, want %v", got, want)
+	}
+}
+
+// A sparse layout the loader accepts but TFLite's sparse FULLY_CONNECTED
+// kernels would misread (columns outer, rows compressed) is refused by the
+// kernel with an error naming it.
+func TestSparseFullyConnectedRefusedLayout(t *testing.T) {
+	m := singleOpModel(schema.BuiltinOperatorFULLY_CONNECTED, 8, nil,
+		[]hTensor{f32t("x", nil, 1, 4), f32t("w", f32bytes(6, 5, 9, 8, 7), 3, 4)},
+		[]hTensor{f32t("y", nil, 1, 3)})
+	m.Subgraphs[0].Tensors[1].Sparsity = &schema.SparsityParametersT{
+		TraversalOrder: []int32{1, 0},
+		DimMetadata: []*schema.DimensionMetadataT{
+			{Format: schema.DimensionTypeDENSE, DenseSize: 4},
+			{Format: schema.DimensionTypeSPARSE_CSR,
+				ArraySegments: &schema.SparseIndexVectorT{Type: schema.SparseIndexVectorUint8Vector, Value: &schema.Uint8VectorT{Values: []byte{0, 2, 2, 3, 5}}},
+				ArrayIndices:  &schema.SparseIndexVectorT{Type: schema.SparseIndexVectorUint8Vector, Value: &schema.Uint8VectorT{Values: []byte{0, 2, 0, 0, 2}}}},
+		},
+	}
+	mm, err := LoadBytes(pack(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mm.Subgraphs[0].Tensors[1].Sparsity; got == nil || !slices.Equal(got.TraversalOrder, []int{1, 0}) {
+		t.Fatalf("loaded sparsity %+v", got)
+	}
+	err = loadAndAllocate(pack(m))
+	if err == nil || !strings.Contains(err.Error(), "FULLY_CONNECTED") || !strings.Contains(err.Error(), "traversal") {
+		t.Fatalf("error %v, want FULLY_CONNECTED refusing the traversal", err)
+	}
 }

@@ -82,6 +82,7 @@ func newSubgraph(index int, info *SubgraphInfo) *subgraph {
 		t.Signature = ti.Signature
 		t.Quant = ti.Quant
 		t.Blockwise = ti.Blockwise
+		t.Sparsity = ti.Sparsity
 		switch {
 		case ti.data != nil:
 			t.Kind = ops.ConstTensor

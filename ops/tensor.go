@@ -160,6 +160,32 @@ type BlockwiseQuantization struct {
 	HalfScales                     []uint16
 }
 
+// Sparsity is the sparsity a constant had in the model (TFLite's
+// SparsityParameters), kept after the loader expanded its buffer into the
+// dense tensor it stands for, so that kernels whose TensorFlow Lite
+// counterparts run sparse arithmetic (FULLY_CONNECTED) can follow it.
+// TraversalOrder lists the dimensions in the order the levels visit them
+// (the tensor's dimensions first, then the block dimensions); BlockMap
+// gives, for each block dimension, the tensor dimension it divides;
+// Levels has one entry per traversal position. The loader validated it
+// against the shape (package internal/sparse).
+type Sparsity struct {
+	TraversalOrder []int
+	BlockMap       []int
+	Levels         []SparsityLevel
+}
+
+// SparsityLevel is one level of a Sparsity (TFLite's DimensionMetadata):
+// a dense level of DenseSize positions, or a compressed (CSR) one whose
+// Segments[i]..Segments[i+1] index the Indices stored under position i of
+// the level above.
+type SparsityLevel struct {
+	Compressed bool
+	DenseSize  int
+	Segments   []int
+	Indices    []int
+}
+
 // TensorKind says where a tensor's bytes live.
 type TensorKind uint8
 
@@ -229,6 +255,9 @@ type Tensor struct {
 	// BlockwiseQuantization details), nil for none; such a tensor has no
 	// Quant.
 	Blockwise *BlockwiseQuantization
+	// Sparsity is the sparsity of a constant stored sparse in the model,
+	// nil for none; Data holds the densified values all the same.
+	Sparsity *Sparsity
 	// Kind says whether the tensor is an activation, a constant, a
 	// variable or precomputed from constants.
 	Kind TensorKind

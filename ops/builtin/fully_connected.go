@@ -52,7 +52,10 @@ import (
 // unpacks them at every Eval, and then take the int8 paths
 // (fully_connected_int4.go); blockwise-quantised int4 weights with float
 // input take TFLite's EvalBlockwise4Bit (fully_connected_blockwise.go).
-// Shuffled weights, sparse weights and int2 weights are not supported.
+// Shuffled 4x16 uint8 weights (weights_format SHUFFLED4x16INT8, version
+// 2) take TFLite's ShuffledFullyConnected (fully_connected_shuffled.go);
+// sparse constant weights (version 8) take TFLite's sparse kernels
+// (fully_connected_sparse.go). Int2 weights are not supported.
 type FullyConnected struct {
 	opts      FullyConnectedOptions
 	path      fcPath
@@ -85,6 +88,13 @@ type FullyConnected struct {
 	// packed is the constant float weights in arch's packed layout
 	// (arch.PackMatrix), nil when they are not packed (see fcPackMaxCols).
 	packed []float32
+	// sp is the block structure of sparse weights
+	// (fully_connected_sparse.go), nil for dense weights.
+	sp *fcSparse
+	// roundAway rescales int8 results with TFLite's
+	// MultiplyByQuantizedMultiplier (ties away from zero) instead of
+	// ruy's rounding: its sparse int8 kernel's arithmetic.
+	roundAway bool
 	// Scratch indices.
 	accScratch, qScratch, sfScratch, offScratch int
 	// Threading (ops.Node.Parallel) of the float and int8 paths: the
@@ -120,6 +130,7 @@ const (
 	fcInt16Gemm
 	fcInt16Ref
 	fcHybrid
+	fcShuffled // fully_connected_shuffled.go
 )
 
 const (
@@ -149,9 +160,9 @@ type FullyConnectedOptions struct {
 }
 
 func init() {
-	// TFLite registers 1-14. Missing here: 2 (shuffled weights) and 8
-	// (sparse weights).
-	register(ops.OpFullyConnected, NewFullyConnected, [2]int{1, 1}, [2]int{3, 7}, [2]int{9, 14})
+	// TFLite registers 1-14: 2 is the shuffled weights format, 8 sparse
+	// weights.
+	register(ops.OpFullyConnected, NewFullyConnected, [2]int{1, 14})
 	registerOptions(schema.BuiltinOptionsFullyConnectedOptions, decodeFullyConnectedOptions)
 }
 
@@ -177,13 +188,20 @@ func (k *FullyConnected) Prepare(n *ops.Node) error {
 	} else if n.Options != nil {
 		return fmt.Errorf("options: have %T, need *FullyConnectedOptions", n.Options)
 	}
-	if k.opts.WeightsFormat != 0 {
-		return fmt.Errorf("options: weights format %d (shuffled 4x16 int8) is not supported", k.opts.WeightsFormat)
+	shuffled := k.opts.WeightsFormat == fcShuffled4x16
+	if k.opts.WeightsFormat != 0 && !shuffled {
+		return fmt.Errorf("options: weights format %d, need 0 (DEFAULT) or 1 (SHUFFLED4x16INT8)", k.opts.WeightsFormat)
 	}
 	if err := checkActivation(k.opts.Activation); err != nil {
 		return fmt.Errorf("options: %v", err)
 	}
-	if err := n.CheckIO(2, 3, 1); err != nil {
+	// The shuffled format has a second output: the workspace TFLite
+	// writes the sign-flipped input into.
+	outputs := 1
+	if shuffled {
+		outputs = 2
+	}
+	if err := n.CheckIO(2, 3, outputs); err != nil {
 		return err
 	}
 	in, err := n.RequireInput(0)
@@ -201,6 +219,12 @@ func (k *FullyConnected) Prepare(n *ops.Node) error {
 	}
 	if err := k.choosePath(in, w, bias, out); err != nil {
 		return err
+	}
+	if shuffled && (in.Type != ops.Uint8 || w.Type != ops.Uint8 || out.Type != ops.Int16) {
+		return fmt.Errorf("options: the shuffled 4x16 weights format needs uint8 input and weights and int16 output, have %s, %s and %s", in.Type, w.Type, out.Type)
+	}
+	if w.Sparsity != nil && (shuffled || w.Blockwise != nil) {
+		return fmt.Errorf("%s: sparse weights cannot also be shuffled or blockwise-quantized", fcWeights)
 	}
 	if k.path != fcHybrid && k.opts.Activation != ops.ActNone && k.opts.Activation != ops.ActRelu &&
 		k.opts.Activation != ops.ActReluN1To1 && k.opts.Activation != ops.ActRelu6 {
@@ -267,6 +291,16 @@ func (k *FullyConnected) Prepare(n *ops.Node) error {
 	}
 	if err := k.prepareQuant(in, w, bias, out); err != nil {
 		return err
+	}
+	if shuffled {
+		return k.prepareShuffled(n, in, w, bias)
+	}
+	if w.Sparsity != nil {
+		if err := k.prepareSparse(n, in, w, out); err != nil || k.sp != nil {
+			return err
+		}
+		// Sparse int8 weights take the dense int8 product (see
+		// fully_connected_sparse.go) with TFLite's sparse rounding.
 	}
 	if w.Type == ops.Int4 || w.Type == ops.Int2 {
 		if err := k.prepareInt4(n, in, w); err != nil {
@@ -482,7 +516,12 @@ func (k *FullyConnected) Eval(n *ops.Node) error {
 		clear(out.Data[:out.Bytes()])
 		return nil
 	}
+	if k.sp != nil {
+		return k.evalSparse(n, in, w, bias, out)
+	}
 	switch k.path {
+	case fcShuffled:
+		return k.evalShuffled(n, in, w, bias, out)
 	case fcFloat:
 		k.evalFloat(n, in, w, bias, out)
 	case fcHybrid:
@@ -599,7 +638,7 @@ func (k *FullyConnected) int8Rows(worker, lo, hi int) {
 			acc[i] = a
 		}
 		row := r.o8[b*units+u0 : b*units+u1]
-		if k.chanMult == nil && k.actMin >= -128 && k.actMax <= 127 {
+		if k.chanMult == nil && k.actMin >= -128 && k.actMax <= 127 && !k.roundAway {
 			// Per-tensor: the same arithmetic, vectorised.
 			arch.RequantizeInt8Up(row, acc, k.mult, k.shift, k.outOffset, k.actMin, k.actMax)
 			continue
@@ -609,8 +648,13 @@ func (k *FullyConnected) int8Rows(worker, lo, hi int) {
 			if k.chanMult != nil {
 				mult, shift = k.chanMult[u0+i], k.chanShift[u0+i]
 			}
-			v := ops.MultiplyByQuantizedMultiplierUp(a, mult, shift) + k.outOffset
-			row[i] = int8(ops.ClampInt32(v, k.actMin, k.actMax))
+			var v int32
+			if k.roundAway {
+				v = ops.MultiplyByQuantizedMultiplier(a, mult, shift)
+			} else {
+				v = ops.MultiplyByQuantizedMultiplierUp(a, mult, shift)
+			}
+			row[i] = int8(ops.ClampInt32(v+k.outOffset, k.actMin, k.actMax))
 		}
 	}
 }

@@ -18,9 +18,9 @@ func TestRegisterBuiltins(t *testing.T) {
 		kind ops.Kernel
 	}{
 		{ops.OpFullyConnected, 1, true, &FullyConnected{}},
-		{ops.OpFullyConnected, 2, false, nil},
+		{ops.OpFullyConnected, 2, true, &FullyConnected{}},
 		{ops.OpFullyConnected, 4, true, &FullyConnected{}},
-		{ops.OpFullyConnected, 8, false, nil},
+		{ops.OpFullyConnected, 8, true, &FullyConnected{}},
 		{ops.OpFullyConnected, 12, true, &FullyConnected{}},
 		{ops.OpFullyConnected, 13, true, &FullyConnected{}},
 		{ops.OpFullyConnected, 14, true, &FullyConnected{}},
@@ -74,7 +74,7 @@ func TestRegisterBuiltins(t *testing.T) {
 // since need no entry.)
 func TestRegisteredVersions(t *testing.T) {
 	want := map[ops.BuiltinOperator][][2]int{
-		ops.OpFullyConnected:        {{1, 1}, {3, 7}, {9, 14}},
+		ops.OpFullyConnected:        {{1, 14}},
 		ops.OpSoftmax:               {{1, 3}},
 		ops.OpLogistic:              {{1, 3}},
 		ops.OpTanh:                  {{1, 3}},
