@@ -204,7 +204,6 @@ var notRun = map[string]string{
 	"FULLY_CONNECTED v8":             "sparse weights: TFLite's sparse kernels are not matched yet",
 	"LSH_PROJECTION v1":              "needs FarmHash Fingerprint64 (and string inputs)",
 	"HASHTABLE_LOOKUP v1":            "string values: tflrun has no string tensors",
-	"SOFTMAX v4":                     "float16 softmax: Eigen::half's per-operation rounding not emulated",
 	"SKIP_GRAM v1":                   "string tensors",
 	"GATHER_ND v2":                   "string params: tflrun has no string tensors",
 	"HASHTABLE v1":                   "hash-table resources with string keys or values: no string tensors",
