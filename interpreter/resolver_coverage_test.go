@@ -210,7 +210,6 @@ var notRun = map[string]string{
 	"HASHTABLE_FIND v1":              "hash-table resources with string keys or values: no string tensors",
 	"HASHTABLE_IMPORT v1":            "hash-table resources with string keys or values: no string tensors",
 	"HASHTABLE_SIZE v1":              "hash-table resources with string keys or values: no string tensors",
-	"GELU v3":                        "float16 GELU: Eigen::half's per-operation rounding not emulated",
 	"STABLEHLO_SCATTER v1":           "not implemented yet (computation subgraph per update)",
 	"STABLEHLO_RNG_BIT_GENERATOR v1": "random bits (Philox, ThreeFry) not implemented yet",
 	"STABLEHLO_REDUCE_WINDOW v1":     "not implemented yet (computation subgraph)",

@@ -45,7 +45,10 @@ func refHalf(f float64) uint16 {
 		return sign | 0x7c00
 	}
 	i := sort.SearchFloat64s(tab, f) // tab[i] >= f
-	if i < len(tab) && tab[i] == f {
+	if i == len(tab) {               // (65504, 65520): rounds down to the largest half
+		return sign | uint16(i-1)
+	}
+	if tab[i] == f {
 		return sign | uint16(i)
 	}
 	lo, hi := tab[i-1], tab[i]
