@@ -215,7 +215,6 @@ var notRun = map[string]string{
 	"STABLEHLO_REDUCE_WINDOW v1":     "not implemented yet (computation subgraph)",
 	"STABLEHLO_GATHER v1":            "not implemented yet",
 	"NumericVerify":                  "a debugging operator (quantised vs float comparison); not implemented",
-	"aeq.hadamard_rotation":          "not implemented yet",
 }
 
 // resolverGaps lists what DefaultResolver lacks of tfliteBuiltins, as
