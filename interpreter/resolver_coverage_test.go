@@ -214,7 +214,6 @@ var notRun = map[string]string{
 	"STABLEHLO_RNG_BIT_GENERATOR v1": "random bits (Philox, ThreeFry) not implemented yet",
 	"STABLEHLO_REDUCE_WINDOW v1":     "not implemented yet (computation subgraph)",
 	"STABLEHLO_GATHER v1":            "not implemented yet",
-	"NumericVerify":                  "a debugging operator (quantised vs float comparison); not implemented",
 }
 
 // resolverGaps lists what DefaultResolver lacks of tfliteBuiltins, as
