@@ -202,20 +202,16 @@ var tfliteCustoms = []string{"NumericVerify", "Mfcc", "AudioSpectrogram", "TFLit
 var notRun = map[string]string{
 	"LSH_PROJECTION v1":              "needs FarmHash Fingerprint64 (and string inputs)",
 	"HASHTABLE_LOOKUP v1":            "string values: tflrun has no string tensors",
-	"SOFTMAX v4":                     "float16 softmax: Eigen::half's per-operation rounding not emulated",
 	"SKIP_GRAM v1":                   "string tensors",
 	"GATHER_ND v2":                   "string params: tflrun has no string tensors",
 	"HASHTABLE v1":                   "hash-table resources with string keys or values: no string tensors",
 	"HASHTABLE_FIND v1":              "hash-table resources with string keys or values: no string tensors",
 	"HASHTABLE_IMPORT v1":            "hash-table resources with string keys or values: no string tensors",
 	"HASHTABLE_SIZE v1":              "hash-table resources with string keys or values: no string tensors",
-	"GELU v3":                        "float16 GELU: Eigen::half's per-operation rounding not emulated",
 	"STABLEHLO_SCATTER v1":           "not implemented yet (computation subgraph per update)",
 	"STABLEHLO_RNG_BIT_GENERATOR v1": "random bits (Philox, ThreeFry) not implemented yet",
 	"STABLEHLO_REDUCE_WINDOW v1":     "not implemented yet (computation subgraph)",
 	"STABLEHLO_GATHER v1":            "not implemented yet",
-	"NumericVerify":                  "a debugging operator (quantised vs float comparison); not implemented",
-	"aeq.hadamard_rotation":          "not implemented yet",
 }
 
 // resolverGaps lists what DefaultResolver lacks of tfliteBuiltins, as

@@ -9,7 +9,7 @@ import (
 )
 
 // Hostile custom_options for the custom operators (TFLite_Detection_PostProcess,
-// AudioSpectrogram, Mfcc, and the Signal library's of package ops/signal,
+// AudioSpectrogram, Mfcc, aeq.hadamard_rotation, NumericVerify, and the Signal library's of package ops/signal,
 // see custom_options_signal_test.go): FlexBuffer maps whose length fields, key
 // vectors or root lie about the bytes that follow, and every single-byte
 // corruption of valid options. Prepare must fail naming custom_options, or
@@ -37,6 +37,12 @@ func customNodes(t *testing.T) []struct {
 		{DetectionPostProcessName, detectionOpts(t, 3, 1, nil, nil, nil), detectionNode, NewDetectionPostProcess},
 		{AudioSpectrogramName, spectrogramOpts(t, 8, 2, true), func(o []byte) *ops.Node { return spectrogramNode(wave, o) }, NewAudioSpectrogram},
 		{MfccName, mfccOpts(t, 4000, 20, 40, 13), func(o []byte) *ops.Node { return mfccNode(spec, c32(16000), o) }, NewMfcc},
+		{HadamardRotationName, hadamardOptions(t, 4, ones(4)), func(o []byte) *ops.Node {
+			return hadamardNode(o, tensorOf(ops.Float32, []int{2, 8}, f32Seq(16)), outTensor(ops.Float32))
+		}, NewHadamardRotation},
+		{NumericVerifyName, numericVerifyOptions(t, 0.5, true), func(o []byte) *ops.Node {
+			return nvNode(o, q(tensorOf(ops.Int8, []int{2, 3}, []int8{1, 2, 3, 4, 5, 6}), 0.5, 0), tensorOf(ops.Float32, []int{2, 3}, f32Seq(6)))
+		}, NewNumericVerify},
 	}, signalCustomNodes(t)...)
 }
 

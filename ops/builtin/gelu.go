@@ -23,10 +23,11 @@ import (
 //     LUTPopulate (dequantise, transform in float32, requantise with
 //     rounding half away from zero);
 //   - int16: TFLite's 513-entry interpolated table (LUTPopulate<int16_t>)
-//     and its LUTLookup.
+//     and its LUTLookup;
+//   - float16: Eigen::half arithmetic, each operation rounded to half, in
+//     the order of TFLite's expression (gelu_float16.go).
 //
-// Versions 1-2 (2: int8/uint8), TFLite's register.cc range minus version
-// 3, whose float16 kernel (Eigen half arithmetic) is not implemented.
+// Versions 1-3 (2: int8/uint8, 3: float16), TFLite's register.cc range.
 type Gelu struct {
 	typ    ops.DataType
 	approx bool
@@ -43,7 +44,7 @@ type GeluOptions struct {
 func NewGelu() ops.Kernel { return &Gelu{} }
 
 func init() {
-	register(ops.OpGelu, NewGelu, [2]int{1, 2})
+	register(ops.OpGelu, NewGelu, [2]int{1, 3})
 	registerOptions(schema.BuiltinOptionsGeluOptions, decodeGeluOptions)
 }
 
@@ -84,7 +85,7 @@ func (k *Gelu) Prepare(n *ops.Node) error {
 	if err != nil {
 		return err
 	}
-	if err := requireType(in, "input 0", ops.Float32, ops.Int8, ops.Uint8, ops.Int16); err != nil {
+	if err := requireType(in, "input 0", ops.Float32, ops.Float16, ops.Int8, ops.Uint8, ops.Int16); err != nil {
 		return err
 	}
 	k.typ = in.Type
@@ -93,7 +94,7 @@ func (k *Gelu) Prepare(n *ops.Node) error {
 		f = geluApprox
 	}
 	switch in.Type {
-	case ops.Float32:
+	case ops.Float32, ops.Float16:
 		return nil
 	case ops.Int16:
 		inScale, inZP, err := perTensorQuant(in, "input 0")
@@ -179,6 +180,8 @@ func (k *Gelu) Eval(n *ops.Node) error {
 		for i, v := range x {
 			o[i] = geluExact(v)
 		}
+	case ops.Float16:
+		geluHalf(in.Uint16s()[:cnt], out.Uint16s()[:cnt], k.approx)
 	case ops.Int16:
 		x, o := in.Int16s()[:cnt], out.Int16s()[:cnt]
 		for i, v := range x {

@@ -317,7 +317,7 @@ func TestNormalizationOptionsDecoders(t *testing.T) {
 	for _, c := range []struct {
 		op  ops.BuiltinOperator
 		max int
-	}{{ops.OpL2Normalization, 2}, {ops.OpL2Pool2D, 1}, {ops.OpLocalResponseNormalization, 1}, {ops.OpGelu, 2}} {
+	}{{ops.OpL2Normalization, 2}, {ops.OpL2Pool2D, 1}, {ops.OpLocalResponseNormalization, 1}, {ops.OpGelu, 3}} {
 		for v := 1; v <= c.max+1; v++ {
 			if _, err := r.FindBuiltin(c.op, v); (err == nil) != (v <= c.max) {
 				t.Errorf("operator %d version %d: %v", c.op, v, err)
@@ -404,7 +404,7 @@ func TestGeluErrors(t *testing.T) {
 		{"missing input", node(nil, []*ops.Tensor{nil}, outTensor(ops.Float32)), []string{"input 0"}},
 		{"no output", node(nil, []*ops.Tensor{f}), []string{"output"}},
 		{"int32", node(nil, []*ops.Tensor{tensorOf(ops.Int32, []int{2}, []int32{1, 2})}, outTensor(ops.Int32)), []string{"input 0", "int32"}},
-		{"float16", node(nil, []*ops.Tensor{tensorOf(ops.Float16, []int{2}, []uint16{0, 0})}, outTensor(ops.Float16)), []string{"input 0", "float16"}},
+		{"bfloat16", node(nil, []*ops.Tensor{tensorOf(ops.BFloat16, []int{2}, []uint16{0, 0})}, outTensor(ops.BFloat16)), []string{"input 0", "bfloat16"}},
 		{"output type", node(nil, []*ops.Tensor{i8()}, q(outTensor(ops.Uint8), 0.1, 0)), []string{"output 0", "uint8"}},
 		{"input not quantised", node(nil, []*ops.Tensor{tensorOf(ops.Int8, []int{2}, []int8{1, 2})}, q(outTensor(ops.Int8), 0.1, 0)), []string{"input 0", "quantization"}},
 		{"output not quantised", node(nil, []*ops.Tensor{i8()}, outTensor(ops.Int8)), []string{"output 0", "quantization"}},

@@ -27,7 +27,8 @@ func TestRegisterBuiltins(t *testing.T) {
 		{ops.OpFullyConnected, 15, false, nil},
 		{ops.OpSoftmax, 2, true, &Softmax{}},
 		{ops.OpSoftmax, 3, true, &Softmax{}},
-		{ops.OpSoftmax, 4, false, nil},
+		{ops.OpSoftmax, 4, true, &Softmax{}},
+		{ops.OpSoftmax, 5, false, nil},
 		{ops.OpLogistic, 3, true, &Logistic{}},
 		{ops.OpLogistic, 4, false, nil},
 		{ops.OpAdd, 4, true, &Add{}},
@@ -75,7 +76,7 @@ func TestRegisterBuiltins(t *testing.T) {
 func TestRegisteredVersions(t *testing.T) {
 	want := map[ops.BuiltinOperator][][2]int{
 		ops.OpFullyConnected:        {{1, 14}},
-		ops.OpSoftmax:               {{1, 3}},
+		ops.OpSoftmax:               {{1, 4}},
 		ops.OpLogistic:              {{1, 3}},
 		ops.OpTanh:                  {{1, 3}},
 		ops.OpRelu:                  {{1, 3}},

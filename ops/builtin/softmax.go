@@ -20,6 +20,10 @@ import (
 //   - float32 → float32: TFLite's x86 builtin kernel bit for bit
 //     (optimized_ops::Softmax through Eigen; see softmaxFloatEigen);
 //
+//   - float16 → float16 (op version 4): TFLite's reference kernel with
+//     tflite::half, float32 arithmetic and two roundings to half
+//     (softmax_float16.go);
+//
 //   - int8 → int8, uint8 → uint8, int8 → int16, uint8 → int16: TFLite's
 //     builtin kernel on x86 (optimized_ops::Softmax with the float table of
 //     PopulateSoftmaxLookupTable, not the uint16 LUT that is ARM64-only):
@@ -65,7 +69,7 @@ type SoftmaxOptions struct {
 
 func init() {
 	// TFLite 1-4; 3 is int16, 4 float16.
-	register(ops.OpSoftmax, NewSoftmax, [2]int{1, 3})
+	register(ops.OpSoftmax, NewSoftmax, [2]int{1, 4})
 	registerOptions(schema.BuiltinOptionsSoftmaxOptions, decodeSoftmaxOptions)
 }
 
@@ -98,13 +102,14 @@ func (k *Softmax) Prepare(n *ops.Node) error {
 		k.rows = in.NumElements() / k.depth
 	}
 	switch {
-	case in.Type == ops.Float32 && out.Type == ops.Float32:
+	case in.Type == ops.Float32 && out.Type == ops.Float32,
+		in.Type == ops.Float16 && out.Type == ops.Float16:
 		return nil
 	case (in.Type == ops.Int8 || in.Type == ops.Uint8) && (out.Type == in.Type || out.Type == ops.Int16):
 	case in.Type == ops.Int16 && out.Type == ops.Int16:
 		return k.prepare16(in, out)
 	default:
-		return fmt.Errorf("output 0: type %s not supported with input type %s (float32→float32, int8→int8/int16, uint8→uint8/int16, int16→int16)", out.Type, in.Type)
+		return fmt.Errorf("output 0: type %s not supported with input type %s (float32→float32, float16→float16, int8→int8/int16, uint8→uint8/int16, int16→int16)", out.Type, in.Type)
 	}
 	inScale, _, err := perTensorQuant(in, "input 0")
 	if err != nil {
@@ -206,7 +211,7 @@ func (k *Softmax) Eval(n *ops.Node) error {
 		return err
 	}
 	cost := 4
-	if in.Type == ops.Float32 {
+	if in.Type == ops.Float32 || in.Type == ops.Float16 {
 		cost = 32 // an exp and a division per value
 	}
 	k.in, k.out = in, out
@@ -221,6 +226,8 @@ func (k *Softmax) evalRows(worker, lo, hi int) {
 	switch in.Type {
 	case ops.Float32:
 		softmaxFloatEigen(in.Float32s(), out.Float32s(), k.rows*d, d, k.beta, lo, hi)
+	case ops.Float16:
+		softmaxHalfRows(in.Uint16s(), out.Uint16s(), d, k.beta, lo, hi)
 	case ops.Int8:
 		softmaxQuant(k, in.Int8s(), out, lo, hi)
 	case ops.Uint8:
