@@ -226,6 +226,18 @@ func fwhtX86(d []uint32, norm float32) {
 	}
 }
 
+// flushSubnormal returns the bits of a subnormal float32 as a zero of
+// the same sign: TensorFlow Lite's results on the x86 machines checked
+// take subnormal operands as zero and flush subnormal results (DAZ and
+// FTZ), which the int32 path, whose small integers are subnormal bit
+// patterns, shows on every element.
+func flushSubnormal(u uint32) uint32 {
+	if u&0x7f800000 == 0 {
+		return u & 0x80000000
+	}
+	return u
+}
+
 // x86DefaultNaN is the NaN an invalid SSE operation (Inf − Inf, 0·Inf)
 // produces: the "real indefinite", negative.
 const x86DefaultNaN = 0xffc00000
@@ -244,25 +256,25 @@ func x86NaN(a, b uint32) uint32 {
 }
 
 func x86Add(a, b uint32) uint32 {
-	r := math.Float32frombits(a) + math.Float32frombits(b)
+	r := math.Float32frombits(flushSubnormal(a)) + math.Float32frombits(flushSubnormal(b))
 	if r != r {
 		return x86NaN(a, b)
 	}
-	return math.Float32bits(r)
+	return flushSubnormal(math.Float32bits(r))
 }
 
 func x86Sub(a, b uint32) uint32 {
-	r := math.Float32frombits(a) - math.Float32frombits(b)
+	r := math.Float32frombits(flushSubnormal(a)) - math.Float32frombits(flushSubnormal(b))
 	if r != r {
 		return x86NaN(a, b)
 	}
-	return math.Float32bits(r)
+	return flushSubnormal(math.Float32bits(r))
 }
 
 func x86Mul(a, b uint32) uint32 {
-	r := math.Float32frombits(a) * math.Float32frombits(b)
+	r := math.Float32frombits(flushSubnormal(a)) * math.Float32frombits(flushSubnormal(b))
 	if r != r {
 		return x86NaN(a, b)
 	}
-	return math.Float32bits(r)
+	return flushSubnormal(math.Float32bits(r))
 }

@@ -165,12 +165,17 @@ func TestHadamardRotationAgainstRecursive(t *testing.T) {
 }
 
 func TestHadamardRotationBitsAndNaNs(t *testing.T) {
-	// int32: the bits are transformed as float32. 1 and 2 are subnormals:
-	// 1+2 = 3 ulps, 1−2 = −1 ulp; ×0.70710677 gives 2 ulps and −1 ulp.
-	n := hadamardNode(hadamardOptions(t, 2, ones(2)), tensorOf(ops.Int32, []int{1, 2}, []int32{1, 2}), outTensor(ops.Int32))
+	// int32: the bits are transformed as float32. 1 and 2 are subnormals,
+	// which TensorFlow Lite on x86 takes as zeros (DAZ, as its recorded
+	// outputs in testdata/hadamard_rotation show): 0 and 0. 2^23 and
+	// 2^24 are the normal 2^-126 and 2^-125: the sum 1.5·2^-125 scales to
+	// a normal, the difference −2^-126·0.70710677 is subnormal and
+	// flushed to −0 (FTZ).
+	n := hadamardNode(hadamardOptions(t, 2, ones(2)), tensorOf(ops.Int32, []int{2, 2}, []int32{1, 2, 1 << 23, 1 << 24}), outTensor(ops.Int32))
 	run(t, NewHadamardRotation(), n)
-	if got := n.Outputs[0].Int32s(); got[0] != 2 || uint32(got[1]) != 0x80000001 {
-		t.Fatalf("int32 [1 2] → %#x %#x, want 0x2 0x80000001", got[0], uint32(got[1]))
+	sum := math.Float32bits(float32(math.Float32frombits(1<<23)+math.Float32frombits(1<<24)) * float32(1/math.Sqrt(2)))
+	if got := n.Outputs[0].Int32s(); got[0] != 0 || got[1] != 0 || uint32(got[2]) != sum || uint32(got[3]) != 0x80000000 {
+		t.Fatalf("int32 [1 2 2^23 2^24] → %#x %#x %#x %#x, want 0 0 %#x 0x80000000", got[0], got[1], uint32(got[2]), uint32(got[3]), sum)
 	}
 	// A signalling NaN comes out quieted with its payload; Inf − Inf is
 	// the negative default NaN; the first of two NaNs wins; −1 (a quiet
