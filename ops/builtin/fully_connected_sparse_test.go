@@ -129,7 +129,7 @@ func sparseFloatRef(x, w, bias []float32, sp *ops.Sparsity, batch, units, cols i
 			for i := seg[u]; i < seg[u+1]; i++ {
 				for j := 0; j < block; j++ {
 					c := idx[i]*block + j
-					p := w[u*cols+c] * x[b*cols+c]
+					p := float32(w[u*cols+c] * x[b*cols+c]) // rounded: no fused multiply-add on arm64
 					acc = acc + p
 				}
 			}
