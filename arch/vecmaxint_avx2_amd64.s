@@ -17,6 +17,79 @@
 
 #include "textflag.h"
 
+// MAXBLOCKS is the body of the three routines, after the arguments are
+// loaded (and, for int16, the width and strides turned into bytes):
+// VPMAX the vector max, LOADX the sign- or zero-extending scalar load,
+// STORE the scalar store, STEP the element size. Its labels are local to
+// the TEXT block that expands it.
+#define MAXBLOCKS(VPMAX, LOADX, STORE, STEP) \
+	block: \
+	CMPQ CX, $32; \
+	JLT  lt32; \
+	MOVQ CX, R9; \
+	SUBQ $32, R9; \
+	XORQ AX, AX; \
+	loop32: \
+	VMOVDQU (SI)(AX*1), Y0; \
+	VPMAX   (DI)(AX*1), Y0, Y0; \
+	VMOVDQU Y0, (DI)(AX*1); \
+	ADDQ    $32, AX; \
+	CMPQ    AX, R9; \
+	JLE     loop32; \
+	CMPQ    AX, CX; \
+	JGE     next; \
+	VMOVDQU (SI)(R9*1), Y0; \
+	VPMAX   (DI)(R9*1), Y0, Y0; \
+	VMOVDQU Y0, (DI)(R9*1); \
+	JMP     next; \
+	lt32: \
+	CMPQ    CX, $16; \
+	JLT     lt16; \
+	MOVQ    CX, R9; \
+	SUBQ    $16, R9; \
+	VMOVDQU (SI), X0; \
+	VPMAX   (DI), X0, X0; \
+	VMOVDQU X0, (DI); \
+	VMOVDQU (SI)(R9*1), X0; \
+	VPMAX   (DI)(R9*1), X0, X0; \
+	VMOVDQU X0, (DI)(R9*1); \
+	JMP     next; \
+	lt16: \
+	CMPQ  CX, $8; \
+	JLT   scalar; \
+	MOVQ  CX, R9; \
+	SUBQ  $8, R9; \
+	VMOVQ (SI), X0; \
+	VMOVQ (DI), X1; \
+	VPMAX X1, X0, X0; \
+	VMOVQ X0, (DI); \
+	VMOVQ (SI)(R9*1), X0; \
+	VMOVQ (DI)(R9*1), X1; \
+	VPMAX X1, X0, X0; \
+	VMOVQ X0, (DI)(R9*1); \
+	JMP   next; \
+	scalar: \
+	XORQ AX, AX; \
+	one: \
+	CMPQ    AX, CX; \
+	JGE     next; \
+	LOADX (SI)(AX*1), R8; \
+	LOADX (DI)(AX*1), R12; \
+	CMPQ    R12, R8; \
+	JGE     keep; \
+	STORE   R8, (DI)(AX*1); \
+	keep: \
+	ADDQ $STEP, AX; \
+	JMP  one; \
+	next: \
+	ADDQ R10, DI; \
+	ADDQ R11, SI; \
+	DECQ DX; \
+	JNZ  block; \
+	done: \
+	VZEROUPPER; \
+	RET;
+
 // func maxBlocksInt8AVX2(dst, src []int8, n, width, dstStride, srcStride int)
 TEXT ·maxBlocksInt8AVX2(SB), NOSPLIT, $0-80
 	MOVQ  dst_base+0(FP), DI
@@ -26,84 +99,10 @@ TEXT ·maxBlocksInt8AVX2(SB), NOSPLIT, $0-80
 	MOVQ  dstStride+64(FP), R10
 	MOVQ  srcStride+72(FP), R11
 	TESTQ DX, DX
-	JLE   doneInt8
+	JLE   done
 	TESTQ CX, CX
-	JLE   doneInt8
-
-blockInt8:
-	CMPQ CX, $32
-	JLT  lt32Int8
-	MOVQ CX, R9
-	SUBQ $32, R9
-	XORQ AX, AX
-
-loop32Int8:
-	VMOVDQU (SI)(AX*1), Y0
-	VPMAXSB   (DI)(AX*1), Y0, Y0
-	VMOVDQU Y0, (DI)(AX*1)
-	ADDQ    $32, AX
-	CMPQ    AX, R9
-	JLE     loop32Int8
-	CMPQ    AX, CX
-	JGE     nextInt8
-	VMOVDQU (SI)(R9*1), Y0
-	VPMAXSB   (DI)(R9*1), Y0, Y0
-	VMOVDQU Y0, (DI)(R9*1)
-	JMP     nextInt8
-
-lt32Int8:
-	CMPQ    CX, $16
-	JLT     lt16Int8
-	MOVQ    CX, R9
-	SUBQ    $16, R9
-	VMOVDQU (SI), X0
-	VPMAXSB   (DI), X0, X0
-	VMOVDQU X0, (DI)
-	VMOVDQU (SI)(R9*1), X0
-	VPMAXSB   (DI)(R9*1), X0, X0
-	VMOVDQU X0, (DI)(R9*1)
-	JMP     nextInt8
-
-lt16Int8:
-	CMPQ  CX, $8
-	JLT   scalarInt8
-	MOVQ  CX, R9
-	SUBQ  $8, R9
-	VMOVQ (SI), X0
-	VMOVQ (DI), X1
-	VPMAXSB X1, X0, X0
-	VMOVQ X0, (DI)
-	VMOVQ (SI)(R9*1), X0
-	VMOVQ (DI)(R9*1), X1
-	VPMAXSB X1, X0, X0
-	VMOVQ X0, (DI)(R9*1)
-	JMP   nextInt8
-
-scalarInt8:
-	XORQ AX, AX
-
-oneInt8:
-	CMPQ    AX, CX
-	JGE     nextInt8
-	MOVBQSX (SI)(AX*1), R8
-	MOVBQSX (DI)(AX*1), R12
-	CMPQ    R12, R8
-	JGE     keepInt8
-	MOVB    R8, (DI)(AX*1)
-
-keepInt8:
-	ADDQ $1, AX
-	JMP  oneInt8
-
-nextInt8:
-	ADDQ R10, DI
-	ADDQ R11, SI
-	DECQ DX
-	JNZ  blockInt8
-
-doneInt8:
-	VZEROUPPER
-	RET
+	JLE   done
+	MAXBLOCKS(VPMAXSB, MOVBQSX, MOVB, 1)
 
 // func maxBlocksUint8AVX2(dst, src []uint8, n, width, dstStride, srcStride int)
 TEXT ·maxBlocksUint8AVX2(SB), NOSPLIT, $0-80
@@ -114,84 +113,10 @@ TEXT ·maxBlocksUint8AVX2(SB), NOSPLIT, $0-80
 	MOVQ  dstStride+64(FP), R10
 	MOVQ  srcStride+72(FP), R11
 	TESTQ DX, DX
-	JLE   doneUint8
+	JLE   done
 	TESTQ CX, CX
-	JLE   doneUint8
-
-blockUint8:
-	CMPQ CX, $32
-	JLT  lt32Uint8
-	MOVQ CX, R9
-	SUBQ $32, R9
-	XORQ AX, AX
-
-loop32Uint8:
-	VMOVDQU (SI)(AX*1), Y0
-	VPMAXUB   (DI)(AX*1), Y0, Y0
-	VMOVDQU Y0, (DI)(AX*1)
-	ADDQ    $32, AX
-	CMPQ    AX, R9
-	JLE     loop32Uint8
-	CMPQ    AX, CX
-	JGE     nextUint8
-	VMOVDQU (SI)(R9*1), Y0
-	VPMAXUB   (DI)(R9*1), Y0, Y0
-	VMOVDQU Y0, (DI)(R9*1)
-	JMP     nextUint8
-
-lt32Uint8:
-	CMPQ    CX, $16
-	JLT     lt16Uint8
-	MOVQ    CX, R9
-	SUBQ    $16, R9
-	VMOVDQU (SI), X0
-	VPMAXUB   (DI), X0, X0
-	VMOVDQU X0, (DI)
-	VMOVDQU (SI)(R9*1), X0
-	VPMAXUB   (DI)(R9*1), X0, X0
-	VMOVDQU X0, (DI)(R9*1)
-	JMP     nextUint8
-
-lt16Uint8:
-	CMPQ  CX, $8
-	JLT   scalarUint8
-	MOVQ  CX, R9
-	SUBQ  $8, R9
-	VMOVQ (SI), X0
-	VMOVQ (DI), X1
-	VPMAXUB X1, X0, X0
-	VMOVQ X0, (DI)
-	VMOVQ (SI)(R9*1), X0
-	VMOVQ (DI)(R9*1), X1
-	VPMAXUB X1, X0, X0
-	VMOVQ X0, (DI)(R9*1)
-	JMP   nextUint8
-
-scalarUint8:
-	XORQ AX, AX
-
-oneUint8:
-	CMPQ    AX, CX
-	JGE     nextUint8
-	MOVBQZX (SI)(AX*1), R8
-	MOVBQZX (DI)(AX*1), R12
-	CMPQ    R12, R8
-	JGE     keepUint8
-	MOVB    R8, (DI)(AX*1)
-
-keepUint8:
-	ADDQ $1, AX
-	JMP  oneUint8
-
-nextUint8:
-	ADDQ R10, DI
-	ADDQ R11, SI
-	DECQ DX
-	JNZ  blockUint8
-
-doneUint8:
-	VZEROUPPER
-	RET
+	JLE   done
+	MAXBLOCKS(VPMAXUB, MOVBQZX, MOVB, 1)
 
 // func maxBlocksInt16AVX2(dst, src []int16, n, width, dstStride, srcStride int)
 TEXT ·maxBlocksInt16AVX2(SB), NOSPLIT, $0-80
@@ -202,84 +127,10 @@ TEXT ·maxBlocksInt16AVX2(SB), NOSPLIT, $0-80
 	MOVQ  dstStride+64(FP), R10
 	MOVQ  srcStride+72(FP), R11
 	TESTQ DX, DX
-	JLE   doneInt16
+	JLE   done
 	TESTQ CX, CX
-	JLE   doneInt16
+	JLE   done
 	SHLQ  $1, CX
 	SHLQ  $1, R10
 	SHLQ  $1, R11
-
-blockInt16:
-	CMPQ CX, $32
-	JLT  lt32Int16
-	MOVQ CX, R9
-	SUBQ $32, R9
-	XORQ AX, AX
-
-loop32Int16:
-	VMOVDQU (SI)(AX*1), Y0
-	VPMAXSW   (DI)(AX*1), Y0, Y0
-	VMOVDQU Y0, (DI)(AX*1)
-	ADDQ    $32, AX
-	CMPQ    AX, R9
-	JLE     loop32Int16
-	CMPQ    AX, CX
-	JGE     nextInt16
-	VMOVDQU (SI)(R9*1), Y0
-	VPMAXSW   (DI)(R9*1), Y0, Y0
-	VMOVDQU Y0, (DI)(R9*1)
-	JMP     nextInt16
-
-lt32Int16:
-	CMPQ    CX, $16
-	JLT     lt16Int16
-	MOVQ    CX, R9
-	SUBQ    $16, R9
-	VMOVDQU (SI), X0
-	VPMAXSW   (DI), X0, X0
-	VMOVDQU X0, (DI)
-	VMOVDQU (SI)(R9*1), X0
-	VPMAXSW   (DI)(R9*1), X0, X0
-	VMOVDQU X0, (DI)(R9*1)
-	JMP     nextInt16
-
-lt16Int16:
-	CMPQ  CX, $8
-	JLT   scalarInt16
-	MOVQ  CX, R9
-	SUBQ  $8, R9
-	VMOVQ (SI), X0
-	VMOVQ (DI), X1
-	VPMAXSW X1, X0, X0
-	VMOVQ X0, (DI)
-	VMOVQ (SI)(R9*1), X0
-	VMOVQ (DI)(R9*1), X1
-	VPMAXSW X1, X0, X0
-	VMOVQ X0, (DI)(R9*1)
-	JMP   nextInt16
-
-scalarInt16:
-	XORQ AX, AX
-
-oneInt16:
-	CMPQ    AX, CX
-	JGE     nextInt16
-	MOVWQSX (SI)(AX*1), R8
-	MOVWQSX (DI)(AX*1), R12
-	CMPQ    R12, R8
-	JGE     keepInt16
-	MOVW    R8, (DI)(AX*1)
-
-keepInt16:
-	ADDQ $2, AX
-	JMP  oneInt16
-
-nextInt16:
-	ADDQ R10, DI
-	ADDQ R11, SI
-	DECQ DX
-	JNZ  blockInt16
-
-doneInt16:
-	VZEROUPPER
-	RET
+	MAXBLOCKS(VPMAXSW, MOVWQSX, MOVW, 2)
