@@ -110,8 +110,15 @@ type Interpreter struct {
 	arenaBytes int
 	varBytes   int
 	preBytes   int
-	allocated  bool
-	planned    []plannedInput // the graph inputs as planned (tensor_access.go)
+	// preFree holds the buffers of precomputed tensors freed during this
+	// AllocateTensors (see releasePrecomputed), for later precomputed
+	// tensors to reuse; preKept is the storage still held by precomputed
+	// tensors afterwards.
+	preFree   [][]byte
+	preBufs   map[int][]byte // tensor index → its whole precomputed buffer
+	preKept   int
+	allocated bool
+	planned   []plannedInput // the graph inputs as planned (tensor_access.go)
 
 	// threads is Options.NumThreads resolved; pool (threads > 1) is
 	// started by the first AllocateTensors and stopped by Close.
@@ -256,7 +263,11 @@ func (it *Interpreter) KernelBytes() int64 { return it.kernelBytes }
 // DEQUANTIZE operators with constant inputs, each rounded up to 64 bytes),
 // which lives outside the arena and beside the variable tensors; 0 before
 // AllocateTensors. TFLite counts the same tensors in its persistent arena.
-func (it *Interpreter) PrecomputedBytes() int { return it.preBytes }
+// Precomputed tensors that every reading operator packed into weights of
+// its own at Prepare (ops.PackingKernel: CONV_2D's float filters) are
+// freed at AllocateTensors and not counted; their Data is nil afterwards
+// (Tensor reports no bytes for them).
+func (it *Interpreter) PrecomputedBytes() int { return it.preKept }
 
 // TensorCount is the number of tensors in subgraph 0.
 func (it *Interpreter) TensorCount() int { return len(it.sg.tensors) }

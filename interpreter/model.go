@@ -62,15 +62,22 @@ type TensorInfo struct {
 	// ops.BlockwiseQuantization).
 	Blockwise *ops.BlockwiseQuantization
 	// Sparsity is the sparsity of a constant stored sparse (its data is
-	// densified at load), nil for none.
+	// densified at load), nil for none. A sparse constant that only
+	// DENSIFY operators read is not densified at load: its Sparsity is
+	// nil, ConstBytes counts its stored values, and DENSIFY expands it.
 	Sparsity *ops.Sparsity
 	// IsVariable marks persistent state (TFLite's is_variable).
 	IsVariable bool
 	// Buffer is the index of the tensor's buffer in the model (0 = none).
 	Buffer int
 	// data is the constant contents (exactly Bytes long), nil for a
-	// non-constant tensor.
+	// non-constant tensor; for a deferred sparse constant, its stored
+	// values.
 	data []byte
+	// densify expands a sparse constant that only DENSIFY reads (data
+	// holds its stored values) into dst, the dense tensor; nil otherwise
+	// (see deferDensify).
+	densify func(dst, values []byte) error
 }
 
 // IsConst reports whether the tensor has constant data in the model.

@@ -293,10 +293,11 @@ func parseSubgraph(sg *SubgraphInfo, fsg *schema.SubGraph, buffers [][]byte, opc
 		return err
 	}
 	sg.Tensors = make([]TensorInfo, fsg.TensorsLength())
+	densifyOnly := densifyOnlyTensors(fsg, len(sg.Tensors), opcodes)
 	var ft schema.Tensor
 	for i := range sg.Tensors {
 		fsg.Tensors(&ft, i)
-		if err := parseTensor(&sg.Tensors[i], i, &ft, buffers, pb); err != nil {
+		if err := parseTensor(&sg.Tensors[i], i, &ft, buffers, pb, densifyOnly[i]); err != nil {
 			return fmt.Errorf("tensor %d: %w", i, err)
 		}
 	}
@@ -415,7 +416,49 @@ func elementsOf(shape []int) int {
 	return n
 }
 
-func parseTensor(t *TensorInfo, index int, ft *schema.Tensor, buffers [][]byte, pb *parseBudget) error {
+// densifyOnlyTensors marks the tensors of fsg (n of them) that only
+// DENSIFY operators read: at least one does, no other operator does, and
+// they are neither graph inputs nor outputs. A sparse constant among
+// them stays stored sparse (deferDensify). Out-of-range indices are left
+// for parseOperator to report.
+func densifyOnlyTensors(fsg *schema.SubGraph, n int, opcodes []OperatorInfo) []bool {
+	only := make([]bool, n)
+	other := make([]bool, n)
+	mark := func(x int32, list []bool) {
+		if x >= 0 && int(x) < n {
+			list[x] = true
+		}
+	}
+	for k := 0; k < fsg.InputsLength(); k++ {
+		mark(fsg.Inputs(k), other)
+	}
+	for k := 0; k < fsg.OutputsLength(); k++ {
+		mark(fsg.Outputs(k), other)
+	}
+	var fo schema.Operator
+	for k := 0; k < fsg.OperatorsLength(); k++ {
+		fsg.Operators(&fo, k)
+		list := other
+		if oi := index32(fo.OpcodeIndex()); oi < len(opcodes) && opcodes[oi].Op == ops.OpDensify {
+			list = only
+		}
+		for j := 0; j < fo.InputsLength(); j++ {
+			mark(fo.Inputs(j), list)
+		}
+		for j := 0; j < fo.IntermediatesLength(); j++ {
+			mark(fo.Intermediates(j), other)
+		}
+	}
+	for i := range only {
+		only[i] = only[i] && !other[i]
+	}
+	return only
+}
+
+// parseTensor reads tensor index of the subgraph. densifyOnly says that
+// only DENSIFY operators read it (densifyOnlyTensors): a sparse constant
+// then stays sparse (deferDensify) instead of being densified here.
+func parseTensor(t *TensorInfo, index int, ft *schema.Tensor, buffers [][]byte, pb *parseBudget, densifyOnly bool) error {
 	t.Index = index
 	var err error
 	if t.Name, err = pb.str(ft.Name(), "tensor name bytes"); err != nil {
@@ -463,7 +506,13 @@ func parseTensor(t *TensorInfo, index int, ft *schema.Tensor, buffers [][]byte, 
 		// variable must not also be a constant here.
 		return nil
 	}
-	if sp := ft.Sparsity(nil); sp != nil {
+	sp := ft.Sparsity(nil)
+	switch {
+	case sp != nil && densifyOnly:
+		if err := deferDensify(t, sp, data); err != nil {
+			return fmt.Errorf("%q: %w", t.Name, err)
+		}
+	case sp != nil:
 		// A sparse constant becomes the dense constant it stands for.
 		var err error
 		if data, err = densifyConstant(t, sp, data); err != nil {
@@ -471,6 +520,8 @@ func parseTensor(t *TensorInfo, index int, ft *schema.Tensor, buffers [][]byte, 
 		}
 	}
 	switch {
+	case t.densify != nil:
+		// Stored values only; deferDensify checked their count.
 	case t.Type == ops.String:
 		if err := checkStringBuffer(data, n); err != nil {
 			return fmt.Errorf("%q: %w", t.Name, err)

@@ -20,6 +20,56 @@ import (
 // parser accepts. (parseTensor aligns the result as it aligns any
 // constant.) It records the sparsity in t.Sparsity for the kernels.
 func densifyConstant(t *TensorInfo, sp *schema.SparsityParameters, data []byte) ([]byte, error) {
+	p, err := sparseParams(t, sp)
+	if err != nil {
+		return nil, err
+	}
+	dense, err := sparse.Densify(t.Shape, p, data, t.Type.Size())
+	if err != nil {
+		return nil, err
+	}
+	t.Sparsity = &ops.Sparsity{TraversalOrder: p.TraversalOrder, BlockMap: p.BlockMap, Levels: make([]ops.SparsityLevel, len(p.Levels))}
+	for i, l := range p.Levels {
+		t.Sparsity.Levels[i] = ops.SparsityLevel{Compressed: l.Format == sparse.SparseCSR, DenseSize: l.DenseSize, Segments: l.Segments, Indices: l.Indices}
+	}
+	return dense, nil
+}
+
+// deferDensify validates a sparse constant whose only readers are DENSIFY
+// operators and leaves it stored sparse: t keeps the stored values, and
+// t.densify expands them (reading the sparsity from the model's bytes
+// again) when DENSIFY runs, which it does once (a precomputed output).
+// Neither the dense copy nor the index vectors as ints stay resident
+// beside the model, as in TFLite, whose DENSIFY kernel expands its input
+// at its first Eval (densify.cc).
+func deferDensify(t *TensorInfo, sp *schema.SparsityParameters, data []byte) error {
+	p, err := sparseParams(t, sp)
+	if err != nil {
+		return err
+	}
+	elem := t.Type.Size()
+	count, err := sparse.Count(t.Shape, p)
+	if err != nil {
+		return err
+	}
+	if len(data) != count*elem {
+		return fmt.Errorf("sparsity: buffer has %d bytes, the sparsity describes %d values of %d bytes", len(data), count, elem)
+	}
+	if _, err := sparse.DenseBytes(t.Shape, elem); err != nil {
+		return err
+	}
+	t.densify = func(dst, values []byte) error {
+		p, err := sparseParams(t, sp)
+		if err != nil {
+			return err
+		}
+		return sparse.DensifyInto(dst, t.Shape, p, values, elem)
+	}
+	return nil
+}
+
+// sparseParams reads t's SparsityParameters for package internal/sparse.
+func sparseParams(t *TensorInfo, sp *schema.SparsityParameters) (*sparse.Params, error) {
 	elem := t.Type.Size()
 	if elem == 0 || t.Type == ops.Int4 {
 		return nil, fmt.Errorf("sparse tensors of type %s are not supported", t.Type)
@@ -63,15 +113,7 @@ func densifyConstant(t *TensorInfo, sp *schema.SparsityParameters, data []byte) 
 			return nil, fmt.Errorf("sparsity dimension %d: array_indices: %w", i, err)
 		}
 	}
-	dense, err := sparse.Densify(t.Shape, p, data, elem)
-	if err != nil {
-		return nil, err
-	}
-	t.Sparsity = &ops.Sparsity{TraversalOrder: p.TraversalOrder, BlockMap: p.BlockMap, Levels: make([]ops.SparsityLevel, len(p.Levels))}
-	for i, l := range p.Levels {
-		t.Sparsity.Levels[i] = ops.SparsityLevel{Compressed: l.Format == sparse.SparseCSR, DenseSize: l.DenseSize, Segments: l.Segments, Indices: l.Indices}
-	}
-	return dense, nil
+	return p, nil
 }
 
 // indexVector reads one SparseIndexVector union member as ints.

@@ -87,6 +87,10 @@ func newSubgraph(index int, info *SubgraphInfo) *subgraph {
 		case ti.data != nil:
 			t.Kind = ops.ConstTensor
 			t.Data = ti.data
+			if ti.densify != nil {
+				values, densify := ti.data, ti.densify
+				t.Densify = func(dst []byte) error { return densify(dst, values) }
+			}
 		case ti.IsVariable:
 			t.Kind = ops.VariableTensor
 		default:
@@ -191,7 +195,7 @@ func (it *Interpreter) allocate() error {
 	for _, i := range sg.inputs {
 		isInput[i] = true
 	}
-	it.preBytes = 0
+	it.preBytes, it.preKept, it.preFree, it.preBufs = 0, 0, nil, nil
 	it.dynBytes = 0
 	if err := it.budget.Reserve(int64(len(sg.tensors))*int64(unsafe.Sizeof(dynBuf{}))+int64(len(sg.nodes))*int64(unsafe.Sizeof(deferState{})), "the dynamic-tensor state"); err != nil {
 		return err
@@ -216,8 +220,13 @@ func (it *Interpreter) allocate() error {
 			}
 		}
 	}
+	rel := it.newReleaser(isInput)
 	for i := range sg.nodes {
-		if err := it.prepareNode(i, isInput, writers); err != nil {
+		err := it.prepareNode(i, isInput, writers)
+		if err == nil && it.diag == nil {
+			rel.prepared(&sg.nodes[i], i)
+		}
+		if err != nil {
 			if it.diag == nil {
 				return err
 			}
@@ -239,6 +248,7 @@ func (it *Interpreter) allocate() error {
 		return nil
 	}
 	it.cur = -1
+	it.preFree = nil
 	it.kernelBytes = it.budget.Used() - it.baseBytes - int64(it.preBytes)
 	if err := it.plan(); err != nil {
 		return err
@@ -301,12 +311,15 @@ func (it *Interpreter) precompute(nd *node) error {
 	if !ok || it.preBytes > math.MaxInt-size {
 		return fmt.Errorf("precomputed tensor %s is too large", out)
 	}
-	if err := it.budget.Reserve(int64(size), fmt.Sprintf("precomputed tensors (%d bytes with %s)", it.preBytes+size, out)); err != nil {
-		return err
+	if it.freeBuffer(size) < 0 {
+		// A freed buffer is already counted.
+		if err := it.budget.Reserve(int64(size), fmt.Sprintf("precomputed tensors (%d bytes with %s)", it.preBytes+size, out)); err != nil {
+			return err
+		}
+		it.preBytes += size
 	}
 	out.Kind = ops.PrecomputedTensor
-	out.Data = alignedBytes(size)[:out.Bytes():out.Bytes()]
-	it.preBytes += size
+	out.Data = it.precomputedBuffer(out, size)[:out.Bytes():out.Bytes()]
 	nd.once = true
 	return nd.kernel.Eval(&nd.Node)
 }

@@ -43,6 +43,22 @@ type StatefulKernel interface {
 	ResetState()
 }
 
+// PackingKernel is a Kernel that, at Prepare, copies some of its constant
+// inputs into state of its own (packed or converted weights) and never
+// reads those inputs' data at Eval. PackedInputs lists their indices in
+// the node's Inputs, for the path Prepare chose (it is called after a
+// successful Prepare). The interpreter uses it to free what it
+// precomputed for those inputs (the float32 weights a DEQUANTIZE or
+// DENSIFY of a constant made, see PrecomputedTensor) once every operator
+// that reads them has packed them, so the weights are not resident twice;
+// TFLite's XNNPACK delegate likewise keeps only its packed copy of static
+// weights. A kernel that reads an input at Eval, even in part (a bias, a
+// shape), must not list it.
+type PackingKernel interface {
+	Kernel
+	PackedInputs() []int
+}
+
 // Node is one operator of a subgraph as a kernel sees it.
 type Node struct {
 	// Subgraph and Index locate the operator in the model.

@@ -258,6 +258,11 @@ type Tensor struct {
 	// Sparsity is the sparsity of a constant stored sparse in the model,
 	// nil for none; Data holds the densified values all the same.
 	Sparsity *Sparsity
+	// Densify is set on a constant stored sparse that only DENSIFY
+	// operators read (the loader did not expand it): Data holds the
+	// stored values, not the tensor, and Densify writes the dense tensor
+	// (Bytes long, row-major) into dst. nil for every other tensor.
+	Densify func(dst []byte) error
 	// Kind says whether the tensor is an activation, a constant, a
 	// variable or precomputed from constants.
 	Kind TensorKind

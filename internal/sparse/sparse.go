@@ -187,30 +187,75 @@ func Count(shape []int, p *Params) (int, error) {
 // values are zero bytes (0 for every numeric type). Errors name what is
 // inconsistent.
 func Densify(shape []int, p *Params, values []byte, elem int) ([]byte, error) {
-	if elem <= 0 {
-		return nil, errors.New("sparsity: element type has no fixed size")
-	}
-	pl, err := check(shape, p)
+	pl, n, err := prepare(shape, p, values, elem)
 	if err != nil {
 		return nil, err
 	}
-	if len(values) != pl.count*elem {
-		return nil, fmt.Errorf("sparsity: buffer has %d bytes, the sparsity describes %d values of %d bytes", len(values), pl.count, elem)
+	dst := make([]byte, n)
+	return dst, pl.expand(dst, values, elem)
+}
+
+// DensifyInto is Densify writing into dst, which must hold exactly the
+// dense tensor (DenseBytes); every byte of dst is written.
+func DensifyInto(dst []byte, shape []int, p *Params, values []byte, elem int) error {
+	pl, n, err := prepare(shape, p, values, elem)
+	if err != nil {
+		return err
+	}
+	if len(dst) != n {
+		return fmt.Errorf("sparsity: destination has %d bytes, the dense shape %v needs %d", len(dst), shape, n)
+	}
+	clear(dst)
+	return pl.expand(dst, values, elem)
+}
+
+// DenseBytes is the size in bytes of the dense tensor of shape with
+// elements of elem bytes, or an error when it exceeds MaxDenseBytes.
+func DenseBytes(shape []int, elem int) (int, error) {
+	if elem <= 0 {
+		return 0, errors.New("sparsity: element type has no fixed size")
 	}
 	n := 1
 	for _, d := range shape {
+		if d < 0 {
+			return 0, fmt.Errorf("sparsity: dense shape %v has a negative dimension", shape)
+		}
 		if d != 0 && n > MaxDenseBytes/elem/d {
-			return nil, fmt.Errorf("sparsity: dense shape %v exceeds %d bytes", shape, MaxDenseBytes)
+			return 0, fmt.Errorf("sparsity: dense shape %v exceeds %d bytes", shape, MaxDenseBytes)
 		}
 		n *= d
 	}
-	dst := make([]byte, n*elem)
-	e := expander{plan: pl, dst: dst, src: values, elem: elem, idx: make([]int, len(p.Levels)), orig: make([]int, pl.rank)}
+	return n * elem, nil
+}
+
+// prepare validates p against shape and values and returns the plan and
+// the dense size in bytes.
+func prepare(shape []int, p *Params, values []byte, elem int) (*plan, int, error) {
+	if elem <= 0 {
+		return nil, 0, errors.New("sparsity: element type has no fixed size")
+	}
+	pl, err := check(shape, p)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(values) != pl.count*elem {
+		return nil, 0, fmt.Errorf("sparsity: buffer has %d bytes, the sparsity describes %d values of %d bytes", len(values), pl.count, elem)
+	}
+	n, err := DenseBytes(shape, elem)
+	if err != nil {
+		return nil, 0, err
+	}
+	return pl, n, nil
+}
+
+// expand places the values of a validated plan into the zeroed dst.
+func (pl *plan) expand(dst, values []byte, elem int) error {
+	e := expander{plan: pl, dst: dst, src: values, elem: elem, idx: make([]int, len(pl.p.Levels)), orig: make([]int, pl.rank)}
 	e.walk(0, 0)
 	if e.next != pl.count {
-		return nil, fmt.Errorf("sparsity: placed %d of %d values", e.next, pl.count)
+		return fmt.Errorf("sparsity: placed %d of %d values", e.next, pl.count)
 	}
-	return dst, nil
+	return nil
 }
 
 // expander walks the tree of a validated plan, placing each leaf.

@@ -518,7 +518,11 @@ func (k *Conv2D) Eval(n *ops.Node) error {
 	if in == nil || filter == nil || out == nil {
 		return errors.New("CONV_2D: input, filter or output missing at Eval")
 	}
-	if err := checkData(in, filter, bias, out); err != nil {
+	f := filter
+	if k.packedF != nil {
+		f = nil // packed at Prepare; the interpreter may have freed it
+	}
+	if err := checkData(in, f, bias, out); err != nil {
 		return err
 	}
 	if k.batches*k.pixels*k.outC == 0 {
@@ -540,6 +544,15 @@ func (k *Conv2D) Eval(n *ops.Node) error {
 	return k.evalQuant(n, in, filter, bias, out)
 }
 
+// PackedInputs implements ops.PackingKernel: a constant float filter
+// packed at Prepare (packedF) is not read at Eval.
+func (k *Conv2D) PackedInputs() []int {
+	if k.packedF != nil {
+		return []int{1}
+	}
+	return nil
+}
+
 func (k *Conv2D) evalFloat(n *ops.Node, in, filter, bias, out *ops.Tensor) error {
 	r := &k.run
 	if !k.direct {
@@ -556,7 +569,10 @@ func (k *Conv2D) evalFloat(n *ops.Node, in, filter, bias, out *ops.Tensor) error
 		}
 		arch.PackGemmF32(r.packedF, filter.Float32s(), k.outC, k.k)
 	}
-	r.xf, r.of, r.filterF = in.Float32s(), out.Float32s(), filter.Float32s()
+	r.xf, r.of = in.Float32s(), out.Float32s()
+	if k.matVec {
+		r.filterF = filter.Float32s()
+	}
 	r.bias = k.zeroBias
 	if bias != nil {
 		r.bias = bias.Float32s()[:k.outC]
