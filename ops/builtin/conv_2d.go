@@ -363,6 +363,10 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 		if err := k.q.prepare(in, filter, bias, out, k.opts.Activation, k.outC, 0, true); err != nil {
 			return err
 		}
+		// CONV_2D requantises through arch.ChannelRequant (and the
+		// grouped path through q.mult/q.shift), never requantRow: its
+		// 32 bytes per channel need not stay.
+		k.q.chans = nil
 	}
 	if k.opts.Activation == ops.ActTanh || k.opts.Activation == ops.ActSignBit {
 		return fmt.Errorf("options: fused activation %s is not supported by CONV_2D", k.opts.Activation)
