@@ -3,6 +3,7 @@ package interpreter
 import (
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/tflrun/tflrun/ops"
@@ -75,13 +76,15 @@ func (it *Interpreter) plan() error {
 		use(&sg.tensors[i], nOps)
 	}
 
+	alias := it.inPlaceAliases(first, last)
+
 	var bufs []planBuffer
 	var owners []int // tensor index, or -(1+scratch slot) for scratch
 	type scratchRef struct{ node, id int }
 	var scratch []scratchRef
 	for i := range sg.tensors {
 		t := &sg.tensors[i]
-		if t.Kind != ops.ArenaTensor || first[i] == unused {
+		if t.Kind != ops.ArenaTensor || first[i] == unused || alias[i] >= 0 {
 			continue
 		}
 		bufs = append(bufs, planBuffer{size: t.Bytes(), first: first[i], last: last[i]})
@@ -121,6 +124,13 @@ func (it *Interpreter) plan() error {
 		} else {
 			ref := scratch[-1-o]
 			sg.nodes[ref.node].Scratch[ref.id] = data
+		}
+	}
+	for i, r := range alias {
+		if r >= 0 {
+			t := &sg.tensors[i]
+			n := t.Bytes()
+			t.Data = sg.tensors[r].Data[:n:n]
 		}
 	}
 
@@ -170,4 +180,71 @@ func alignedBytes(n int) []byte {
 	raw := make([]byte, n+arenaAlign)
 	pad := int((arenaAlign - uintptr(unsafe.Pointer(unsafe.SliceData(raw)))%arenaAlign) % arenaAlign)
 	return raw[pad : pad+n : pad+n]
+}
+
+// inPlaceAliases picks the RESHAPE, SQUEEZE and EXPAND_DIMS operators
+// whose output can share its input's bytes instead of a copy of them, as
+// TensorFlow Lite's arena planner does for operators it marks in-place
+// (kTfLiteInplaceOpInput0Shared): the input is an arena tensor that the
+// operator is the last to read (so nothing else sees it change, and no
+// one writes it again), neither is a graph input, the output has that
+// one writer, and both hold the same bytes (the operators change only the
+// shape). alias[t] is then the tensor whose buffer t uses (the first of
+// a chain of such operators), -1 for a tensor with a buffer of its own;
+// the shared buffer lives until the last use of any tensor of the chain
+// (last is extended). The operators' Eval sees the same memory on both
+// sides and copies nothing (copyEval). first and last are plan's tensor
+// lifetimes, in operator indices.
+func (it *Interpreter) inPlaceAliases(first, last []int) []int {
+	sg := it.sg
+	alias := make([]int, len(sg.tensors))
+	for i := range alias {
+		alias[i] = -1
+	}
+	graphIn := make([]bool, len(sg.tensors))
+	for _, i := range sg.inputs {
+		graphIn[i] = true
+	}
+	writers := make([]int, len(sg.tensors))
+	for k := range sg.nodes {
+		for _, t := range sg.nodes[k].Outputs {
+			if t != nil {
+				writers[t.Index]++
+			}
+		}
+	}
+	ownLast := slices.Clone(last) // before chains extend their roots'
+	for k := range sg.nodes {
+		nd := &sg.nodes[k]
+		switch nd.Op {
+		case ops.OpReshape, ops.OpSqueeze, ops.OpExpandDims:
+		default:
+			continue
+		}
+		if nd.deferred || nd.dynOut || nd.once || len(nd.Inputs) == 0 || len(nd.Outputs) != 1 {
+			continue
+		}
+		in, out := nd.Inputs[0], nd.Outputs[0]
+		if in == nil || out == nil || in == out || in.Kind != ops.ArenaTensor || out.Kind != ops.ArenaTensor ||
+			graphIn[in.Index] || graphIn[out.Index] || writers[out.Index] != 1 ||
+			ownLast[in.Index] != k || first[out.Index] != k || in.Bytes() != out.Bytes() || in.Bytes() == 0 {
+			continue
+		}
+		// A second input (RESHAPE's shape, EXPAND_DIMS's axis) must not
+		// be the same tensor either.
+		shared := false
+		for _, t := range nd.Inputs[1:] {
+			shared = shared || t == in || t == out
+		}
+		if shared {
+			continue
+		}
+		root := in.Index
+		if alias[root] >= 0 {
+			root = alias[root]
+		}
+		alias[out.Index] = root
+		last[root] = max(last[root], last[out.Index])
+	}
+	return alias
 }

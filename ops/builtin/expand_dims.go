@@ -11,7 +11,8 @@ import (
 // by input 1 (one int32 or int64 value in [-(rank+1), rank], negative
 // counting from the end of the output). Input 1 must be a constant tensor
 // (tflrun sizes outputs at Prepare). Any fixed-size element type; the data
-// is copied. Matches TFLite's expand_dims.cc.
+// is copied, unless the planner gave output and input one buffer. Matches
+// TFLite's expand_dims.cc.
 type ExpandDims struct{ bytes int }
 
 // NewExpandDims returns an EXPAND_DIMS kernel for one node.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/tflrun/tflrun/ops"
 )
@@ -194,11 +195,15 @@ func unaryCopyIO(n *ops.Node) (in, out *ops.Tensor, err error) {
 	return in, out, nil
 }
 
-// copyEval copies n bytes from input 0 to output 0.
+// copyEval copies n bytes from input 0 to output 0 (nothing when the
+// planner gave both one buffer, see interpreter.inPlaceAliases).
 func copyEval(n *ops.Node, bytes int) error {
 	in, out := n.Input(0), n.Output(0)
 	if in == nil || out == nil || len(in.Data) < bytes || len(out.Data) < bytes {
 		return errShortData
+	}
+	if bytes > 0 && unsafe.SliceData(out.Data) == unsafe.SliceData(in.Data) {
+		return nil // the planner gave both the same buffer (in place)
 	}
 	copy(out.Data[:bytes], in.Data[:bytes])
 	return nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/tflrun/tflrun/ops"
 	"github.com/tflrun/tflrun/schema"
@@ -25,8 +26,9 @@ import (
 // output a dynamic tensor and Eval resolves the shape into a buffer the
 // kernel allocated at Prepare and resizes the output to it
 // (Node.ResizeOutput), so the operators that read it are prepared with
-// the real shape. Eval copies the data (the output never aliases the
-// input).
+// the real shape. Eval copies the data, unless the interpreter's planner
+// gave the output its input's buffer (the operator being the input's last
+// reader), when there is nothing to copy.
 type Reshape struct {
 	dynamic  bool
 	shapeBuf []int
@@ -174,8 +176,8 @@ func resolveReshape(dims []int, inElems int) error {
 	return nil
 }
 
-// Eval copies the data, first resolving the shape when it comes from a
-// non-constant tensor.
+// Eval copies the data (nothing when output and input share a buffer),
+// first resolving the shape when it comes from a non-constant tensor.
 func (k *Reshape) Eval(n *ops.Node) error {
 	in, out := n.Input(0), n.Output(0)
 	if in == nil || out == nil {
@@ -199,6 +201,9 @@ func (k *Reshape) Eval(n *ops.Node) error {
 	}
 	if len(in.Data) < nbytes || len(out.Data) < nbytes {
 		return errShortData
+	}
+	if nbytes > 0 && unsafe.SliceData(out.Data) == unsafe.SliceData(in.Data) {
+		return nil // in place (the planner gave both the same buffer)
 	}
 	copy(out.Data[:nbytes], in.Data[:nbytes])
 	return nil

@@ -11,7 +11,8 @@ import (
 // its shape with size-1 dimensions removed, either those listed in
 // SqueezeOptions.SqueezeDims (negative counting from the end; each must
 // have size 1) or, when the list is empty, all of them. Any fixed-size
-// element type. Matches TFLite's squeeze.cc; the data is copied.
+// element type. Matches TFLite's squeeze.cc; the data is copied, unless
+// the planner gave output and input one buffer.
 type Squeeze struct{ bytes int }
 
 // NewSqueeze returns a SQUEEZE kernel for one node.
