@@ -657,12 +657,19 @@ stored4y:
 // ({1to16}), adding the four products to each int32 lane: one instruction
 // per row per group of four reduction indices, no horizontal sums,
 // whatever k and n are. Σ(w+128)·a = Σw·a + 128·Σa, so each row's sum Σa
-// (VPDPBUSD of the row with a vector of ones, once per row block) times
-// 128 is subtracted from the seed the sums start at (times 128 + wz in the
+// times 128 is subtracted from the seed the sums start at (times 128 + wz in the
 // requantising variants, which also subtract the weights' zero point wz:
 // Σ(w-wz)·a). VPDPBUSD wraps (unlike VPDPBUSDS), so every sum is the exact
 // int32 result modulo 2^32. A last group of k%4 indices is loaded with a
 // byte mask (K2: neither reads nor faults past the row), zeros above.
+//
+// The row sums are computed once per row block, 64 bytes of a row per
+// VPDPBUSD with a vector of ones (the last k%64 bytes under the byte mask
+// rtail, K6), 16 partial sums per row; a tree of lane shuffles and adds
+// reduces the block's rows into one vector, which is scaled once and
+// stored in the frame, and each row's sum is broadcast from there. The
+// sums start at the seed and the row-sum term is subtracted after the
+// reduction, so that the row sums overlap the first channel block.
 //
 // Rows beyond m in the last row block alias the last real row: computed,
 // not stored.
@@ -674,8 +681,8 @@ stored4y:
 // registers and apply RQ16 (requant_channel_amd64.h, registers Z21-Z31,
 // K3, K4) to them, storing bytes; Z10 holds 128 + wz.
 
-// func gemmInt8R8VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64)
-TEXT ·gemmInt8R8VNNI(SB), NOSPLIT, $0-88
+// func gemmInt8R8VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail, rtail uint64)
+TEXT ·gemmInt8R8VNNI(SB), NOSPLIT, $64-96
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
@@ -705,53 +712,81 @@ rowblk8:
 	VPXORD Z18, Z18, Z18
 	VPXORD Z19, Z19, Z19
 	XORQ   AX, AX
-	CMPQ   AX, R13
-	JGE    sumtail8
+	MOVQ   k+64(FP), R12
+	ANDQ   $-64, R12
+	JZ     rstail8
 
-sumloop8:
-	VPDPBUSD.BCST (SI)(AX*1), Z20, Z12
-	VPDPBUSD.BCST (BX)(AX*1), Z20, Z13
-	VPDPBUSD.BCST (CX)(AX*1), Z20, Z14
-	VPDPBUSD.BCST (DX)(AX*1), Z20, Z15
-	VPDPBUSD.BCST (R8)(AX*1), Z20, Z16
-	VPDPBUSD.BCST (R9)(AX*1), Z20, Z17
-	VPDPBUSD.BCST (R10)(AX*1), Z20, Z18
-	VPDPBUSD.BCST (R11)(AX*1), Z20, Z19
-	ADDQ          $4, AX
-	CMPQ          AX, R13
-	JLT           sumloop8
+rsloop8:
+	VPDPBUSD (SI)(AX*1), Z20, Z12
+	VPDPBUSD (BX)(AX*1), Z20, Z13
+	VPDPBUSD (CX)(AX*1), Z20, Z14
+	VPDPBUSD (DX)(AX*1), Z20, Z15
+	VPDPBUSD (R8)(AX*1), Z20, Z16
+	VPDPBUSD (R9)(AX*1), Z20, Z17
+	VPDPBUSD (R10)(AX*1), Z20, Z18
+	VPDPBUSD (R11)(AX*1), Z20, Z19
+	ADDQ     $64, AX
+	CMPQ     AX, R12
+	JLT      rsloop8
 
-sumtail8:
-	CMPQ     ktail+80(FP), $0
-	JEQ      sumdone8
-	TAILA(SI)
-	VPDPBUSD Z9, Z20, Z12
-	TAILA(BX)
-	VPDPBUSD Z9, Z20, Z13
-	TAILA(CX)
-	VPDPBUSD Z9, Z20, Z14
-	TAILA(DX)
-	VPDPBUSD Z9, Z20, Z15
-	TAILA(R8)
-	VPDPBUSD Z9, Z20, Z16
-	TAILA(R9)
-	VPDPBUSD Z9, Z20, Z17
-	TAILA(R10)
-	VPDPBUSD Z9, Z20, Z18
-	TAILA(R11)
-	VPDPBUSD Z9, Z20, Z19
+rstail8:
+	MOVQ       rtail+88(FP), R12
+	TESTQ      R12, R12
+	JZ         rsred8
+	KMOVQ      R12, K6
+	VMOVDQU8.Z (SI)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z12
+	VMOVDQU8.Z (BX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z13
+	VMOVDQU8.Z (CX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z14
+	VMOVDQU8.Z (DX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z15
+	VMOVDQU8.Z (R8)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z16
+	VMOVDQU8.Z (R9)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z17
+	VMOVDQU8.Z (R10)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z18
+	VMOVDQU8.Z (R11)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z19
 
-sumdone8:
-	VPSLLD $7, Z12, Z12
-	VPSLLD $7, Z13, Z13
-	VPSLLD $7, Z14, Z14
-	VPSLLD $7, Z15, Z15
-	VPSLLD $7, Z16, Z16
-	VPSLLD $7, Z17, Z17
-	VPSLLD $7, Z18, Z18
-	VPSLLD $7, Z19, Z19
-	MOVQ   w+32(FP), R12
-	XORQ   DI, DI
+rsred8:
+	VSHUFI64X2   $0x44, Z13, Z12, Z0
+	VSHUFI64X2   $0xee, Z13, Z12, Z8
+	VPADDD       Z8, Z0, Z0
+	VSHUFI64X2   $0x44, Z15, Z14, Z1
+	VSHUFI64X2   $0xee, Z15, Z14, Z8
+	VPADDD       Z8, Z1, Z1
+	VSHUFI64X2   $0x44, Z17, Z16, Z2
+	VSHUFI64X2   $0xee, Z17, Z16, Z8
+	VPADDD       Z8, Z2, Z2
+	VSHUFI64X2   $0x44, Z19, Z18, Z3
+	VSHUFI64X2   $0xee, Z19, Z18, Z8
+	VPADDD       Z8, Z3, Z3
+	VSHUFI64X2   $0x88, Z1, Z0, Z4
+	VSHUFI64X2   $0xdd, Z1, Z0, Z8
+	VPADDD       Z8, Z4, Z4
+	VSHUFI64X2   $0x88, Z3, Z2, Z5
+	VSHUFI64X2   $0xdd, Z3, Z2, Z8
+	VPADDD       Z8, Z5, Z5
+	VPUNPCKLQDQ  Z5, Z4, Z6
+	VPUNPCKHQDQ  Z5, Z4, Z7
+	VPADDD       Z7, Z6, Z6
+	VPSHUFD      $0xb1, Z6, Z7
+	VPADDD       Z7, Z6, Z6
+	VPSLLD       $7, Z6, Z6
+	VMOVDQU32    Z6, rs-64(SP)
+	VPBROADCASTD rs-64(SP), Z12
+	VPBROADCASTD rs-48(SP), Z13
+	VPBROADCASTD rs-32(SP), Z14
+	VPBROADCASTD rs-16(SP), Z15
+	VPBROADCASTD rs-56(SP), Z16
+	VPBROADCASTD rs-40(SP), Z17
+	VPBROADCASTD rs-24(SP), Z18
+	VPBROADCASTD rs-8(SP), Z19
+	MOVQ         w+32(FP), R12
+	XORQ         DI, DI
 
 nblk8:
 	MOVQ n+56(FP), R14
@@ -765,14 +800,14 @@ nmask8:
 	KMOVW       AX, K1
 	MOVQ        seed+40(FP), R14
 	VMOVDQU32.Z (R14)(DI*4), K1, Z9
-	VPSUBD      Z12, Z9, Z0
-	VPSUBD      Z13, Z9, Z1
-	VPSUBD      Z14, Z9, Z2
-	VPSUBD      Z15, Z9, Z3
-	VPSUBD      Z16, Z9, Z4
-	VPSUBD      Z17, Z9, Z5
-	VPSUBD      Z18, Z9, Z6
-	VPSUBD      Z19, Z9, Z7
+	VMOVDQA32   Z9, Z0
+	VMOVDQA32   Z9, Z1
+	VMOVDQA32   Z9, Z2
+	VMOVDQA32   Z9, Z3
+	VMOVDQA32   Z9, Z4
+	VMOVDQA32   Z9, Z5
+	VMOVDQA32   Z9, Z6
+	VMOVDQA32   Z9, Z7
 	XORQ        AX, AX
 	CMPQ        AX, R13
 	JGE         ktail8
@@ -815,6 +850,14 @@ ktail8:
 	VPDPBUSD  Z9, Z8, Z7
 
 kdone8:
+	VPSUBD    Z12, Z0, Z0
+	VPSUBD    Z13, Z1, Z1
+	VPSUBD    Z14, Z2, Z2
+	VPSUBD    Z15, Z3, Z3
+	VPSUBD    Z16, Z4, Z4
+	VPSUBD    Z17, Z5, Z5
+	VPSUBD    Z18, Z6, Z6
+	VPSUBD    Z19, Z7, Z7
 	MOVQ      dst+0(FP), R14
 	LEAQ      (R14)(DI*4), R14
 	MOVQ      ldd+8(FP), AX
@@ -869,10 +912,10 @@ done8:
 	VZEROUPPER
 	RET
 
-// func gemmInt8R4VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64)
+// func gemmInt8R4VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail, rtail uint64)
 //
 // gemmInt8R8VNNI for 1 ≤ m ≤ 4 rows (one block).
-TEXT ·gemmInt8R4VNNI(SB), NOSPLIT, $0-88
+TEXT ·gemmInt8R4VNNI(SB), NOSPLIT, $64-96
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
@@ -892,37 +935,55 @@ TEXT ·gemmInt8R4VNNI(SB), NOSPLIT, $0-88
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
 	XORQ   AX, AX
-	CMPQ   AX, R13
-	JGE    sumtail4
+	MOVQ   k+64(FP), R12
+	ANDQ   $-64, R12
+	JZ     rstail4
 
-sumloop4:
-	VPDPBUSD.BCST (SI)(AX*1), Z20, Z12
-	VPDPBUSD.BCST (BX)(AX*1), Z20, Z13
-	VPDPBUSD.BCST (CX)(AX*1), Z20, Z14
-	VPDPBUSD.BCST (DX)(AX*1), Z20, Z15
-	ADDQ          $4, AX
-	CMPQ          AX, R13
-	JLT           sumloop4
+rsloop4:
+	VPDPBUSD (SI)(AX*1), Z20, Z12
+	VPDPBUSD (BX)(AX*1), Z20, Z13
+	VPDPBUSD (CX)(AX*1), Z20, Z14
+	VPDPBUSD (DX)(AX*1), Z20, Z15
+	ADDQ     $64, AX
+	CMPQ     AX, R12
+	JLT      rsloop4
 
-sumtail4:
-	CMPQ     ktail+80(FP), $0
-	JEQ      sumdone4
-	TAILA(SI)
-	VPDPBUSD Z9, Z20, Z12
-	TAILA(BX)
-	VPDPBUSD Z9, Z20, Z13
-	TAILA(CX)
-	VPDPBUSD Z9, Z20, Z14
-	TAILA(DX)
-	VPDPBUSD Z9, Z20, Z15
+rstail4:
+	MOVQ       rtail+88(FP), R12
+	TESTQ      R12, R12
+	JZ         rsred4
+	KMOVQ      R12, K6
+	VMOVDQU8.Z (SI)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z12
+	VMOVDQU8.Z (BX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z13
+	VMOVDQU8.Z (CX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z14
+	VMOVDQU8.Z (DX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z15
 
-sumdone4:
-	VPSLLD $7, Z12, Z12
-	VPSLLD $7, Z13, Z13
-	VPSLLD $7, Z14, Z14
-	VPSLLD $7, Z15, Z15
-	MOVQ   w+32(FP), R12
-	XORQ   DI, DI
+rsred4:
+	VSHUFI64X2   $0x44, Z13, Z12, Z0
+	VSHUFI64X2   $0xee, Z13, Z12, Z8
+	VPADDD       Z8, Z0, Z0
+	VSHUFI64X2   $0x44, Z15, Z14, Z1
+	VSHUFI64X2   $0xee, Z15, Z14, Z8
+	VPADDD       Z8, Z1, Z1
+	VSHUFI64X2   $0x88, Z1, Z0, Z4
+	VSHUFI64X2   $0xdd, Z1, Z0, Z8
+	VPADDD       Z8, Z4, Z4
+	VPSHUFD      $0x4e, Z4, Z7
+	VPADDD       Z7, Z4, Z6
+	VPSHUFD      $0xb1, Z6, Z7
+	VPADDD       Z7, Z6, Z6
+	VPSLLD       $7, Z6, Z6
+	VMOVDQU32    Z6, rs-64(SP)
+	VPBROADCASTD rs-64(SP), Z12
+	VPBROADCASTD rs-48(SP), Z13
+	VPBROADCASTD rs-32(SP), Z14
+	VPBROADCASTD rs-16(SP), Z15
+	MOVQ         w+32(FP), R12
+	XORQ         DI, DI
 
 nblk4:
 	MOVQ n+56(FP), R14
@@ -936,10 +997,10 @@ nmask4:
 	KMOVW       AX, K1
 	MOVQ        seed+40(FP), R14
 	VMOVDQU32.Z (R14)(DI*4), K1, Z9
-	VPSUBD      Z12, Z9, Z0
-	VPSUBD      Z13, Z9, Z1
-	VPSUBD      Z14, Z9, Z2
-	VPSUBD      Z15, Z9, Z3
+	VMOVDQA32   Z9, Z0
+	VMOVDQA32   Z9, Z1
+	VMOVDQA32   Z9, Z2
+	VMOVDQA32   Z9, Z3
 	XORQ        AX, AX
 	CMPQ        AX, R13
 	JGE         ktail4
@@ -970,6 +1031,10 @@ ktail4:
 	VPDPBUSD  Z9, Z8, Z3
 
 kdone4:
+	VPSUBD    Z12, Z0, Z0
+	VPSUBD    Z13, Z1, Z1
+	VPSUBD    Z14, Z2, Z2
+	VPSUBD    Z15, Z3, Z3
 	MOVQ      dst+0(FP), R14
 	LEAQ      (R14)(DI*4), R14
 	MOVQ      ldd+8(FP), AX
@@ -995,8 +1060,8 @@ stored4:
 	VZEROUPPER
 	RET
 
-// func gemmInt8RqR8VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
-TEXT ·gemmInt8RqR8VNNI(SB), NOSPLIT, $0-132
+// func gemmInt8RqR8VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
+TEXT ·gemmInt8RqR8VNNI(SB), NOSPLIT, $64-144
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
@@ -1020,7 +1085,7 @@ rowblkq8:
 	ROWPTR(R9, R10, 7)
 	ROWPTR(R10, R11, 8)
 
-	// Row sums Σa of the block's rows, times 128: Z12-Z19.
+	// Row sums Σa of the block's rows, times 128 + wz: Z12-Z19.
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
@@ -1030,53 +1095,81 @@ rowblkq8:
 	VPXORD Z18, Z18, Z18
 	VPXORD Z19, Z19, Z19
 	XORQ   AX, AX
-	CMPQ   AX, R13
-	JGE    sumtailq8
+	MOVQ   k+64(FP), R12
+	ANDQ   $-64, R12
+	JZ     rstailq8
 
-sumloopq8:
-	VPDPBUSD.BCST (SI)(AX*1), Z20, Z12
-	VPDPBUSD.BCST (BX)(AX*1), Z20, Z13
-	VPDPBUSD.BCST (CX)(AX*1), Z20, Z14
-	VPDPBUSD.BCST (DX)(AX*1), Z20, Z15
-	VPDPBUSD.BCST (R8)(AX*1), Z20, Z16
-	VPDPBUSD.BCST (R9)(AX*1), Z20, Z17
-	VPDPBUSD.BCST (R10)(AX*1), Z20, Z18
-	VPDPBUSD.BCST (R11)(AX*1), Z20, Z19
-	ADDQ          $4, AX
-	CMPQ          AX, R13
-	JLT           sumloopq8
+rsloopq8:
+	VPDPBUSD (SI)(AX*1), Z20, Z12
+	VPDPBUSD (BX)(AX*1), Z20, Z13
+	VPDPBUSD (CX)(AX*1), Z20, Z14
+	VPDPBUSD (DX)(AX*1), Z20, Z15
+	VPDPBUSD (R8)(AX*1), Z20, Z16
+	VPDPBUSD (R9)(AX*1), Z20, Z17
+	VPDPBUSD (R10)(AX*1), Z20, Z18
+	VPDPBUSD (R11)(AX*1), Z20, Z19
+	ADDQ     $64, AX
+	CMPQ     AX, R12
+	JLT      rsloopq8
 
-sumtailq8:
-	CMPQ     ktail+80(FP), $0
-	JEQ      sumdoneq8
-	TAILA(SI)
-	VPDPBUSD Z9, Z20, Z12
-	TAILA(BX)
-	VPDPBUSD Z9, Z20, Z13
-	TAILA(CX)
-	VPDPBUSD Z9, Z20, Z14
-	TAILA(DX)
-	VPDPBUSD Z9, Z20, Z15
-	TAILA(R8)
-	VPDPBUSD Z9, Z20, Z16
-	TAILA(R9)
-	VPDPBUSD Z9, Z20, Z17
-	TAILA(R10)
-	VPDPBUSD Z9, Z20, Z18
-	TAILA(R11)
-	VPDPBUSD Z9, Z20, Z19
+rstailq8:
+	MOVQ       rtail+136(FP), R12
+	TESTQ      R12, R12
+	JZ         rsredq8
+	KMOVQ      R12, K6
+	VMOVDQU8.Z (SI)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z12
+	VMOVDQU8.Z (BX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z13
+	VMOVDQU8.Z (CX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z14
+	VMOVDQU8.Z (DX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z15
+	VMOVDQU8.Z (R8)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z16
+	VMOVDQU8.Z (R9)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z17
+	VMOVDQU8.Z (R10)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z18
+	VMOVDQU8.Z (R11)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z19
 
-sumdoneq8:
-	VPMULLD Z10, Z12, Z12
-	VPMULLD Z10, Z13, Z13
-	VPMULLD Z10, Z14, Z14
-	VPMULLD Z10, Z15, Z15
-	VPMULLD Z10, Z16, Z16
-	VPMULLD Z10, Z17, Z17
-	VPMULLD Z10, Z18, Z18
-	VPMULLD Z10, Z19, Z19
-	MOVQ    w+32(FP), R12
-	XORQ    DI, DI
+rsredq8:
+	VSHUFI64X2   $0x44, Z13, Z12, Z0
+	VSHUFI64X2   $0xee, Z13, Z12, Z8
+	VPADDD       Z8, Z0, Z0
+	VSHUFI64X2   $0x44, Z15, Z14, Z1
+	VSHUFI64X2   $0xee, Z15, Z14, Z8
+	VPADDD       Z8, Z1, Z1
+	VSHUFI64X2   $0x44, Z17, Z16, Z2
+	VSHUFI64X2   $0xee, Z17, Z16, Z8
+	VPADDD       Z8, Z2, Z2
+	VSHUFI64X2   $0x44, Z19, Z18, Z3
+	VSHUFI64X2   $0xee, Z19, Z18, Z8
+	VPADDD       Z8, Z3, Z3
+	VSHUFI64X2   $0x88, Z1, Z0, Z4
+	VSHUFI64X2   $0xdd, Z1, Z0, Z8
+	VPADDD       Z8, Z4, Z4
+	VSHUFI64X2   $0x88, Z3, Z2, Z5
+	VSHUFI64X2   $0xdd, Z3, Z2, Z8
+	VPADDD       Z8, Z5, Z5
+	VPUNPCKLQDQ  Z5, Z4, Z6
+	VPUNPCKHQDQ  Z5, Z4, Z7
+	VPADDD       Z7, Z6, Z6
+	VPSHUFD      $0xb1, Z6, Z7
+	VPADDD       Z7, Z6, Z6
+	VPMULLD      Z10, Z6, Z6
+	VMOVDQU32    Z6, rs-64(SP)
+	VPBROADCASTD rs-64(SP), Z12
+	VPBROADCASTD rs-48(SP), Z13
+	VPBROADCASTD rs-32(SP), Z14
+	VPBROADCASTD rs-16(SP), Z15
+	VPBROADCASTD rs-56(SP), Z16
+	VPBROADCASTD rs-40(SP), Z17
+	VPBROADCASTD rs-24(SP), Z18
+	VPBROADCASTD rs-8(SP), Z19
+	MOVQ         w+32(FP), R12
+	XORQ         DI, DI
 
 nblkq8:
 	MOVQ n+56(FP), R14
@@ -1090,14 +1183,14 @@ nmaskq8:
 	KMOVW       AX, K1
 	MOVQ        seed+40(FP), R14
 	VMOVDQU32.Z (R14)(DI*4), K1, Z9
-	VPSUBD      Z12, Z9, Z0
-	VPSUBD      Z13, Z9, Z1
-	VPSUBD      Z14, Z9, Z2
-	VPSUBD      Z15, Z9, Z3
-	VPSUBD      Z16, Z9, Z4
-	VPSUBD      Z17, Z9, Z5
-	VPSUBD      Z18, Z9, Z6
-	VPSUBD      Z19, Z9, Z7
+	VMOVDQA32   Z9, Z0
+	VMOVDQA32   Z9, Z1
+	VMOVDQA32   Z9, Z2
+	VMOVDQA32   Z9, Z3
+	VMOVDQA32   Z9, Z4
+	VMOVDQA32   Z9, Z5
+	VMOVDQA32   Z9, Z6
+	VMOVDQA32   Z9, Z7
 	XORQ        AX, AX
 	CMPQ        AX, R13
 	JGE         ktailq8
@@ -1140,6 +1233,14 @@ ktailq8:
 	VPDPBUSD  Z9, Z8, Z7
 
 kdoneq8:
+	VPSUBD Z12, Z0, Z0
+	VPSUBD Z13, Z1, Z1
+	VPSUBD Z14, Z2, Z2
+	VPSUBD Z15, Z3, Z3
+	VPSUBD Z16, Z4, Z4
+	VPSUBD Z17, Z5, Z5
+	VPSUBD Z18, Z6, Z6
+	VPSUBD Z19, Z7, Z7
 	// Requantise the rows in place and narrow them to bytes.
 	MOVQ      qp+88(FP), AX
 	LEAQ      (AX)(DI*4), AX
@@ -1315,10 +1416,10 @@ doneq8:
 	VZEROUPPER
 	RET
 
-// func gemmInt8RqR4VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
+// func gemmInt8RqR4VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
 //
 // gemmInt8RqR8VNNI for 1 ≤ m ≤ 4 rows (one block).
-TEXT ·gemmInt8RqR4VNNI(SB), NOSPLIT, $0-132
+TEXT ·gemmInt8RqR4VNNI(SB), NOSPLIT, $64-144
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
@@ -1336,43 +1437,61 @@ TEXT ·gemmInt8RqR4VNNI(SB), NOSPLIT, $0-132
 	ROWPTR(BX, CX, 3)
 	ROWPTR(CX, DX, 4)
 
-	// Row sums Σa of the block's rows, times 128: Z12-Z15.
+	// Row sums Σa of the block's rows, times 128 + wz: Z12-Z15.
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
 	XORQ   AX, AX
-	CMPQ   AX, R13
-	JGE    sumtailq4
+	MOVQ   k+64(FP), R12
+	ANDQ   $-64, R12
+	JZ     rstailq4
 
-sumloopq4:
-	VPDPBUSD.BCST (SI)(AX*1), Z20, Z12
-	VPDPBUSD.BCST (BX)(AX*1), Z20, Z13
-	VPDPBUSD.BCST (CX)(AX*1), Z20, Z14
-	VPDPBUSD.BCST (DX)(AX*1), Z20, Z15
-	ADDQ          $4, AX
-	CMPQ          AX, R13
-	JLT           sumloopq4
+rsloopq4:
+	VPDPBUSD (SI)(AX*1), Z20, Z12
+	VPDPBUSD (BX)(AX*1), Z20, Z13
+	VPDPBUSD (CX)(AX*1), Z20, Z14
+	VPDPBUSD (DX)(AX*1), Z20, Z15
+	ADDQ     $64, AX
+	CMPQ     AX, R12
+	JLT      rsloopq4
 
-sumtailq4:
-	CMPQ     ktail+80(FP), $0
-	JEQ      sumdoneq4
-	TAILA(SI)
-	VPDPBUSD Z9, Z20, Z12
-	TAILA(BX)
-	VPDPBUSD Z9, Z20, Z13
-	TAILA(CX)
-	VPDPBUSD Z9, Z20, Z14
-	TAILA(DX)
-	VPDPBUSD Z9, Z20, Z15
+rstailq4:
+	MOVQ       rtail+136(FP), R12
+	TESTQ      R12, R12
+	JZ         rsredq4
+	KMOVQ      R12, K6
+	VMOVDQU8.Z (SI)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z12
+	VMOVDQU8.Z (BX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z13
+	VMOVDQU8.Z (CX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z14
+	VMOVDQU8.Z (DX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z15
 
-sumdoneq4:
-	VPMULLD Z10, Z12, Z12
-	VPMULLD Z10, Z13, Z13
-	VPMULLD Z10, Z14, Z14
-	VPMULLD Z10, Z15, Z15
-	MOVQ    w+32(FP), R12
-	XORQ    DI, DI
+rsredq4:
+	VSHUFI64X2   $0x44, Z13, Z12, Z0
+	VSHUFI64X2   $0xee, Z13, Z12, Z8
+	VPADDD       Z8, Z0, Z0
+	VSHUFI64X2   $0x44, Z15, Z14, Z1
+	VSHUFI64X2   $0xee, Z15, Z14, Z8
+	VPADDD       Z8, Z1, Z1
+	VSHUFI64X2   $0x88, Z1, Z0, Z4
+	VSHUFI64X2   $0xdd, Z1, Z0, Z8
+	VPADDD       Z8, Z4, Z4
+	VPSHUFD      $0x4e, Z4, Z7
+	VPADDD       Z7, Z4, Z6
+	VPSHUFD      $0xb1, Z6, Z7
+	VPADDD       Z7, Z6, Z6
+	VPMULLD      Z10, Z6, Z6
+	VMOVDQU32    Z6, rs-64(SP)
+	VPBROADCASTD rs-64(SP), Z12
+	VPBROADCASTD rs-48(SP), Z13
+	VPBROADCASTD rs-32(SP), Z14
+	VPBROADCASTD rs-16(SP), Z15
+	MOVQ         w+32(FP), R12
+	XORQ         DI, DI
 
 nblkq4:
 	MOVQ n+56(FP), R14
@@ -1386,10 +1505,10 @@ nmaskq4:
 	KMOVW       AX, K1
 	MOVQ        seed+40(FP), R14
 	VMOVDQU32.Z (R14)(DI*4), K1, Z9
-	VPSUBD      Z12, Z9, Z0
-	VPSUBD      Z13, Z9, Z1
-	VPSUBD      Z14, Z9, Z2
-	VPSUBD      Z15, Z9, Z3
+	VMOVDQA32   Z9, Z0
+	VMOVDQA32   Z9, Z1
+	VMOVDQA32   Z9, Z2
+	VMOVDQA32   Z9, Z3
 	XORQ        AX, AX
 	CMPQ        AX, R13
 	JGE         ktailq4
@@ -1420,6 +1539,10 @@ ktailq4:
 	VPDPBUSD  Z9, Z8, Z3
 
 kdoneq4:
+	VPSUBD Z12, Z0, Z0
+	VPSUBD Z13, Z1, Z1
+	VPSUBD Z14, Z2, Z2
+	VPSUBD Z15, Z3, Z3
 	// Requantise the rows in place and narrow them to bytes.
 	MOVQ      qp+88(FP), AX
 	LEAQ      (AX)(DI*4), AX
@@ -1522,19 +1645,19 @@ storedq4:
 	VZEROUPPER
 	RET
 
-// func gemmInt8RqR8VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
+// func gemmInt8RqR8VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
 //
 // gemmInt8RqR8VNNI for n ≤ 8 (one channel block, its parameters and
 // seed loaded once)
 // on EVEX YMM registers (8 lanes: twice the throughput of half-empty
 // ZMM vectors on Zen 4).
-TEXT ·gemmInt8RqR8VNNIY(SB), NOSPLIT, $0-132
+TEXT ·gemmInt8RqR8VNNIY(SB), NOSPLIT, $64-144
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
 	KMOVQ        AX, K2
 	MOVL         $0x01010101, AX
-	VPBROADCASTD AX, Y20
+	VPBROADCASTD AX, Z20
 	RQCONSTSY(zp+104(FP), lo+108(FP), hi+112(FP), AX)
 	MOVQ         tail+72(FP), AX
 	KMOVW        AX, K1
@@ -1556,7 +1679,7 @@ TEXT ·gemmInt8RqR8VNNIY(SB), NOSPLIT, $0-132
 	VMOVDQU32.Z  (AX), K1, Y11
 	MOVL         wz+128(FP), AX
 	ADDL         $128, AX
-	VPBROADCASTD AX, Y10
+	VPBROADCASTD AX, Z10
 	MOVQ         a+16(FP), SI
 
 rowblky8:
@@ -1570,73 +1693,101 @@ rowblky8:
 	ROWPTR(R9, R10, 7)
 	ROWPTR(R10, R11, 8)
 
-	// Sums start at seed - 128·Σa (Y0-Y7); Y12-Y19 accumulate Σa.
-	VPXORD Y12, Y12, Y12
-	VPXORD Y13, Y13, Y13
-	VPXORD Y14, Y14, Y14
-	VPXORD Y15, Y15, Y15
-	VPXORD Y16, Y16, Y16
-	VPXORD Y17, Y17, Y17
-	VPXORD Y18, Y18, Y18
-	VPXORD Y19, Y19, Y19
+	// Row sums Σa of the block's rows, times 128 + wz: Y12-Y19.
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
 	XORQ   AX, AX
-	CMPQ   AX, R13
-	JGE    sumtaily8
+	MOVQ   k+64(FP), R12
+	ANDQ   $-64, R12
+	JZ     rstaily8
 
-sumloopy8:
-	VPDPBUSD.BCST (SI)(AX*1), Y20, Y12
-	VPDPBUSD.BCST (BX)(AX*1), Y20, Y13
-	VPDPBUSD.BCST (CX)(AX*1), Y20, Y14
-	VPDPBUSD.BCST (DX)(AX*1), Y20, Y15
-	VPDPBUSD.BCST (R8)(AX*1), Y20, Y16
-	VPDPBUSD.BCST (R9)(AX*1), Y20, Y17
-	VPDPBUSD.BCST (R10)(AX*1), Y20, Y18
-	VPDPBUSD.BCST (R11)(AX*1), Y20, Y19
-	ADDQ          $4, AX
-	CMPQ          AX, R13
-	JLT           sumloopy8
+rsloopy8:
+	VPDPBUSD (SI)(AX*1), Z20, Z12
+	VPDPBUSD (BX)(AX*1), Z20, Z13
+	VPDPBUSD (CX)(AX*1), Z20, Z14
+	VPDPBUSD (DX)(AX*1), Z20, Z15
+	VPDPBUSD (R8)(AX*1), Z20, Z16
+	VPDPBUSD (R9)(AX*1), Z20, Z17
+	VPDPBUSD (R10)(AX*1), Z20, Z18
+	VPDPBUSD (R11)(AX*1), Z20, Z19
+	ADDQ     $64, AX
+	CMPQ     AX, R12
+	JLT      rsloopy8
 
-sumtaily8:
-	CMPQ     ktail+80(FP), $0
-	JEQ      sumdoney8
-	TAILAY(SI)
-	VPDPBUSD Y9, Y20, Y12
-	TAILAY(BX)
-	VPDPBUSD Y9, Y20, Y13
-	TAILAY(CX)
-	VPDPBUSD Y9, Y20, Y14
-	TAILAY(DX)
-	VPDPBUSD Y9, Y20, Y15
-	TAILAY(R8)
-	VPDPBUSD Y9, Y20, Y16
-	TAILAY(R9)
-	VPDPBUSD Y9, Y20, Y17
-	TAILAY(R10)
-	VPDPBUSD Y9, Y20, Y18
-	TAILAY(R11)
-	VPDPBUSD Y9, Y20, Y19
+rstaily8:
+	MOVQ       rtail+136(FP), R12
+	TESTQ      R12, R12
+	JZ         rsredy8
+	KMOVQ      R12, K6
+	VMOVDQU8.Z (SI)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z12
+	VMOVDQU8.Z (BX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z13
+	VMOVDQU8.Z (CX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z14
+	VMOVDQU8.Z (DX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z15
+	VMOVDQU8.Z (R8)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z16
+	VMOVDQU8.Z (R9)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z17
+	VMOVDQU8.Z (R10)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z18
+	VMOVDQU8.Z (R11)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z19
 
-sumdoney8:
-	VPMULLD Y10, Y12, Y12
-	VPSUBD  Y12, Y11, Y0
-	VPMULLD Y10, Y13, Y13
-	VPSUBD  Y13, Y11, Y1
-	VPMULLD Y10, Y14, Y14
-	VPSUBD  Y14, Y11, Y2
-	VPMULLD Y10, Y15, Y15
-	VPSUBD  Y15, Y11, Y3
-	VPMULLD Y10, Y16, Y16
-	VPSUBD  Y16, Y11, Y4
-	VPMULLD Y10, Y17, Y17
-	VPSUBD  Y17, Y11, Y5
-	VPMULLD Y10, Y18, Y18
-	VPSUBD  Y18, Y11, Y6
-	VPMULLD Y10, Y19, Y19
-	VPSUBD  Y19, Y11, Y7
-	MOVQ    w+32(FP), R12
-	XORQ    AX, AX
-	CMPQ    AX, R13
-	JGE     ktaily8
+rsredy8:
+	VSHUFI64X2   $0x44, Z13, Z12, Z0
+	VSHUFI64X2   $0xee, Z13, Z12, Z8
+	VPADDD       Z8, Z0, Z0
+	VSHUFI64X2   $0x44, Z15, Z14, Z1
+	VSHUFI64X2   $0xee, Z15, Z14, Z8
+	VPADDD       Z8, Z1, Z1
+	VSHUFI64X2   $0x44, Z17, Z16, Z2
+	VSHUFI64X2   $0xee, Z17, Z16, Z8
+	VPADDD       Z8, Z2, Z2
+	VSHUFI64X2   $0x44, Z19, Z18, Z3
+	VSHUFI64X2   $0xee, Z19, Z18, Z8
+	VPADDD       Z8, Z3, Z3
+	VSHUFI64X2   $0x88, Z1, Z0, Z4
+	VSHUFI64X2   $0xdd, Z1, Z0, Z8
+	VPADDD       Z8, Z4, Z4
+	VSHUFI64X2   $0x88, Z3, Z2, Z5
+	VSHUFI64X2   $0xdd, Z3, Z2, Z8
+	VPADDD       Z8, Z5, Z5
+	VPUNPCKLQDQ  Z5, Z4, Z6
+	VPUNPCKHQDQ  Z5, Z4, Z7
+	VPADDD       Z7, Z6, Z6
+	VPSHUFD      $0xb1, Z6, Z7
+	VPADDD       Z7, Z6, Z6
+	VPMULLD      Z10, Z6, Z6
+	VMOVDQU32    Z6, rs-64(SP)
+	VPBROADCASTD rs-64(SP), Z12
+	VPBROADCASTD rs-48(SP), Z13
+	VPBROADCASTD rs-32(SP), Z14
+	VPBROADCASTD rs-16(SP), Z15
+	VPBROADCASTD rs-56(SP), Z16
+	VPBROADCASTD rs-40(SP), Z17
+	VPBROADCASTD rs-24(SP), Z18
+	VPBROADCASTD rs-8(SP), Z19
+	VMOVDQA32    Y11, Y0
+	VMOVDQA32    Y11, Y1
+	VMOVDQA32    Y11, Y2
+	VMOVDQA32    Y11, Y3
+	VMOVDQA32    Y11, Y4
+	VMOVDQA32    Y11, Y5
+	VMOVDQA32    Y11, Y6
+	VMOVDQA32    Y11, Y7
+	MOVQ         w+32(FP), R12
+	XORQ         AX, AX
+	CMPQ         AX, R13
+	JGE          ktaily8
 
 kloopy8:
 	VMOVDQU32     (R12), Y8
@@ -1675,8 +1826,16 @@ ktaily8:
 	VPDPBUSD  Y9, Y8, Y7
 
 kdoney8:
-	TESTQ $RQF_LEFT, flags+120(FP)
-	JZ    nolefty8
+	VPSUBD Y12, Y0, Y0
+	VPSUBD Y13, Y1, Y1
+	VPSUBD Y14, Y2, Y2
+	VPSUBD Y15, Y3, Y3
+	VPSUBD Y16, Y4, Y4
+	VPSUBD Y17, Y5, Y5
+	VPSUBD Y18, Y6, Y6
+	VPSUBD Y19, Y7, Y7
+	TESTQ  $RQF_LEFT, flags+120(FP)
+	JZ     nolefty8
 	RQLEFTY(Y0)
 	RQLEFTY(Y1)
 	RQLEFTY(Y2)
@@ -1830,19 +1989,19 @@ doney8:
 	VZEROUPPER
 	RET
 
-// func gemmInt8RqR4VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
+// func gemmInt8RqR4VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
 //
 // gemmInt8RqR4VNNI for n ≤ 8 (one channel block, its parameters and
 // seed loaded once)
 // on EVEX YMM registers (8 lanes: twice the throughput of half-empty
 // ZMM vectors on Zen 4).
-TEXT ·gemmInt8RqR4VNNIY(SB), NOSPLIT, $0-132
+TEXT ·gemmInt8RqR4VNNIY(SB), NOSPLIT, $64-144
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
 	KMOVQ        AX, K2
 	MOVL         $0x01010101, AX
-	VPBROADCASTD AX, Y20
+	VPBROADCASTD AX, Z20
 	RQCONSTSY(zp+104(FP), lo+108(FP), hi+112(FP), AX)
 	MOVQ         tail+72(FP), AX
 	KMOVW        AX, K1
@@ -1864,7 +2023,7 @@ TEXT ·gemmInt8RqR4VNNIY(SB), NOSPLIT, $0-132
 	VMOVDQU32.Z  (AX), K1, Y11
 	MOVL         wz+128(FP), AX
 	ADDL         $128, AX
-	VPBROADCASTD AX, Y10
+	VPBROADCASTD AX, Z10
 	MOVQ         a+16(FP), SI
 	MOVQ         lda+24(FP), R14
 	MOVQ         m+48(FP), DI
@@ -1872,49 +2031,67 @@ TEXT ·gemmInt8RqR4VNNIY(SB), NOSPLIT, $0-132
 	ROWPTR(BX, CX, 3)
 	ROWPTR(CX, DX, 4)
 
-	// Sums start at seed - 128·Σa (Y0-Y3); Y12-Y15 accumulate Σa.
-	VPXORD Y12, Y12, Y12
-	VPXORD Y13, Y13, Y13
-	VPXORD Y14, Y14, Y14
-	VPXORD Y15, Y15, Y15
+	// Row sums Σa of the block's rows, times 128 + wz: Y12-Y15.
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
 	XORQ   AX, AX
-	CMPQ   AX, R13
-	JGE    sumtaily4
+	MOVQ   k+64(FP), R12
+	ANDQ   $-64, R12
+	JZ     rstaily4
 
-sumloopy4:
-	VPDPBUSD.BCST (SI)(AX*1), Y20, Y12
-	VPDPBUSD.BCST (BX)(AX*1), Y20, Y13
-	VPDPBUSD.BCST (CX)(AX*1), Y20, Y14
-	VPDPBUSD.BCST (DX)(AX*1), Y20, Y15
-	ADDQ          $4, AX
-	CMPQ          AX, R13
-	JLT           sumloopy4
+rsloopy4:
+	VPDPBUSD (SI)(AX*1), Z20, Z12
+	VPDPBUSD (BX)(AX*1), Z20, Z13
+	VPDPBUSD (CX)(AX*1), Z20, Z14
+	VPDPBUSD (DX)(AX*1), Z20, Z15
+	ADDQ     $64, AX
+	CMPQ     AX, R12
+	JLT      rsloopy4
 
-sumtaily4:
-	CMPQ     ktail+80(FP), $0
-	JEQ      sumdoney4
-	TAILAY(SI)
-	VPDPBUSD Y9, Y20, Y12
-	TAILAY(BX)
-	VPDPBUSD Y9, Y20, Y13
-	TAILAY(CX)
-	VPDPBUSD Y9, Y20, Y14
-	TAILAY(DX)
-	VPDPBUSD Y9, Y20, Y15
+rstaily4:
+	MOVQ       rtail+136(FP), R12
+	TESTQ      R12, R12
+	JZ         rsredy4
+	KMOVQ      R12, K6
+	VMOVDQU8.Z (SI)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z12
+	VMOVDQU8.Z (BX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z13
+	VMOVDQU8.Z (CX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z14
+	VMOVDQU8.Z (DX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z15
 
-sumdoney4:
-	VPMULLD Y10, Y12, Y12
-	VPSUBD  Y12, Y11, Y0
-	VPMULLD Y10, Y13, Y13
-	VPSUBD  Y13, Y11, Y1
-	VPMULLD Y10, Y14, Y14
-	VPSUBD  Y14, Y11, Y2
-	VPMULLD Y10, Y15, Y15
-	VPSUBD  Y15, Y11, Y3
-	MOVQ    w+32(FP), R12
-	XORQ    AX, AX
-	CMPQ    AX, R13
-	JGE     ktaily4
+rsredy4:
+	VSHUFI64X2   $0x44, Z13, Z12, Z0
+	VSHUFI64X2   $0xee, Z13, Z12, Z8
+	VPADDD       Z8, Z0, Z0
+	VSHUFI64X2   $0x44, Z15, Z14, Z1
+	VSHUFI64X2   $0xee, Z15, Z14, Z8
+	VPADDD       Z8, Z1, Z1
+	VSHUFI64X2   $0x88, Z1, Z0, Z4
+	VSHUFI64X2   $0xdd, Z1, Z0, Z8
+	VPADDD       Z8, Z4, Z4
+	VPSHUFD      $0x4e, Z4, Z7
+	VPADDD       Z7, Z4, Z6
+	VPSHUFD      $0xb1, Z6, Z7
+	VPADDD       Z7, Z6, Z6
+	VPMULLD      Z10, Z6, Z6
+	VMOVDQU32    Z6, rs-64(SP)
+	VPBROADCASTD rs-64(SP), Z12
+	VPBROADCASTD rs-48(SP), Z13
+	VPBROADCASTD rs-32(SP), Z14
+	VPBROADCASTD rs-16(SP), Z15
+	VMOVDQA32    Y11, Y0
+	VMOVDQA32    Y11, Y1
+	VMOVDQA32    Y11, Y2
+	VMOVDQA32    Y11, Y3
+	MOVQ         w+32(FP), R12
+	XORQ         AX, AX
+	CMPQ         AX, R13
+	JGE          ktaily4
 
 kloopy4:
 	VMOVDQU32     (R12), Y8
@@ -1941,8 +2118,12 @@ ktaily4:
 	VPDPBUSD  Y9, Y8, Y3
 
 kdoney4:
-	TESTQ $RQF_LEFT, flags+120(FP)
-	JZ    nolefty4
+	VPSUBD Y12, Y0, Y0
+	VPSUBD Y13, Y1, Y1
+	VPSUBD Y14, Y2, Y2
+	VPSUBD Y15, Y3, Y3
+	TESTQ  $RQF_LEFT, flags+120(FP)
+	JZ     nolefty4
 	RQLEFTY(Y0)
 	RQLEFTY(Y1)
 	RQLEFTY(Y2)

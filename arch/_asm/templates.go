@@ -187,12 +187,19 @@ done{{.L}}:
 // ({1to16}), adding the four products to each int32 lane: one instruction
 // per row per group of four reduction indices, no horizontal sums,
 // whatever k and n are. Σ(w+128)·a = Σw·a + 128·Σa, so each row's sum Σa
-// (VPDPBUSD of the row with a vector of ones, once per row block) times
-// 128 is subtracted from the seed the sums start at (times 128 + wz in the
+// times 128 is subtracted from the seed the sums start at (times 128 + wz in the
 // requantising variants, which also subtract the weights' zero point wz:
 // Σ(w-wz)·a). VPDPBUSD wraps (unlike VPDPBUSDS), so every sum is the exact
 // int32 result modulo 2^32. A last group of k%4 indices is loaded with a
 // byte mask (K2: neither reads nor faults past the row), zeros above.
+//
+// The row sums are computed once per row block, 64 bytes of a row per
+// VPDPBUSD with a vector of ones (the last k%64 bytes under the byte mask
+// rtail, K6), 16 partial sums per row; a tree of lane shuffles and adds
+// reduces the block's rows into one vector, which is scaled once and
+// stored in the frame, and each row's sum is broadcast from there. The
+// sums start at the seed and the row-sum term is subtracted after the
+// reduction, so that the row sums overlap the first channel block.
 //
 // Rows beyond m in the last row block alias the last real row: computed,
 // not stored.
@@ -207,18 +214,18 @@ done{{.L}}:
 
 {{- define "int8"}}
 {{- if .Rq}}
-// func {{.Name}}(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
+// func {{.Name}}(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
 {{- else}}
-// func {{.Name}}(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64)
+// func {{.Name}}(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail, rtail uint64)
 {{- end}}
 {{- .Doc}}
-TEXT ·{{.Name}}(SB), NOSPLIT, {{if .Rq}}$0-132{{else}}$0-88{{end}}
+TEXT ·{{.Name}}(SB), NOSPLIT, {{if .Rq}}$64-144{{else}}$64-96{{end}}
 	MOVQ k+64(FP), R13
 	ANDQ $-4, R13
 	MOVQ ktail+80(FP), AX
 	KMOVQ AX, K2
 	MOVL $0x01010101, AX
-	VPBROADCASTD AX, {{.V 20}}
+	VPBROADCASTD AX, Z20
 {{- if .Rq}}
 	RQCONSTS{{.YS}}(zp+104(FP), lo+108(FP), hi+112(FP), AX)
 {{- end}}
@@ -245,7 +252,7 @@ TEXT ·{{.Name}}(SB), NOSPLIT, {{if .Rq}}$0-132{{else}}$0-88{{end}}
 {{- if .Rq}}
 	MOVL wz+128(FP), AX
 	ADDL $128, AX
-	VPBROADCASTD AX, {{.V 10}}
+	VPBROADCASTD AX, Z10
 {{- end}}
 	MOVQ a+16(FP), SI
 {{- if .Loop}}
@@ -256,45 +263,10 @@ rowblk{{.L}}:
 	MOVQ m+48(FP), DI
 {{- template "rowptrs" .}}
 
-{{- if .Y}}
-
-	// Sums start at seed - 128·Σa (Y0-Y{{.R | dec}}); Y12-Y{{.R | add 11}} accumulate Σa.
-{{- else}}
-
-	// Row sums Σa of the block's rows, times 128: Z12-Z{{.R | add 11}}.
-{{- end}}
+{{.RowSums}}
+{{- if and .Y .Rq}}
 {{- range .Rows}}
-	VPXORD {{.Sum}}, {{.Sum}}, {{.Sum}}
-{{- end}}
-	XORQ AX, AX
-	CMPQ AX, R13
-	JGE sumtail{{.L}}
-
-sumloop{{.L}}:
-{{- range .Rows}}
-	VPDPBUSD.BCST ({{.Reg}})(AX*1), {{$.V 20}}, {{.Sum}}
-{{- end}}
-	ADDQ $4, AX
-	CMPQ AX, R13
-	JLT sumloop{{.L}}
-
-sumtail{{.L}}:
-	CMPQ ktail+80(FP), $0
-	JEQ sumdone{{.L}}
-{{- range .Rows}}
-	TAILA{{$.YS}}({{.Reg}})
-	VPDPBUSD {{$.V 9}}, {{$.V 20}}, {{.Sum}}
-{{- end}}
-
-sumdone{{.L}}:
-{{- range .Rows}}
-{{- if not $.Rq}}
-	VPSLLD $7, {{.Sum}}, {{.Sum}}
-{{- else}}
-	VPMULLD {{$.V 10}}, {{.Sum}}, {{.Sum}}
-{{- if $.Y}}
-	VPSUBD {{.Sum}}, Y11, {{.Acc}}
-{{- end}}
+	VMOVDQA32 Y11, {{.Acc}}
 {{- end}}
 {{- end}}
 	MOVQ w+32(FP), R12
@@ -318,7 +290,7 @@ nmask{{.L}}:
 	MOVQ seed+40(FP), R14
 	VMOVDQU32.Z (R14)(DI*4), K1, Z9
 {{- range .Rows}}
-	VPSUBD {{.Sum}}, Z9, {{.Acc}}
+	VMOVDQA32 Z9, {{.Acc}}
 {{- end}}
 	XORQ AX, AX
 	CMPQ AX, R13
@@ -348,6 +320,9 @@ ktail{{.L}}:
 {{- end}}
 
 kdone{{.L}}:
+{{- range .Rows}}
+	VPSUBD {{.Sum}}, {{.Acc}}, {{.Acc}}
+{{- end}}
 {{- if .Rq}}{{template "requant" .}}{{else}}
 	MOVQ dst+0(FP), R14
 	LEAQ (R14)(DI*4), R14
