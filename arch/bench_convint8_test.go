@@ -72,7 +72,11 @@ func TestGemmInt8ModelCPU(t *testing.T) {
 		genI8(r, w, 0)
 		packed := make([]int8, PackedGemmInt8Len(n, k))
 		PackGemmInt8(packed, w, n, k)
-		q, _, _ := randomChannelRequant(nil, r, n)
+		_, mult, shift := randomChannelRequant(nil, r, n)
+		q, err := NewChannelRequantUp(mult, shift) // the int8 CONV_2D's rounding
+		if err != nil {
+			t.Fatal(err)
+		}
 		calls := max(1, int(2e8/float64(m*n*k)))
 		best := time.Duration(1 << 62)
 		for round := 0; round < 7; round++ {

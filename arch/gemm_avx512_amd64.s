@@ -29,6 +29,37 @@
 	VMOVDQU8.Z   (row)(AX*1), K2, X9 \
 	VPBROADCASTD X9, Y9
 
+// rqUpIdx (rqUpIdxY) is RQCOREUP's (RQCOREUPY's) VPERMT2D index: the
+// even lanes from the first source, the odd ones from the second's even
+// lanes.
+DATA rqUpIdx<>+0(SB)/4, $0
+DATA rqUpIdx<>+4(SB)/4, $16
+DATA rqUpIdx<>+8(SB)/4, $2
+DATA rqUpIdx<>+12(SB)/4, $18
+DATA rqUpIdx<>+16(SB)/4, $4
+DATA rqUpIdx<>+20(SB)/4, $20
+DATA rqUpIdx<>+24(SB)/4, $6
+DATA rqUpIdx<>+28(SB)/4, $22
+DATA rqUpIdx<>+32(SB)/4, $8
+DATA rqUpIdx<>+36(SB)/4, $24
+DATA rqUpIdx<>+40(SB)/4, $10
+DATA rqUpIdx<>+44(SB)/4, $26
+DATA rqUpIdx<>+48(SB)/4, $12
+DATA rqUpIdx<>+52(SB)/4, $28
+DATA rqUpIdx<>+56(SB)/4, $14
+DATA rqUpIdx<>+60(SB)/4, $30
+GLOBL rqUpIdx<>(SB), RODATA|NOPTR, $64
+
+DATA rqUpIdxY<>+0(SB)/4, $0
+DATA rqUpIdxY<>+4(SB)/4, $8
+DATA rqUpIdxY<>+8(SB)/4, $2
+DATA rqUpIdxY<>+12(SB)/4, $10
+DATA rqUpIdxY<>+16(SB)/4, $4
+DATA rqUpIdxY<>+20(SB)/4, $12
+DATA rqUpIdxY<>+24(SB)/4, $6
+DATA rqUpIdxY<>+28(SB)/4, $14
+GLOBL rqUpIdxY<>(SB), RODATA|NOPTR, $32
+
 // Float32 kernels (GemmF32's gemmF32Func): each reduction step loads one
 // vector of 16 packed weights, multiplies it by an element of every row,
 // broadcast from memory ({1to16}), and adds the products to the sums
@@ -1249,14 +1280,6 @@ kdoneq8:
 	VMOVDQU32 (AX), Z23
 	ADDQ      qstride+96(FP), AX
 	VMOVDQU32 (AX), Z24
-	ADDQ      qstride+96(FP), AX
-	VMOVDQU32 (AX), Z25
-	ADDQ      qstride+96(FP), AX
-	VMOVDQU32 (AX), Z26
-	ADDQ      qstride+96(FP), AX
-	VMOVDQU32 (AX), Z27
-	ADDQ      qstride+96(FP), AX
-	KMOVW     (AX), K5
 	TESTQ     $RQF_LEFT, flags+120(FP)
 	JZ        noleftq8
 	RQLEFT(Z0)
@@ -1269,6 +1292,16 @@ kdoneq8:
 	RQLEFT(Z7)
 
 noleftq8:
+	TESTQ     $RQF_UP, flags+120(FP)
+	JNZ       upq8
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z26
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z27
+	ADDQ      qstride+96(FP), AX
+	KMOVW     (AX), K5
 	RQCORE(Z0, Z8, Z9)
 	RQCORE(Z1, Z8, Z9)
 	RQCORE(Z2, Z8, Z9)
@@ -1277,6 +1310,31 @@ noleftq8:
 	RQCORE(Z5, Z8, Z9)
 	RQCORE(Z6, Z8, Z9)
 	RQCORE(Z7, Z8, Z9)
+	JMP       coredq8
+
+upq8:
+	// Ties upward: rows 7-10, five rows after the left shifts.
+	MOVQ      qstride+96(FP), R14
+	LEAQ      (AX)(R14*4), AX
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z27
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z28
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z26
+	VMOVDQU32 rqUpIdx<>(SB), Z29
+	RQCOREUP(Z0, Z8)
+	RQCOREUP(Z1, Z8)
+	RQCOREUP(Z2, Z8)
+	RQCOREUP(Z3, Z8)
+	RQCOREUP(Z4, Z8)
+	RQCOREUP(Z5, Z8)
+	RQCOREUP(Z6, Z8)
+	RQCOREUP(Z7, Z8)
+
+coredq8:
 	TESTQ   $RQF_SAT8, flags+120(FP)
 	JNZ     satq8
 	TESTQ   $RQF_USAT8, flags+120(FP)
@@ -1551,14 +1609,6 @@ kdoneq4:
 	VMOVDQU32 (AX), Z23
 	ADDQ      qstride+96(FP), AX
 	VMOVDQU32 (AX), Z24
-	ADDQ      qstride+96(FP), AX
-	VMOVDQU32 (AX), Z25
-	ADDQ      qstride+96(FP), AX
-	VMOVDQU32 (AX), Z26
-	ADDQ      qstride+96(FP), AX
-	VMOVDQU32 (AX), Z27
-	ADDQ      qstride+96(FP), AX
-	KMOVW     (AX), K5
 	TESTQ     $RQF_LEFT, flags+120(FP)
 	JZ        noleftq4
 	RQLEFT(Z0)
@@ -1567,10 +1617,41 @@ kdoneq4:
 	RQLEFT(Z3)
 
 noleftq4:
+	TESTQ     $RQF_UP, flags+120(FP)
+	JNZ       upq4
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z26
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z27
+	ADDQ      qstride+96(FP), AX
+	KMOVW     (AX), K5
 	RQCORE(Z0, Z8, Z9)
 	RQCORE(Z1, Z8, Z9)
 	RQCORE(Z2, Z8, Z9)
 	RQCORE(Z3, Z8, Z9)
+	JMP       coredq4
+
+upq4:
+	// Ties upward: rows 7-10, five rows after the left shifts.
+	MOVQ      qstride+96(FP), R14
+	LEAQ      (AX)(R14*4), AX
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z27
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z28
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z26
+	VMOVDQU32 rqUpIdx<>(SB), Z29
+	RQCOREUP(Z0, Z8)
+	RQCOREUP(Z1, Z8)
+	RQCOREUP(Z2, Z8)
+	RQCOREUP(Z3, Z8)
+
+coredq4:
 	TESTQ   $RQF_SAT8, flags+120(FP)
 	JNZ     satq4
 	TESTQ   $RQF_USAT8, flags+120(FP)
@@ -1677,6 +1758,24 @@ TEXT ·gemmInt8RqR8VNNIY(SB), NOSPLIT, $64-144
 	KMOVW        (AX), K5
 	MOVQ         seed+40(FP), AX
 	VMOVDQU32.Z  (AX), K1, Y11
+	TESTQ        $RQF_UP, flags+120(FP)
+	JZ           noupy8
+	// Ties upward: rows 7-10 and the merge index over the constants.
+	MOVQ      qstride+96(FP), R14
+	MOVQ      qp+88(FP), AX
+	LEAQ      (AX)(R14*4), AX
+	LEAQ      (AX)(R14*2), AX
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Y27
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Y28
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Y25
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Y26
+	VMOVDQU32 rqUpIdxY<>(SB), Y29
+
+noupy8:
 	MOVL         wz+128(FP), AX
 	ADDL         $128, AX
 	VPBROADCASTD AX, Z10
@@ -1846,6 +1945,8 @@ kdoney8:
 	RQLEFTY(Y7)
 
 nolefty8:
+	TESTQ $RQF_UP, flags+120(FP)
+	JNZ   upy8
 	RQCOREY(Y0, Y8, Y9)
 	RQCOREY(Y1, Y8, Y9)
 	RQCOREY(Y2, Y8, Y9)
@@ -1854,6 +1955,19 @@ nolefty8:
 	RQCOREY(Y5, Y8, Y9)
 	RQCOREY(Y6, Y8, Y9)
 	RQCOREY(Y7, Y8, Y9)
+	JMP   coredy8
+
+upy8:
+	RQCOREUPY(Y0, Y8)
+	RQCOREUPY(Y1, Y8)
+	RQCOREUPY(Y2, Y8)
+	RQCOREUPY(Y3, Y8)
+	RQCOREUPY(Y4, Y8)
+	RQCOREUPY(Y5, Y8)
+	RQCOREUPY(Y6, Y8)
+	RQCOREUPY(Y7, Y8)
+
+coredy8:
 	TESTQ   $RQF_SAT8, flags+120(FP)
 	JNZ     saty8
 	TESTQ   $RQF_USAT8, flags+120(FP)
@@ -2021,6 +2135,24 @@ TEXT ·gemmInt8RqR4VNNIY(SB), NOSPLIT, $64-144
 	KMOVW        (AX), K5
 	MOVQ         seed+40(FP), AX
 	VMOVDQU32.Z  (AX), K1, Y11
+	TESTQ        $RQF_UP, flags+120(FP)
+	JZ           noupy4
+	// Ties upward: rows 7-10 and the merge index over the constants.
+	MOVQ      qstride+96(FP), R14
+	MOVQ      qp+88(FP), AX
+	LEAQ      (AX)(R14*4), AX
+	LEAQ      (AX)(R14*2), AX
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Y27
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Y28
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Y25
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Y26
+	VMOVDQU32 rqUpIdxY<>(SB), Y29
+
+noupy4:
 	MOVL         wz+128(FP), AX
 	ADDL         $128, AX
 	VPBROADCASTD AX, Z10
@@ -2130,10 +2262,21 @@ kdoney4:
 	RQLEFTY(Y3)
 
 nolefty4:
+	TESTQ $RQF_UP, flags+120(FP)
+	JNZ   upy4
 	RQCOREY(Y0, Y8, Y9)
 	RQCOREY(Y1, Y8, Y9)
 	RQCOREY(Y2, Y8, Y9)
 	RQCOREY(Y3, Y8, Y9)
+	JMP   coredy4
+
+upy4:
+	RQCOREUPY(Y0, Y8)
+	RQCOREUPY(Y1, Y8)
+	RQCOREUPY(Y2, Y8)
+	RQCOREUPY(Y3, Y8)
+
+coredy4:
 	TESTQ   $RQF_SAT8, flags+120(FP)
 	JNZ     saty4
 	TESTQ   $RQF_USAT8, flags+120(FP)

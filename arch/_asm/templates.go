@@ -36,6 +36,37 @@ const templates = `
 #define TAILAY(row) \
 	VMOVDQU8.Z   (row)(AX*1), K2, X9 \
 	VPBROADCASTD X9, Y9
+
+// rqUpIdx (rqUpIdxY) is RQCOREUP's (RQCOREUPY's) VPERMT2D index: the
+// even lanes from the first source, the odd ones from the second's even
+// lanes.
+DATA rqUpIdx<>+0(SB)/4, $0
+DATA rqUpIdx<>+4(SB)/4, $16
+DATA rqUpIdx<>+8(SB)/4, $2
+DATA rqUpIdx<>+12(SB)/4, $18
+DATA rqUpIdx<>+16(SB)/4, $4
+DATA rqUpIdx<>+20(SB)/4, $20
+DATA rqUpIdx<>+24(SB)/4, $6
+DATA rqUpIdx<>+28(SB)/4, $22
+DATA rqUpIdx<>+32(SB)/4, $8
+DATA rqUpIdx<>+36(SB)/4, $24
+DATA rqUpIdx<>+40(SB)/4, $10
+DATA rqUpIdx<>+44(SB)/4, $26
+DATA rqUpIdx<>+48(SB)/4, $12
+DATA rqUpIdx<>+52(SB)/4, $28
+DATA rqUpIdx<>+56(SB)/4, $14
+DATA rqUpIdx<>+60(SB)/4, $30
+GLOBL rqUpIdx<>(SB), RODATA|NOPTR, $64
+
+DATA rqUpIdxY<>+0(SB)/4, $0
+DATA rqUpIdxY<>+4(SB)/4, $8
+DATA rqUpIdxY<>+8(SB)/4, $2
+DATA rqUpIdxY<>+12(SB)/4, $10
+DATA rqUpIdxY<>+16(SB)/4, $4
+DATA rqUpIdxY<>+20(SB)/4, $12
+DATA rqUpIdxY<>+24(SB)/4, $6
+DATA rqUpIdxY<>+28(SB)/4, $14
+GLOBL rqUpIdxY<>(SB), RODATA|NOPTR, $32
 {{end}}
 
 {{- define "f32doc"}}
@@ -248,6 +279,24 @@ TEXT ·{{.Name}}(SB), NOSPLIT, {{if .Rq}}$64-144{{else}}$64-96{{end}}
 	KMOVW (AX), K5
 	MOVQ seed+40(FP), AX
 	VMOVDQU32.Z (AX), K1, Y11
+	TESTQ $RQF_UP, flags+120(FP)
+	JZ noup{{.L}}
+	// Ties upward: rows 7-10 and the merge index over the constants.
+	MOVQ qstride+96(FP), R14
+	MOVQ qp+88(FP), AX
+	LEAQ (AX)(R14*4), AX
+	LEAQ (AX)(R14*2), AX
+	ADDQ R14, AX
+	VMOVDQU32 (AX), Y27
+	ADDQ R14, AX
+	VMOVDQU32 (AX), Y28
+	ADDQ R14, AX
+	VMOVDQU32 (AX), Y25
+	ADDQ R14, AX
+	VMOVDQU32 (AX), Y26
+	VMOVDQU32 rqUpIdxY<>(SB), Y29
+
+noup{{.L}}:
 {{- end}}
 {{- if .Rq}}
 	MOVL wz+128(FP), AX
@@ -361,6 +410,17 @@ stored{{.L}}:
 	VMOVDQU32 (AX), Z23
 	ADDQ qstride+96(FP), AX
 	VMOVDQU32 (AX), Z24
+{{- end}}
+	TESTQ $RQF_LEFT, flags+120(FP)
+	JZ noleft{{.L}}
+{{- range .Rows}}
+	RQLEFT{{$.YS}}({{.Acc}})
+{{- end}}
+
+noleft{{.L}}:
+	TESTQ $RQF_UP, flags+120(FP)
+	JNZ up{{.L}}
+{{- if not .Y}}
 	ADDQ qstride+96(FP), AX
 	VMOVDQU32 (AX), Z25
 	ADDQ qstride+96(FP), AX
@@ -370,16 +430,31 @@ stored{{.L}}:
 	ADDQ qstride+96(FP), AX
 	KMOVW (AX), K5
 {{- end}}
-	TESTQ $RQF_LEFT, flags+120(FP)
-	JZ noleft{{.L}}
-{{- range .Rows}}
-	RQLEFT{{$.YS}}({{.Acc}})
-{{- end}}
-
-noleft{{.L}}:
 {{- range .Rows}}
 	RQCORE{{$.YS}}({{.Acc}}, {{$.V 8}}, {{$.V 9}})
 {{- end}}
+	JMP cored{{.L}}
+
+up{{.L}}:
+{{- if not .Y}}
+	// Ties upward: rows 7-10, five rows after the left shifts.
+	MOVQ qstride+96(FP), R14
+	LEAQ (AX)(R14*4), AX
+	ADDQ R14, AX
+	VMOVDQU32 (AX), Z27
+	ADDQ R14, AX
+	VMOVDQU32 (AX), Z28
+	ADDQ R14, AX
+	VMOVDQU32 (AX), Z25
+	ADDQ R14, AX
+	VMOVDQU32 (AX), Z26
+	VMOVDQU32 rqUpIdx<>(SB), Z29
+{{- end}}
+{{- range .Rows}}
+	RQCOREUP{{$.YS}}({{.Acc}}, {{$.V 8}})
+{{- end}}
+
+cored{{.L}}:
 	TESTQ $RQF_SAT8, flags+120(FP)
 	JNZ sat{{.L}}
 	TESTQ $RQF_USAT8, flags+120(FP)
