@@ -50,7 +50,8 @@ func BenchmarkGemmInt8Model(b *testing.B) {
 // TestGemmInt8ModelCPU (TFLRUN_BENCH_CPU=1) prints the thread CPU time
 // per call of GemmInt8Requantize at the level in use on the model shapes:
 // the minimum over rounds of (CPU time of a round)/(calls), less sensitive
-// than wall time to other processes on a loaded machine.
+// than wall time to other processes on a loaded machine. With
+// TFLRUN_BENCH_RELU6=1 the clamp is a sub-range, as a fused ReLU6 makes.
 func TestGemmInt8ModelCPU(t *testing.T) {
 	if os.Getenv("TFLRUN_BENCH_CPU") == "" {
 		t.Skip("set TFLRUN_BENCH_CPU=1 to measure")
@@ -77,12 +78,16 @@ func TestGemmInt8ModelCPU(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		lo, hi := int32(-128), int32(127)
+		if os.Getenv("TFLRUN_BENCH_RELU6") != "" {
+			lo, hi = -128, -10 // a ReLU6-style clamp inside int8's range
+		}
 		calls := max(1, int(2e8/float64(m*n*k)))
 		best := time.Duration(1 << 62)
 		for round := 0; round < 7; round++ {
 			t0 := cpu()
 			for range calls {
-				GemmInt8RequantizeInt8(dst, n, a, k, packed, seed, 0, q, m, n, k, -128, -128, 127)
+				GemmInt8RequantizeInt8(dst, n, a, k, packed, seed, 0, q, m, n, k, -128, lo, hi)
 			}
 			best = min(best, (cpu()-t0)/time.Duration(calls))
 		}

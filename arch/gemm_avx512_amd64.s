@@ -1335,27 +1335,70 @@ upq8:
 	RQCOREUP(Z7, Z8)
 
 coredq8:
-	TESTQ   $RQF_SAT8, flags+120(FP)
-	JNZ     satq8
-	TESTQ   $RQF_USAT8, flags+120(FP)
-	JNZ     usatq8
-	RQCLAMP(Z0)
-	VPMOVDB Z0, X0
-	RQCLAMP(Z1)
-	VPMOVDB Z1, X1
-	RQCLAMP(Z2)
-	VPMOVDB Z2, X2
-	RQCLAMP(Z3)
-	VPMOVDB Z3, X3
-	RQCLAMP(Z4)
-	VPMOVDB Z4, X4
-	RQCLAMP(Z5)
-	VPMOVDB Z5, X5
-	RQCLAMP(Z6)
-	VPMOVDB Z6, X6
-	RQCLAMP(Z7)
-	VPMOVDB Z7, X7
-	JMP     narrowedq8
+	TESTQ $RQF_SAT8, flags+120(FP)
+	JNZ   satq8
+	TESTQ $RQF_USAT8, flags+120(FP)
+	JNZ   usatq8
+	// Other clamps on the bytes (XMM, cheaper than on the int32 lanes):
+	// for lo < 0 after the signed saturation, else after the lower clamp
+	// and the unsigned saturation; X8, X9 the bytes of lo and hi (low
+	// bytes of the broadcasts in Z31, Z21).
+	VPBROADCASTB X31, X8
+	VPBROADCASTB X21, X9
+	CMPL         lo+108(FP), $0
+	JGE          uclampq8
+	VPMOVSDB     Z0, X0
+	VPMAXSB      X8, X0, X0
+	VPMINSB      X9, X0, X0
+	VPMOVSDB     Z1, X1
+	VPMAXSB      X8, X1, X1
+	VPMINSB      X9, X1, X1
+	VPMOVSDB     Z2, X2
+	VPMAXSB      X8, X2, X2
+	VPMINSB      X9, X2, X2
+	VPMOVSDB     Z3, X3
+	VPMAXSB      X8, X3, X3
+	VPMINSB      X9, X3, X3
+	VPMOVSDB     Z4, X4
+	VPMAXSB      X8, X4, X4
+	VPMINSB      X9, X4, X4
+	VPMOVSDB     Z5, X5
+	VPMAXSB      X8, X5, X5
+	VPMINSB      X9, X5, X5
+	VPMOVSDB     Z6, X6
+	VPMAXSB      X8, X6, X6
+	VPMINSB      X9, X6, X6
+	VPMOVSDB     Z7, X7
+	VPMAXSB      X8, X7, X7
+	VPMINSB      X9, X7, X7
+	JMP          narrowedq8
+
+uclampq8:
+	VPMAXSD   Z31, Z0, Z0
+	VPMOVUSDB Z0, X0
+	VPMINUB   X9, X0, X0
+	VPMAXSD   Z31, Z1, Z1
+	VPMOVUSDB Z1, X1
+	VPMINUB   X9, X1, X1
+	VPMAXSD   Z31, Z2, Z2
+	VPMOVUSDB Z2, X2
+	VPMINUB   X9, X2, X2
+	VPMAXSD   Z31, Z3, Z3
+	VPMOVUSDB Z3, X3
+	VPMINUB   X9, X3, X3
+	VPMAXSD   Z31, Z4, Z4
+	VPMOVUSDB Z4, X4
+	VPMINUB   X9, X4, X4
+	VPMAXSD   Z31, Z5, Z5
+	VPMOVUSDB Z5, X5
+	VPMINUB   X9, X5, X5
+	VPMAXSD   Z31, Z6, Z6
+	VPMOVUSDB Z6, X6
+	VPMINUB   X9, X6, X6
+	VPMAXSD   Z31, Z7, Z7
+	VPMOVUSDB Z7, X7
+	VPMINUB   X9, X7, X7
+	JMP       narrowedq8
 
 satq8:
 	VPMOVSDB Z0, X0
@@ -1652,19 +1695,46 @@ upq4:
 	RQCOREUP(Z3, Z8)
 
 coredq4:
-	TESTQ   $RQF_SAT8, flags+120(FP)
-	JNZ     satq4
-	TESTQ   $RQF_USAT8, flags+120(FP)
-	JNZ     usatq4
-	RQCLAMP(Z0)
-	VPMOVDB Z0, X0
-	RQCLAMP(Z1)
-	VPMOVDB Z1, X1
-	RQCLAMP(Z2)
-	VPMOVDB Z2, X2
-	RQCLAMP(Z3)
-	VPMOVDB Z3, X3
-	JMP     narrowedq4
+	TESTQ $RQF_SAT8, flags+120(FP)
+	JNZ   satq4
+	TESTQ $RQF_USAT8, flags+120(FP)
+	JNZ   usatq4
+	// Other clamps on the bytes (XMM, cheaper than on the int32 lanes):
+	// for lo < 0 after the signed saturation, else after the lower clamp
+	// and the unsigned saturation; X8, X9 the bytes of lo and hi (low
+	// bytes of the broadcasts in Z31, Z21).
+	VPBROADCASTB X31, X8
+	VPBROADCASTB X21, X9
+	CMPL         lo+108(FP), $0
+	JGE          uclampq4
+	VPMOVSDB     Z0, X0
+	VPMAXSB      X8, X0, X0
+	VPMINSB      X9, X0, X0
+	VPMOVSDB     Z1, X1
+	VPMAXSB      X8, X1, X1
+	VPMINSB      X9, X1, X1
+	VPMOVSDB     Z2, X2
+	VPMAXSB      X8, X2, X2
+	VPMINSB      X9, X2, X2
+	VPMOVSDB     Z3, X3
+	VPMAXSB      X8, X3, X3
+	VPMINSB      X9, X3, X3
+	JMP          narrowedq4
+
+uclampq4:
+	VPMAXSD   Z31, Z0, Z0
+	VPMOVUSDB Z0, X0
+	VPMINUB   X9, X0, X0
+	VPMAXSD   Z31, Z1, Z1
+	VPMOVUSDB Z1, X1
+	VPMINUB   X9, X1, X1
+	VPMAXSD   Z31, Z2, Z2
+	VPMOVUSDB Z2, X2
+	VPMINUB   X9, X2, X2
+	VPMAXSD   Z31, Z3, Z3
+	VPMOVUSDB Z3, X3
+	VPMINUB   X9, X3, X3
+	JMP       narrowedq4
 
 satq4:
 	VPMOVSDB Z0, X0
@@ -1968,27 +2038,70 @@ upy8:
 	RQCOREUPY(Y7, Y8)
 
 coredy8:
-	TESTQ   $RQF_SAT8, flags+120(FP)
-	JNZ     saty8
-	TESTQ   $RQF_USAT8, flags+120(FP)
-	JNZ     usaty8
-	RQCLAMPY(Y0)
-	VPMOVDB Y0, X0
-	RQCLAMPY(Y1)
-	VPMOVDB Y1, X1
-	RQCLAMPY(Y2)
-	VPMOVDB Y2, X2
-	RQCLAMPY(Y3)
-	VPMOVDB Y3, X3
-	RQCLAMPY(Y4)
-	VPMOVDB Y4, X4
-	RQCLAMPY(Y5)
-	VPMOVDB Y5, X5
-	RQCLAMPY(Y6)
-	VPMOVDB Y6, X6
-	RQCLAMPY(Y7)
-	VPMOVDB Y7, X7
-	JMP     narrowedy8
+	TESTQ $RQF_SAT8, flags+120(FP)
+	JNZ   saty8
+	TESTQ $RQF_USAT8, flags+120(FP)
+	JNZ   usaty8
+	// Other clamps on the bytes (XMM, cheaper than on the int32 lanes):
+	// for lo < 0 after the signed saturation, else after the lower clamp
+	// and the unsigned saturation; X8, X9 the bytes of lo and hi (low
+	// bytes of the broadcasts in Z31, Z21).
+	VPBROADCASTB X31, X8
+	VPBROADCASTB X21, X9
+	CMPL         lo+108(FP), $0
+	JGE          uclampy8
+	VPMOVSDB     Y0, X0
+	VPMAXSB      X8, X0, X0
+	VPMINSB      X9, X0, X0
+	VPMOVSDB     Y1, X1
+	VPMAXSB      X8, X1, X1
+	VPMINSB      X9, X1, X1
+	VPMOVSDB     Y2, X2
+	VPMAXSB      X8, X2, X2
+	VPMINSB      X9, X2, X2
+	VPMOVSDB     Y3, X3
+	VPMAXSB      X8, X3, X3
+	VPMINSB      X9, X3, X3
+	VPMOVSDB     Y4, X4
+	VPMAXSB      X8, X4, X4
+	VPMINSB      X9, X4, X4
+	VPMOVSDB     Y5, X5
+	VPMAXSB      X8, X5, X5
+	VPMINSB      X9, X5, X5
+	VPMOVSDB     Y6, X6
+	VPMAXSB      X8, X6, X6
+	VPMINSB      X9, X6, X6
+	VPMOVSDB     Y7, X7
+	VPMAXSB      X8, X7, X7
+	VPMINSB      X9, X7, X7
+	JMP          narrowedy8
+
+uclampy8:
+	VPMAXSD   Y31, Y0, Y0
+	VPMOVUSDB Y0, X0
+	VPMINUB   X9, X0, X0
+	VPMAXSD   Y31, Y1, Y1
+	VPMOVUSDB Y1, X1
+	VPMINUB   X9, X1, X1
+	VPMAXSD   Y31, Y2, Y2
+	VPMOVUSDB Y2, X2
+	VPMINUB   X9, X2, X2
+	VPMAXSD   Y31, Y3, Y3
+	VPMOVUSDB Y3, X3
+	VPMINUB   X9, X3, X3
+	VPMAXSD   Y31, Y4, Y4
+	VPMOVUSDB Y4, X4
+	VPMINUB   X9, X4, X4
+	VPMAXSD   Y31, Y5, Y5
+	VPMOVUSDB Y5, X5
+	VPMINUB   X9, X5, X5
+	VPMAXSD   Y31, Y6, Y6
+	VPMOVUSDB Y6, X6
+	VPMINUB   X9, X6, X6
+	VPMAXSD   Y31, Y7, Y7
+	VPMOVUSDB Y7, X7
+	VPMINUB   X9, X7, X7
+	JMP       narrowedy8
 
 saty8:
 	VPMOVSDB Y0, X0
@@ -2277,19 +2390,46 @@ upy4:
 	RQCOREUPY(Y3, Y8)
 
 coredy4:
-	TESTQ   $RQF_SAT8, flags+120(FP)
-	JNZ     saty4
-	TESTQ   $RQF_USAT8, flags+120(FP)
-	JNZ     usaty4
-	RQCLAMPY(Y0)
-	VPMOVDB Y0, X0
-	RQCLAMPY(Y1)
-	VPMOVDB Y1, X1
-	RQCLAMPY(Y2)
-	VPMOVDB Y2, X2
-	RQCLAMPY(Y3)
-	VPMOVDB Y3, X3
-	JMP     narrowedy4
+	TESTQ $RQF_SAT8, flags+120(FP)
+	JNZ   saty4
+	TESTQ $RQF_USAT8, flags+120(FP)
+	JNZ   usaty4
+	// Other clamps on the bytes (XMM, cheaper than on the int32 lanes):
+	// for lo < 0 after the signed saturation, else after the lower clamp
+	// and the unsigned saturation; X8, X9 the bytes of lo and hi (low
+	// bytes of the broadcasts in Z31, Z21).
+	VPBROADCASTB X31, X8
+	VPBROADCASTB X21, X9
+	CMPL         lo+108(FP), $0
+	JGE          uclampy4
+	VPMOVSDB     Y0, X0
+	VPMAXSB      X8, X0, X0
+	VPMINSB      X9, X0, X0
+	VPMOVSDB     Y1, X1
+	VPMAXSB      X8, X1, X1
+	VPMINSB      X9, X1, X1
+	VPMOVSDB     Y2, X2
+	VPMAXSB      X8, X2, X2
+	VPMINSB      X9, X2, X2
+	VPMOVSDB     Y3, X3
+	VPMAXSB      X8, X3, X3
+	VPMINSB      X9, X3, X3
+	JMP          narrowedy4
+
+uclampy4:
+	VPMAXSD   Y31, Y0, Y0
+	VPMOVUSDB Y0, X0
+	VPMINUB   X9, X0, X0
+	VPMAXSD   Y31, Y1, Y1
+	VPMOVUSDB Y1, X1
+	VPMINUB   X9, X1, X1
+	VPMAXSD   Y31, Y2, Y2
+	VPMOVUSDB Y2, X2
+	VPMINUB   X9, X2, X2
+	VPMAXSD   Y31, Y3, Y3
+	VPMOVUSDB Y3, X3
+	VPMINUB   X9, X3, X3
+	JMP       narrowedy4
 
 saty4:
 	VPMOVSDB Y0, X0

@@ -8,8 +8,9 @@ import (
 // TestGemmInt8RequantizeEdges runs every GemmInt8Requantize level on sums
 // at the ends of the int32 range (seeds MinInt32, MaxInt32, ±2^30, ±1, 0
 // plus a few products) with extreme multipliers and every shift from -31
-// to 31, both tie rules, against mbqmTie: the one-rounding form of ties
-// upward (upRows) and the two-rounding one at their limits.
+// to 31, both tie rules and the clamp classes of the epilogues, against
+// mbqmTie: the one-rounding form of ties upward (upRows), the
+// two-rounding one and the byte clamps at their limits.
 func TestGemmInt8RequantizeEdges(t *testing.T) {
 	seeds := []int32{math.MinInt32, math.MaxInt32, 1 << 30, -1 << 30, 1, -1, 0, math.MinInt32 + 1, math.MaxInt32 - 1, 12345, -54321}
 	mults := []int32{math.MaxInt32, 1 << 30, 1, 1<<30 + 1, 1<<31 - 2}
@@ -44,24 +45,30 @@ func TestGemmInt8RequantizeEdges(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					want := make([]byte, m*n)
-					for p := 0; p < m; p++ {
-						for j := 0; j < n; j++ {
-							sum := seed[j]
-							for i := 0; i < k; i++ {
-								sum += int32(a[p*k+i]) * int32(w[j*k+i]) // wraps as the kernels do
+					// Clamps: int8's and uint8's full ranges (saturating
+					// narrowing), signed and unsigned sub-ranges (the byte
+					// clamps), one value.
+					for _, c := range [][2]int32{{-128, 127}, {0, 255}, {-100, 50}, {-128, -5}, {0, 127}, {3, 200}, {130, 254}, {7, 7}} {
+						lo, hi := c[0], c[1]
+						want := make([]byte, m*n)
+						for p := 0; p < m; p++ {
+							for j := 0; j < n; j++ {
+								sum := seed[j]
+								for i := 0; i < k; i++ {
+									sum += int32(a[p*k+i]) * int32(w[j*k+i]) // wraps as the kernels do
+								}
+								want[p*n+j] = byte(max(lo, min(mbqmTie(sum, mult[j], shift[j], tie)+3, hi)))
 							}
-							want[p*n+j] = byte(int8(max(-128, min(mbqmTie(sum, mult[j], shift[j], tie)+3, 127))))
 						}
-					}
-					for _, im := range ims {
-						dst := make([]byte, m*n)
-						im.fn(dst, n, a, k, packed, seed, 0, q, m, n, k, 3, -128, 127)
-						for i := range dst {
-							if dst[i] != want[i] {
-								j := i % n
-								t.Fatalf("%s tie %d n %d k %d shift %d: dst[%d][%d] = %d, want %d (seed %d mult %d shift %d)",
-									im.name, tie, n, k, s, i/n, j, int8(dst[i]), int8(want[i]), seed[j], mult[j], shift[j])
+						for _, im := range ims {
+							dst := make([]byte, m*n)
+							im.fn(dst, n, a, k, packed, seed, 0, q, m, n, k, 3, lo, hi)
+							for i := range dst {
+								if dst[i] != want[i] {
+									j := i % n
+									t.Fatalf("%s tie %d n %d k %d shift %d clamp [%d, %d]: dst[%d][%d] = %d, want %d (seed %d mult %d shift %d)",
+										im.name, tie, n, k, s, lo, hi, i/n, j, dst[i], want[i], seed[j], mult[j], shift[j])
+								}
 							}
 						}
 					}

@@ -459,9 +459,26 @@ cored{{.L}}:
 	JNZ sat{{.L}}
 	TESTQ $RQF_USAT8, flags+120(FP)
 	JNZ usat{{.L}}
+	// Other clamps on the bytes (XMM, cheaper than on the int32 lanes):
+	// for lo < 0 after the signed saturation, else after the lower clamp
+	// and the unsigned saturation; X8, X9 the bytes of lo and hi (low
+	// bytes of the broadcasts in Z31, Z21).
+	VPBROADCASTB X31, X8
+	VPBROADCASTB X21, X9
+	CMPL lo+108(FP), $0
+	JGE uclamp{{.L}}
 {{- range .Rows}}
-	RQCLAMP{{$.YS}}({{.Acc}})
-	VPMOVDB {{.Acc}}, {{.X}}
+	VPMOVSDB {{.Acc}}, {{.X}}
+	VPMAXSB X8, {{.X}}, {{.X}}
+	VPMINSB X9, {{.X}}, {{.X}}
+{{- end}}
+	JMP narrowed{{.L}}
+
+uclamp{{.L}}:
+{{- range .Rows}}
+	VPMAXSD {{$.V 31}}, {{.Acc}}, {{.Acc}}
+	VPMOVUSDB {{.Acc}}, {{.X}}
+	VPMINUB X9, {{.X}}, {{.X}}
 {{- end}}
 	JMP narrowed{{.L}}
 
