@@ -67,10 +67,10 @@ var (
 )
 
 //go:noescape
-func gemmInt8R8VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64)
+func gemmInt8R8VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail, rtail uint64)
 
 //go:noescape
-func gemmInt8R4VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64)
+func gemmInt8R4VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail, rtail uint64)
 
 //go:noescape
 func gemmInt8R4AVX2(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, masks *int32)
@@ -79,15 +79,16 @@ func gemmInt8R4AVX2(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32,
 func gemmInt8VNNI(dst []int32, ldd int, a []int8, lda int, w []int8, seed []int32, m, n, k int) {
 	tail := uint64(1)<<(n%GemmBlock) - 1
 	ktail := uint64(1)<<(k%4) - 1
+	rtail := uint64(1)<<(k%64) - 1 // the row sums' last k%64 bytes
 	m8 := m
 	if r := m % 8; r > 0 && r <= 4 {
 		m8 = m - r
 	}
 	if m8 > 0 {
-		gemmInt8R8VNNI(&dst[0], ldd, &a[0], lda, &w[0], &seed[0], m8, n, k, tail, ktail)
+		gemmInt8R8VNNI(&dst[0], ldd, &a[0], lda, &w[0], &seed[0], m8, n, k, tail, ktail, rtail)
 	}
 	if m8 < m {
-		gemmInt8R4VNNI(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &seed[0], m-m8, n, k, tail, ktail)
+		gemmInt8R4VNNI(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &seed[0], m-m8, n, k, tail, ktail, rtail)
 	}
 }
 
@@ -106,22 +107,23 @@ var (
 )
 
 //go:noescape
-func gemmInt8RqR8VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
+func gemmInt8RqR8VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
 
 //go:noescape
-func gemmInt8RqR4VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
+func gemmInt8RqR4VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
 
 //go:noescape
-func gemmInt8RqR8VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
+func gemmInt8RqR8VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
 
 //go:noescape
-func gemmInt8RqR4VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
+func gemmInt8RqR4VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
 
 // gemmInt8RqVNNI splits the rows as gemmInt8VNNI does; up to 8 channels
 // run on 8-lane vectors.
 func gemmInt8RqVNNI(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int32, wZero int32, q *ChannelRequant, m, n, k int, zp, lo, hi int32) {
 	tail := uint64(1)<<(n%GemmBlock) - 1
 	ktail := uint64(1)<<(k%4) - 1
+	rtail := uint64(1)<<(k%64) - 1 // the row sums' last k%64 bytes
 	flags := q.rqFlags(lo, hi)
 	m8 := m
 	if r := m % 8; r > 0 && r <= 4 {
@@ -132,18 +134,18 @@ func gemmInt8RqVNNI(dst []byte, ldd int, a []int8, lda int, w []int8, seed []int
 			tail = 0xff
 		}
 		if m8 > 0 {
-			gemmInt8RqR8VNNIY(&dst[0], ldd, &a[0], lda, &w[0], &seed[0], m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags, wZero)
+			gemmInt8RqR8VNNIY(&dst[0], ldd, &a[0], lda, &w[0], &seed[0], m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags, wZero, rtail)
 		}
 		if m8 < m {
-			gemmInt8RqR4VNNIY(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &seed[0], m-m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags, wZero)
+			gemmInt8RqR4VNNIY(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &seed[0], m-m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags, wZero, rtail)
 		}
 		return
 	}
 	if m8 > 0 {
-		gemmInt8RqR8VNNI(&dst[0], ldd, &a[0], lda, &w[0], &seed[0], m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags, wZero)
+		gemmInt8RqR8VNNI(&dst[0], ldd, &a[0], lda, &w[0], &seed[0], m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags, wZero, rtail)
 	}
 	if m8 < m {
-		gemmInt8RqR4VNNI(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &seed[0], m-m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags, wZero)
+		gemmInt8RqR4VNNI(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &seed[0], m-m8, n, k, tail, ktail, &q.p[0], 4*q.stride, zp, lo, hi, flags, wZero, rtail)
 	}
 }
 

@@ -29,6 +29,37 @@
 	VMOVDQU8.Z   (row)(AX*1), K2, X9 \
 	VPBROADCASTD X9, Y9
 
+// rqUpIdx (rqUpIdxY) is RQCOREUP's (RQCOREUPY's) VPERMT2D index: the
+// even lanes from the first source, the odd ones from the second's even
+// lanes.
+DATA rqUpIdx<>+0(SB)/4, $0
+DATA rqUpIdx<>+4(SB)/4, $16
+DATA rqUpIdx<>+8(SB)/4, $2
+DATA rqUpIdx<>+12(SB)/4, $18
+DATA rqUpIdx<>+16(SB)/4, $4
+DATA rqUpIdx<>+20(SB)/4, $20
+DATA rqUpIdx<>+24(SB)/4, $6
+DATA rqUpIdx<>+28(SB)/4, $22
+DATA rqUpIdx<>+32(SB)/4, $8
+DATA rqUpIdx<>+36(SB)/4, $24
+DATA rqUpIdx<>+40(SB)/4, $10
+DATA rqUpIdx<>+44(SB)/4, $26
+DATA rqUpIdx<>+48(SB)/4, $12
+DATA rqUpIdx<>+52(SB)/4, $28
+DATA rqUpIdx<>+56(SB)/4, $14
+DATA rqUpIdx<>+60(SB)/4, $30
+GLOBL rqUpIdx<>(SB), RODATA|NOPTR, $64
+
+DATA rqUpIdxY<>+0(SB)/4, $0
+DATA rqUpIdxY<>+4(SB)/4, $8
+DATA rqUpIdxY<>+8(SB)/4, $2
+DATA rqUpIdxY<>+12(SB)/4, $10
+DATA rqUpIdxY<>+16(SB)/4, $4
+DATA rqUpIdxY<>+20(SB)/4, $12
+DATA rqUpIdxY<>+24(SB)/4, $6
+DATA rqUpIdxY<>+28(SB)/4, $14
+GLOBL rqUpIdxY<>(SB), RODATA|NOPTR, $32
+
 // Float32 kernels (GemmF32's gemmF32Func): each reduction step loads one
 // vector of 16 packed weights, multiplies it by an element of every row,
 // broadcast from memory ({1to16}), and adds the products to the sums
@@ -657,12 +688,19 @@ stored4y:
 // ({1to16}), adding the four products to each int32 lane: one instruction
 // per row per group of four reduction indices, no horizontal sums,
 // whatever k and n are. Σ(w+128)·a = Σw·a + 128·Σa, so each row's sum Σa
-// (VPDPBUSD of the row with a vector of ones, once per row block) times
-// 128 is subtracted from the seed the sums start at (times 128 + wz in the
+// times 128 is subtracted from the seed the sums start at (times 128 + wz in the
 // requantising variants, which also subtract the weights' zero point wz:
 // Σ(w-wz)·a). VPDPBUSD wraps (unlike VPDPBUSDS), so every sum is the exact
 // int32 result modulo 2^32. A last group of k%4 indices is loaded with a
 // byte mask (K2: neither reads nor faults past the row), zeros above.
+//
+// The row sums are computed once per row block, 64 bytes of a row per
+// VPDPBUSD with a vector of ones (the last k%64 bytes under the byte mask
+// rtail, K6), 16 partial sums per row; a tree of lane shuffles and adds
+// reduces the block's rows into one vector, which is scaled once and
+// stored in the frame, and each row's sum is broadcast from there. The
+// sums start at the seed and the row-sum term is subtracted after the
+// reduction, so that the row sums overlap the first channel block.
 //
 // Rows beyond m in the last row block alias the last real row: computed,
 // not stored.
@@ -674,8 +712,8 @@ stored4y:
 // registers and apply RQ16 (requant_channel_amd64.h, registers Z21-Z31,
 // K3, K4) to them, storing bytes; Z10 holds 128 + wz.
 
-// func gemmInt8R8VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64)
-TEXT ·gemmInt8R8VNNI(SB), NOSPLIT, $0-88
+// func gemmInt8R8VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail, rtail uint64)
+TEXT ·gemmInt8R8VNNI(SB), NOSPLIT, $64-96
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
@@ -705,53 +743,81 @@ rowblk8:
 	VPXORD Z18, Z18, Z18
 	VPXORD Z19, Z19, Z19
 	XORQ   AX, AX
-	CMPQ   AX, R13
-	JGE    sumtail8
+	MOVQ   k+64(FP), R12
+	ANDQ   $-64, R12
+	JZ     rstail8
 
-sumloop8:
-	VPDPBUSD.BCST (SI)(AX*1), Z20, Z12
-	VPDPBUSD.BCST (BX)(AX*1), Z20, Z13
-	VPDPBUSD.BCST (CX)(AX*1), Z20, Z14
-	VPDPBUSD.BCST (DX)(AX*1), Z20, Z15
-	VPDPBUSD.BCST (R8)(AX*1), Z20, Z16
-	VPDPBUSD.BCST (R9)(AX*1), Z20, Z17
-	VPDPBUSD.BCST (R10)(AX*1), Z20, Z18
-	VPDPBUSD.BCST (R11)(AX*1), Z20, Z19
-	ADDQ          $4, AX
-	CMPQ          AX, R13
-	JLT           sumloop8
+rsloop8:
+	VPDPBUSD (SI)(AX*1), Z20, Z12
+	VPDPBUSD (BX)(AX*1), Z20, Z13
+	VPDPBUSD (CX)(AX*1), Z20, Z14
+	VPDPBUSD (DX)(AX*1), Z20, Z15
+	VPDPBUSD (R8)(AX*1), Z20, Z16
+	VPDPBUSD (R9)(AX*1), Z20, Z17
+	VPDPBUSD (R10)(AX*1), Z20, Z18
+	VPDPBUSD (R11)(AX*1), Z20, Z19
+	ADDQ     $64, AX
+	CMPQ     AX, R12
+	JLT      rsloop8
 
-sumtail8:
-	CMPQ     ktail+80(FP), $0
-	JEQ      sumdone8
-	TAILA(SI)
-	VPDPBUSD Z9, Z20, Z12
-	TAILA(BX)
-	VPDPBUSD Z9, Z20, Z13
-	TAILA(CX)
-	VPDPBUSD Z9, Z20, Z14
-	TAILA(DX)
-	VPDPBUSD Z9, Z20, Z15
-	TAILA(R8)
-	VPDPBUSD Z9, Z20, Z16
-	TAILA(R9)
-	VPDPBUSD Z9, Z20, Z17
-	TAILA(R10)
-	VPDPBUSD Z9, Z20, Z18
-	TAILA(R11)
-	VPDPBUSD Z9, Z20, Z19
+rstail8:
+	MOVQ       rtail+88(FP), R12
+	TESTQ      R12, R12
+	JZ         rsred8
+	KMOVQ      R12, K6
+	VMOVDQU8.Z (SI)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z12
+	VMOVDQU8.Z (BX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z13
+	VMOVDQU8.Z (CX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z14
+	VMOVDQU8.Z (DX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z15
+	VMOVDQU8.Z (R8)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z16
+	VMOVDQU8.Z (R9)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z17
+	VMOVDQU8.Z (R10)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z18
+	VMOVDQU8.Z (R11)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z19
 
-sumdone8:
-	VPSLLD $7, Z12, Z12
-	VPSLLD $7, Z13, Z13
-	VPSLLD $7, Z14, Z14
-	VPSLLD $7, Z15, Z15
-	VPSLLD $7, Z16, Z16
-	VPSLLD $7, Z17, Z17
-	VPSLLD $7, Z18, Z18
-	VPSLLD $7, Z19, Z19
-	MOVQ   w+32(FP), R12
-	XORQ   DI, DI
+rsred8:
+	VSHUFI64X2   $0x44, Z13, Z12, Z0
+	VSHUFI64X2   $0xee, Z13, Z12, Z8
+	VPADDD       Z8, Z0, Z0
+	VSHUFI64X2   $0x44, Z15, Z14, Z1
+	VSHUFI64X2   $0xee, Z15, Z14, Z8
+	VPADDD       Z8, Z1, Z1
+	VSHUFI64X2   $0x44, Z17, Z16, Z2
+	VSHUFI64X2   $0xee, Z17, Z16, Z8
+	VPADDD       Z8, Z2, Z2
+	VSHUFI64X2   $0x44, Z19, Z18, Z3
+	VSHUFI64X2   $0xee, Z19, Z18, Z8
+	VPADDD       Z8, Z3, Z3
+	VSHUFI64X2   $0x88, Z1, Z0, Z4
+	VSHUFI64X2   $0xdd, Z1, Z0, Z8
+	VPADDD       Z8, Z4, Z4
+	VSHUFI64X2   $0x88, Z3, Z2, Z5
+	VSHUFI64X2   $0xdd, Z3, Z2, Z8
+	VPADDD       Z8, Z5, Z5
+	VPUNPCKLQDQ  Z5, Z4, Z6
+	VPUNPCKHQDQ  Z5, Z4, Z7
+	VPADDD       Z7, Z6, Z6
+	VPSHUFD      $0xb1, Z6, Z7
+	VPADDD       Z7, Z6, Z6
+	VPSLLD       $7, Z6, Z6
+	VMOVDQU32    Z6, rs-64(SP)
+	VPBROADCASTD rs-64(SP), Z12
+	VPBROADCASTD rs-48(SP), Z13
+	VPBROADCASTD rs-32(SP), Z14
+	VPBROADCASTD rs-16(SP), Z15
+	VPBROADCASTD rs-56(SP), Z16
+	VPBROADCASTD rs-40(SP), Z17
+	VPBROADCASTD rs-24(SP), Z18
+	VPBROADCASTD rs-8(SP), Z19
+	MOVQ         w+32(FP), R12
+	XORQ         DI, DI
 
 nblk8:
 	MOVQ n+56(FP), R14
@@ -765,14 +831,14 @@ nmask8:
 	KMOVW       AX, K1
 	MOVQ        seed+40(FP), R14
 	VMOVDQU32.Z (R14)(DI*4), K1, Z9
-	VPSUBD      Z12, Z9, Z0
-	VPSUBD      Z13, Z9, Z1
-	VPSUBD      Z14, Z9, Z2
-	VPSUBD      Z15, Z9, Z3
-	VPSUBD      Z16, Z9, Z4
-	VPSUBD      Z17, Z9, Z5
-	VPSUBD      Z18, Z9, Z6
-	VPSUBD      Z19, Z9, Z7
+	VMOVDQA32   Z9, Z0
+	VMOVDQA32   Z9, Z1
+	VMOVDQA32   Z9, Z2
+	VMOVDQA32   Z9, Z3
+	VMOVDQA32   Z9, Z4
+	VMOVDQA32   Z9, Z5
+	VMOVDQA32   Z9, Z6
+	VMOVDQA32   Z9, Z7
 	XORQ        AX, AX
 	CMPQ        AX, R13
 	JGE         ktail8
@@ -815,6 +881,14 @@ ktail8:
 	VPDPBUSD  Z9, Z8, Z7
 
 kdone8:
+	VPSUBD    Z12, Z0, Z0
+	VPSUBD    Z13, Z1, Z1
+	VPSUBD    Z14, Z2, Z2
+	VPSUBD    Z15, Z3, Z3
+	VPSUBD    Z16, Z4, Z4
+	VPSUBD    Z17, Z5, Z5
+	VPSUBD    Z18, Z6, Z6
+	VPSUBD    Z19, Z7, Z7
 	MOVQ      dst+0(FP), R14
 	LEAQ      (R14)(DI*4), R14
 	MOVQ      ldd+8(FP), AX
@@ -869,10 +943,10 @@ done8:
 	VZEROUPPER
 	RET
 
-// func gemmInt8R4VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64)
+// func gemmInt8R4VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail, rtail uint64)
 //
 // gemmInt8R8VNNI for 1 ≤ m ≤ 4 rows (one block).
-TEXT ·gemmInt8R4VNNI(SB), NOSPLIT, $0-88
+TEXT ·gemmInt8R4VNNI(SB), NOSPLIT, $64-96
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
@@ -892,37 +966,55 @@ TEXT ·gemmInt8R4VNNI(SB), NOSPLIT, $0-88
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
 	XORQ   AX, AX
-	CMPQ   AX, R13
-	JGE    sumtail4
+	MOVQ   k+64(FP), R12
+	ANDQ   $-64, R12
+	JZ     rstail4
 
-sumloop4:
-	VPDPBUSD.BCST (SI)(AX*1), Z20, Z12
-	VPDPBUSD.BCST (BX)(AX*1), Z20, Z13
-	VPDPBUSD.BCST (CX)(AX*1), Z20, Z14
-	VPDPBUSD.BCST (DX)(AX*1), Z20, Z15
-	ADDQ          $4, AX
-	CMPQ          AX, R13
-	JLT           sumloop4
+rsloop4:
+	VPDPBUSD (SI)(AX*1), Z20, Z12
+	VPDPBUSD (BX)(AX*1), Z20, Z13
+	VPDPBUSD (CX)(AX*1), Z20, Z14
+	VPDPBUSD (DX)(AX*1), Z20, Z15
+	ADDQ     $64, AX
+	CMPQ     AX, R12
+	JLT      rsloop4
 
-sumtail4:
-	CMPQ     ktail+80(FP), $0
-	JEQ      sumdone4
-	TAILA(SI)
-	VPDPBUSD Z9, Z20, Z12
-	TAILA(BX)
-	VPDPBUSD Z9, Z20, Z13
-	TAILA(CX)
-	VPDPBUSD Z9, Z20, Z14
-	TAILA(DX)
-	VPDPBUSD Z9, Z20, Z15
+rstail4:
+	MOVQ       rtail+88(FP), R12
+	TESTQ      R12, R12
+	JZ         rsred4
+	KMOVQ      R12, K6
+	VMOVDQU8.Z (SI)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z12
+	VMOVDQU8.Z (BX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z13
+	VMOVDQU8.Z (CX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z14
+	VMOVDQU8.Z (DX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z15
 
-sumdone4:
-	VPSLLD $7, Z12, Z12
-	VPSLLD $7, Z13, Z13
-	VPSLLD $7, Z14, Z14
-	VPSLLD $7, Z15, Z15
-	MOVQ   w+32(FP), R12
-	XORQ   DI, DI
+rsred4:
+	VSHUFI64X2   $0x44, Z13, Z12, Z0
+	VSHUFI64X2   $0xee, Z13, Z12, Z8
+	VPADDD       Z8, Z0, Z0
+	VSHUFI64X2   $0x44, Z15, Z14, Z1
+	VSHUFI64X2   $0xee, Z15, Z14, Z8
+	VPADDD       Z8, Z1, Z1
+	VSHUFI64X2   $0x88, Z1, Z0, Z4
+	VSHUFI64X2   $0xdd, Z1, Z0, Z8
+	VPADDD       Z8, Z4, Z4
+	VPSHUFD      $0x4e, Z4, Z7
+	VPADDD       Z7, Z4, Z6
+	VPSHUFD      $0xb1, Z6, Z7
+	VPADDD       Z7, Z6, Z6
+	VPSLLD       $7, Z6, Z6
+	VMOVDQU32    Z6, rs-64(SP)
+	VPBROADCASTD rs-64(SP), Z12
+	VPBROADCASTD rs-48(SP), Z13
+	VPBROADCASTD rs-32(SP), Z14
+	VPBROADCASTD rs-16(SP), Z15
+	MOVQ         w+32(FP), R12
+	XORQ         DI, DI
 
 nblk4:
 	MOVQ n+56(FP), R14
@@ -936,10 +1028,10 @@ nmask4:
 	KMOVW       AX, K1
 	MOVQ        seed+40(FP), R14
 	VMOVDQU32.Z (R14)(DI*4), K1, Z9
-	VPSUBD      Z12, Z9, Z0
-	VPSUBD      Z13, Z9, Z1
-	VPSUBD      Z14, Z9, Z2
-	VPSUBD      Z15, Z9, Z3
+	VMOVDQA32   Z9, Z0
+	VMOVDQA32   Z9, Z1
+	VMOVDQA32   Z9, Z2
+	VMOVDQA32   Z9, Z3
 	XORQ        AX, AX
 	CMPQ        AX, R13
 	JGE         ktail4
@@ -970,6 +1062,10 @@ ktail4:
 	VPDPBUSD  Z9, Z8, Z3
 
 kdone4:
+	VPSUBD    Z12, Z0, Z0
+	VPSUBD    Z13, Z1, Z1
+	VPSUBD    Z14, Z2, Z2
+	VPSUBD    Z15, Z3, Z3
 	MOVQ      dst+0(FP), R14
 	LEAQ      (R14)(DI*4), R14
 	MOVQ      ldd+8(FP), AX
@@ -995,8 +1091,8 @@ stored4:
 	VZEROUPPER
 	RET
 
-// func gemmInt8RqR8VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
-TEXT ·gemmInt8RqR8VNNI(SB), NOSPLIT, $0-132
+// func gemmInt8RqR8VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
+TEXT ·gemmInt8RqR8VNNI(SB), NOSPLIT, $64-144
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
@@ -1020,7 +1116,7 @@ rowblkq8:
 	ROWPTR(R9, R10, 7)
 	ROWPTR(R10, R11, 8)
 
-	// Row sums Σa of the block's rows, times 128: Z12-Z19.
+	// Row sums Σa of the block's rows, times 128 + wz: Z12-Z19.
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
@@ -1030,53 +1126,81 @@ rowblkq8:
 	VPXORD Z18, Z18, Z18
 	VPXORD Z19, Z19, Z19
 	XORQ   AX, AX
-	CMPQ   AX, R13
-	JGE    sumtailq8
+	MOVQ   k+64(FP), R12
+	ANDQ   $-64, R12
+	JZ     rstailq8
 
-sumloopq8:
-	VPDPBUSD.BCST (SI)(AX*1), Z20, Z12
-	VPDPBUSD.BCST (BX)(AX*1), Z20, Z13
-	VPDPBUSD.BCST (CX)(AX*1), Z20, Z14
-	VPDPBUSD.BCST (DX)(AX*1), Z20, Z15
-	VPDPBUSD.BCST (R8)(AX*1), Z20, Z16
-	VPDPBUSD.BCST (R9)(AX*1), Z20, Z17
-	VPDPBUSD.BCST (R10)(AX*1), Z20, Z18
-	VPDPBUSD.BCST (R11)(AX*1), Z20, Z19
-	ADDQ          $4, AX
-	CMPQ          AX, R13
-	JLT           sumloopq8
+rsloopq8:
+	VPDPBUSD (SI)(AX*1), Z20, Z12
+	VPDPBUSD (BX)(AX*1), Z20, Z13
+	VPDPBUSD (CX)(AX*1), Z20, Z14
+	VPDPBUSD (DX)(AX*1), Z20, Z15
+	VPDPBUSD (R8)(AX*1), Z20, Z16
+	VPDPBUSD (R9)(AX*1), Z20, Z17
+	VPDPBUSD (R10)(AX*1), Z20, Z18
+	VPDPBUSD (R11)(AX*1), Z20, Z19
+	ADDQ     $64, AX
+	CMPQ     AX, R12
+	JLT      rsloopq8
 
-sumtailq8:
-	CMPQ     ktail+80(FP), $0
-	JEQ      sumdoneq8
-	TAILA(SI)
-	VPDPBUSD Z9, Z20, Z12
-	TAILA(BX)
-	VPDPBUSD Z9, Z20, Z13
-	TAILA(CX)
-	VPDPBUSD Z9, Z20, Z14
-	TAILA(DX)
-	VPDPBUSD Z9, Z20, Z15
-	TAILA(R8)
-	VPDPBUSD Z9, Z20, Z16
-	TAILA(R9)
-	VPDPBUSD Z9, Z20, Z17
-	TAILA(R10)
-	VPDPBUSD Z9, Z20, Z18
-	TAILA(R11)
-	VPDPBUSD Z9, Z20, Z19
+rstailq8:
+	MOVQ       rtail+136(FP), R12
+	TESTQ      R12, R12
+	JZ         rsredq8
+	KMOVQ      R12, K6
+	VMOVDQU8.Z (SI)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z12
+	VMOVDQU8.Z (BX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z13
+	VMOVDQU8.Z (CX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z14
+	VMOVDQU8.Z (DX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z15
+	VMOVDQU8.Z (R8)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z16
+	VMOVDQU8.Z (R9)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z17
+	VMOVDQU8.Z (R10)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z18
+	VMOVDQU8.Z (R11)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z19
 
-sumdoneq8:
-	VPMULLD Z10, Z12, Z12
-	VPMULLD Z10, Z13, Z13
-	VPMULLD Z10, Z14, Z14
-	VPMULLD Z10, Z15, Z15
-	VPMULLD Z10, Z16, Z16
-	VPMULLD Z10, Z17, Z17
-	VPMULLD Z10, Z18, Z18
-	VPMULLD Z10, Z19, Z19
-	MOVQ    w+32(FP), R12
-	XORQ    DI, DI
+rsredq8:
+	VSHUFI64X2   $0x44, Z13, Z12, Z0
+	VSHUFI64X2   $0xee, Z13, Z12, Z8
+	VPADDD       Z8, Z0, Z0
+	VSHUFI64X2   $0x44, Z15, Z14, Z1
+	VSHUFI64X2   $0xee, Z15, Z14, Z8
+	VPADDD       Z8, Z1, Z1
+	VSHUFI64X2   $0x44, Z17, Z16, Z2
+	VSHUFI64X2   $0xee, Z17, Z16, Z8
+	VPADDD       Z8, Z2, Z2
+	VSHUFI64X2   $0x44, Z19, Z18, Z3
+	VSHUFI64X2   $0xee, Z19, Z18, Z8
+	VPADDD       Z8, Z3, Z3
+	VSHUFI64X2   $0x88, Z1, Z0, Z4
+	VSHUFI64X2   $0xdd, Z1, Z0, Z8
+	VPADDD       Z8, Z4, Z4
+	VSHUFI64X2   $0x88, Z3, Z2, Z5
+	VSHUFI64X2   $0xdd, Z3, Z2, Z8
+	VPADDD       Z8, Z5, Z5
+	VPUNPCKLQDQ  Z5, Z4, Z6
+	VPUNPCKHQDQ  Z5, Z4, Z7
+	VPADDD       Z7, Z6, Z6
+	VPSHUFD      $0xb1, Z6, Z7
+	VPADDD       Z7, Z6, Z6
+	VPMULLD      Z10, Z6, Z6
+	VMOVDQU32    Z6, rs-64(SP)
+	VPBROADCASTD rs-64(SP), Z12
+	VPBROADCASTD rs-48(SP), Z13
+	VPBROADCASTD rs-32(SP), Z14
+	VPBROADCASTD rs-16(SP), Z15
+	VPBROADCASTD rs-56(SP), Z16
+	VPBROADCASTD rs-40(SP), Z17
+	VPBROADCASTD rs-24(SP), Z18
+	VPBROADCASTD rs-8(SP), Z19
+	MOVQ         w+32(FP), R12
+	XORQ         DI, DI
 
 nblkq8:
 	MOVQ n+56(FP), R14
@@ -1090,14 +1214,14 @@ nmaskq8:
 	KMOVW       AX, K1
 	MOVQ        seed+40(FP), R14
 	VMOVDQU32.Z (R14)(DI*4), K1, Z9
-	VPSUBD      Z12, Z9, Z0
-	VPSUBD      Z13, Z9, Z1
-	VPSUBD      Z14, Z9, Z2
-	VPSUBD      Z15, Z9, Z3
-	VPSUBD      Z16, Z9, Z4
-	VPSUBD      Z17, Z9, Z5
-	VPSUBD      Z18, Z9, Z6
-	VPSUBD      Z19, Z9, Z7
+	VMOVDQA32   Z9, Z0
+	VMOVDQA32   Z9, Z1
+	VMOVDQA32   Z9, Z2
+	VMOVDQA32   Z9, Z3
+	VMOVDQA32   Z9, Z4
+	VMOVDQA32   Z9, Z5
+	VMOVDQA32   Z9, Z6
+	VMOVDQA32   Z9, Z7
 	XORQ        AX, AX
 	CMPQ        AX, R13
 	JGE         ktailq8
@@ -1140,6 +1264,14 @@ ktailq8:
 	VPDPBUSD  Z9, Z8, Z7
 
 kdoneq8:
+	VPSUBD Z12, Z0, Z0
+	VPSUBD Z13, Z1, Z1
+	VPSUBD Z14, Z2, Z2
+	VPSUBD Z15, Z3, Z3
+	VPSUBD Z16, Z4, Z4
+	VPSUBD Z17, Z5, Z5
+	VPSUBD Z18, Z6, Z6
+	VPSUBD Z19, Z7, Z7
 	// Requantise the rows in place and narrow them to bytes.
 	MOVQ      qp+88(FP), AX
 	LEAQ      (AX)(DI*4), AX
@@ -1148,14 +1280,6 @@ kdoneq8:
 	VMOVDQU32 (AX), Z23
 	ADDQ      qstride+96(FP), AX
 	VMOVDQU32 (AX), Z24
-	ADDQ      qstride+96(FP), AX
-	VMOVDQU32 (AX), Z25
-	ADDQ      qstride+96(FP), AX
-	VMOVDQU32 (AX), Z26
-	ADDQ      qstride+96(FP), AX
-	VMOVDQU32 (AX), Z27
-	ADDQ      qstride+96(FP), AX
-	KMOVW     (AX), K5
 	TESTQ     $RQF_LEFT, flags+120(FP)
 	JZ        noleftq8
 	RQLEFT(Z0)
@@ -1168,6 +1292,16 @@ kdoneq8:
 	RQLEFT(Z7)
 
 noleftq8:
+	TESTQ     $RQF_UP, flags+120(FP)
+	JNZ       upq8
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z26
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z27
+	ADDQ      qstride+96(FP), AX
+	KMOVW     (AX), K5
 	RQCORE(Z0, Z8, Z9)
 	RQCORE(Z1, Z8, Z9)
 	RQCORE(Z2, Z8, Z9)
@@ -1176,27 +1310,95 @@ noleftq8:
 	RQCORE(Z5, Z8, Z9)
 	RQCORE(Z6, Z8, Z9)
 	RQCORE(Z7, Z8, Z9)
-	TESTQ   $RQF_SAT8, flags+120(FP)
-	JNZ     satq8
-	TESTQ   $RQF_USAT8, flags+120(FP)
-	JNZ     usatq8
-	RQCLAMP(Z0)
-	VPMOVDB Z0, X0
-	RQCLAMP(Z1)
-	VPMOVDB Z1, X1
-	RQCLAMP(Z2)
-	VPMOVDB Z2, X2
-	RQCLAMP(Z3)
-	VPMOVDB Z3, X3
-	RQCLAMP(Z4)
-	VPMOVDB Z4, X4
-	RQCLAMP(Z5)
-	VPMOVDB Z5, X5
-	RQCLAMP(Z6)
-	VPMOVDB Z6, X6
-	RQCLAMP(Z7)
-	VPMOVDB Z7, X7
-	JMP     narrowedq8
+	JMP       coredq8
+
+upq8:
+	// Ties upward: rows 7-10, five rows after the left shifts.
+	MOVQ      qstride+96(FP), R14
+	LEAQ      (AX)(R14*4), AX
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z27
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z28
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z26
+	VMOVDQU32 rqUpIdx<>(SB), Z29
+	RQCOREUP(Z0, Z8)
+	RQCOREUP(Z1, Z8)
+	RQCOREUP(Z2, Z8)
+	RQCOREUP(Z3, Z8)
+	RQCOREUP(Z4, Z8)
+	RQCOREUP(Z5, Z8)
+	RQCOREUP(Z6, Z8)
+	RQCOREUP(Z7, Z8)
+
+coredq8:
+	TESTQ $RQF_SAT8, flags+120(FP)
+	JNZ   satq8
+	TESTQ $RQF_USAT8, flags+120(FP)
+	JNZ   usatq8
+	// Other clamps on the bytes (XMM, cheaper than on the int32 lanes):
+	// for lo < 0 after the signed saturation, else after the lower clamp
+	// and the unsigned saturation; X8, X9 the bytes of lo and hi (low
+	// bytes of the broadcasts in Z31, Z21).
+	VPBROADCASTB X31, X8
+	VPBROADCASTB X21, X9
+	CMPL         lo+108(FP), $0
+	JGE          uclampq8
+	VPMOVSDB     Z0, X0
+	VPMAXSB      X8, X0, X0
+	VPMINSB      X9, X0, X0
+	VPMOVSDB     Z1, X1
+	VPMAXSB      X8, X1, X1
+	VPMINSB      X9, X1, X1
+	VPMOVSDB     Z2, X2
+	VPMAXSB      X8, X2, X2
+	VPMINSB      X9, X2, X2
+	VPMOVSDB     Z3, X3
+	VPMAXSB      X8, X3, X3
+	VPMINSB      X9, X3, X3
+	VPMOVSDB     Z4, X4
+	VPMAXSB      X8, X4, X4
+	VPMINSB      X9, X4, X4
+	VPMOVSDB     Z5, X5
+	VPMAXSB      X8, X5, X5
+	VPMINSB      X9, X5, X5
+	VPMOVSDB     Z6, X6
+	VPMAXSB      X8, X6, X6
+	VPMINSB      X9, X6, X6
+	VPMOVSDB     Z7, X7
+	VPMAXSB      X8, X7, X7
+	VPMINSB      X9, X7, X7
+	JMP          narrowedq8
+
+uclampq8:
+	VPMAXSD   Z31, Z0, Z0
+	VPMOVUSDB Z0, X0
+	VPMINUB   X9, X0, X0
+	VPMAXSD   Z31, Z1, Z1
+	VPMOVUSDB Z1, X1
+	VPMINUB   X9, X1, X1
+	VPMAXSD   Z31, Z2, Z2
+	VPMOVUSDB Z2, X2
+	VPMINUB   X9, X2, X2
+	VPMAXSD   Z31, Z3, Z3
+	VPMOVUSDB Z3, X3
+	VPMINUB   X9, X3, X3
+	VPMAXSD   Z31, Z4, Z4
+	VPMOVUSDB Z4, X4
+	VPMINUB   X9, X4, X4
+	VPMAXSD   Z31, Z5, Z5
+	VPMOVUSDB Z5, X5
+	VPMINUB   X9, X5, X5
+	VPMAXSD   Z31, Z6, Z6
+	VPMOVUSDB Z6, X6
+	VPMINUB   X9, X6, X6
+	VPMAXSD   Z31, Z7, Z7
+	VPMOVUSDB Z7, X7
+	VPMINUB   X9, X7, X7
+	JMP       narrowedq8
 
 satq8:
 	VPMOVSDB Z0, X0
@@ -1315,10 +1517,10 @@ doneq8:
 	VZEROUPPER
 	RET
 
-// func gemmInt8RqR4VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
+// func gemmInt8RqR4VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
 //
 // gemmInt8RqR8VNNI for 1 ≤ m ≤ 4 rows (one block).
-TEXT ·gemmInt8RqR4VNNI(SB), NOSPLIT, $0-132
+TEXT ·gemmInt8RqR4VNNI(SB), NOSPLIT, $64-144
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
@@ -1336,43 +1538,61 @@ TEXT ·gemmInt8RqR4VNNI(SB), NOSPLIT, $0-132
 	ROWPTR(BX, CX, 3)
 	ROWPTR(CX, DX, 4)
 
-	// Row sums Σa of the block's rows, times 128: Z12-Z15.
+	// Row sums Σa of the block's rows, times 128 + wz: Z12-Z15.
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
 	XORQ   AX, AX
-	CMPQ   AX, R13
-	JGE    sumtailq4
+	MOVQ   k+64(FP), R12
+	ANDQ   $-64, R12
+	JZ     rstailq4
 
-sumloopq4:
-	VPDPBUSD.BCST (SI)(AX*1), Z20, Z12
-	VPDPBUSD.BCST (BX)(AX*1), Z20, Z13
-	VPDPBUSD.BCST (CX)(AX*1), Z20, Z14
-	VPDPBUSD.BCST (DX)(AX*1), Z20, Z15
-	ADDQ          $4, AX
-	CMPQ          AX, R13
-	JLT           sumloopq4
+rsloopq4:
+	VPDPBUSD (SI)(AX*1), Z20, Z12
+	VPDPBUSD (BX)(AX*1), Z20, Z13
+	VPDPBUSD (CX)(AX*1), Z20, Z14
+	VPDPBUSD (DX)(AX*1), Z20, Z15
+	ADDQ     $64, AX
+	CMPQ     AX, R12
+	JLT      rsloopq4
 
-sumtailq4:
-	CMPQ     ktail+80(FP), $0
-	JEQ      sumdoneq4
-	TAILA(SI)
-	VPDPBUSD Z9, Z20, Z12
-	TAILA(BX)
-	VPDPBUSD Z9, Z20, Z13
-	TAILA(CX)
-	VPDPBUSD Z9, Z20, Z14
-	TAILA(DX)
-	VPDPBUSD Z9, Z20, Z15
+rstailq4:
+	MOVQ       rtail+136(FP), R12
+	TESTQ      R12, R12
+	JZ         rsredq4
+	KMOVQ      R12, K6
+	VMOVDQU8.Z (SI)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z12
+	VMOVDQU8.Z (BX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z13
+	VMOVDQU8.Z (CX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z14
+	VMOVDQU8.Z (DX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z15
 
-sumdoneq4:
-	VPMULLD Z10, Z12, Z12
-	VPMULLD Z10, Z13, Z13
-	VPMULLD Z10, Z14, Z14
-	VPMULLD Z10, Z15, Z15
-	MOVQ    w+32(FP), R12
-	XORQ    DI, DI
+rsredq4:
+	VSHUFI64X2   $0x44, Z13, Z12, Z0
+	VSHUFI64X2   $0xee, Z13, Z12, Z8
+	VPADDD       Z8, Z0, Z0
+	VSHUFI64X2   $0x44, Z15, Z14, Z1
+	VSHUFI64X2   $0xee, Z15, Z14, Z8
+	VPADDD       Z8, Z1, Z1
+	VSHUFI64X2   $0x88, Z1, Z0, Z4
+	VSHUFI64X2   $0xdd, Z1, Z0, Z8
+	VPADDD       Z8, Z4, Z4
+	VPSHUFD      $0x4e, Z4, Z7
+	VPADDD       Z7, Z4, Z6
+	VPSHUFD      $0xb1, Z6, Z7
+	VPADDD       Z7, Z6, Z6
+	VPMULLD      Z10, Z6, Z6
+	VMOVDQU32    Z6, rs-64(SP)
+	VPBROADCASTD rs-64(SP), Z12
+	VPBROADCASTD rs-48(SP), Z13
+	VPBROADCASTD rs-32(SP), Z14
+	VPBROADCASTD rs-16(SP), Z15
+	MOVQ         w+32(FP), R12
+	XORQ         DI, DI
 
 nblkq4:
 	MOVQ n+56(FP), R14
@@ -1386,10 +1606,10 @@ nmaskq4:
 	KMOVW       AX, K1
 	MOVQ        seed+40(FP), R14
 	VMOVDQU32.Z (R14)(DI*4), K1, Z9
-	VPSUBD      Z12, Z9, Z0
-	VPSUBD      Z13, Z9, Z1
-	VPSUBD      Z14, Z9, Z2
-	VPSUBD      Z15, Z9, Z3
+	VMOVDQA32   Z9, Z0
+	VMOVDQA32   Z9, Z1
+	VMOVDQA32   Z9, Z2
+	VMOVDQA32   Z9, Z3
 	XORQ        AX, AX
 	CMPQ        AX, R13
 	JGE         ktailq4
@@ -1420,6 +1640,10 @@ ktailq4:
 	VPDPBUSD  Z9, Z8, Z3
 
 kdoneq4:
+	VPSUBD Z12, Z0, Z0
+	VPSUBD Z13, Z1, Z1
+	VPSUBD Z14, Z2, Z2
+	VPSUBD Z15, Z3, Z3
 	// Requantise the rows in place and narrow them to bytes.
 	MOVQ      qp+88(FP), AX
 	LEAQ      (AX)(DI*4), AX
@@ -1428,14 +1652,6 @@ kdoneq4:
 	VMOVDQU32 (AX), Z23
 	ADDQ      qstride+96(FP), AX
 	VMOVDQU32 (AX), Z24
-	ADDQ      qstride+96(FP), AX
-	VMOVDQU32 (AX), Z25
-	ADDQ      qstride+96(FP), AX
-	VMOVDQU32 (AX), Z26
-	ADDQ      qstride+96(FP), AX
-	VMOVDQU32 (AX), Z27
-	ADDQ      qstride+96(FP), AX
-	KMOVW     (AX), K5
 	TESTQ     $RQF_LEFT, flags+120(FP)
 	JZ        noleftq4
 	RQLEFT(Z0)
@@ -1444,23 +1660,81 @@ kdoneq4:
 	RQLEFT(Z3)
 
 noleftq4:
+	TESTQ     $RQF_UP, flags+120(FP)
+	JNZ       upq4
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z26
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z27
+	ADDQ      qstride+96(FP), AX
+	KMOVW     (AX), K5
 	RQCORE(Z0, Z8, Z9)
 	RQCORE(Z1, Z8, Z9)
 	RQCORE(Z2, Z8, Z9)
 	RQCORE(Z3, Z8, Z9)
-	TESTQ   $RQF_SAT8, flags+120(FP)
-	JNZ     satq4
-	TESTQ   $RQF_USAT8, flags+120(FP)
-	JNZ     usatq4
-	RQCLAMP(Z0)
-	VPMOVDB Z0, X0
-	RQCLAMP(Z1)
-	VPMOVDB Z1, X1
-	RQCLAMP(Z2)
-	VPMOVDB Z2, X2
-	RQCLAMP(Z3)
-	VPMOVDB Z3, X3
-	JMP     narrowedq4
+	JMP       coredq4
+
+upq4:
+	// Ties upward: rows 7-10, five rows after the left shifts.
+	MOVQ      qstride+96(FP), R14
+	LEAQ      (AX)(R14*4), AX
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z27
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z28
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z26
+	VMOVDQU32 rqUpIdx<>(SB), Z29
+	RQCOREUP(Z0, Z8)
+	RQCOREUP(Z1, Z8)
+	RQCOREUP(Z2, Z8)
+	RQCOREUP(Z3, Z8)
+
+coredq4:
+	TESTQ $RQF_SAT8, flags+120(FP)
+	JNZ   satq4
+	TESTQ $RQF_USAT8, flags+120(FP)
+	JNZ   usatq4
+	// Other clamps on the bytes (XMM, cheaper than on the int32 lanes):
+	// for lo < 0 after the signed saturation, else after the lower clamp
+	// and the unsigned saturation; X8, X9 the bytes of lo and hi (low
+	// bytes of the broadcasts in Z31, Z21).
+	VPBROADCASTB X31, X8
+	VPBROADCASTB X21, X9
+	CMPL         lo+108(FP), $0
+	JGE          uclampq4
+	VPMOVSDB     Z0, X0
+	VPMAXSB      X8, X0, X0
+	VPMINSB      X9, X0, X0
+	VPMOVSDB     Z1, X1
+	VPMAXSB      X8, X1, X1
+	VPMINSB      X9, X1, X1
+	VPMOVSDB     Z2, X2
+	VPMAXSB      X8, X2, X2
+	VPMINSB      X9, X2, X2
+	VPMOVSDB     Z3, X3
+	VPMAXSB      X8, X3, X3
+	VPMINSB      X9, X3, X3
+	JMP          narrowedq4
+
+uclampq4:
+	VPMAXSD   Z31, Z0, Z0
+	VPMOVUSDB Z0, X0
+	VPMINUB   X9, X0, X0
+	VPMAXSD   Z31, Z1, Z1
+	VPMOVUSDB Z1, X1
+	VPMINUB   X9, X1, X1
+	VPMAXSD   Z31, Z2, Z2
+	VPMOVUSDB Z2, X2
+	VPMINUB   X9, X2, X2
+	VPMAXSD   Z31, Z3, Z3
+	VPMOVUSDB Z3, X3
+	VPMINUB   X9, X3, X3
+	JMP       narrowedq4
 
 satq4:
 	VPMOVSDB Z0, X0
@@ -1522,19 +1796,19 @@ storedq4:
 	VZEROUPPER
 	RET
 
-// func gemmInt8RqR8VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
+// func gemmInt8RqR8VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
 //
 // gemmInt8RqR8VNNI for n ≤ 8 (one channel block, its parameters and
 // seed loaded once)
 // on EVEX YMM registers (8 lanes: twice the throughput of half-empty
 // ZMM vectors on Zen 4).
-TEXT ·gemmInt8RqR8VNNIY(SB), NOSPLIT, $0-132
+TEXT ·gemmInt8RqR8VNNIY(SB), NOSPLIT, $64-144
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
 	KMOVQ        AX, K2
 	MOVL         $0x01010101, AX
-	VPBROADCASTD AX, Y20
+	VPBROADCASTD AX, Z20
 	RQCONSTSY(zp+104(FP), lo+108(FP), hi+112(FP), AX)
 	MOVQ         tail+72(FP), AX
 	KMOVW        AX, K1
@@ -1554,9 +1828,27 @@ TEXT ·gemmInt8RqR8VNNIY(SB), NOSPLIT, $0-132
 	KMOVW        (AX), K5
 	MOVQ         seed+40(FP), AX
 	VMOVDQU32.Z  (AX), K1, Y11
+	TESTQ        $RQF_UP, flags+120(FP)
+	JZ           noupy8
+	// Ties upward: rows 7-10 and the merge index over the constants.
+	MOVQ      qstride+96(FP), R14
+	MOVQ      qp+88(FP), AX
+	LEAQ      (AX)(R14*4), AX
+	LEAQ      (AX)(R14*2), AX
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Y27
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Y28
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Y25
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Y26
+	VMOVDQU32 rqUpIdxY<>(SB), Y29
+
+noupy8:
 	MOVL         wz+128(FP), AX
 	ADDL         $128, AX
-	VPBROADCASTD AX, Y10
+	VPBROADCASTD AX, Z10
 	MOVQ         a+16(FP), SI
 
 rowblky8:
@@ -1570,73 +1862,101 @@ rowblky8:
 	ROWPTR(R9, R10, 7)
 	ROWPTR(R10, R11, 8)
 
-	// Sums start at seed - 128·Σa (Y0-Y7); Y12-Y19 accumulate Σa.
-	VPXORD Y12, Y12, Y12
-	VPXORD Y13, Y13, Y13
-	VPXORD Y14, Y14, Y14
-	VPXORD Y15, Y15, Y15
-	VPXORD Y16, Y16, Y16
-	VPXORD Y17, Y17, Y17
-	VPXORD Y18, Y18, Y18
-	VPXORD Y19, Y19, Y19
+	// Row sums Σa of the block's rows, times 128 + wz: Y12-Y19.
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
 	XORQ   AX, AX
-	CMPQ   AX, R13
-	JGE    sumtaily8
+	MOVQ   k+64(FP), R12
+	ANDQ   $-64, R12
+	JZ     rstaily8
 
-sumloopy8:
-	VPDPBUSD.BCST (SI)(AX*1), Y20, Y12
-	VPDPBUSD.BCST (BX)(AX*1), Y20, Y13
-	VPDPBUSD.BCST (CX)(AX*1), Y20, Y14
-	VPDPBUSD.BCST (DX)(AX*1), Y20, Y15
-	VPDPBUSD.BCST (R8)(AX*1), Y20, Y16
-	VPDPBUSD.BCST (R9)(AX*1), Y20, Y17
-	VPDPBUSD.BCST (R10)(AX*1), Y20, Y18
-	VPDPBUSD.BCST (R11)(AX*1), Y20, Y19
-	ADDQ          $4, AX
-	CMPQ          AX, R13
-	JLT           sumloopy8
+rsloopy8:
+	VPDPBUSD (SI)(AX*1), Z20, Z12
+	VPDPBUSD (BX)(AX*1), Z20, Z13
+	VPDPBUSD (CX)(AX*1), Z20, Z14
+	VPDPBUSD (DX)(AX*1), Z20, Z15
+	VPDPBUSD (R8)(AX*1), Z20, Z16
+	VPDPBUSD (R9)(AX*1), Z20, Z17
+	VPDPBUSD (R10)(AX*1), Z20, Z18
+	VPDPBUSD (R11)(AX*1), Z20, Z19
+	ADDQ     $64, AX
+	CMPQ     AX, R12
+	JLT      rsloopy8
 
-sumtaily8:
-	CMPQ     ktail+80(FP), $0
-	JEQ      sumdoney8
-	TAILAY(SI)
-	VPDPBUSD Y9, Y20, Y12
-	TAILAY(BX)
-	VPDPBUSD Y9, Y20, Y13
-	TAILAY(CX)
-	VPDPBUSD Y9, Y20, Y14
-	TAILAY(DX)
-	VPDPBUSD Y9, Y20, Y15
-	TAILAY(R8)
-	VPDPBUSD Y9, Y20, Y16
-	TAILAY(R9)
-	VPDPBUSD Y9, Y20, Y17
-	TAILAY(R10)
-	VPDPBUSD Y9, Y20, Y18
-	TAILAY(R11)
-	VPDPBUSD Y9, Y20, Y19
+rstaily8:
+	MOVQ       rtail+136(FP), R12
+	TESTQ      R12, R12
+	JZ         rsredy8
+	KMOVQ      R12, K6
+	VMOVDQU8.Z (SI)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z12
+	VMOVDQU8.Z (BX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z13
+	VMOVDQU8.Z (CX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z14
+	VMOVDQU8.Z (DX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z15
+	VMOVDQU8.Z (R8)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z16
+	VMOVDQU8.Z (R9)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z17
+	VMOVDQU8.Z (R10)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z18
+	VMOVDQU8.Z (R11)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z19
 
-sumdoney8:
-	VPMULLD Y10, Y12, Y12
-	VPSUBD  Y12, Y11, Y0
-	VPMULLD Y10, Y13, Y13
-	VPSUBD  Y13, Y11, Y1
-	VPMULLD Y10, Y14, Y14
-	VPSUBD  Y14, Y11, Y2
-	VPMULLD Y10, Y15, Y15
-	VPSUBD  Y15, Y11, Y3
-	VPMULLD Y10, Y16, Y16
-	VPSUBD  Y16, Y11, Y4
-	VPMULLD Y10, Y17, Y17
-	VPSUBD  Y17, Y11, Y5
-	VPMULLD Y10, Y18, Y18
-	VPSUBD  Y18, Y11, Y6
-	VPMULLD Y10, Y19, Y19
-	VPSUBD  Y19, Y11, Y7
-	MOVQ    w+32(FP), R12
-	XORQ    AX, AX
-	CMPQ    AX, R13
-	JGE     ktaily8
+rsredy8:
+	VSHUFI64X2   $0x44, Z13, Z12, Z0
+	VSHUFI64X2   $0xee, Z13, Z12, Z8
+	VPADDD       Z8, Z0, Z0
+	VSHUFI64X2   $0x44, Z15, Z14, Z1
+	VSHUFI64X2   $0xee, Z15, Z14, Z8
+	VPADDD       Z8, Z1, Z1
+	VSHUFI64X2   $0x44, Z17, Z16, Z2
+	VSHUFI64X2   $0xee, Z17, Z16, Z8
+	VPADDD       Z8, Z2, Z2
+	VSHUFI64X2   $0x44, Z19, Z18, Z3
+	VSHUFI64X2   $0xee, Z19, Z18, Z8
+	VPADDD       Z8, Z3, Z3
+	VSHUFI64X2   $0x88, Z1, Z0, Z4
+	VSHUFI64X2   $0xdd, Z1, Z0, Z8
+	VPADDD       Z8, Z4, Z4
+	VSHUFI64X2   $0x88, Z3, Z2, Z5
+	VSHUFI64X2   $0xdd, Z3, Z2, Z8
+	VPADDD       Z8, Z5, Z5
+	VPUNPCKLQDQ  Z5, Z4, Z6
+	VPUNPCKHQDQ  Z5, Z4, Z7
+	VPADDD       Z7, Z6, Z6
+	VPSHUFD      $0xb1, Z6, Z7
+	VPADDD       Z7, Z6, Z6
+	VPMULLD      Z10, Z6, Z6
+	VMOVDQU32    Z6, rs-64(SP)
+	VPBROADCASTD rs-64(SP), Z12
+	VPBROADCASTD rs-48(SP), Z13
+	VPBROADCASTD rs-32(SP), Z14
+	VPBROADCASTD rs-16(SP), Z15
+	VPBROADCASTD rs-56(SP), Z16
+	VPBROADCASTD rs-40(SP), Z17
+	VPBROADCASTD rs-24(SP), Z18
+	VPBROADCASTD rs-8(SP), Z19
+	VMOVDQA32    Y11, Y0
+	VMOVDQA32    Y11, Y1
+	VMOVDQA32    Y11, Y2
+	VMOVDQA32    Y11, Y3
+	VMOVDQA32    Y11, Y4
+	VMOVDQA32    Y11, Y5
+	VMOVDQA32    Y11, Y6
+	VMOVDQA32    Y11, Y7
+	MOVQ         w+32(FP), R12
+	XORQ         AX, AX
+	CMPQ         AX, R13
+	JGE          ktaily8
 
 kloopy8:
 	VMOVDQU32     (R12), Y8
@@ -1675,8 +1995,16 @@ ktaily8:
 	VPDPBUSD  Y9, Y8, Y7
 
 kdoney8:
-	TESTQ $RQF_LEFT, flags+120(FP)
-	JZ    nolefty8
+	VPSUBD Y12, Y0, Y0
+	VPSUBD Y13, Y1, Y1
+	VPSUBD Y14, Y2, Y2
+	VPSUBD Y15, Y3, Y3
+	VPSUBD Y16, Y4, Y4
+	VPSUBD Y17, Y5, Y5
+	VPSUBD Y18, Y6, Y6
+	VPSUBD Y19, Y7, Y7
+	TESTQ  $RQF_LEFT, flags+120(FP)
+	JZ     nolefty8
 	RQLEFTY(Y0)
 	RQLEFTY(Y1)
 	RQLEFTY(Y2)
@@ -1687,6 +2015,8 @@ kdoney8:
 	RQLEFTY(Y7)
 
 nolefty8:
+	TESTQ $RQF_UP, flags+120(FP)
+	JNZ   upy8
 	RQCOREY(Y0, Y8, Y9)
 	RQCOREY(Y1, Y8, Y9)
 	RQCOREY(Y2, Y8, Y9)
@@ -1695,27 +2025,83 @@ nolefty8:
 	RQCOREY(Y5, Y8, Y9)
 	RQCOREY(Y6, Y8, Y9)
 	RQCOREY(Y7, Y8, Y9)
-	TESTQ   $RQF_SAT8, flags+120(FP)
-	JNZ     saty8
-	TESTQ   $RQF_USAT8, flags+120(FP)
-	JNZ     usaty8
-	RQCLAMPY(Y0)
-	VPMOVDB Y0, X0
-	RQCLAMPY(Y1)
-	VPMOVDB Y1, X1
-	RQCLAMPY(Y2)
-	VPMOVDB Y2, X2
-	RQCLAMPY(Y3)
-	VPMOVDB Y3, X3
-	RQCLAMPY(Y4)
-	VPMOVDB Y4, X4
-	RQCLAMPY(Y5)
-	VPMOVDB Y5, X5
-	RQCLAMPY(Y6)
-	VPMOVDB Y6, X6
-	RQCLAMPY(Y7)
-	VPMOVDB Y7, X7
-	JMP     narrowedy8
+	JMP   coredy8
+
+upy8:
+	RQCOREUPY(Y0, Y8)
+	RQCOREUPY(Y1, Y8)
+	RQCOREUPY(Y2, Y8)
+	RQCOREUPY(Y3, Y8)
+	RQCOREUPY(Y4, Y8)
+	RQCOREUPY(Y5, Y8)
+	RQCOREUPY(Y6, Y8)
+	RQCOREUPY(Y7, Y8)
+
+coredy8:
+	TESTQ $RQF_SAT8, flags+120(FP)
+	JNZ   saty8
+	TESTQ $RQF_USAT8, flags+120(FP)
+	JNZ   usaty8
+	// Other clamps on the bytes (XMM, cheaper than on the int32 lanes):
+	// for lo < 0 after the signed saturation, else after the lower clamp
+	// and the unsigned saturation; X8, X9 the bytes of lo and hi (low
+	// bytes of the broadcasts in Z31, Z21).
+	VPBROADCASTB X31, X8
+	VPBROADCASTB X21, X9
+	CMPL         lo+108(FP), $0
+	JGE          uclampy8
+	VPMOVSDB     Y0, X0
+	VPMAXSB      X8, X0, X0
+	VPMINSB      X9, X0, X0
+	VPMOVSDB     Y1, X1
+	VPMAXSB      X8, X1, X1
+	VPMINSB      X9, X1, X1
+	VPMOVSDB     Y2, X2
+	VPMAXSB      X8, X2, X2
+	VPMINSB      X9, X2, X2
+	VPMOVSDB     Y3, X3
+	VPMAXSB      X8, X3, X3
+	VPMINSB      X9, X3, X3
+	VPMOVSDB     Y4, X4
+	VPMAXSB      X8, X4, X4
+	VPMINSB      X9, X4, X4
+	VPMOVSDB     Y5, X5
+	VPMAXSB      X8, X5, X5
+	VPMINSB      X9, X5, X5
+	VPMOVSDB     Y6, X6
+	VPMAXSB      X8, X6, X6
+	VPMINSB      X9, X6, X6
+	VPMOVSDB     Y7, X7
+	VPMAXSB      X8, X7, X7
+	VPMINSB      X9, X7, X7
+	JMP          narrowedy8
+
+uclampy8:
+	VPMAXSD   Y31, Y0, Y0
+	VPMOVUSDB Y0, X0
+	VPMINUB   X9, X0, X0
+	VPMAXSD   Y31, Y1, Y1
+	VPMOVUSDB Y1, X1
+	VPMINUB   X9, X1, X1
+	VPMAXSD   Y31, Y2, Y2
+	VPMOVUSDB Y2, X2
+	VPMINUB   X9, X2, X2
+	VPMAXSD   Y31, Y3, Y3
+	VPMOVUSDB Y3, X3
+	VPMINUB   X9, X3, X3
+	VPMAXSD   Y31, Y4, Y4
+	VPMOVUSDB Y4, X4
+	VPMINUB   X9, X4, X4
+	VPMAXSD   Y31, Y5, Y5
+	VPMOVUSDB Y5, X5
+	VPMINUB   X9, X5, X5
+	VPMAXSD   Y31, Y6, Y6
+	VPMOVUSDB Y6, X6
+	VPMINUB   X9, X6, X6
+	VPMAXSD   Y31, Y7, Y7
+	VPMOVUSDB Y7, X7
+	VPMINUB   X9, X7, X7
+	JMP       narrowedy8
 
 saty8:
 	VPMOVSDB Y0, X0
@@ -1830,19 +2216,19 @@ doney8:
 	VZEROUPPER
 	RET
 
-// func gemmInt8RqR4VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
+// func gemmInt8RqR4VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
 //
 // gemmInt8RqR4VNNI for n ≤ 8 (one channel block, its parameters and
 // seed loaded once)
 // on EVEX YMM registers (8 lanes: twice the throughput of half-empty
 // ZMM vectors on Zen 4).
-TEXT ·gemmInt8RqR4VNNIY(SB), NOSPLIT, $0-132
+TEXT ·gemmInt8RqR4VNNIY(SB), NOSPLIT, $64-144
 	MOVQ         k+64(FP), R13
 	ANDQ         $-4, R13
 	MOVQ         ktail+80(FP), AX
 	KMOVQ        AX, K2
 	MOVL         $0x01010101, AX
-	VPBROADCASTD AX, Y20
+	VPBROADCASTD AX, Z20
 	RQCONSTSY(zp+104(FP), lo+108(FP), hi+112(FP), AX)
 	MOVQ         tail+72(FP), AX
 	KMOVW        AX, K1
@@ -1862,9 +2248,27 @@ TEXT ·gemmInt8RqR4VNNIY(SB), NOSPLIT, $0-132
 	KMOVW        (AX), K5
 	MOVQ         seed+40(FP), AX
 	VMOVDQU32.Z  (AX), K1, Y11
+	TESTQ        $RQF_UP, flags+120(FP)
+	JZ           noupy4
+	// Ties upward: rows 7-10 and the merge index over the constants.
+	MOVQ      qstride+96(FP), R14
+	MOVQ      qp+88(FP), AX
+	LEAQ      (AX)(R14*4), AX
+	LEAQ      (AX)(R14*2), AX
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Y27
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Y28
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Y25
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Y26
+	VMOVDQU32 rqUpIdxY<>(SB), Y29
+
+noupy4:
 	MOVL         wz+128(FP), AX
 	ADDL         $128, AX
-	VPBROADCASTD AX, Y10
+	VPBROADCASTD AX, Z10
 	MOVQ         a+16(FP), SI
 	MOVQ         lda+24(FP), R14
 	MOVQ         m+48(FP), DI
@@ -1872,49 +2276,67 @@ TEXT ·gemmInt8RqR4VNNIY(SB), NOSPLIT, $0-132
 	ROWPTR(BX, CX, 3)
 	ROWPTR(CX, DX, 4)
 
-	// Sums start at seed - 128·Σa (Y0-Y3); Y12-Y15 accumulate Σa.
-	VPXORD Y12, Y12, Y12
-	VPXORD Y13, Y13, Y13
-	VPXORD Y14, Y14, Y14
-	VPXORD Y15, Y15, Y15
+	// Row sums Σa of the block's rows, times 128 + wz: Y12-Y15.
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
 	XORQ   AX, AX
-	CMPQ   AX, R13
-	JGE    sumtaily4
+	MOVQ   k+64(FP), R12
+	ANDQ   $-64, R12
+	JZ     rstaily4
 
-sumloopy4:
-	VPDPBUSD.BCST (SI)(AX*1), Y20, Y12
-	VPDPBUSD.BCST (BX)(AX*1), Y20, Y13
-	VPDPBUSD.BCST (CX)(AX*1), Y20, Y14
-	VPDPBUSD.BCST (DX)(AX*1), Y20, Y15
-	ADDQ          $4, AX
-	CMPQ          AX, R13
-	JLT           sumloopy4
+rsloopy4:
+	VPDPBUSD (SI)(AX*1), Z20, Z12
+	VPDPBUSD (BX)(AX*1), Z20, Z13
+	VPDPBUSD (CX)(AX*1), Z20, Z14
+	VPDPBUSD (DX)(AX*1), Z20, Z15
+	ADDQ     $64, AX
+	CMPQ     AX, R12
+	JLT      rsloopy4
 
-sumtaily4:
-	CMPQ     ktail+80(FP), $0
-	JEQ      sumdoney4
-	TAILAY(SI)
-	VPDPBUSD Y9, Y20, Y12
-	TAILAY(BX)
-	VPDPBUSD Y9, Y20, Y13
-	TAILAY(CX)
-	VPDPBUSD Y9, Y20, Y14
-	TAILAY(DX)
-	VPDPBUSD Y9, Y20, Y15
+rstaily4:
+	MOVQ       rtail+136(FP), R12
+	TESTQ      R12, R12
+	JZ         rsredy4
+	KMOVQ      R12, K6
+	VMOVDQU8.Z (SI)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z12
+	VMOVDQU8.Z (BX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z13
+	VMOVDQU8.Z (CX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z14
+	VMOVDQU8.Z (DX)(AX*1), K6, Z9
+	VPDPBUSD   Z9, Z20, Z15
 
-sumdoney4:
-	VPMULLD Y10, Y12, Y12
-	VPSUBD  Y12, Y11, Y0
-	VPMULLD Y10, Y13, Y13
-	VPSUBD  Y13, Y11, Y1
-	VPMULLD Y10, Y14, Y14
-	VPSUBD  Y14, Y11, Y2
-	VPMULLD Y10, Y15, Y15
-	VPSUBD  Y15, Y11, Y3
-	MOVQ    w+32(FP), R12
-	XORQ    AX, AX
-	CMPQ    AX, R13
-	JGE     ktaily4
+rsredy4:
+	VSHUFI64X2   $0x44, Z13, Z12, Z0
+	VSHUFI64X2   $0xee, Z13, Z12, Z8
+	VPADDD       Z8, Z0, Z0
+	VSHUFI64X2   $0x44, Z15, Z14, Z1
+	VSHUFI64X2   $0xee, Z15, Z14, Z8
+	VPADDD       Z8, Z1, Z1
+	VSHUFI64X2   $0x88, Z1, Z0, Z4
+	VSHUFI64X2   $0xdd, Z1, Z0, Z8
+	VPADDD       Z8, Z4, Z4
+	VPSHUFD      $0x4e, Z4, Z7
+	VPADDD       Z7, Z4, Z6
+	VPSHUFD      $0xb1, Z6, Z7
+	VPADDD       Z7, Z6, Z6
+	VPMULLD      Z10, Z6, Z6
+	VMOVDQU32    Z6, rs-64(SP)
+	VPBROADCASTD rs-64(SP), Z12
+	VPBROADCASTD rs-48(SP), Z13
+	VPBROADCASTD rs-32(SP), Z14
+	VPBROADCASTD rs-16(SP), Z15
+	VMOVDQA32    Y11, Y0
+	VMOVDQA32    Y11, Y1
+	VMOVDQA32    Y11, Y2
+	VMOVDQA32    Y11, Y3
+	MOVQ         w+32(FP), R12
+	XORQ         AX, AX
+	CMPQ         AX, R13
+	JGE          ktaily4
 
 kloopy4:
 	VMOVDQU32     (R12), Y8
@@ -1941,31 +2363,73 @@ ktaily4:
 	VPDPBUSD  Y9, Y8, Y3
 
 kdoney4:
-	TESTQ $RQF_LEFT, flags+120(FP)
-	JZ    nolefty4
+	VPSUBD Y12, Y0, Y0
+	VPSUBD Y13, Y1, Y1
+	VPSUBD Y14, Y2, Y2
+	VPSUBD Y15, Y3, Y3
+	TESTQ  $RQF_LEFT, flags+120(FP)
+	JZ     nolefty4
 	RQLEFTY(Y0)
 	RQLEFTY(Y1)
 	RQLEFTY(Y2)
 	RQLEFTY(Y3)
 
 nolefty4:
+	TESTQ $RQF_UP, flags+120(FP)
+	JNZ   upy4
 	RQCOREY(Y0, Y8, Y9)
 	RQCOREY(Y1, Y8, Y9)
 	RQCOREY(Y2, Y8, Y9)
 	RQCOREY(Y3, Y8, Y9)
-	TESTQ   $RQF_SAT8, flags+120(FP)
-	JNZ     saty4
-	TESTQ   $RQF_USAT8, flags+120(FP)
-	JNZ     usaty4
-	RQCLAMPY(Y0)
-	VPMOVDB Y0, X0
-	RQCLAMPY(Y1)
-	VPMOVDB Y1, X1
-	RQCLAMPY(Y2)
-	VPMOVDB Y2, X2
-	RQCLAMPY(Y3)
-	VPMOVDB Y3, X3
-	JMP     narrowedy4
+	JMP   coredy4
+
+upy4:
+	RQCOREUPY(Y0, Y8)
+	RQCOREUPY(Y1, Y8)
+	RQCOREUPY(Y2, Y8)
+	RQCOREUPY(Y3, Y8)
+
+coredy4:
+	TESTQ $RQF_SAT8, flags+120(FP)
+	JNZ   saty4
+	TESTQ $RQF_USAT8, flags+120(FP)
+	JNZ   usaty4
+	// Other clamps on the bytes (XMM, cheaper than on the int32 lanes):
+	// for lo < 0 after the signed saturation, else after the lower clamp
+	// and the unsigned saturation; X8, X9 the bytes of lo and hi (low
+	// bytes of the broadcasts in Z31, Z21).
+	VPBROADCASTB X31, X8
+	VPBROADCASTB X21, X9
+	CMPL         lo+108(FP), $0
+	JGE          uclampy4
+	VPMOVSDB     Y0, X0
+	VPMAXSB      X8, X0, X0
+	VPMINSB      X9, X0, X0
+	VPMOVSDB     Y1, X1
+	VPMAXSB      X8, X1, X1
+	VPMINSB      X9, X1, X1
+	VPMOVSDB     Y2, X2
+	VPMAXSB      X8, X2, X2
+	VPMINSB      X9, X2, X2
+	VPMOVSDB     Y3, X3
+	VPMAXSB      X8, X3, X3
+	VPMINSB      X9, X3, X3
+	JMP          narrowedy4
+
+uclampy4:
+	VPMAXSD   Y31, Y0, Y0
+	VPMOVUSDB Y0, X0
+	VPMINUB   X9, X0, X0
+	VPMAXSD   Y31, Y1, Y1
+	VPMOVUSDB Y1, X1
+	VPMINUB   X9, X1, X1
+	VPMAXSD   Y31, Y2, Y2
+	VPMOVUSDB Y2, X2
+	VPMINUB   X9, X2, X2
+	VPMAXSD   Y31, Y3, Y3
+	VPMOVUSDB Y3, X3
+	VPMINUB   X9, X3, X3
+	JMP       narrowedy4
 
 saty4:
 	VPMOVSDB Y0, X0

@@ -28,12 +28,29 @@ type ChannelRequant struct {
 	// rounding mask 2^right-1; 5 rounding threshold mask>>1; 6 the tie
 	// mask (tieAway or tieUp, the same in every element, padding
 	// included: the AVX-512 kernels load its low 16 bits into K5 and the
-	// AVX2 one broadcasts element 0).
+	// AVX2 one broadcasts element 0); 7-10 the one-rounding form of
+	// ties upward (upRows), as pairs of elements forming little-endian
+	// int64s, 64-bit lane i covering elements 2i, 2i+1: 7 the rounding
+	// addend 2^30 + 2^(30+right) (2^30 for right = 0) of element 2i's
+	// channel, 8 that of element 2i+1's, 9 and 10 their shifts
+	// 31 + right.
 	p []int32
 }
 
 // qRows is the number of parameter rows of a ChannelRequant.
-const qRows = 7
+const qRows = 11
+
+// upRows is the first of the rows of the one-rounding form of
+// MultiplyByQuantizedMultiplierUp: with ties upward the two roundings
+// nest into one, exactly,
+//
+//	floor((floor((x·m + 2^30) / 2^31) + 2^(e-1)) / 2^e)
+//	        = floor((x·m + 2^30 + 2^(30+e)) / 2^(31+e))    (e ≥ 1)
+//
+// (floor(floor(a/b)/c) = floor(a/(b·c)) for integer a, positive b, c), one
+// 64-bit add and arithmetic shift per product, no overflow for |x·m| <
+// 2^62. The AVX-512 GEMM epilogues use it (RQF_UP).
+const upRows = 7
 
 // NewChannelRequant prepares the parameters of channels c < len(mult):
 // TFLite's MultiplyByQuantizedMultiplier(x, mult[c], shift[c]) with its
@@ -93,6 +110,14 @@ func newChannelRequant(mult []int32, shift []int, tie int32) (*ChannelRequant, e
 		row(3)[i] = int32(right)
 		row(4)[i] = mask
 		row(5)[i] = mask >> 1
+		add := int64(1) << 30
+		if right > 0 {
+			add += int64(1) << (30 + right)
+		}
+		r := upRows + i%2 // the even or the odd lanes' row
+		j := i &^ 1       // the 64-bit lane's first element
+		row(r)[j], row(r)[j+1] = int32(add), int32(add>>32)
+		row(r + 2)[j] = int32(31 + right)
 	}
 	for i := range row(6) {
 		row(6)[i] = tie
@@ -103,11 +128,15 @@ func newChannelRequant(mult []int32, shift []int, tie int32) (*ChannelRequant, e
 // rqFlags returns the flags of the amd64 requantising epilogues
 // (RQF_* in requant_channel_amd64.h): 1 if some channel shifts left; 2
 // if the clamp [lo, hi] is int8's full range, 4 if it is uint8's (the
-// saturating narrowing does the clamp).
+// saturating narrowing does the clamp); 8 if ties round upward (the GEMM
+// epilogues then use the one-rounding rows, upRows).
 func (q *ChannelRequant) rqFlags(lo, hi int32) uint64 {
 	var f uint64
 	if q.anyLeft {
 		f |= 1
+	}
+	if q.tie() == tieUp {
+		f |= 8
 	}
 	switch {
 	case lo == -128 && hi == 127:

@@ -62,6 +62,11 @@
 #define RQF_SAT8 2
 #define RQF_USAT8 4
 
+// RQF_UP: ties of the final shift round upward (NewChannelRequantUp). The
+// GEMM epilogues then use RQCOREUP, the two roundings in one (upRows in
+// requant_channel.go).
+#define RQF_UP 8
+
 // RQCONSTS sets Z28, Z29, K4 and Z30, Z31, Z21 from the int32 arguments
 // zp, lo, hi. Clobbers tmp.
 #define RQCONSTS(zp, lo, hi, tmp) \
@@ -98,6 +103,24 @@
 	VPSRAVD   Z25, x, x      \
 	VPADDD    Z29, x, K3, x  \
 	VPADDD    Z30, x, x
+
+// RQCOREUP is RQCORE for ties upward (RQF_UP) in one rounding: each
+// 64-bit product plus its channel's addend, shifted right arithmetically
+// by 31 + right; VPERMT2D merges the odd lanes' results (in the low
+// halves of t's 64-bit lanes) into place. Registers: Z22, Z23 mult and
+// next mult; Z27, Z28 the even and the odd lanes' addends, Z25, Z26
+// their shifts (the ChannelRequant rows 7, 8, 9, 10); Z29 the merge
+// index (0, 16, 2, 18, ...); Z30 zp. Clobbers t.
+#define RQCOREUP(x, t) \
+	VPSRLQ   $32, x, t  \
+	VPMULDQ  Z23, t, t  \
+	VPMULDQ  Z22, x, x  \
+	VPADDQ   Z28, t, t  \
+	VPADDQ   Z27, x, x  \
+	VPSRAVQ  Z26, t, t  \
+	VPSRAVQ  Z25, x, x  \
+	VPERMT2D t, Z29, x  \
+	VPADDD   Z30, x, x
 
 #define RQCLAMP(x) \
 	VPMAXSD Z31, x, x \
@@ -137,6 +160,17 @@
 	VPSRAVD   Y25, x, x      \
 	VPADDD    Y29, x, K3, x  \
 	VPADDD    Y30, x, x
+
+#define RQCOREUPY(x, t) \
+	VPSRLQ   $32, x, t  \
+	VPMULDQ  Y23, t, t  \
+	VPMULDQ  Y22, x, x  \
+	VPADDQ   Y28, t, t  \
+	VPADDQ   Y27, x, x  \
+	VPSRAVQ  Y26, t, t  \
+	VPSRAVQ  Y25, x, x  \
+	VPERMT2D t, Y29, x  \
+	VPADDD   Y30, x, x
 
 #define RQCLAMPY(x) \
 	VPMAXSD Y31, x, x \

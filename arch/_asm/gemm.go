@@ -191,3 +191,88 @@ func generate() ([]file, error) {
 		{"requant_channel_amd64.h", []byte(strings.TrimRight(h, "\n") + "\n")},
 	}, nil
 }
+
+// RowSums writes the int8 kernels' row-sum phase: Z12-Z(11+R) collect 16
+// partial sums of each row of the block (VPDPBUSD of 64 row bytes with the
+// ones in Z20; the k%64 tail zero-filled under the byte mask rtail in K6),
+// a shuffle tree (Z0-Z9 free until the channel loop) reduces them into Z6,
+// which is scaled by 128 (plain kernels) or 128 + wz (Z10, requantising
+// ones) and stored at rs-64(SP); each row's sum is then broadcast from the
+// frame into Z12-Z(11+R) (the Y kernels use the low halves). (Shuffles
+// from the register were slower on Zen 4 than the store and the loads.)
+func (k kernel) RowSums() string {
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, "\t"+format+"\n", a...) }
+	rows := k.Rows()
+	z := func(i int) string { return fmt.Sprintf("Z%d", i) }
+	b.WriteString("\t// Row sums Σa of the block's rows, times 128")
+	if k.Rq {
+		b.WriteString(" + wz")
+	}
+	fmt.Fprintf(&b, ": %s-%s.\n", rows[0].Sum, rows[len(rows)-1].Sum)
+	for i := range rows {
+		p("VPXORD %s, %s, %s", z(12+i), z(12+i), z(12+i))
+	}
+	p("XORQ AX, AX")
+	p("MOVQ k+64(FP), R12")
+	p("ANDQ $-64, R12")
+	p("JZ rstail%s", k.L)
+	fmt.Fprintf(&b, "\nrsloop%s:\n", k.L)
+	for _, r := range rows {
+		p("VPDPBUSD (%s)(AX*1), Z20, %s", r.Reg, z(12+r.I))
+	}
+	p("ADDQ $64, AX")
+	p("CMPQ AX, R12")
+	p("JLT rsloop%s", k.L)
+	fmt.Fprintf(&b, "\nrstail%s:\n", k.L)
+	rtail := "rtail+88(FP)"
+	if k.Rq {
+		rtail = "rtail+136(FP)"
+	}
+	p("MOVQ %s, R12", rtail)
+	p("TESTQ R12, R12")
+	p("JZ rsred%s", k.L)
+	p("KMOVQ R12, K6")
+	for _, r := range rows {
+		p("VMOVDQU8.Z (%s)(AX*1), K6, Z9", r.Reg)
+		p("VPDPBUSD Z9, Z20, %s", z(12+r.I))
+	}
+	fmt.Fprintf(&b, "\nrsred%s:\n", k.L)
+	// 512 → 256: pairs of rows into Z0.. (row 2p in lanes 0-7, 2p+1 in 8-15).
+	for q := 0; q < k.R/2; q++ {
+		p("VSHUFI64X2 $0x44, %s, %s, %s", z(13+2*q), z(12+2*q), z(q))
+		p("VSHUFI64X2 $0xee, %s, %s, Z8", z(13+2*q), z(12+2*q))
+		p("VPADDD Z8, %s, %s", z(q), z(q))
+	}
+	// 256 → 128: four rows per vector, row c in 128-bit chunk c.
+	for q := 0; q < k.R/4; q++ {
+		p("VSHUFI64X2 $0x88, %s, %s, %s", z(2*q+1), z(2*q), z(4+q))
+		p("VSHUFI64X2 $0xdd, %s, %s, Z8", z(2*q+1), z(2*q))
+		p("VPADDD Z8, %s, %s", z(4+q), z(4+q))
+	}
+	if k.R == 8 {
+		// Chunk c: row c in dwords 0-1, row c+4 in 2-3, then pairs added.
+		p("VPUNPCKLQDQ Z5, Z4, Z6")
+		p("VPUNPCKHQDQ Z5, Z4, Z7")
+		p("VPADDD Z7, Z6, Z6")
+	} else {
+		p("VPSHUFD $0x4e, Z4, Z7")
+		p("VPADDD Z7, Z4, Z6")
+	}
+	p("VPSHUFD $0xb1, Z6, Z7")
+	p("VPADDD Z7, Z6, Z6")
+	if k.Rq {
+		p("VPMULLD Z10, Z6, Z6")
+	} else {
+		p("VPSLLD $7, Z6, Z6")
+	}
+	p("VMOVDQU32 Z6, rs-64(SP)")
+	for _, r := range rows {
+		off := 16 * r.I // row c at dword 4c (R = 4), rows c, c+4 at 4c, 4c+2
+		if k.R == 8 {
+			off = 16*(r.I%4) + 8*(r.I/4)
+		}
+		p("VPBROADCASTD rs-%d(SP), %s", 64-off, z(12+r.I))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

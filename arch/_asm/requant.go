@@ -69,6 +69,11 @@ const headerTemplate = `
 #define RQF_LEFT 1
 #define RQF_SAT8 2
 #define RQF_USAT8 4
+
+// RQF_UP: ties of the final shift round upward (NewChannelRequantUp). The
+// GEMM epilogues then use RQCOREUP, the two roundings in one (upRows in
+// requant_channel.go).
+#define RQF_UP 8
 {{- range .}}
 {{- if .S}}
 
@@ -115,6 +120,28 @@ const headerTemplate = `
 	VPSRAVD   {{.V}}25, x, x      \
 	VPADDD    {{.V}}29, x, K3, x  \
 	VPADDD    {{.V}}30, x, x
+
+{{- if not .S}}
+
+// RQCOREUP is RQCORE for ties upward (RQF_UP) in one rounding: each
+// 64-bit product plus its channel's addend, shifted right arithmetically
+// by 31 + right; VPERMT2D merges the odd lanes' results (in the low
+// halves of t's 64-bit lanes) into place. Registers: Z22, Z23 mult and
+// next mult; Z27, Z28 the even and the odd lanes' addends, Z25, Z26
+// their shifts (the ChannelRequant rows 7, 8, 9, 10); Z29 the merge
+// index (0, 16, 2, 18, ...); Z30 zp. Clobbers t.
+{{- else}}
+{{end}}
+#define RQCOREUP{{.S}}(x, t) \
+	VPSRLQ   $32, x, t  \
+	VPMULDQ  {{.V}}23, t, t  \
+	VPMULDQ  {{.V}}22, x, x  \
+	VPADDQ   {{.V}}28, t, t  \
+	VPADDQ   {{.V}}27, x, x  \
+	VPSRAVQ  {{.V}}26, t, t  \
+	VPSRAVQ  {{.V}}25, x, x  \
+	VPERMT2D t, {{.V}}29, x  \
+	VPADDD   {{.V}}30, x, x
 
 #define RQCLAMP{{.S}}(x) \
 	VPMAXSD {{.V}}31, x, x \

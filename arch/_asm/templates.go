@@ -36,6 +36,37 @@ const templates = `
 #define TAILAY(row) \
 	VMOVDQU8.Z   (row)(AX*1), K2, X9 \
 	VPBROADCASTD X9, Y9
+
+// rqUpIdx (rqUpIdxY) is RQCOREUP's (RQCOREUPY's) VPERMT2D index: the
+// even lanes from the first source, the odd ones from the second's even
+// lanes.
+DATA rqUpIdx<>+0(SB)/4, $0
+DATA rqUpIdx<>+4(SB)/4, $16
+DATA rqUpIdx<>+8(SB)/4, $2
+DATA rqUpIdx<>+12(SB)/4, $18
+DATA rqUpIdx<>+16(SB)/4, $4
+DATA rqUpIdx<>+20(SB)/4, $20
+DATA rqUpIdx<>+24(SB)/4, $6
+DATA rqUpIdx<>+28(SB)/4, $22
+DATA rqUpIdx<>+32(SB)/4, $8
+DATA rqUpIdx<>+36(SB)/4, $24
+DATA rqUpIdx<>+40(SB)/4, $10
+DATA rqUpIdx<>+44(SB)/4, $26
+DATA rqUpIdx<>+48(SB)/4, $12
+DATA rqUpIdx<>+52(SB)/4, $28
+DATA rqUpIdx<>+56(SB)/4, $14
+DATA rqUpIdx<>+60(SB)/4, $30
+GLOBL rqUpIdx<>(SB), RODATA|NOPTR, $64
+
+DATA rqUpIdxY<>+0(SB)/4, $0
+DATA rqUpIdxY<>+4(SB)/4, $8
+DATA rqUpIdxY<>+8(SB)/4, $2
+DATA rqUpIdxY<>+12(SB)/4, $10
+DATA rqUpIdxY<>+16(SB)/4, $4
+DATA rqUpIdxY<>+20(SB)/4, $12
+DATA rqUpIdxY<>+24(SB)/4, $6
+DATA rqUpIdxY<>+28(SB)/4, $14
+GLOBL rqUpIdxY<>(SB), RODATA|NOPTR, $32
 {{end}}
 
 {{- define "f32doc"}}
@@ -187,12 +218,19 @@ done{{.L}}:
 // ({1to16}), adding the four products to each int32 lane: one instruction
 // per row per group of four reduction indices, no horizontal sums,
 // whatever k and n are. Σ(w+128)·a = Σw·a + 128·Σa, so each row's sum Σa
-// (VPDPBUSD of the row with a vector of ones, once per row block) times
-// 128 is subtracted from the seed the sums start at (times 128 + wz in the
+// times 128 is subtracted from the seed the sums start at (times 128 + wz in the
 // requantising variants, which also subtract the weights' zero point wz:
 // Σ(w-wz)·a). VPDPBUSD wraps (unlike VPDPBUSDS), so every sum is the exact
 // int32 result modulo 2^32. A last group of k%4 indices is loaded with a
 // byte mask (K2: neither reads nor faults past the row), zeros above.
+//
+// The row sums are computed once per row block, 64 bytes of a row per
+// VPDPBUSD with a vector of ones (the last k%64 bytes under the byte mask
+// rtail, K6), 16 partial sums per row; a tree of lane shuffles and adds
+// reduces the block's rows into one vector, which is scaled once and
+// stored in the frame, and each row's sum is broadcast from there. The
+// sums start at the seed and the row-sum term is subtracted after the
+// reduction, so that the row sums overlap the first channel block.
 //
 // Rows beyond m in the last row block alias the last real row: computed,
 // not stored.
@@ -207,18 +245,18 @@ done{{.L}}:
 
 {{- define "int8"}}
 {{- if .Rq}}
-// func {{.Name}}(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32)
+// func {{.Name}}(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
 {{- else}}
-// func {{.Name}}(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64)
+// func {{.Name}}(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail, rtail uint64)
 {{- end}}
 {{- .Doc}}
-TEXT ·{{.Name}}(SB), NOSPLIT, {{if .Rq}}$0-132{{else}}$0-88{{end}}
+TEXT ·{{.Name}}(SB), NOSPLIT, {{if .Rq}}$64-144{{else}}$64-96{{end}}
 	MOVQ k+64(FP), R13
 	ANDQ $-4, R13
 	MOVQ ktail+80(FP), AX
 	KMOVQ AX, K2
 	MOVL $0x01010101, AX
-	VPBROADCASTD AX, {{.V 20}}
+	VPBROADCASTD AX, Z20
 {{- if .Rq}}
 	RQCONSTS{{.YS}}(zp+104(FP), lo+108(FP), hi+112(FP), AX)
 {{- end}}
@@ -241,11 +279,29 @@ TEXT ·{{.Name}}(SB), NOSPLIT, {{if .Rq}}$0-132{{else}}$0-88{{end}}
 	KMOVW (AX), K5
 	MOVQ seed+40(FP), AX
 	VMOVDQU32.Z (AX), K1, Y11
+	TESTQ $RQF_UP, flags+120(FP)
+	JZ noup{{.L}}
+	// Ties upward: rows 7-10 and the merge index over the constants.
+	MOVQ qstride+96(FP), R14
+	MOVQ qp+88(FP), AX
+	LEAQ (AX)(R14*4), AX
+	LEAQ (AX)(R14*2), AX
+	ADDQ R14, AX
+	VMOVDQU32 (AX), Y27
+	ADDQ R14, AX
+	VMOVDQU32 (AX), Y28
+	ADDQ R14, AX
+	VMOVDQU32 (AX), Y25
+	ADDQ R14, AX
+	VMOVDQU32 (AX), Y26
+	VMOVDQU32 rqUpIdxY<>(SB), Y29
+
+noup{{.L}}:
 {{- end}}
 {{- if .Rq}}
 	MOVL wz+128(FP), AX
 	ADDL $128, AX
-	VPBROADCASTD AX, {{.V 10}}
+	VPBROADCASTD AX, Z10
 {{- end}}
 	MOVQ a+16(FP), SI
 {{- if .Loop}}
@@ -256,45 +312,10 @@ rowblk{{.L}}:
 	MOVQ m+48(FP), DI
 {{- template "rowptrs" .}}
 
-{{- if .Y}}
-
-	// Sums start at seed - 128·Σa (Y0-Y{{.R | dec}}); Y12-Y{{.R | add 11}} accumulate Σa.
-{{- else}}
-
-	// Row sums Σa of the block's rows, times 128: Z12-Z{{.R | add 11}}.
-{{- end}}
+{{.RowSums}}
+{{- if and .Y .Rq}}
 {{- range .Rows}}
-	VPXORD {{.Sum}}, {{.Sum}}, {{.Sum}}
-{{- end}}
-	XORQ AX, AX
-	CMPQ AX, R13
-	JGE sumtail{{.L}}
-
-sumloop{{.L}}:
-{{- range .Rows}}
-	VPDPBUSD.BCST ({{.Reg}})(AX*1), {{$.V 20}}, {{.Sum}}
-{{- end}}
-	ADDQ $4, AX
-	CMPQ AX, R13
-	JLT sumloop{{.L}}
-
-sumtail{{.L}}:
-	CMPQ ktail+80(FP), $0
-	JEQ sumdone{{.L}}
-{{- range .Rows}}
-	TAILA{{$.YS}}({{.Reg}})
-	VPDPBUSD {{$.V 9}}, {{$.V 20}}, {{.Sum}}
-{{- end}}
-
-sumdone{{.L}}:
-{{- range .Rows}}
-{{- if not $.Rq}}
-	VPSLLD $7, {{.Sum}}, {{.Sum}}
-{{- else}}
-	VPMULLD {{$.V 10}}, {{.Sum}}, {{.Sum}}
-{{- if $.Y}}
-	VPSUBD {{.Sum}}, Y11, {{.Acc}}
-{{- end}}
+	VMOVDQA32 Y11, {{.Acc}}
 {{- end}}
 {{- end}}
 	MOVQ w+32(FP), R12
@@ -318,7 +339,7 @@ nmask{{.L}}:
 	MOVQ seed+40(FP), R14
 	VMOVDQU32.Z (R14)(DI*4), K1, Z9
 {{- range .Rows}}
-	VPSUBD {{.Sum}}, Z9, {{.Acc}}
+	VMOVDQA32 Z9, {{.Acc}}
 {{- end}}
 	XORQ AX, AX
 	CMPQ AX, R13
@@ -348,6 +369,9 @@ ktail{{.L}}:
 {{- end}}
 
 kdone{{.L}}:
+{{- range .Rows}}
+	VPSUBD {{.Sum}}, {{.Acc}}, {{.Acc}}
+{{- end}}
 {{- if .Rq}}{{template "requant" .}}{{else}}
 	MOVQ dst+0(FP), R14
 	LEAQ (R14)(DI*4), R14
@@ -386,6 +410,17 @@ stored{{.L}}:
 	VMOVDQU32 (AX), Z23
 	ADDQ qstride+96(FP), AX
 	VMOVDQU32 (AX), Z24
+{{- end}}
+	TESTQ $RQF_LEFT, flags+120(FP)
+	JZ noleft{{.L}}
+{{- range .Rows}}
+	RQLEFT{{$.YS}}({{.Acc}})
+{{- end}}
+
+noleft{{.L}}:
+	TESTQ $RQF_UP, flags+120(FP)
+	JNZ up{{.L}}
+{{- if not .Y}}
 	ADDQ qstride+96(FP), AX
 	VMOVDQU32 (AX), Z25
 	ADDQ qstride+96(FP), AX
@@ -395,23 +430,55 @@ stored{{.L}}:
 	ADDQ qstride+96(FP), AX
 	KMOVW (AX), K5
 {{- end}}
-	TESTQ $RQF_LEFT, flags+120(FP)
-	JZ noleft{{.L}}
-{{- range .Rows}}
-	RQLEFT{{$.YS}}({{.Acc}})
-{{- end}}
-
-noleft{{.L}}:
 {{- range .Rows}}
 	RQCORE{{$.YS}}({{.Acc}}, {{$.V 8}}, {{$.V 9}})
 {{- end}}
+	JMP cored{{.L}}
+
+up{{.L}}:
+{{- if not .Y}}
+	// Ties upward: rows 7-10, five rows after the left shifts.
+	MOVQ qstride+96(FP), R14
+	LEAQ (AX)(R14*4), AX
+	ADDQ R14, AX
+	VMOVDQU32 (AX), Z27
+	ADDQ R14, AX
+	VMOVDQU32 (AX), Z28
+	ADDQ R14, AX
+	VMOVDQU32 (AX), Z25
+	ADDQ R14, AX
+	VMOVDQU32 (AX), Z26
+	VMOVDQU32 rqUpIdx<>(SB), Z29
+{{- end}}
+{{- range .Rows}}
+	RQCOREUP{{$.YS}}({{.Acc}}, {{$.V 8}})
+{{- end}}
+
+cored{{.L}}:
 	TESTQ $RQF_SAT8, flags+120(FP)
 	JNZ sat{{.L}}
 	TESTQ $RQF_USAT8, flags+120(FP)
 	JNZ usat{{.L}}
+	// Other clamps on the bytes (XMM, cheaper than on the int32 lanes):
+	// for lo < 0 after the signed saturation, else after the lower clamp
+	// and the unsigned saturation; X8, X9 the bytes of lo and hi (low
+	// bytes of the broadcasts in Z31, Z21).
+	VPBROADCASTB X31, X8
+	VPBROADCASTB X21, X9
+	CMPL lo+108(FP), $0
+	JGE uclamp{{.L}}
 {{- range .Rows}}
-	RQCLAMP{{$.YS}}({{.Acc}})
-	VPMOVDB {{.Acc}}, {{.X}}
+	VPMOVSDB {{.Acc}}, {{.X}}
+	VPMAXSB X8, {{.X}}, {{.X}}
+	VPMINSB X9, {{.X}}, {{.X}}
+{{- end}}
+	JMP narrowed{{.L}}
+
+uclamp{{.L}}:
+{{- range .Rows}}
+	VPMAXSD {{$.V 31}}, {{.Acc}}, {{.Acc}}
+	VPMOVUSDB {{.Acc}}, {{.X}}
+	VPMINUB X9, {{.X}}, {{.X}}
 {{- end}}
 	JMP narrowed{{.L}}
 

@@ -206,7 +206,7 @@ var convForceMatVec bool
 const convTileBytes = 64 << 10
 
 // convAccTileBytes bounds the int32 accumulators of one tile on the
-// integer paths.
+// integer paths that store them (the per-pixel path, the hybrid GEMM).
 const convAccTileBytes = 16 << 10
 
 // NewConv2D returns a CONV_2D kernel for one node.
@@ -387,7 +387,16 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 	}
 	k.threads = n.Threads()
 	k.tile = max(1, min(k.pixels, convTileBytes/max(1, k.k*elem)))
-	if k.path == convInt8 || k.path == convUint8 || k.path == convHybrid && !k.matVec {
+	switch {
+	case (k.path == convInt8 || k.path == convUint8) && !k.matVec:
+		// The requantising GEMM keeps its sums in registers: the tile
+		// only bounds the im2col patches, in whole blocks of the
+		// kernels' 8 rows (a tile of 4, 7 or 10 pixels, as an
+		// accumulator bound on wide layers made, wastes rows).
+		if k.tile > 8 {
+			k.tile &^= 7
+		}
+	case k.path == convInt8 || k.path == convUint8 || k.path == convHybrid && !k.matVec:
 		// The accumulators of a whole tile stay in L1 too.
 		k.tile = max(1, min(k.tile, convAccTileBytes/(4*max(1, k.outC)))) // outC 0: an empty output
 		k.accStride = threadStride(k.tile*k.outC, 4)

@@ -107,7 +107,8 @@ func im2colEdge[T any](g *im2col, row, x []T, yOrigin, ox int, pad T) {
 // src[p·srcStride:] to dst[p·dstStride:]. Bounds are checked once for the
 // whole run; segments of at most 64 bytes (a 3×3 window over 1-3 int8 or
 // float channels: the input layer of most CNNs) are moved with two
-// overlapping fixed-size loads and stores instead of a memmove call each.
+// overlapping fixed-size loads and stores instead of a memmove call each,
+// segments of 65-256 bytes in 32-byte steps. dst and src must not overlap.
 func copyRuns[T any](dst []T, dstStride int, src []T, srcStride, seg, run int) {
 	if run <= 0 || seg <= 0 {
 		return
@@ -116,6 +117,23 @@ func copyRuns[T any](dst []T, dstStride int, src []T, srcStride, seg, run int) {
 	src = src[:(run-1)*srcStride+seg]
 	var zero T
 	size := uintptr(seg) * unsafe.Sizeof(zero)
+	if size > 64 && size <= 256 {
+		// 3×3 windows over 22-85 int8 channels (ResNet-style layers):
+		// 32-byte steps and an overlapping last 32 bytes (longer runs
+		// are faster through memmove's wider moves).
+		d0, s0 := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
+		ds, ss := uintptr(dstStride)*unsafe.Sizeof(zero), uintptr(srcStride)*unsafe.Sizeof(zero)
+		for p := 0; p < run; p++ {
+			d, s := unsafe.Add(d0, uintptr(p)*ds), unsafe.Add(s0, uintptr(p)*ss)
+			for off := uintptr(0); off < size-32; off += 32 {
+				*(*[16]byte)(unsafe.Add(d, off)) = *(*[16]byte)(unsafe.Add(s, off))
+				*(*[16]byte)(unsafe.Add(d, off+16)) = *(*[16]byte)(unsafe.Add(s, off+16))
+			}
+			*(*[16]byte)(unsafe.Add(d, size-32)) = *(*[16]byte)(unsafe.Add(s, size-32))
+			*(*[16]byte)(unsafe.Add(d, size-16)) = *(*[16]byte)(unsafe.Add(s, size-16))
+		}
+		return
+	}
 	if size >= 4 && size <= 64 {
 		d0, s0 := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
 		ds, ss := uintptr(dstStride)*unsafe.Sizeof(zero), uintptr(srcStride)*unsafe.Sizeof(zero)
