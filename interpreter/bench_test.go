@@ -61,3 +61,13 @@ func BenchmarkInvokeOverhead(b *testing.B) {
 		}
 	}
 }
+
+// The tiny models of issue 14, where the fixed cost per Invoke and per
+// operator weighs most (inputs zero; see benchmarkModel).
+func BenchmarkInvokeMagicWand(b *testing.B) { benchmarkModel(b, "magic_wand/magic_wand.tflite") }
+func BenchmarkInvokeTextClassifier(b *testing.B) {
+	benchmarkModel(b, "text_classifier/regex_one_embedding_with_metadata.tflite")
+}
+func BenchmarkInvokeMicroSpeech(b *testing.B) {
+	benchmarkModel(b, "micro_speech/micro_speech_quantized.tflite")
+}
