@@ -632,27 +632,23 @@ func repeatChannels(dst, src []float32, inC, mult int) {
 		copy(dst, src)
 		return
 	}
-	for i, v := range src {
-		fillValue(dst[i*mult:(i+1)*mult], v)
-	}
+	arch.RepeatF32(dst, src, mult)
 }
 
 // offsetRepeat sets dst to the integer image src plus offset as float32,
-// every value repeated mult times.
+// every value repeated mult times: converted into the tail of dst, then
+// repeated in place (arch.RepeatF32 allows it).
 func offsetRepeat[T int8 | uint8](dst []float32, src []T, inC, mult int, offset int32) {
-	if mult == 1 {
-		switch s := any(src).(type) {
-		case []int8:
-			arch.Int8ToF32(dst, s, offset)
-		case []uint8:
-			arch.Uint8ToF32(dst, s, offset)
-		}
-		return
-	}
-	off := float32(offset)
 	dst = dst[:len(src)*mult]
-	for i, v := range src {
-		fillValue(dst[i*mult:(i+1)*mult], float32(v)+off)
+	tail := dst[len(dst)-len(src):]
+	switch s := any(src).(type) {
+	case []int8:
+		arch.Int8ToF32(tail, s, offset)
+	case []uint8:
+		arch.Uint8ToF32(tail, s, offset)
+	}
+	if mult > 1 {
+		arch.RepeatF32(dst, tail, mult)
 	}
 }
 
