@@ -91,3 +91,72 @@ rt:
 done:
 	VZEROUPPER
 	RET
+
+// func sumRowsInt8AVX512(acc []int32, in []int8, rows, cols int) int
+//
+// Columns 64 at a time (four ZMM sums of sign-extended bytes), then 16
+// at a time; returns the columns done (cols rounded down to 16), the
+// rest being left to the Go code. Registers as in sumRowsF32AVX512, R10
+// the row stride in bytes (= cols).
+TEXT ·sumRowsInt8AVX512(SB), NOSPLIT, $0-72
+	MOVQ acc_base+0(FP), DI
+	MOVQ in_base+24(FP), SI
+	MOVQ rows+48(FP), DX
+	MOVQ cols+56(FP), CX
+	XORQ R8, R8
+	TESTQ DX, DX
+	JLE   i8done
+	MOVQ  CX, R10
+
+i8c64:
+	LEAQ    64(R8), R9
+	CMPQ    R9, CX
+	JGT     i8c16
+	VMOVDQU32 (DI)(R8*4), Z0
+	VMOVDQU32 64(DI)(R8*4), Z1
+	VMOVDQU32 128(DI)(R8*4), Z2
+	VMOVDQU32 192(DI)(R8*4), Z3
+	LEAQ    (SI)(R8*1), R11
+	MOVQ    DX, BX
+
+i8r64:
+	VPMOVSXBD (R11), Z4
+	VPMOVSXBD 16(R11), Z5
+	VPMOVSXBD 32(R11), Z6
+	VPMOVSXBD 48(R11), Z7
+	VPADDD    Z4, Z0, Z0
+	VPADDD    Z5, Z1, Z1
+	VPADDD    Z6, Z2, Z2
+	VPADDD    Z7, Z3, Z3
+	ADDQ      R10, R11
+	DECQ      BX
+	JNZ       i8r64
+	VMOVDQU32 Z0, (DI)(R8*4)
+	VMOVDQU32 Z1, 64(DI)(R8*4)
+	VMOVDQU32 Z2, 128(DI)(R8*4)
+	VMOVDQU32 Z3, 192(DI)(R8*4)
+	MOVQ      R9, R8
+	JMP       i8c64
+
+i8c16:
+	LEAQ      16(R8), R9
+	CMPQ      R9, CX
+	JGT       i8done
+	VMOVDQU32 (DI)(R8*4), Z0
+	LEAQ      (SI)(R8*1), R11
+	MOVQ      DX, BX
+
+i8r16:
+	VPMOVSXBD (R11), Z4
+	VPADDD    Z4, Z0, Z0
+	ADDQ      R10, R11
+	DECQ      BX
+	JNZ       i8r16
+	VMOVDQU32 Z0, (DI)(R8*4)
+	MOVQ      R9, R8
+	JMP       i8c16
+
+i8done:
+	MOVQ R8, ret+64(FP)
+	VZEROUPPER
+	RET

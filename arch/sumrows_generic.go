@@ -31,3 +31,22 @@ func sumRowsF32Generic(acc, in []float32, rows, cols int) {
 		acc[j] = a
 	}
 }
+
+// sumRowsInt8None is the SumRowsInt8 slot of CPUs without a kernel: it
+// leaves every column to sumRowsInt8Generic.
+func sumRowsInt8None(acc []int32, in []int8, rows, cols int) int { return 0 }
+
+// sumRowsInt8Generic is the portable SumRowsInt8 of the columns from
+// first on: the whole of it in -tags purego builds, and the columns the
+// vector kernels leave (they return how many they did, a multiple of
+// their width).
+func sumRowsInt8Generic(acc []int32, in []int8, rows, cols, first int) {
+	in, acc = in[:rows*cols], acc[:cols]
+	for r := 0; r < rows; r++ {
+		row := in[r*cols+first : (r+1)*cols]
+		a := acc[first:cols]
+		for j, v := range row {
+			a[j] += int32(v)
+		}
+	}
+}

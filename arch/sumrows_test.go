@@ -90,3 +90,63 @@ func TestSumRowsF32Panics(t *testing.T) {
 	}
 	SumRowsF32(nil, nil, 0, 5) // nothing to do
 }
+
+func TestTwinSumRowsInt8(t *testing.T) {
+	r := rand.New(rand.NewPCG(73, 74))
+	colsList := []int{1, 2, 15, 16, 17, 31, 32, 48, 63, 64, 65, 80, 96, 127, 128, 129, 200}
+	for _, im := range implsOf(sumRowsInt8Impls) {
+		for trial := 0; trial < 300; trial++ {
+			cols := colsList[trial%len(colsList)]
+			rows := []int{1, 2, 3, 5, 25, 125}[r.IntN(6)]
+			in := make([]int8, rows*cols)
+			for i := range in {
+				in[i] = int8(r.Uint32())
+				if r.IntN(8) == 0 {
+					in[i] = []int8{-128, 127}[r.IntN(2)]
+				}
+			}
+			a0 := make([]int32, cols)
+			for i := range a0 {
+				a0[i] = int32(r.Uint32()) // near the int32 ends too: sums wrap
+			}
+			want := append([]int32(nil), a0...)
+			for i := range rows {
+				for j := range cols {
+					want[j] += int32(in[i*cols+j])
+				}
+			}
+			buf := make([]int32, cols+16)
+			for i := range buf {
+				buf[i] = 0x5a5a5a5a
+			}
+			acc := buf[8 : 8+cols : 8+cols]
+			copy(acc, a0)
+			done := im.fn(acc, in, rows, cols)
+			if done < 0 || done > cols || done%16 != 0 && done != cols {
+				t.Fatalf("%s rows=%d cols=%d: %d columns done", im.name, rows, cols, done)
+			}
+			sumRowsInt8Generic(acc, in, rows, cols, done)
+			for i, v := range buf {
+				if (i < 8 || i >= 8+cols) && v != 0x5a5a5a5a {
+					t.Fatalf("%s rows=%d cols=%d: element %d outside acc written", im.name, rows, cols, i-8)
+				}
+			}
+			for j := range want {
+				if acc[j] != want[j] {
+					t.Fatalf("%s rows=%d cols=%d column %d: got %d, want %d", im.name, rows, cols, j, acc[j], want[j])
+				}
+			}
+			// The input ending right before an inaccessible page.
+			it := tailI8(t, rows*cols)
+			copy(it, in)
+			at := append([]int32(nil), a0...)
+			done = im.fn(at, it, rows, cols)
+			sumRowsInt8Generic(at, it, rows, cols, done)
+			for j := range want {
+				if at[j] != want[j] {
+					t.Fatalf("%s rows=%d cols=%d at a page end: column %d got %d, want %d", im.name, rows, cols, j, at[j], want[j])
+				}
+			}
+		}
+	}
+}
