@@ -14,8 +14,10 @@ var (
 // rounded addition at a time, acc[j] the first operand. This is the order
 // TFLite's reduce.cc sums (ReduceSumImpl / the reference Reduce loop
 // visiting the input in order), so every implementation gives the bits of
-// the scalar loop, NaN payloads included: the vector kernels add columns
-// lane-wise, never reassociating a column's sum. acc must hold cols
+// the scalar loop: the vector kernels add columns lane-wise, never
+// reassociating a column's sum. (A NaN sum is NaN in every
+// implementation; which payload survives when two NaNs meet is the
+// compiler's and the hardware's, as in C++.) acc must hold cols
 // values and in rows·cols; they must not overlap. It panics if rows or
 // cols is negative or a slice is too short.
 func SumRowsF32(acc, in []float32, rows, cols int) {
