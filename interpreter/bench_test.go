@@ -1,6 +1,7 @@
 package interpreter
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -8,7 +9,12 @@ import (
 // benchmarkModel times Invoke on a real model from ../../shared/models with
 // its inputs left zero; it reports allocations, which must be 0 per op.
 func benchmarkModel(b *testing.B, name string) {
-	m, err := Load(filepath.Join("..", "..", "shared", "models", name))
+	benchmarkPath(b, filepath.Join("..", "..", "shared", "models", name))
+}
+
+// benchmarkPath is benchmarkModel for a model file anywhere.
+func benchmarkPath(b *testing.B, path string) {
+	m, err := Load(path)
 	if err != nil {
 		b.Skipf("model missing: %v", err)
 	}
@@ -60,4 +66,25 @@ func BenchmarkInvokeOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// The tiny models of issue 14, where the fixed cost per Invoke and per
+// operator weighs most (inputs zero; see benchmarkModel).
+func BenchmarkInvokeMagicWand(b *testing.B) { benchmarkModel(b, "magic_wand/magic_wand.tflite") }
+func BenchmarkInvokeTextClassifier(b *testing.B) {
+	benchmarkModel(b, "text_classifier/regex_one_embedding_with_metadata.tflite")
+}
+func BenchmarkInvokeMicroSpeech(b *testing.B) {
+	benchmarkModel(b, "micro_speech/micro_speech_quantized.tflite")
+}
+
+// BenchmarkInvokeTinyAWW times the MLPerf Tiny keyword-spotting model
+// (int8 DS-CNN) from the corpus named by TFLRUN_TFLITE_CORPUS (default
+// /work/corpus/tflite), skipping when it is absent.
+func BenchmarkInvokeTinyAWW(b *testing.B) {
+	dir := os.Getenv("TFLRUN_TFLITE_CORPUS")
+	if dir == "" {
+		dir = "/work/corpus/tflite"
+	}
+	benchmarkPath(b, filepath.Join(dir, "audio", "tiny_aww_ref_model.tflite"))
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -104,14 +105,12 @@ func avgPoolFloat(p *pool2D, x, o []float32) error {
 		}
 		dst := o[oi : oi+depth]
 		clear(dst)
+		// The pixels of a window row are contiguous: their sums, in
+		// order, are column sums (arch.SumRowsF32, the order of the
+		// scalar loop: pixels by row, then column).
 		for iy := yLo; iy < yHi; iy++ {
-			for ix := xLo; ix < xHi; ix++ {
-				off := img + iy*rowStride + ix*depth
-				src := x[off : off+depth]
-				for c, v := range src {
-					dst[c] += v
-				}
-			}
+			off := img + iy*rowStride + xLo*depth
+			arch.SumRowsF32(dst, x[off:off+(xHi-xLo)*depth], xHi-xLo, depth)
 		}
 		fc := float32(count)
 		for c, v := range dst {
@@ -129,6 +128,15 @@ func avgPoolInt[T int8 | uint8 | int16](p *pool2D, acc []int32, x, o []T, signed
 			return errEmptyWindow
 		}
 		clear(acc)
+		if x8, ok := any(x).([]int8); ok {
+			// Column sums of each window row's contiguous pixels.
+			for iy := yLo; iy < yHi; iy++ {
+				off := img + iy*rowStride + xLo*depth
+				arch.SumRowsInt8(acc, x8[off:off+(xHi-xLo)*depth], xHi-xLo, depth)
+			}
+			avgRound(acc, o[oi:oi+depth], count, signed, p.qMin, p.qMax)
+			return nil
+		}
 		for iy := yLo; iy < yHi; iy++ {
 			for ix := xLo; ix < xHi; ix++ {
 				off := img + iy*rowStride + ix*depth

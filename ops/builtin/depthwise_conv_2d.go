@@ -62,6 +62,7 @@ type DepthwiseConv2D struct {
 	wF       []float32 // integer paths: constant filter as w + offset
 	wfID     int       // integer paths, filter not constant: wF in scratch
 	xfID     int       // per-thread bands of converted / repeated input rows
+	colsID   int       // float: per-thread tiles of narrow bands (depthwise_conv_2d_cols.go), or -1
 	// Input moving (inputMoved): rectRows takes its output rows
 	// blockRows at a time, first converting (or repeating) the input
 	// rows the block reads into its thread's band of bandLen floats.
@@ -105,6 +106,7 @@ type dwRun struct {
 	bf      []float32
 	bi      []int32
 	xf      []float32 // the threads' bands (inputMoved)
+	cols    []float32 // the threads' narrow-band tiles (colsID)
 	srcF    []float32 // one image of the input, by type
 	src8    []int8
 	srcU    []uint8
@@ -220,7 +222,7 @@ func decodeDepthwiseConv2DOptions(t ops.OptionsTable) (any, error) {
 // Prepare validates the node, sets the output shape and derives the
 // quantisation parameters.
 func (k *DepthwiseConv2D) Prepare(n *ops.Node) error {
-	*k = DepthwiseConv2D{}
+	*k = DepthwiseConv2D{colsID: -1}
 	if o, ok := n.Options.(*DepthwiseConv2DOptions); ok && o != nil {
 		k.opts = *o
 	} else {
@@ -354,6 +356,7 @@ func (k *DepthwiseConv2D) Prepare(n *ops.Node) error {
 			k.zeroBiasF = make([]float32, k.outC)
 		}
 		k.preparePacking(filter)
+		k.prepareCols(n)
 		return nil
 	}
 	if filter.IsConstant() {
@@ -458,6 +461,12 @@ func (k *DepthwiseConv2D) evalRect(n *ops.Node, in, filter, bias, out *ops.Tenso
 	taps := k.h.filter * k.w.filter
 	work := k.h.out * k.w.out * C * taps // per image
 	if k.path == convFloat {
+		if k.colsID >= 0 {
+			var err error
+			if r.cols, err = scratchFloat32(n, k.colsID, dwColsTile*n.Threads()); err != nil {
+				return err
+			}
+		}
 		x, o := in.Float32s(), out.Float32s()
 		r.w, r.bf = filter.Float32s(), k.zeroBiasF
 		if bias != nil {
@@ -546,7 +555,7 @@ func (k *DepthwiseConv2D) fillPackedBias() {
 func (k *DepthwiseConv2D) rectRows(worker, lo, hi int) {
 	r := &k.run
 	if !k.inputMoved {
-		k.rectBlock(lo, hi, r.x, 0)
+		k.rectBlock(worker, lo, hi, r.x, 0)
 		return
 	}
 	band := r.xf[worker*k.bandLen : (worker+1)*k.bandLen]
@@ -557,7 +566,7 @@ func (k *DepthwiseConv2D) rectRows(worker, lo, hi int) {
 		if i1 > i0 {
 			k.moveRows(band, i0, i1)
 		}
-		k.rectBlock(a, b, band[:(i1-i0)*inRow], i0)
+		k.rectBlock(worker, a, b, band[:(i1-i0)*inRow], i0)
 	}
 }
 
@@ -566,7 +575,7 @@ func (k *DepthwiseConv2D) rectRows(worker, lo, hi int) {
 // requantised integer output of the int32 sums plus bias bi. x holds the
 // input rows from x0 on, outC channels per pixel (every row the output
 // rows read); w is the filter [taps][outC].
-func (k *DepthwiseConv2D) rectBlock(lo, hi int, x []float32, x0 int) {
+func (k *DepthwiseConv2D) rectBlock(worker, lo, hi int, x []float32, x0 int) {
 	r := &k.run
 	o, w, bf, bi := r.o, r.w, r.bf, r.bi
 	C := k.outC
@@ -601,6 +610,10 @@ func (k *DepthwiseConv2D) rectBlock(lo, hi int, x []float32, x0 int) {
 					continue
 				}
 			}
+			if k.narrowCols(o, g) {
+				k.runRectCols(r.cols[worker*dwColsTile:(worker+1)*dwColsTile], o.f[d:], x[xo:], w[wo:], bf, g)
+				continue
+			}
 			k.runRect(o, d, x, xo, w, wo, bf, bi, k.cq, g)
 		}
 	}
@@ -632,27 +645,23 @@ func repeatChannels(dst, src []float32, inC, mult int) {
 		copy(dst, src)
 		return
 	}
-	for i, v := range src {
-		fillValue(dst[i*mult:(i+1)*mult], v)
-	}
+	arch.RepeatF32(dst, src, mult)
 }
 
 // offsetRepeat sets dst to the integer image src plus offset as float32,
-// every value repeated mult times.
+// every value repeated mult times: converted into the tail of dst, then
+// repeated in place (arch.RepeatF32 allows it).
 func offsetRepeat[T int8 | uint8](dst []float32, src []T, inC, mult int, offset int32) {
-	if mult == 1 {
-		switch s := any(src).(type) {
-		case []int8:
-			arch.Int8ToF32(dst, s, offset)
-		case []uint8:
-			arch.Uint8ToF32(dst, s, offset)
-		}
-		return
-	}
-	off := float32(offset)
 	dst = dst[:len(src)*mult]
-	for i, v := range src {
-		fillValue(dst[i*mult:(i+1)*mult], float32(v)+off)
+	tail := dst[len(dst)-len(src):]
+	switch s := any(src).(type) {
+	case []int8:
+		arch.Int8ToF32(tail, s, offset)
+	case []uint8:
+		arch.Uint8ToF32(tail, s, offset)
+	}
+	if mult > 1 {
+		arch.RepeatF32(dst, tail, mult)
 	}
 }
 

@@ -139,37 +139,84 @@ func maxPool[T float32 | int8 | uint8 | int16](p *pool2D, x, o []T, lowest, lo, 
 	})
 }
 
-// maxPoolRows is the integer MAX_POOL_2D, one output row at a time, as
-// maxPoolF32 runs the float one: each window tap (fy, fx) is one blocks
-// call (arch.MaxBlocksInt8 and its twins) over the run of output pixels
-// that have it. The row starts at the activation's lower bound lo instead
+// maxPoolRows is the integer MAX_POOL_2D, a run of output rows at a time
+// (rowRun), as maxPoolF32 runs the float one: each window tap (fy, fx) is
+// a blocks call (arch.MaxBlocksInt8 and its twins, see maxPoolTaps) over
+// the output pixels that have it. The row starts at the activation's lower bound lo instead
 // of the type's lowest value: max(lo, window maximum) is the maximum
 // clamped from below, and lo for an empty window, as maxPool gives; the
 // upper clamp runs only when hi is below the type's highest value top.
 // Integer maxima do not depend on the order, so the result is maxPool's.
 func maxPoolRows[T int8 | uint8 | int16](p *pool2D, taps []poolTap, x, o []T, lo, hi, top T,
 	blocks func(dst, src []T, n, width, dstStride, srcStride int), rowLo, rowHi int) {
-	depth, sw := p.depth, p.w.stride
-	rowIn, rowOut := p.w.in*depth, p.w.out*depth
+	rowOut := p.w.out * p.depth
 	if rowOut == 0 {
 		return
 	}
-	for r := rowLo; r < rowHi; r++ {
-		b, oy := r/p.h.out, r%p.h.out
-		img := b * p.h.in * rowIn
-		dst := o[r*rowOut : (r+1)*rowOut]
+	for r0 := rowLo; r0 < rowHi; {
+		r1 := p.rowRun(r0, rowHi)
+		dst := o[r0*rowOut : r1*rowOut]
 		fillValue(dst, lo)
-		yo, fyLo, fyHi := p.h.span(oy)
-		for fy := fyLo; fy < fyHi; fy++ {
-			row := x[img+(yo+fy)*rowIn : img+(yo+fy+1)*rowIn]
-			for _, t := range taps {
-				ix := t.first*sw - p.w.pad + t.fx
-				blocks(dst[t.first*depth:], row[ix*depth:], t.end-t.first, depth, depth, sw*depth)
-			}
-		}
+		maxPoolTaps(p, taps, x, dst, r0, r1, blocks)
 		if hi < top {
 			for i, v := range dst {
 				dst[i] = min(v, hi)
+			}
+		}
+		r0 = r1
+	}
+}
+
+// maxPoolRunValues bounds the output values of one run of rows (rowRun).
+const maxPoolRunValues = 4096
+
+// rowRun returns the end of the run of output rows [r0, end) (end ≤ hi)
+// of one image whose windows have the same rows of taps inside the
+// input: maxPoolTaps takes them together. A run holds at most
+// maxPoolRunValues output values (at least one row), so that it stays in
+// the L1 cache across its taps.
+func (p *pool2D) rowRun(r0, hi int) int {
+	oy := r0 % p.h.out
+	hi = min(hi, r0-oy+p.h.out, r0+max(1, maxPoolRunValues/max(1, p.w.out*p.depth)))
+	_, lo0, hi0 := p.h.span(oy)
+	r1 := r0 + 1
+	for ; r1 < hi; r1++ {
+		if _, lo, hi := p.h.span(oy + r1 - r0); lo != lo0 || hi != hi0 {
+			break
+		}
+	}
+	return r1
+}
+
+// maxPoolTaps takes the maximum of every window tap into the output rows
+// [r0, r1) (dst, filled by the caller), a run of rowRun: for each window
+// row fy, then each tap column t (maxPool's order, so that every output
+// value sees the same comparisons in the same order), one blocks call
+// (arch.MaxBlocksF32 and its integer twins). A tap whose run of output
+// pixels is one pixel, or contiguous (width stride 1), is one block per
+// output row and one call for the whole run of rows; other taps take one
+// call per row over the run's pixels, blocks stride·depth apart. On
+// magic_wand's [1, 128, 3, 8] 3×3/3 pool (one output pixel per row) that
+// is 9 calls instead of 9 per row.
+func maxPoolTaps[T float32 | int8 | uint8 | int16](p *pool2D, taps []poolTap, x, dst []T, r0, r1 int,
+	blocks func(dst, src []T, n, width, dstStride, srcStride int)) {
+	depth, sw, sh := p.depth, p.w.stride, p.h.stride
+	rowIn, rowOut := p.w.in*depth, p.w.out*depth
+	b, oy := r0/p.h.out, r0%p.h.out
+	yo, fyLo, fyHi := p.h.span(oy)
+	nr := r1 - r0
+	img := b * p.h.in * rowIn
+	for fy := fyLo; fy < fyHi; fy++ {
+		base := img + (yo+fy)*rowIn
+		for _, t := range taps {
+			ix := t.first*sw - p.w.pad + t.fx
+			cnt := t.end - t.first
+			if cnt == 1 || sw == 1 {
+				blocks(dst[t.first*depth:], x[base+ix*depth:], nr, cnt*depth, rowOut, sh*rowIn)
+				continue
+			}
+			for i := range nr {
+				blocks(dst[i*rowOut+t.first*depth:], x[base+i*sh*rowIn+ix*depth:], cnt, depth, depth, sw*depth)
 			}
 		}
 	}
@@ -192,36 +239,28 @@ func (w *window) tapRange() (lo, hi int) {
 	return int(lo64), int(max(hi64, lo64))
 }
 
-// maxPoolF32 is maxPool for float32 (lowest -math.MaxFloat32), one output
-// row at a time: the row is filled with the lowest value, each window tap
-// (fy, fx) is one arch.MaxBlocksF32 call over the run of output pixels
-// whose window has that tap inside the image (blocks of depth channels,
-// src blocks stride·depth apart), and the row is clamped with
-// arch.VecClamp. Taps come in maxPool's order (rows, then columns), so each
+// maxPoolF32 is maxPool for float32 (lowest -math.MaxFloat32), a run of
+// output rows at a time (rowRun): the rows are filled with the lowest
+// value, each window tap (fy, fx) is an arch.MaxBlocksF32 call over the
+// output pixels whose window has that tap inside the image (blocks of
+// depth channels, src blocks stride·depth apart, see maxPoolTaps), and
+// the rows are clamped with arch.VecClamp. Taps come in maxPool's order (rows, then columns), so each
 // output value sees the same comparisons in the same order and gets the
 // same bits, ±0 and NaN included. On ditto_v1_lstm's [4, 32, 64, 16] →
 // [4, 16, 32, 16] pool this is 32 calls per row instead of a scalar loop
 // per pixel and tap.
 func maxPoolF32(p *pool2D, taps []poolTap, x, o []float32, rowLo, rowHi int) {
-	depth, sw := p.depth, p.w.stride
-	rowIn, rowOut := p.w.in*depth, p.w.out*depth
+	rowOut := p.w.out * p.depth
 	if rowOut == 0 {
 		return
 	}
-	for r := rowLo; r < rowHi; r++ {
-		b, oy := r/p.h.out, r%p.h.out
-		img := b * p.h.in * rowIn
-		dst := o[r*rowOut : (r+1)*rowOut]
+	for r0 := rowLo; r0 < rowHi; {
+		r1 := p.rowRun(r0, rowHi)
+		dst := o[r0*rowOut : r1*rowOut]
 		fillValue(dst, -math.MaxFloat32)
-		yo, fyLo, fyHi := p.h.span(oy)
-		for fy := fyLo; fy < fyHi; fy++ {
-			row := x[img+(yo+fy)*rowIn : img+(yo+fy+1)*rowIn]
-			for _, t := range taps {
-				ix := t.first*sw - p.w.pad + t.fx
-				arch.MaxBlocksF32(dst[t.first*depth:], row[ix*depth:], t.end-t.first, depth, depth, sw*depth)
-			}
-		}
+		maxPoolTaps(p, taps, x, dst, r0, r1, arch.MaxBlocksF32)
 		arch.VecClamp(dst, p.fMin, p.fMax)
+		r0 = r1
 	}
 }
 

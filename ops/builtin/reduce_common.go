@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 	"github.com/tflrun/tflrun/schema"
 )
@@ -407,6 +408,13 @@ func decodeReducerOptions(t ops.OptionsTable) (any, error) {
 // long), row by row in order, as reduceSum's general loop does, with
 // eight columns' sums held in registers across the rows.
 func sumRows[T float32 | int8 | uint8 | int16 | int32 | int64, A float32 | int32 | int64](in []T, acc []A, rows, cols int) {
+	if fi, ok := any(in).([]float32); ok {
+		if fa, ok := any(acc).([]float32); ok {
+			// The same order, vectorised across the columns.
+			arch.SumRowsF32(fa, fi, rows, cols)
+			return
+		}
+	}
 	in, acc = in[:rows*cols], acc[:cols]
 	j := 0
 	for ; j+8 <= cols; j += 8 {
