@@ -108,6 +108,8 @@ type Pool struct {
 	panicV any       // the first panic of a range function (under mu)
 
 	live atomic.Int32 // worker goroutines started and not yet returned
+
+	tune *tuner // the split sites' timings (nil for one thread)
 }
 
 // New starts a pool of threads threads in all (the caller counts as one,
@@ -115,6 +117,9 @@ type Pool struct {
 // ends the goroutines.
 func New(threads int) *Pool {
 	p := &Pool{threads: max(threads, 1)}
+	if p.threads > 1 {
+		p.tune = new(tuner)
+	}
 	p.wake.L = &p.mu
 	p.done.L = &p.mu
 	for w := 1; w < p.threads; w++ {
@@ -174,7 +179,11 @@ func Threads(n int) int {
 // work is the whole range's cost in multiply-adds (or element
 // operations): a range with less than MinWork (see SetMinWork) per
 // thread uses fewer threads, and one below 2·MinWork runs as f(0, 0, n)
-// on the caller; a negative work always splits (tests).
+// on the caller; a negative work always splits (tests). A range above
+// that is split only if splitting it has been measured to be faster
+// than running it on the caller alone (see SetTuning): each split site
+// (f, n and work) is timed both ways on its first Runs and now and then
+// afterwards.
 // A panic in f is re-raised on the caller once every thread has stopped
 // working on the range.
 func (p *Pool) Run(n, work int, f func(worker, lo, hi int)) {
@@ -194,6 +203,19 @@ func (p *Pool) Run(n, work int, f func(worker, lo, hi int)) {
 		f(0, 0, n)
 		return
 	}
+	if work >= 0 && mw > 0 && p.tune != nil && tuning.Load() {
+		if s := p.tune.lookup(f, n, work); s != nil {
+			p.runTuned(s, n, threads, f)
+			return
+		}
+	}
+	p.runSplit(n, threads, f)
+}
+
+// runSplit runs the range on threads threads (at least 2), the caller
+// included.
+func (p *Pool) runSplit(n, threads int, f func(worker, lo, hi int)) {
+	mw := int(minWork.Load())
 	// No worker is inside the join protocol (the previous Run waited
 	// for running to reach 0 after closing its range), so the range
 	// fields are Run's alone until the range opens.
