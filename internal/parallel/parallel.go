@@ -34,16 +34,15 @@ import (
 )
 
 // MinWork is the least work (in multiply-adds or element operations, the
-// unit Run's work argument counts) that is worth a thread: a range with
-// less work per extra thread runs on fewer threads, down to the caller
-// alone. With workers woken through a futex for every range it was 256k
-// (measured with BenchmarkThreadedLayers in ops/builtin and
-// interpreter/measure_threads.go -minwork on a loaded 2-core AMD EPYC);
-// with spinning workers a hand-off costs about 0.5 µs
-// (BenchmarkRunOverhead) against 10-20 µs for 64k multiply-adds on one
-// core, so a quarter of that. (Not re-measured on a quiet machine: the
-// shared one was saturated when it was set.)
-const MinWork = 64 << 10
+// unit Run's work argument counts) per extra thread for which Run
+// considers splitting a range at all: a range with less work per thread
+// runs on fewer threads, down to the caller alone. Above it, whether a
+// range is split is measured per split site (see SetTuning), so MinWork
+// only keeps ranges that cannot pay for a hand-off (about 1-2 µs on a
+// 2-core AMD EPYC) from being timed: 16k units are 0.1 µs of the VNNI
+// int8 GEMM, 3 µs of an elementwise kernel. (With a fixed threshold and
+// no measurement it was 64k, and before the workers spun, 256k.)
+const MinWork = 16 << 10
 
 // SpinTime is how long a worker keeps polling for the next range after
 // finishing one before it sleeps: long enough to bridge the

@@ -23,7 +23,7 @@ import (
 // n and its work) is run a few times on the caller alone and a few times
 // split, and from then on the faster way is taken, re-timing the other
 // one now and then (exploreEvery) so that the choice follows the load.
-// Timing is two clock reads per Run of a range big enough to be a
+// Timing is two clock reads on some Runs of a range big enough to be a
 // candidate (at least 2·MinWork); the results never depend on the
 // choice, since a kernel's units are independent.
 
@@ -42,6 +42,10 @@ const tuneTrials = 4
 // exploreEvery: once chosen, every exploreEvery-th Run of a site takes
 // the other way, to keep its timing fresh.
 const exploreEvery = 64
+
+// timeEvery: of the Runs that take the chosen way, every timeEvery-th
+// is timed (the clock reads cost 2-5% of the smallest candidates).
+const timeEvery = 8
 
 // tuneWindow is how many timings of a way make one window: a way's cost
 // is the least of its current and its previous window (the noise of a
@@ -99,19 +103,21 @@ type site struct {
 	parallel way
 }
 
-// split says whether this Run of the site should split.
-func (s *site) split() bool {
+// split says whether this Run of the site should split, and whether
+// to time it: every Run until both ways have their trials, then the
+// explorations and every timeEvery-th of the others.
+func (s *site) split() (split, timed bool) {
 	s.calls++
 	if s.serial.total < tuneTrials || s.parallel.total < tuneTrials {
-		return s.calls&1 == 0
+		return s.calls&1 == 0, true
 	}
 	// Split only when it is measurably faster: it costs the other
-	// core's time, so a tie goes to the caller alone.
+	// core's time, so a near tie goes to the caller alone.
 	best := s.parallel.cost()*20 < s.serial.cost()*19
 	if s.calls%exploreEvery == 0 {
-		return !best
+		return !best, true
 	}
-	return best
+	return best, s.calls%timeEvery == 0
 }
 
 // tuner is a Pool's table of split sites; only Run (one goroutine at a
@@ -142,13 +148,22 @@ func (t *tuner) lookup(f func(worker, lo, hi int), n, work int) *site {
 // runTuned runs the range on the caller alone or split, as s chooses,
 // and records how long it took.
 func (p *Pool) runTuned(s *site, n, threads int, f func(worker, lo, hi int)) {
-	if s.split() {
-		t0 := time.Now()
+	split, timed := s.split()
+	var t0 time.Time
+	if timed {
+		t0 = time.Now()
+	}
+	if split {
 		p.runSplit(n, threads, f)
-		s.parallel.add(int64(time.Since(t0)))
+	} else {
+		f(0, 0, n)
+	}
+	if !timed {
 		return
 	}
-	t0 := time.Now()
-	f(0, 0, n)
-	s.serial.add(int64(time.Since(t0)))
+	if d := int64(time.Since(t0)); split {
+		s.parallel.add(d)
+	} else {
+		s.serial.add(d)
+	}
 }

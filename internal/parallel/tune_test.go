@@ -36,10 +36,10 @@ func TestWayCostIsLeastOfTwoWindows(t *testing.T) {
 // calls Runs and returns how many of the last 2·exploreEvery split.
 func drive(s *site, calls int, serial, split int64) (splits int) {
 	for i := 0; i < calls; i++ {
-		sp := s.split()
-		if sp {
+		sp, timed := s.split()
+		if timed && sp {
 			s.parallel.add(split)
-		} else {
+		} else if timed {
 			s.serial.add(serial)
 		}
 		if sp && i >= calls-2*exploreEvery {
