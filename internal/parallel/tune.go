@@ -109,7 +109,9 @@ type site struct {
 func (s *site) split() (split, timed bool) {
 	s.calls++
 	if s.serial.total < tuneTrials || s.parallel.total < tuneTrials {
-		return s.calls&1 == 0, true
+		// Split first: a model invoked once (tflrun run) keeps the
+		// speed-up of its big operators.
+		return s.calls&1 == 1, true
 	}
 	// Split only when it is measurably faster: it costs the other
 	// core's time, so a near tie goes to the caller alone.

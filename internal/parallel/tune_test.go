@@ -68,7 +68,11 @@ func TestSiteChoosesTheFasterWay(t *testing.T) {
 	if n := drive(&s, 2000, 100, 50); n != 2*exploreEvery-2 {
 		t.Errorf("after the change: %d of the last %d Runs split", n, 2*exploreEvery)
 	}
-	// Both ways are timed before any choice.
+	// The first Run splits; both ways are timed before any choice.
+	s = site{}
+	if sp, timed := s.split(); !sp || !timed {
+		t.Errorf("first Run: split %v timed %v, want both", sp, timed)
+	}
 	s = site{}
 	drive(&s, 2*tuneTrials, 100, 50)
 	if s.serial.total != tuneTrials || s.parallel.total != tuneTrials {
