@@ -32,8 +32,11 @@ func TestWayCostIsLeastOfTwoWindows(t *testing.T) {
 	}
 }
 
-// drive feeds a site timings from cost (ns of serial and split) for
-// calls Runs and returns how many of the last 2·exploreEvery split.
+// last is how many of the final Runs drive counts.
+const last = 8 * exploreEvery
+
+// drive feeds a site timings (ns of serial and split) for calls Runs
+// and returns how many of the last ones split.
 func drive(s *site, calls int, serial, split int64) (splits int) {
 	for i := 0; i < calls; i++ {
 		sp, timed := s.split()
@@ -42,7 +45,7 @@ func drive(s *site, calls int, serial, split int64) (splits int) {
 		} else if timed {
 			s.serial.add(serial)
 		}
-		if sp && i >= calls-2*exploreEvery {
+		if sp && i >= calls-last {
 			splits++
 		}
 	}
@@ -50,23 +53,28 @@ func drive(s *site, calls int, serial, split int64) (splits int) {
 }
 
 func TestSiteChoosesTheFasterWay(t *testing.T) {
+	// 1.67 times faster split: explorations every 4·exploreEvery.
 	var s site
-	if n := drive(&s, 1000, 100, 60); n != 2*exploreEvery-2 {
-		t.Errorf("split faster: %d of the last %d Runs split, want all but the %d explorations", n, 2*exploreEvery, 2)
+	if n := drive(&s, 3000, 100, 60); n != last-2 {
+		t.Errorf("split faster: %d of the last %d Runs split, want all but 2 explorations", n, last)
 	}
 	s = site{}
-	if n := drive(&s, 1000, 100, 140); n != 2 {
-		t.Errorf("split slower: %d of the last %d Runs split, want the 2 explorations", n, 2*exploreEvery)
+	if n := drive(&s, 3000, 100, 140); n != 8 {
+		t.Errorf("split slower: %d of the last %d Runs split, want the 8 explorations", n, last)
 	}
 	s = site{}
-	if n := drive(&s, 1000, 100, 97); n != 2 {
-		t.Errorf("split 3%% faster: %d Runs split, want 2 (a near tie stays on the caller)", n)
+	if n := drive(&s, 3000, 100, 97); n != 8 {
+		t.Errorf("split 3%% faster: %d Runs split, want 8 (a near tie stays on the caller)", n)
+	}
+	s = site{}
+	if n := drive(&s, 3000, 100, 300); n != 2 {
+		t.Errorf("split 3 times slower: %d Runs split, want 2 explorations", n)
 	}
 	// The load changes: splitting, once slower, becomes faster.
 	s = site{}
 	drive(&s, 1000, 100, 140)
-	if n := drive(&s, 2000, 100, 50); n != 2*exploreEvery-2 {
-		t.Errorf("after the change: %d of the last %d Runs split", n, 2*exploreEvery)
+	if n := drive(&s, 3000, 100, 50); n != last-2 {
+		t.Errorf("after the change: %d of the last %d Runs split", n, last)
 	}
 	// The first Run splits; both ways are timed before any choice.
 	s = site{}
