@@ -45,7 +45,8 @@ import (
 const MinWork = 16 << 10
 
 // SpinTime is how long a worker keeps polling for the next range after
-// finishing one before it sleeps: long enough to bridge the
+// finishing one it ran chunks of (an eighth of it after one it missed)
+// before it sleeps: long enough to bridge the
 // single-threaded operators between two split ones and the gap between
 // two Invokes of a loop, short enough that an idle interpreter soon
 // stops using CPU.
@@ -292,9 +293,10 @@ func (p *Pool) await(cond func() bool) {
 	p.mu.Unlock()
 }
 
-// work claims and runs chunks of the current range until none is left.
-// A panic is recorded for Run and ends this thread's share.
-func (p *Pool) work(worker int) {
+// work claims and runs chunks of the current range until none is left,
+// and says whether it ran any. A panic is recorded for Run and ends this
+// thread's share.
+func (p *Pool) work(worker int) (ran bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			p.mu.Lock()
@@ -309,17 +311,19 @@ func (p *Pool) work(worker int) {
 	if p.static {
 		for c := int64(worker); c < total; c += int64(p.helpers + 1) {
 			if p.next.Load() >= total {
-				return // another thread panicked
+				return ran // another thread panicked
 			}
+			ran = true
 			f(worker, int(c)*n/int(total), int(c+1)*n/int(total))
 		}
-		return
+		return ran
 	}
 	for {
 		c := p.next.Add(1) - 1
 		if c >= total {
-			return
+			return ran
 		}
+		ran = true
 		f(worker, int(c)*n/int(total), int(c+1)*n/int(total))
 	}
 }
@@ -334,10 +338,20 @@ func (p *Pool) worker() {
 	debug.SetPanicOnFault(true)
 	defer p.live.Add(-1)
 	var seen uint64 // the last generation this worker handled
+	// spin is how long to poll for the next range: SpinTime after a
+	// range this worker ran chunks of, an eighth of it after one it
+	// missed (the caller finished it first, or it took fewer threads).
+	// Where the pool's sites run on the caller alone (the tuner found
+	// splitting them no faster) the only ranges are the tuner's
+	// explorations, and a worker spinning SpinTime after each of them
+	// spun all the time, taking CPU the machine's other threads, the
+	// caller's among them, needed on a loaded machine.
+	spin := SpinTime
 	for {
-		if !p.awaitRange(seen) {
+		if !p.awaitRange(seen, spin) {
 			return
 		}
+		spin = SpinTime / 8
 		// Announce first, then check that the range is still open:
 		// Run closes the range before it waits for running to be 0,
 		// so either it waits for this worker or this worker sees the
@@ -354,7 +368,9 @@ func (p *Pool) worker() {
 			p.leave() // the range takes fewer threads
 			continue
 		}
-		p.work(int(id))
+		if p.work(int(id)) {
+			spin = SpinTime
+		}
 		if p.static {
 			p.finished.Add(1)
 		}
@@ -373,8 +389,8 @@ func (p *Pool) leave() {
 }
 
 // awaitRange waits until a range newer than seen is open (true) or the
-// pool is stopped (false): polling for SpinTime, then asleep on wake.
-func (p *Pool) awaitRange(seen uint64) bool {
+// pool is stopped (false): polling for spin, then asleep on wake.
+func (p *Pool) awaitRange(seen uint64, spin time.Duration) bool {
 	ready := func() bool {
 		s := p.state.Load()
 		return s&1 == 1 && s>>1 != seen
@@ -397,7 +413,7 @@ func (p *Pool) awaitRange(seen uint64) bool {
 		if i%16 == 0 {
 			if start.IsZero() {
 				start = time.Now()
-			} else if time.Since(start) > SpinTime {
+			} else if time.Since(start) > spin {
 				break
 			}
 		}
