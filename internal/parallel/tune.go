@@ -39,9 +39,9 @@ const tuneProbe = 8
 // chooses between them.
 const tuneTrials = 4
 
-// exploreEvery: once chosen, every exploreEvery-th Run of a site takes
-// the other way, to keep its timing fresh (every 4·exploreEvery-th when
-// one way is 1.5 times faster than the other).
+// exploreEvery: once chosen, the exploreEvery-th Run of a site takes
+// the other way, to keep its timing fresh; the interval doubles with
+// each exploration that confirms the choice, up to 4·exploreEvery.
 const exploreEvery = 64
 
 // timeEvery: of the Runs that take the chosen way, every timeEvery-th
@@ -100,6 +100,9 @@ type site struct {
 	fn       uintptr // the range function's value (0: free slot)
 	n, work  int
 	calls    uint32
+	best     bool   // the choice: split
+	every    uint32 // Runs between two explorations (0: not chosen yet)
+	left     uint32 // Runs until the next exploration
 	serial   way
 	parallel way
 }
@@ -116,16 +119,20 @@ func (s *site) split() (split, timed bool) {
 	}
 	// Split only when it is measurably faster: it costs the other
 	// core's time, so a near tie goes to the caller alone.
-	ps, ss := s.parallel.cost(), s.serial.cost()
-	best := ps*20 < ss*19
-	// Explore a quarter as often when one way is 1.5 times faster:
-	// each exploration of a site that splits well costs it a whole
-	// unsplit Run.
-	every := uint32(exploreEvery)
-	if 2*max(ps, ss) >= 3*min(ps, ss) {
-		every *= 4
+	best := s.parallel.cost()*20 < s.serial.cost()*19
+	if s.every == 0 || best != s.best {
+		// A new choice: explore it soon.
+		s.best, s.every, s.left = best, exploreEvery, exploreEvery
 	}
-	if s.calls%every == 0 {
+	s.left--
+	if s.left == 0 {
+		// Each exploration that leaves the choice as it was doubles
+		// the interval to the next, up to 4·exploreEvery: one of a
+		// site that splits well costs a whole unsplit Run, one of a
+		// site kept on the caller a hand-off, a worker's wake-up on a
+		// loaded machine.
+		s.every = min(2*s.every, 4*exploreEvery)
+		s.left = s.every
 		return !best, true
 	}
 	return best, s.calls%timeEvery == 0

@@ -53,22 +53,36 @@ func drive(s *site, calls int, serial, split int64) (splits int) {
 }
 
 func TestSiteChoosesTheFasterWay(t *testing.T) {
-	// 1.67 times faster split: explorations every 4·exploreEvery.
+	// Confirmed choices: one exploration every 4·exploreEvery Runs.
 	var s site
 	if n := drive(&s, 3000, 100, 60); n != last-2 {
 		t.Errorf("split faster: %d of the last %d Runs split, want all but 2 explorations", n, last)
 	}
 	s = site{}
-	if n := drive(&s, 3000, 100, 140); n != 8 {
-		t.Errorf("split slower: %d of the last %d Runs split, want the 8 explorations", n, last)
+	if n := drive(&s, 3000, 100, 140); n != 2 {
+		t.Errorf("split slower: %d of the last %d Runs split, want the 2 explorations", n, last)
 	}
 	s = site{}
-	if n := drive(&s, 3000, 100, 97); n != 8 {
-		t.Errorf("split 3%% faster: %d Runs split, want 8 (a near tie stays on the caller)", n)
+	if n := drive(&s, 3000, 100, 97); n != 2 {
+		t.Errorf("split 3%% faster: %d Runs split, want 2 (a near tie stays on the caller)", n)
 	}
+	// The interval starts at exploreEvery after the trials and doubles.
 	s = site{}
-	if n := drive(&s, 3000, 100, 300); n != 2 {
-		t.Errorf("split 3 times slower: %d Runs split, want 2 explorations", n)
+	var at []uint32
+	for i := 0; i < 2*tuneTrials+7*exploreEvery+1; i++ {
+		sp, timed := s.split()
+		if timed && sp {
+			s.parallel.add(300)
+			if s.serial.total >= tuneTrials && s.parallel.total > tuneTrials {
+				at = append(at, s.calls)
+			}
+		} else if timed {
+			s.serial.add(100)
+		}
+	}
+	want := []uint32{2*tuneTrials + exploreEvery, 2*tuneTrials + 3*exploreEvery, 2*tuneTrials + 7*exploreEvery}
+	if len(at) != len(want) || at[0] != want[0] || at[1] != want[1] || at[2] != want[2] {
+		t.Errorf("explorations at Runs %v, want %v", at, want)
 	}
 	// The load changes: splitting, once slower, becomes faster.
 	s = site{}
