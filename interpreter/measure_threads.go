@@ -7,7 +7,7 @@
 // the wall-time speed-up (1-thread median / N-thread median, and best /
 // best). Inputs are left zero. Run it from the interpreter directory:
 //
-//	go run measure_threads.go -threads 2 -rounds 30 [-minwork N] ../../shared/models/vww_96/vww_96_int8.tflite ...
+//	go run measure_threads.go -threads 2 -rounds 30 [-minwork N] [-tune=false] ../../shared/models/vww_96/vww_96_int8.tflite ...
 package main
 
 import (
@@ -37,8 +37,10 @@ func main() {
 	rounds := flag.Int("rounds", 30, "rounds per thread count")
 	budget := flag.Duration("round", 100*time.Millisecond, "approximate duration of one round")
 	minWork := flag.Int("minwork", parallel.MinWork, "work threshold of a split (parallel.SetMinWork)")
+	tune := flag.Bool("tune", true, "time each split site both ways and split where faster (parallel.SetTuning)")
 	flag.Parse()
 	parallel.SetMinWork(*minWork)
+	parallel.SetTuning(*tune)
 	fmt.Printf("%-34s %10s %10s %10s %10s %8s %8s %9s %9s\n", "model", "med@1 µs", "best@1", "med@N", "best@N", "med×", "best×", "cpu@1 µs", "cpu@N")
 	for _, path := range flag.Args() {
 		m, err := interpreter.Load(path)

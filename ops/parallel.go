@@ -13,7 +13,8 @@ func (n *Node) Threads() int { return n.Pool.Threads() }
 // so that the result is bit-identical for every thread count. work is
 // the cost of the whole range in multiply-adds or element operations:
 // work too small to pay for waking a thread (parallel.MinWork per
-// thread) stays on the caller. Pass a function value made once (a method
+// thread) stays on the caller, and above that the pool splits the range
+// only if it has timed splitting it faster (parallel.SetTuning). Pass a function value made once (a method
 // value kept in the kernel at Prepare): a closure literal built at each
 // Eval allocates. A panic in f is re-raised on the caller.
 func (n *Node) Parallel(count, work int, f func(worker, lo, hi int)) {

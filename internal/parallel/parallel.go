@@ -34,19 +34,19 @@ import (
 )
 
 // MinWork is the least work (in multiply-adds or element operations, the
-// unit Run's work argument counts) that is worth a thread: a range with
-// less work per extra thread runs on fewer threads, down to the caller
-// alone. With workers woken through a futex for every range it was 256k
-// (measured with BenchmarkThreadedLayers in ops/builtin and
-// interpreter/measure_threads.go -minwork on a loaded 2-core AMD EPYC);
-// with spinning workers a hand-off costs about 0.5 µs
-// (BenchmarkRunOverhead) against 10-20 µs for 64k multiply-adds on one
-// core, so a quarter of that. (Not re-measured on a quiet machine: the
-// shared one was saturated when it was set.)
-const MinWork = 64 << 10
+// unit Run's work argument counts) per extra thread for which Run
+// considers splitting a range at all: a range with less work per thread
+// runs on fewer threads, down to the caller alone. Above it, whether a
+// range is split is measured per split site (see SetTuning), so MinWork
+// only keeps ranges that cannot pay for a hand-off (about 1-2 µs on a
+// 2-core AMD EPYC) from being timed: 16k units are 0.1 µs of the VNNI
+// int8 GEMM, 3 µs of an elementwise kernel. (With a fixed threshold and
+// no measurement it was 64k, and before the workers spun, 256k.)
+const MinWork = 16 << 10
 
 // SpinTime is how long a worker keeps polling for the next range after
-// finishing one before it sleeps: long enough to bridge the
+// finishing one it ran chunks of (an eighth of it after one it missed)
+// before it sleeps: long enough to bridge the
 // single-threaded operators between two split ones and the gap between
 // two Invokes of a loop, short enough that an idle interpreter soon
 // stops using CPU.
@@ -84,7 +84,7 @@ type Pool struct {
 	// The current range, written by Run before it opens the range
 	// (state) and read by the workers that joined it.
 	f         func(worker, lo, hi int)
-	n, chunk  int
+	n         int
 	numChunks int64
 	helpers   int32 // workers the range may take
 	static    bool  // chunks dealt round-robin (SetMinWork(0))
@@ -108,6 +108,8 @@ type Pool struct {
 	panicV any       // the first panic of a range function (under mu)
 
 	live atomic.Int32 // worker goroutines started and not yet returned
+
+	tune *tuner // the split sites' timings (nil for one thread)
 }
 
 // New starts a pool of threads threads in all (the caller counts as one,
@@ -115,6 +117,9 @@ type Pool struct {
 // ends the goroutines.
 func New(threads int) *Pool {
 	p := &Pool{threads: max(threads, 1)}
+	if p.threads > 1 {
+		p.tune = new(tuner)
+	}
 	p.wake.L = &p.mu
 	p.done.L = &p.mu
 	for w := 1; w < p.threads; w++ {
@@ -174,7 +179,11 @@ func Threads(n int) int {
 // work is the whole range's cost in multiply-adds (or element
 // operations): a range with less than MinWork (see SetMinWork) per
 // thread uses fewer threads, and one below 2·MinWork runs as f(0, 0, n)
-// on the caller; a negative work always splits (tests).
+// on the caller; a negative work always splits (tests). A range above
+// that is split only if splitting it has been measured to be faster
+// than running it on the caller alone (see SetTuning): each split site
+// (f, n and work) is timed both ways on its first Runs and now and then
+// afterwards.
 // A panic in f is re-raised on the caller once every thread has stopped
 // working on the range.
 func (p *Pool) Run(n, work int, f func(worker, lo, hi int)) {
@@ -194,13 +203,27 @@ func (p *Pool) Run(n, work int, f func(worker, lo, hi int)) {
 		f(0, 0, n)
 		return
 	}
+	if work >= 0 && mw > 0 && p.tune != nil && tuning.Load() {
+		if s := p.tune.lookup(f, n, work); s != nil {
+			p.runTuned(s, n, threads, f)
+			return
+		}
+	}
+	p.runSplit(n, threads, f)
+}
+
+// runSplit runs the range on threads threads (at least 2), the caller
+// included.
+func (p *Pool) runSplit(n, threads int, f func(worker, lo, hi int)) {
+	mw := int(minWork.Load())
 	// No worker is inside the join protocol (the previous Run waited
 	// for running to reach 0 after closing its range), so the range
 	// fields are Run's alone until the range opens.
-	chunks := min(n, threads*chunksPerThread)
+	// Chunk c is [c·n/chunks, (c+1)·n/chunks): sizes differ by at most
+	// one unit. (Rounding the size up instead made 9 tiles on 2 threads
+	// 5 chunks of 2, 2, 2, 2, 1 tiles: one thread ran 3 of them.)
 	p.f, p.n = f, n
-	p.chunk = (n + chunks - 1) / chunks
-	p.numChunks = int64((n + p.chunk - 1) / p.chunk)
+	p.numChunks = int64(min(n, threads*chunksPerThread))
 	p.helpers = int32(threads - 1)
 	p.static = mw <= 0
 	p.next.Store(0)
@@ -233,17 +256,32 @@ func (p *Pool) Run(n, work int, f func(worker, lo, hi int)) {
 	}
 }
 
-// await returns once cond holds: it polls for a while (the workers are
-// finishing their last chunks), then sleeps on done, which a worker
-// leaving the join protocol broadcasts while waiting is set. (cond is a
-// closure over p that does not escape: no allocation.)
+// await returns once cond holds: it polls for up to SpinTime (the
+// workers are finishing their last chunks), yielding the processor and
+// the core between bursts, then sleeps on done, which a worker leaving
+// the join protocol broadcasts while waiting is set. It used to sleep
+// after 256 polls, 10-50 µs, shorter than a worker's last chunk of a
+// mid-size convolution (a few tiles of 10-15 µs each): the caller then
+// paid a futex wake-up, tens of µs on a loaded virtual machine, on top.
+// (cond is a closure over p that does not escape: no allocation.)
 func (p *Pool) await(cond func() bool) {
-	for i := 0; i < 256; i++ {
-		if cond() {
-			return
+	var start time.Time
+	for i := 0; ; i++ {
+		for j := 0; j < spinBurst; j++ {
+			if cond() {
+				return
+			}
 		}
-		if i >= 32 {
-			runtime.Gosched()
+		runtime.Gosched()
+		if i >= 4 {
+			osYield()
+		}
+		if i%16 == 0 {
+			if start.IsZero() {
+				start = time.Now()
+			} else if time.Since(start) > SpinTime {
+				break
+			}
 		}
 	}
 	p.mu.Lock()
@@ -255,9 +293,10 @@ func (p *Pool) await(cond func() bool) {
 	p.mu.Unlock()
 }
 
-// work claims and runs chunks of the current range until none is left.
-// A panic is recorded for Run and ends this thread's share.
-func (p *Pool) work(worker int) {
+// work claims and runs chunks of the current range until none is left,
+// and says whether it ran any. A panic is recorded for Run and ends this
+// thread's share.
+func (p *Pool) work(worker int) (ran bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			p.mu.Lock()
@@ -268,24 +307,24 @@ func (p *Pool) work(worker int) {
 			p.next.Store(p.numChunks) // the others stop claiming
 		}
 	}()
-	f, n, chunk, total := p.f, p.n, p.chunk, p.numChunks
+	f, n, total := p.f, p.n, p.numChunks
 	if p.static {
 		for c := int64(worker); c < total; c += int64(p.helpers + 1) {
 			if p.next.Load() >= total {
-				return // another thread panicked
+				return ran // another thread panicked
 			}
-			lo := int(c) * chunk
-			f(worker, lo, min(lo+chunk, n))
+			ran = true
+			f(worker, int(c)*n/int(total), int(c+1)*n/int(total))
 		}
-		return
+		return ran
 	}
 	for {
 		c := p.next.Add(1) - 1
 		if c >= total {
-			return
+			return ran
 		}
-		lo := int(c) * chunk
-		f(worker, lo, min(lo+chunk, n))
+		ran = true
+		f(worker, int(c)*n/int(total), int(c+1)*n/int(total))
 	}
 }
 
@@ -299,10 +338,20 @@ func (p *Pool) worker() {
 	debug.SetPanicOnFault(true)
 	defer p.live.Add(-1)
 	var seen uint64 // the last generation this worker handled
+	// spin is how long to poll for the next range: SpinTime after a
+	// range this worker ran chunks of, an eighth of it after one it
+	// missed (the caller finished it first, or it took fewer threads).
+	// Where the pool's sites run on the caller alone (the tuner found
+	// splitting them no faster) the only ranges are the tuner's
+	// explorations, and a worker spinning SpinTime after each of them
+	// spun all the time, taking CPU the machine's other threads, the
+	// caller's among them, needed on a loaded machine.
+	spin := SpinTime
 	for {
-		if !p.awaitRange(seen) {
+		if !p.awaitRange(seen, spin) {
 			return
 		}
+		spin = SpinTime / 8
 		// Announce first, then check that the range is still open:
 		// Run closes the range before it waits for running to be 0,
 		// so either it waits for this worker or this worker sees the
@@ -319,7 +368,9 @@ func (p *Pool) worker() {
 			p.leave() // the range takes fewer threads
 			continue
 		}
-		p.work(int(id))
+		if p.work(int(id)) {
+			spin = SpinTime
+		}
 		if p.static {
 			p.finished.Add(1)
 		}
@@ -338,8 +389,8 @@ func (p *Pool) leave() {
 }
 
 // awaitRange waits until a range newer than seen is open (true) or the
-// pool is stopped (false): polling for SpinTime, then asleep on wake.
-func (p *Pool) awaitRange(seen uint64) bool {
+// pool is stopped (false): polling for spin, then asleep on wake.
+func (p *Pool) awaitRange(seen uint64, spin time.Duration) bool {
 	ready := func() bool {
 		s := p.state.Load()
 		return s&1 == 1 && s>>1 != seen
@@ -362,7 +413,7 @@ func (p *Pool) awaitRange(seen uint64) bool {
 		if i%16 == 0 {
 			if start.IsZero() {
 				start = time.Now()
-			} else if time.Since(start) > SpinTime {
+			} else if time.Since(start) > spin {
 				break
 			}
 		}

@@ -187,3 +187,42 @@ func ExamplePool_Run() {
 	fmt.Println(s.out)
 	// Output: [0 0.5 1 1.5 2 2.5 3 3.5]
 }
+
+// spin is a range function whose units each take about a microsecond
+// of arithmetic, for BenchmarkRunBreakEven.
+type spin struct{ sink [64]float64 }
+
+func (s *spin) units(worker, lo, hi int) {
+	x := s.sink[worker*8]
+	for i := lo * 600; i < hi*600; i++ {
+		x = x*0.999 + 1
+	}
+	s.sink[worker*8] = x
+}
+
+// BenchmarkRunBreakEven times ranges of 2 to 50 units of about 1 µs
+// each, split (tuning off) or on the caller alone, each after 5 µs of
+// serial work as between two operators: where split beats caller is the
+// break-even a quiet machine gives (compare the pairs; the tuner finds
+// the same per site).
+func BenchmarkRunBreakEven(b *testing.B) {
+	defer SetTuning(SetTuning(false))
+	p := New(2)
+	defer p.Stop()
+	s := &spin{}
+	f := s.units
+	for _, units := range []int{2, 5, 10, 20, 50} {
+		for _, split := range []bool{false, true} {
+			work := 1 << 40
+			if !split {
+				work = 0
+			}
+			b.Run(fmt.Sprintf("units=%d/split=%v", units, split), func(b *testing.B) {
+				for b.Loop() {
+					s.units(0, 0, 5)
+					p.Run(units, work, f)
+				}
+			})
+		}
+	}
+}

@@ -23,6 +23,9 @@ type complexPart struct {
 	// written inline (a call through part32 per element costs more
 	// than the square root).
 	abs32 bool
+	// split runs the elements over threads (each output element depends
+	// on its input element alone).
+	split unarySplit
 }
 
 // Prepare is the Prepare of the three operators, with TFLite's
@@ -30,6 +33,9 @@ type complexPart struct {
 // output type.
 func (k *complexPart) Prepare(n *ops.Node) error {
 	k.cnt, k.wide = 0, false
+	if k.split.fn == nil {
+		k.split.init(k.elems)
+	}
 	if err := n.CheckIO(1, 1, 1); err != nil {
 		return err
 	}
@@ -70,30 +76,38 @@ func (k *complexPart) Eval(n *ops.Node) error {
 	if err := checkData(in, out); err != nil {
 		return err
 	}
+	// A square root or hypot per element: a few element operations.
+	k.split.run(n, in, out, k.cnt, 4)
+	return nil
+}
+
+// elems computes the elements [lo, hi), on the tensors k.split holds
+// during Eval.
+func (k *complexPart) elems(lo, hi int) {
+	in, out := k.split.in, k.split.out
 	if k.wide {
-		src, dst := ops.View[float64](in.Data)[:2*k.cnt], out.Float64s()[:k.cnt] // complex128 as (re, im) pairs
+		src, dst := ops.View[float64](in.Data)[2*lo:2*hi], out.Float64s()[lo:hi] // complex128 as (re, im) pairs
 		for i := range dst {
 			dst[i] = k.part(src[2*i], src[2*i+1])
 		}
-		return nil
+		return
 	}
 	if k.abs32 {
-		src, dst := ops.View[float32](in.Data)[:2*k.cnt], out.Float32s()[:k.cnt]
+		src, dst := ops.View[float32](in.Data)[2*lo:2*hi], out.Float32s()[lo:hi]
 		for i := range dst {
 			re, im := float64(src[2*i]), float64(src[2*i+1])
 			dst[i] = float32(math.Sqrt(float64(re*re) + float64(im*im)))
 		}
-		return nil
+		return
 	}
 	part := k.part
 	if k.part32 != nil {
 		part = k.part32
 	}
-	src, dst := ops.View[float32](in.Data)[:2*k.cnt], out.Float32s()[:k.cnt] // complex64 as (re, im) pairs
+	src, dst := ops.View[float32](in.Data)[2*lo:2*hi], out.Float32s()[lo:hi] // complex64 as (re, im) pairs
 	for i := range dst {
 		dst[i] = float32(part(float64(src[2*i]), float64(src[2*i+1])))
 	}
-	return nil
 }
 
 // complexAbs is |re + i·im| for COMPLEX128, as C's cabs (std::abs of a

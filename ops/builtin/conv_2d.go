@@ -151,13 +151,21 @@ func (k *Conv2D) chRange(b int) (j0, j1 int) {
 func (k *Conv2D) splitChannels() error {
 	k.chBlocks = 1
 	units := k.batches * k.tilesPer
-	if k.threads <= 1 || k.matVec || units >= 2*k.threads || k.outC < 2*arch.GemmBlock {
+	// Units per thread to reach: 2, or 4 for a direct convolution, whose
+	// channel blocks cost nothing more (no im2col per block), so that a
+	// worker that joins late still gets its share (4 tiles on 2 threads
+	// left it one of them).
+	per := 2
+	if k.direct {
+		per = 4
+	}
+	if k.threads <= 1 || k.matVec || units >= per*k.threads || k.outC < 2*arch.GemmBlock {
 		return nil
 	}
 	if k.path != convFloat && k.path != convInt8 && k.path != convUint8 {
 		return nil
 	}
-	k.chBlocks = min(k.outC/arch.GemmBlock, (2*k.threads+units-1)/units)
+	k.chBlocks = min(k.outC/arch.GemmBlock, (per*k.threads+units-1)/units)
 	if k.path == convFloat {
 		return nil
 	}

@@ -29,6 +29,9 @@ type Unary struct {
 	shift   int
 	lut     [256]uint8 // EXP and LOG on int8
 	useLUT  bool
+	// split runs the float32 and table paths over threads (each output
+	// element depends on its input element alone).
+	split unarySplit
 }
 
 // unaryOp is what one operator of the Unary family adds to the shared
@@ -65,10 +68,22 @@ func (k *Unary) Prepare(n *ops.Node) error {
 		return fmt.Errorf("%v for %s", err, op.name)
 	}
 	k.typ = in.Type
+	k.split.init(k.part)
 	if op.prepare != nil {
 		return op.prepare(k, in, out)
 	}
 	return nil
+}
+
+// part computes the elements [lo, hi) of the table or float32 path, on
+// the tensors k.split holds during Eval.
+func (k *Unary) part(lo, hi int) {
+	in, out := k.split.in, k.split.out
+	if k.useLUT {
+		lookup8(in.Data[lo:hi], out.Data[lo:hi], &k.lut)
+		return
+	}
+	k.op.float32(in.Float32s()[lo:hi], out.Float32s()[lo:hi])
 }
 
 // unaryQuant returns the per-tensor quantisation of input 0 and output 0.
@@ -93,11 +108,13 @@ func (k *Unary) Eval(n *ops.Node) error {
 	}
 	cnt := in.NumElements()
 	if k.useLUT {
-		lookup8(in.Data[:cnt], out.Data[:cnt], &k.lut)
+		k.split.run(n, in, out, cnt, 1)
 		return nil
 	}
 	if k.typ == ops.Float32 && k.op.float32 != nil {
-		k.op.float32(in.Float32s()[:cnt], out.Float32s()[:cnt])
+		// A scalar libm call per element (LOG, EXP, SIN...): a few
+		// element operations each.
+		k.split.run(n, in, out, cnt, 4)
 		return nil
 	}
 	if k.op.eval != nil {

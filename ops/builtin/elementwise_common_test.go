@@ -207,3 +207,26 @@ func TestUnaryErrors(t *testing.T) {
 	wantPrepareError(t, NewExp(), node(nil, []*ops.Tensor{tensorOf(ops.Int8, []int{1}, []int8{1})}, outTensor(ops.Int8)), "quantization")
 	wantPrepareError(t, NewNeg(), node(nil, []*ops.Tensor{tensorOf(ops.Uint8, []int{1}, []uint8{1})}, outTensor(ops.Uint8)), "NEG")
 }
+
+// TestUnarySplitOverThreads: the float32 path of a Unary operator on a
+// tensor of many splitBlock blocks and a ragged tail gives every element
+// its own value, and run's thread sweep requires the same bits on 2, 3
+// and 4 threads.
+func TestUnarySplitOverThreads(t *testing.T) {
+	const cnt = 10*splitBlock + 37
+	v := make([]float32, cnt)
+	for i := range v {
+		v[i] = 0.01 + float32(i)*0.37
+	}
+	for _, tc := range []struct {
+		k ops.Kernel
+		f func(float64) float64
+	}{{NewLog(), math.Log}, {NewSin(), math.Sin}, {NewSqrt(), math.Sqrt}} {
+		got := unaryF32(t, tc.k, v...)
+		for i, x := range v {
+			if want := float32(tc.f(float64(x))); !sameBits(got[i], want) {
+				t.Fatalf("%T element %d: %v, want %v", tc.k, i, got[i], want)
+			}
+		}
+	}
+}

@@ -232,3 +232,30 @@ func TestRealFFT(t *testing.T) {
 		}
 	}
 }
+
+// TestComplexAbsSplitOverThreads: COMPLEX_ABS of many elements (run's
+// thread sweep splits them) gives each element its magnitude.
+func TestComplexAbsSplitOverThreads(t *testing.T) {
+	const cnt = 7*splitBlock + 5
+	v64 := make([]complex64, cnt)
+	v128 := make([]complex128, cnt)
+	for i := range v64 {
+		v64[i] = complex(float32(i)*0.5-100, float32(i%17)-8)
+		v128[i] = complex(float64(i)*0.25-50, float64(i%13)*1e3)
+	}
+	n := node(nil, []*ops.Tensor{tensorOf(ops.Complex64, []int{cnt}, v64)}, outTensor(ops.Float32))
+	run(t, NewComplexAbs(), n)
+	for i, v := range v64 {
+		re, im := float64(real(v)), float64(imag(v))
+		if got, want := n.Outputs[0].Float32s()[i], float32(math.Sqrt(re*re+im*im)); got != want {
+			t.Fatalf("complex64 element %d: %v, want %v", i, got, want)
+		}
+	}
+	n = node(nil, []*ops.Tensor{tensorOf(ops.Complex128, []int{cnt}, v128)}, outTensor(ops.Float64))
+	run(t, NewComplexAbs(), n)
+	for i, v := range v128 {
+		if got, want := n.Outputs[0].Float64s()[i], cmplx.Abs(v); got != want {
+			t.Fatalf("complex128 element %d: %v, want %v", i, got, want)
+		}
+	}
+}
