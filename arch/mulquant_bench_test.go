@@ -24,3 +24,22 @@ func BenchmarkMulQuantInt8(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAddQuantInt8 times AddQuantInt8 at the size of yolo11n's
+// first residual ADD (160·160·16), per implementation.
+func BenchmarkAddQuantInt8(b *testing.B) {
+	p := QuantAdd{In1Offset: 126, In2Offset: 126, LeftShift: 20, In1Mult: 1073741824, In1Shift: 0, In2Mult: 1073741824, In2Shift: 0, OutMult: 1073741824, OutShift: -19, OutOffset: -126, Lo: -128, Hi: 127}
+	n := 160 * 160 * 16
+	x, y, dst := make([]int8, n), make([]int8, n), make([]int8, n)
+	for i := range x {
+		x[i], y[i] = int8(i*7), int8(i*13)
+	}
+	for _, im := range implsOf(addQuantInt8Impls) {
+		b.Run(im.name, func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for b.Loop() {
+				im.fn(dst, x, y, &p)
+			}
+		})
+	}
+}
