@@ -251,7 +251,7 @@ func (k *Concatenation) Eval(n *ops.Node) error {
 // concatBlock bytes: each output byte comes from one input byte, so any
 // split gives the same bits. Without rescaling, the whole outer slices
 // of the range are copied input by input, as runs of that input's
-// segment at the output's row stride (concatRuns); the partial slices at
+// segment at the output's row stride (copyByteRuns); the partial slices at
 // either end go through span.
 func (k *Concatenation) blocks(worker, lo, hi int) {
 	if k.rowBytes == 0 {
@@ -269,7 +269,7 @@ func (k *Concatenation) blocks(worker, lo, hi int) {
 	}
 	start := 0
 	for i, sz := range k.inner {
-		concatRuns(k.out.Data[r0*rb+start:], rb, k.ins[i].Data[r0*sz:], sz, r1-r0)
+		copyByteRuns(k.out.Data[r0*rb+start:], rb, k.ins[i].Data[r0*sz:], sz, sz, r1-r0)
 		start += sz
 	}
 	if r1*rb < end {
@@ -277,29 +277,30 @@ func (k *Concatenation) blocks(worker, lo, hi int) {
 	}
 }
 
-// concatRuns copies run segments of seg bytes, segment p from
-// src[p·seg:] to dst[p·dstStride:]: copyRuns, with segments of fewer
-// than four bytes (a channel or three concatenated at a time) moved byte
-// by byte rather than by a memmove call each.
-func concatRuns(dst []byte, dstStride int, src []byte, seg, run int) {
+// copyByteRuns copies run segments of seg bytes, segment p from
+// src[p·srcStride:] to dst[p·dstStride:] (CONCATENATION's inputs into
+// its rows, SPLIT's rows into its outputs): copyRuns, with segments of
+// fewer than four bytes (a channel or three at a time) moved byte by
+// byte rather than by a memmove call each.
+func copyByteRuns(dst []byte, dstStride int, src []byte, srcStride, seg, run int) {
 	if run <= 0 || seg <= 0 {
 		return
 	}
 	if seg >= 4 {
-		copyRuns(dst, dstStride, src, seg, seg, run)
+		copyRuns(dst, dstStride, src, srcStride, seg, run)
 		return
 	}
 	dst = dst[:(run-1)*dstStride+seg]
-	src = src[:run*seg]
+	src = src[:(run-1)*srcStride+seg]
 	if seg == 1 {
-		for p, v := range src {
-			dst[p*dstStride] = v
+		for p := 0; p < run; p++ {
+			dst[p*dstStride] = src[p*srcStride]
 		}
 		return
 	}
 	for p := 0; p < run; p++ {
 		for j := range seg {
-			dst[p*dstStride+j] = src[p*seg+j]
+			dst[p*dstStride+j] = src[p*srcStride+j]
 		}
 	}
 }

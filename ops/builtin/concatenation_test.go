@@ -130,7 +130,7 @@ func TestConcatenationBlocks(t *testing.T) {
 }
 
 // TestConcatenationNarrowSegments: int8 inputs joined along the last axis
-// with segments of 0 to 5 bytes and wider (concatRuns' byte loops and its
+// with segments of 0 to 5 bytes and wider (copyByteRuns' byte loops and its
 // copyRuns path), over outer slices spanning many concatBlock blocks, so
 // that thread splits (run: 2-4 threads) start and end inside slices;
 // against the element-by-element definition.
