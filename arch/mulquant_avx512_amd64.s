@@ -96,7 +96,8 @@ loop:
 	VPMOVSXBD (SI)(AX*1), Z0
 	VPMOVSXBD (DX)(AX*1), Z5
 	PRODUCT16
-	VPMOVSDB  Z1, (DI)(AX*1)
+	VPMOVSDB  Z1, X1
+	VMOVDQU   X1, (DI)(AX*1)
 	ADDQ      $16, AX
 	JMP       loop
 
@@ -123,7 +124,8 @@ loop:
 	VPMOVZXBD (SI)(AX*1), Z0
 	VPMOVZXBD (DX)(AX*1), Z5
 	PRODUCT16
-	VPMOVUSDB Z1, (DI)(AX*1)
+	VPMOVUSDB Z1, X1
+	VMOVDQU   X1, (DI)(AX*1)
 	ADDQ      $16, AX
 	JMP       loop
 
