@@ -12,8 +12,8 @@ import (
 // random batches of 4-40 rows, 1-70 units, 1-90 columns, weights with and
 // without a zero point (yolo11n's attention multiplies activations with
 // zero points 11 and -128), constant and non-constant weights, per-tensor
-// and per-channel scales, with and without bias, NONE and RELU, and the
-// thread sweep (run).
+// and per-channel scales, with and without bias, NONE and RELU, ruy's
+// upward ties and ties away from zero, and the thread sweep (run).
 func TestFullyConnectedInt8GemmMatchesRows(t *testing.T) {
 	r := lcg(41)
 	for trial := range 60 {
@@ -63,12 +63,25 @@ func TestFullyConnectedInt8GemmMatchesRows(t *testing.T) {
 			outScale := inScale * wScales[0] * float32(cols) / 8
 			return node(&FullyConnectedOptions{Activation: act}, ins, q(outTensor(ops.Int8), outScale, int64(r.intn(-20, 20))))
 		}
+		// Every fourth trial rounds ties away from zero (the arithmetic
+		// of sparse weights, which take this path too).
+		away := trial%4 == 3
 		seed := r
 		n := mk()
 		k := NewFullyConnected()
 		run(t, k, n)
-		if k.(*FullyConnected).gemm == nil {
+		fc := k.(*FullyConnected)
+		if fc.gemm == nil {
 			t.Fatalf("trial %d: batch %d took the row path", trial, batch)
+		}
+		if away {
+			fc.roundAway = true
+			if err := fc.prepareGemm(n.Outputs[0]); err != nil {
+				t.Fatal(err)
+			}
+			if err := k.Eval(n); err != nil {
+				t.Fatal(err)
+			}
 		}
 		got := append([]int8(nil), n.Outputs[0].Int8s()...)
 		r = seed
@@ -78,10 +91,11 @@ func TestFullyConnectedInt8GemmMatchesRows(t *testing.T) {
 			t.Fatal(err)
 		}
 		k2.(*FullyConnected).gemm = nil // the row path
+		k2.(*FullyConnected).roundAway = away
 		if err := k2.Eval(n2); err != nil {
 			t.Fatal(err)
 		}
-		name := fmt.Sprintf("trial %d: batch %d units %d cols %d wzp %d xzp %d per-channel %v %s", trial, batch, units, cols, wzp, xzp, perChannel, act)
+		name := fmt.Sprintf("trial %d: batch %d units %d cols %d wzp %d xzp %d per-channel %v %s ties away %v", trial, batch, units, cols, wzp, xzp, perChannel, act, away)
 		for i, v := range n2.Outputs[0].Int8s() {
 			if got[i] != v {
 				t.Fatalf("%s: output %d is %d, the row path gives %d", name, i, got[i], v)
