@@ -103,3 +103,40 @@ func TestFullyConnectedInt8GemmMatchesRows(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFullyConnectedInt8Batch times yolo11n's attention products
+// (non-constant int8 weights with a zero point) through the batch GEMM
+// and through the row path: go test ./ops/builtin -bench
+// FullyConnectedInt8Batch.
+func BenchmarkFullyConnectedInt8Batch(b *testing.B) {
+	for _, c := range [][3]int{{400, 32, 400}, {64, 400, 400}} {
+		batch, cols, units := c[0], c[1], c[2]
+		r := lcg(3)
+		x, w := make([]int8, batch*cols), make([]int8, units*cols)
+		for i := range x {
+			x[i] = int8(r.intn(-128, 127))
+		}
+		for i := range w {
+			w[i] = int8(r.intn(-128, 127))
+		}
+		wt := tensorOf(ops.Int8, []int{units, cols}, w)
+		wt.Quant = &ops.Quantization{Scale: []float32{0.1}, ZeroPoint: []int64{11}}
+		n := node(&FullyConnectedOptions{}, []*ops.Tensor{q(tensorOf(ops.Int8, []int{batch, cols}, x), 0.1, -128), wt}, q(outTensor(ops.Int8), 0.7, -25))
+		for _, path := range []string{"gemm", "rows"} {
+			b.Run(fmt.Sprintf("%dx%dx%d/%s", batch, cols, units, path), func(b *testing.B) {
+				k := NewFullyConnected()
+				if err := prepare(k, n); err != nil {
+					b.Fatal(err)
+				}
+				if path == "rows" {
+					k.(*FullyConnected).gemm = nil
+				}
+				for b.Loop() {
+					if err := k.Eval(n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
