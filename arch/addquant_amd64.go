@@ -4,7 +4,8 @@ package arch
 
 import "math"
 
-// The amd64 quantised addition kernels (addquant_avx2_amd64.s), with the
+// The amd64 quantised addition kernels (addquant_avx2_amd64.s,
+// addquant_avx512_amd64.s), with the
 // contract of addQuantInt8Generic and addQuantUint8Generic. The wrapper
 // broadcasts the parameters into a quantAddVec once per call and leaves
 // the cases the vector code does not reproduce (a multiplier of
@@ -99,7 +100,36 @@ func addQuantUint8AVX2(dst, a, b []uint8, p *QuantAdd) {
 	addQuantUint8Generic(dst[n:], a[n:], b[n:], p)
 }
 
+// addQuantInt8AVX512Asm and addQuantUint8AVX512Asm do all n elements,
+// sixteen at a time and then an opmask step.
+//
+//go:noescape
+func addQuantInt8AVX512Asm(dst, a, b *int8, n int, v *quantAddVec)
+
+//go:noescape
+func addQuantUint8AVX512Asm(dst, a, b *uint8, n int, v *quantAddVec)
+
+func addQuantInt8AVX512(dst, a, b []int8, p *QuantAdd) {
+	var v quantAddVec
+	if len(dst) == 0 || !v.set(p) {
+		addQuantInt8Generic(dst, a, b, p)
+		return
+	}
+	addQuantInt8AVX512Asm(&dst[0], &a[0], &b[0], len(dst), &v)
+}
+
+func addQuantUint8AVX512(dst, a, b []uint8, p *QuantAdd) {
+	var v quantAddVec
+	if len(dst) == 0 || !v.set(p) {
+		addQuantUint8Generic(dst, a, b, p)
+		return
+	}
+	addQuantUint8AVX512Asm(&dst[0], &a[0], &b[0], len(dst), &v)
+}
+
 var (
 	_ = addQuantInt8Impls.add("avx2", AVX2, nil, addQuantInt8AVX2)
 	_ = addQuantUint8Impls.add("avx2", AVX2, nil, addQuantUint8AVX2)
+	_ = addQuantInt8Impls.add("avx512", AVX512, nil, addQuantInt8AVX512)
+	_ = addQuantUint8Impls.add("avx512", AVX512, nil, addQuantUint8AVX512)
 )

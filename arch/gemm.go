@@ -1,6 +1,9 @@
 package arch
 
-import "unsafe"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // Register-blocked matrix products for convolutions (CONV_2D as im2col
 // plus GEMM, 1×1 convolutions directly): C = A·Wᵀ where A holds one row
@@ -227,11 +230,21 @@ func packGemm8[T int8 | uint8](dst []int8, w []T, n, k int, flip int8) {
 		dst[i] = -128 // 0x80: weight 0
 	}
 	blkLen := 64 * ((k + 3) / 4)
+	// Whole groups of four move as one 32-bit word (the bytes XOR flip in
+	// every lane); the last k%4 indices one by one.
+	wb := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w))
+	db := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst))
+	flip4 := uint32(uint8(flip)) * 0x01010101
+	k4 := k &^ 3
 	for j := 0; j < n; j++ {
-		blk := dst[j/GemmBlock*blkLen:]
-		l := j % GemmBlock
-		for i, v := range w[j*k : j*k+k] {
-			blk[i/4*64+4*l+i%4] = int8(v) ^ flip
+		blk := db[j/GemmBlock*blkLen : j/GemmBlock*blkLen+blkLen]
+		l := 4 * (j % GemmBlock)
+		row := wb[j*k : j*k+k]
+		for i := 0; i < k4; i += 4 {
+			binary.LittleEndian.PutUint32(blk[i*16+l:], binary.LittleEndian.Uint32(row[i:])^flip4)
+		}
+		for i := k4; i < k; i++ {
+			blk[i/4*64+l+i%4] = row[i] ^ byte(flip)
 		}
 	}
 }

@@ -32,3 +32,36 @@ func TestPackGemmUint8(t *testing.T) {
 		}
 	}
 }
+
+// TestPackGemmInt8Layout checks PackGemmInt8 against its documented
+// layout, element by element: weight (j, i) at block j/16, byte
+// 64·(i/4) + 4·(j%16) + i%4, stored XOR 0x80, padding 0x80; sizes with
+// and without whole blocks and groups.
+func TestPackGemmInt8Layout(t *testing.T) {
+	r := rand.New(rand.NewPCG(91, 92))
+	for _, n := range []int{1, 3, 16, 17, 40} {
+		for _, k := range []int{1, 3, 4, 5, 8, 31, 32, 33} {
+			w := make([]int8, n*k)
+			for i := range w {
+				w[i] = int8(r.Uint32())
+			}
+			got := make([]int8, PackedGemmInt8Len(n, k))
+			PackGemmInt8(got, w, n, k)
+			want := make([]int8, len(got))
+			for i := range want {
+				want[i] = -128
+			}
+			blkLen := 64 * ((k + 3) / 4)
+			for j := 0; j < n; j++ {
+				for i := 0; i < k; i++ {
+					want[j/GemmBlock*blkLen+64*(i/4)+4*(j%GemmBlock)+i%4] = w[j*k+i] ^ -128
+				}
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("n=%d k=%d: packed byte %d is %d, want %d", n, k, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

@@ -4,7 +4,8 @@ package arch
 // and uint8 MUL (optimized_integer_ops::MulElementwise and
 // optimized_ops::MulElementwise compute the same fixed-point steps as
 // reference_ops::MulElementwise). Portable code in mulquant_generic.go,
-// assembly twins in mulquant_avx2_amd64.s and addquant_neon_arm64.s
+// assembly twins in mulquant_avx2_amd64.s, mulquant_avx512_amd64.s and
+// addquant_neon_arm64.s
 // (which holds both arm64 kernels).
 
 var (

@@ -2,7 +2,8 @@
 
 package arch
 
-// The amd64 quantised multiplication kernels (mulquant_avx2_amd64.s),
+// The amd64 quantised multiplication kernels (mulquant_avx2_amd64.s,
+// mulquant_avx512_amd64.s),
 // with the contract of mulQuantInt8Generic and mulQuantUint8Generic. As
 // for quantised addition, the wrapper broadcasts the parameters once per
 // call and leaves a multiplier of MinInt32 or a shift outside [-31, 31]
@@ -63,7 +64,36 @@ func mulQuantUint8AVX2(dst, a, b []uint8, p *QuantMul) {
 	mulQuantUint8Generic(dst[n:], a[n:], b[n:], p)
 }
 
+// mulQuantInt8AVX512Asm and mulQuantUint8AVX512Asm do all n elements,
+// sixteen at a time and then an opmask step.
+//
+//go:noescape
+func mulQuantInt8AVX512Asm(dst, a, b *int8, n int, v *quantMulVec)
+
+//go:noescape
+func mulQuantUint8AVX512Asm(dst, a, b *uint8, n int, v *quantMulVec)
+
+func mulQuantInt8AVX512(dst, a, b []int8, p *QuantMul) {
+	var v quantMulVec
+	if len(dst) == 0 || !v.set(p) {
+		mulQuantInt8Generic(dst, a, b, p)
+		return
+	}
+	mulQuantInt8AVX512Asm(&dst[0], &a[0], &b[0], len(dst), &v)
+}
+
+func mulQuantUint8AVX512(dst, a, b []uint8, p *QuantMul) {
+	var v quantMulVec
+	if len(dst) == 0 || !v.set(p) {
+		mulQuantUint8Generic(dst, a, b, p)
+		return
+	}
+	mulQuantUint8AVX512Asm(&dst[0], &a[0], &b[0], len(dst), &v)
+}
+
 var (
 	_ = mulQuantInt8Impls.add("avx2", AVX2, nil, mulQuantInt8AVX2)
 	_ = mulQuantUint8Impls.add("avx2", AVX2, nil, mulQuantUint8AVX2)
+	_ = mulQuantInt8Impls.add("avx512", AVX512, nil, mulQuantInt8AVX512)
+	_ = mulQuantUint8Impls.add("avx512", AVX512, nil, mulQuantUint8AVX512)
 )

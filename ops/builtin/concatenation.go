@@ -249,13 +249,65 @@ func (k *Concatenation) Eval(n *ops.Node) error {
 
 // blocks copies (or rescales) the output bytes of blocks [lo, hi) of
 // concatBlock bytes: each output byte comes from one input byte, so any
-// split gives the same bits.
+// split gives the same bits. Without rescaling, the whole outer slices
+// of the range are copied input by input, as runs of that input's
+// segment at the output's row stride (copyByteRuns); the partial slices at
+// either end go through span.
 func (k *Concatenation) blocks(worker, lo, hi int) {
 	if k.rowBytes == 0 {
 		return
 	}
-	end := min(hi*concatBlock, k.outer*k.rowBytes)
-	o := lo * concatBlock
+	rb := k.rowBytes
+	o, end := lo*concatBlock, min(hi*concatBlock, k.outer*rb)
+	r0, r1 := (o+rb-1)/rb, end/rb // the whole outer slices [r0, r1)
+	if k.rescal != nil || r1 <= r0 {
+		k.span(o, end)
+		return
+	}
+	if o < r0*rb {
+		k.span(o, r0*rb)
+	}
+	start := 0
+	for i, sz := range k.inner {
+		copyByteRuns(k.out.Data[r0*rb+start:], rb, k.ins[i].Data[r0*sz:], sz, sz, r1-r0)
+		start += sz
+	}
+	if r1*rb < end {
+		k.span(r1*rb, end)
+	}
+}
+
+// copyByteRuns copies run segments of seg bytes, segment p from
+// src[p·srcStride:] to dst[p·dstStride:] (CONCATENATION's inputs into
+// its rows, SPLIT's rows into its outputs): copyRuns, with segments of
+// fewer than four bytes (a channel or three at a time) moved byte by
+// byte rather than by a memmove call each.
+func copyByteRuns(dst []byte, dstStride int, src []byte, srcStride, seg, run int) {
+	if run <= 0 || seg <= 0 {
+		return
+	}
+	if seg >= 4 {
+		copyRuns(dst, dstStride, src, srcStride, seg, run)
+		return
+	}
+	dst = dst[:(run-1)*dstStride+seg]
+	src = src[:(run-1)*srcStride+seg]
+	if seg == 1 {
+		for p := 0; p < run; p++ {
+			dst[p*dstStride] = src[p*srcStride]
+		}
+		return
+	}
+	for p := 0; p < run; p++ {
+		for j := range seg {
+			dst[p*dstStride+j] = src[p*srcStride+j]
+		}
+	}
+}
+
+// span copies (or rescales) the output bytes [o, end), walking the
+// inputs' segments of each outer slice.
+func (k *Concatenation) span(o, end int) {
 	outer, at := o/k.rowBytes, o%k.rowBytes
 	for o < end {
 		// Find the input whose segment of this outer slice holds at.

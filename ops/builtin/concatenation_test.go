@@ -128,3 +128,44 @@ func TestConcatenationBlocks(t *testing.T) {
 	}
 	run(t, NewConcatenation(), node(&ConcatenationOptions{Axis: 1}, ins, quantOut(ops.Uint8, -12.7, 12.8)))
 }
+
+// TestConcatenationNarrowSegments: int8 inputs joined along the last axis
+// with segments of 0 to 5 bytes and wider (copyByteRuns' byte loops and its
+// copyRuns path), over outer slices spanning many concatBlock blocks, so
+// that thread splits (run: 2-4 threads) start and end inside slices;
+// against the element-by-element definition.
+func TestConcatenationNarrowSegments(t *testing.T) {
+	r := lcg(17)
+	for trial := 0; trial < 10; trial++ {
+		outer := r.intn(900, 3000)
+		var ins []*ops.Tensor
+		var chans []int
+		for i := 0; i < r.intn(1, 6); i++ {
+			c := []int{0, 1, 1, 2, 3, 4, 5, 16, 37}[r.intn(0, 8)]
+			d := make([]int8, outer*c)
+			for j := range d {
+				d[j] = int8(r.intn(-128, 127))
+			}
+			chans = append(chans, c)
+			ins = append(ins, q(tensorOf(ops.Int8, []int{outer, c}, d), 0.5, 3))
+		}
+		n := node(&ConcatenationOptions{Axis: 1}, ins, q(outTensor(ops.Int8), 0.5, 3))
+		run(t, NewConcatenation(), n)
+		got := n.Outputs[0].Int8s()
+		total := 0
+		for _, c := range chans {
+			total += c
+		}
+		for p := 0; p < outer; p++ {
+			at := 0
+			for i, c := range chans {
+				for j := 0; j < c; j++ {
+					if w := ins[i].Int8s()[p*c+j]; got[p*total+at+j] != w {
+						t.Fatalf("trial %d (channels %v): output [%d %d] = %d, want %d", trial, chans, p, at+j, got[p*total+at+j], w)
+					}
+				}
+				at += c
+			}
+		}
+	}
+}

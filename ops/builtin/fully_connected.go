@@ -106,6 +106,9 @@ type FullyConnected struct {
 	blocks  int // row blocks per batch row
 	rowsFn  func(worker, lo, hi int)
 	run     fcRun
+	// gemm runs an int8 batch as one GEMM (fully_connected_gemm.go), nil
+	// for the row path.
+	gemm *fcGemm
 }
 
 // fcRowBlock is the number of output rows in one unit of threaded work:
@@ -319,6 +322,9 @@ func (k *FullyConnected) Prepare(n *ops.Node) error {
 		k.accScratch = n.RequestScratch(4 * k.threads * k.units)
 		k.rowSums = make([]int32, k.units)
 		k.rowsFn = k.int8Rows
+		if err := k.prepareGemm(out); err != nil {
+			return err
+		}
 	case fcInt16Gemm:
 		k.accScratch = n.RequestScratch(4 * k.units)
 		k.rowSums = make([]int32, k.units)
@@ -593,6 +599,10 @@ func (k *FullyConnected) weightRowSums(w *ops.Tensor) []int32 {
 }
 
 func (k *FullyConnected) evalInt8(n *ops.Node, in, w, bias, out *ops.Tensor) error {
+	if k.gemm != nil {
+		k.evalGemm(n, in, w, bias, out)
+		return nil
+	}
 	r := &k.run
 	var err error
 	if r.acc, err = scratchInt32(n, k.accScratch, k.threads*k.units); err != nil {

@@ -241,12 +241,13 @@ func (k *Softmax) evalRows(worker, lo, hi int) {
 // TFLite's optimized_ops Softmax with its float table: the row's maximum,
 // the float32 sum of its table entries in order, one reciprocal, then each
 // value's entry times it, rounded and offset. It gives softmaxQuantRef's
-// bits with less work per value: table indices are bytes (no bounds
-// check) and, since every rescaled probability p of the row lies in
-// [0, inv] (the largest entry is e^0 = 1), a row with inv < 2^23 rounds
-// p half away from zero (std::round, roundf) by truncating and comparing
-// the exact remainder with 1/2, with no range checks; other rows go to
-// softmaxQuantRef.
+// bits with less work per value: rows go four at a time through the sums
+// (four independent float32 chains, each row's still summed in order),
+// table indices are bytes (no bounds check) and, since every rescaled
+// probability p of the row lies in [0, inv] (the largest entry is e^0 =
+// 1), a row with inv < 2^23 rounds p half away from zero (std::round,
+// roundf) as ⌊float64(p) + 1/2⌋ (exact there: p has 24 bits and is below
+// 2^23), with no range checks; other rows go to softmaxQuantRef.
 func softmaxQuant[T int8 | uint8](k *Softmax, x []T, out *ops.Tensor, lo, hi int) {
 	d := k.depth
 	var o8 []int8
@@ -261,42 +262,116 @@ func softmaxQuant[T int8 | uint8](k *Softmax, x []T, out *ops.Tensor, lo, hi int
 		o16 = out.Int16s()
 	}
 	tab, zp := &k.table, k.outZP
-	for r := lo; r < hi; r++ {
-		xr := x[r*d : r*d+d]
-		maxVal := int32(xr[0])
-		for _, v := range xr {
-			maxVal = max(maxVal, int32(v))
-		}
-		off := 255 - maxVal // off + v is in [0, 255] for every v of the row
-		var sum float32
-		for _, v := range xr {
-			sum += tab[uint8(off+int32(v))]
-		}
-		inv := float32(1) / float32(sum*k.outScale)
-		if !(inv < 1<<23) {
-			softmaxQuantRef(k, x, out, r, r+1)
-			continue
-		}
-		switch {
-		case u8 != nil:
-			// TFLite's uint8 output truncates p + 0.5.
-			dst := u8[r*d : r*d+d]
-			for i, v := range xr {
-				p := float32(tab[uint8(off+int32(v))] * inv)
-				dst[i] = uint8(min(int32(float32(p+0.5)), 255))
-			}
-		case o8 != nil:
-			dst := o8[r*d : r*d+d]
-			for i, v := range xr {
-				dst[i] = int8(ops.ClampInt32(roundPosF32(float32(tab[uint8(off+int32(v))]*inv))+zp, math.MinInt8, math.MaxInt8))
-			}
-		default:
-			dst := o16[r*d : r*d+d]
-			for i, v := range xr {
-				q := roundPosF32(float32(tab[uint8(off+int32(v))]*inv)) + zp
-				dst[i] = int16(ops.ClampInt32(q, math.MinInt16, math.MaxInt16))
+	var offs [4]int32
+	var sums [4]float32
+	for r := lo; r < hi; {
+		nb := min(4, hi-r)
+		// off + v is in [0, 255] for every v of the row.
+		if nb == 4 {
+			softmaxOffs4(x[r*d:(r+4)*d], d, &offs)
+			softmaxSums4(tab, x[r*d:(r+4)*d], d, &offs, &sums)
+		} else {
+			for i := range nb {
+				offs[i] = 255 - softmaxRowMax(x[(r+i)*d:(r+i+1)*d])
+				sums[i] = softmaxRowSum(tab, x[(r+i)*d:(r+i+1)*d], offs[i])
 			}
 		}
+		for i := range nb {
+			row := r + i
+			xr := x[row*d : row*d+d]
+			inv := float32(1) / float32(sums[i]*k.outScale)
+			if !(inv < 1<<23) {
+				softmaxQuantRef(k, x, out, row, row+1)
+				continue
+			}
+			off := offs[i]
+			switch {
+			case u8 != nil:
+				// TFLite's uint8 output truncates p + 0.5 (in float32).
+				dst := u8[row*d : row*d+d]
+				for j, v := range xr {
+					p := float32(tab[uint8(off+int32(v))] * inv)
+					dst[j] = uint8(min(int32(float32(p+0.5)), 255))
+				}
+			case o8 != nil:
+				softmaxRowInt8(o8[row*d:row*d+d], xr, tab, off, inv, zp)
+			default:
+				dst := o16[row*d : row*d+d]
+				for j, v := range xr {
+					q := roundPosF32(float32(tab[uint8(off+int32(v))]*inv)) + zp
+					dst[j] = int16(ops.ClampInt32(q, math.MinInt16, math.MaxInt16))
+				}
+			}
+		}
+		r += nb
+	}
+}
+
+// softmaxRowMax is the largest value of a non-empty row. The maximum is
+// taken without branches (the compiler branches on max of bytes, and
+// random rows mispredict).
+func softmaxRowMax[T int8 | uint8](xr []T) int32 {
+	m := int32(xr[0])
+	for _, v := range xr {
+		m = maxNoBranch(m, int32(v))
+	}
+	return m
+}
+
+// maxNoBranch is max(a, b) for a − b within int32.
+func maxNoBranch(a, b int32) int32 {
+	d := a - b
+	return a - d&(d>>31)
+}
+
+// softmaxOffs4 sets offs[i] to 255 minus the largest value of row i of
+// the four rows of length d ≥ 1 in x.
+func softmaxOffs4[T int8 | uint8](x []T, d int, offs *[4]int32) {
+	x0, x1, x2, x3 := x[:d], x[d:2*d], x[2*d:3*d], x[3*d:4*d]
+	m0, m1, m2, m3 := int32(x0[0]), int32(x1[0]), int32(x2[0]), int32(x3[0])
+	for j := range x0 {
+		m0 = maxNoBranch(m0, int32(x0[j]))
+		m1 = maxNoBranch(m1, int32(x1[j]))
+		m2 = maxNoBranch(m2, int32(x2[j]))
+		m3 = maxNoBranch(m3, int32(x3[j]))
+	}
+	offs[0], offs[1], offs[2], offs[3] = 255-m0, 255-m1, 255-m2, 255-m3
+}
+
+// softmaxRowSum is the float32 sum, in order, of the row's table entries
+// at off + v.
+func softmaxRowSum[T int8 | uint8](tab *[256]float32, xr []T, off int32) float32 {
+	var sum float32
+	for _, v := range xr {
+		sum += tab[uint8(off+int32(v))]
+	}
+	return sum
+}
+
+// softmaxSums4 is softmaxRowSum of the four rows of length d in x (with
+// offsets offs) into sums, interleaved so that the four dependent chains
+// of additions overlap.
+func softmaxSums4[T int8 | uint8](tab *[256]float32, x []T, d int, offs *[4]int32, sums *[4]float32) {
+	x0, x1, x2, x3 := x[:d], x[d:2*d], x[2*d:3*d], x[3*d:4*d]
+	o0, o1, o2, o3 := offs[0], offs[1], offs[2], offs[3]
+	var s0, s1, s2, s3 float32
+	for j := range x0 {
+		s0 += tab[uint8(o0+int32(x0[j]))]
+		s1 += tab[uint8(o1+int32(x1[j]))]
+		s2 += tab[uint8(o2+int32(x2[j]))]
+		s3 += tab[uint8(o3+int32(x3[j]))]
+	}
+	sums[0], sums[1], sums[2], sums[3] = s0, s1, s2, s3
+}
+
+// softmaxRowInt8 writes one int8 output row: round(tab[off+v]·inv) + zp
+// clamped to int8, for a row whose inv is below 2^23 (see softmaxQuant).
+func softmaxRowInt8[T int8 | uint8](dst []int8, xr []T, tab *[256]float32, off int32, inv float32, zp int32) {
+	dst = dst[:len(xr)]
+	for j, v := range xr {
+		p := float32(tab[uint8(off+int32(v))] * inv)
+		q := int32(float64(p)+0.5) + zp
+		dst[j] = int8(min(max(q, math.MinInt8), math.MaxInt8))
 	}
 }
 

@@ -223,7 +223,7 @@ func TestSoftmaxQuantMatchesRef(t *testing.T) {
 			outT, outScale, outZP = ops.Int16, 1e-9, int64(r.intn(-5, 5)) // inv ≥ 2^23: the reference path
 		}
 		depth := r.intn(1, 70)
-		rows := r.intn(1, 6)
+		rows := r.intn(1, 11)
 		shape := []int{rows, depth}
 		inScale := []float32{0.001, 0.02, 0.1, 0.17, 0.5, 2}[r.intn(0, 5)]
 		beta := []float32{1, 0.3, 1.7}[r.intn(0, 2)]
@@ -270,6 +270,10 @@ func TestRoundPosF32(t *testing.T) {
 	for _, p := range []float32{0, 0.49999997, 0.5, 0.50000006, 1.4999999, 1.5, 2.5, 127.5, 255.49998, 8388607.5, 1e-45} {
 		if got, want := roundPosF32(p), f32ToInt32(roundf(p)); got != want {
 			t.Errorf("roundPosF32(%v) = %d, roundf gives %d", p, got, want)
+		}
+		// softmaxRowInt8's rounding.
+		if got, want := int32(float64(p)+0.5), f32ToInt32(roundf(p)); got != want {
+			t.Errorf("⌊float64(%v) + 1/2⌋ = %d, roundf gives %d", p, got, want)
 		}
 	}
 }

@@ -81,13 +81,13 @@ func (s *splitter) eval(n *ops.Node, in *ops.Tensor) error {
 			return errShortData
 		}
 	}
-	src := 0
-	for outer := 0; outer < s.outer; outer++ {
-		for i, o := range n.Outputs {
-			sz := s.sizes[i]
-			copy(o.Data[outer*sz:(outer+1)*sz], in.Data[src:src+sz])
-			src += sz
-		}
+	// Output by output: its segment of every outer slice, as runs at the
+	// input's row stride.
+	start := 0
+	for i, o := range n.Outputs {
+		sz := s.sizes[i]
+		copyByteRuns(o.Data, sz, in.Data[start:], s.total, sz, s.outer)
+		start += sz
 	}
 	return nil
 }

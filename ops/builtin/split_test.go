@@ -49,3 +49,44 @@ func TestSplitAndSplitV(t *testing.T) {
 	wantPrepareError(t, NewSplitV(), node(&SplitOptions{NumSplits: 2}, []*ops.Tensor{x, constT(tensorOf(ops.Int32, []int{2}, []int32{1, 2})), constT(tensorOf(ops.Int32, []int{1}, []int32{0}))}, outTensor(ops.Float32), outTensor(ops.Float32)), "add up to 3")
 	wantPrepareError(t, NewSplit(), node(&SplitOptions{NumSplits: 2}, []*ops.Tensor{tensorOf(ops.Int32, []int{}, []int32{0}), in}, outTensor(ops.Float32), outTensor(ops.Float32)), "constant")
 }
+
+// TestSplitVNarrowParts: int8 rows of many outer slices split along the
+// last axis into parts of 0-5 bytes and wider (copyByteRuns' byte loops
+// and its copyRuns path; yolo11n splits 128 channels into 128 parts),
+// against the element-by-element definition.
+func TestSplitVNarrowParts(t *testing.T) {
+	r := lcg(23)
+	for trial := 0; trial < 10; trial++ {
+		outer := r.intn(50, 700)
+		var sizes []int32
+		total := 0
+		for i := 0; i < r.intn(1, 7); i++ {
+			c := []int32{0, 1, 1, 2, 3, 4, 5, 16, 37}[r.intn(0, 8)]
+			sizes = append(sizes, c)
+			total += int(c)
+		}
+		x := make([]int8, outer*total)
+		for i := range x {
+			x[i] = int8(r.intn(-128, 127))
+		}
+		outs := make([]*ops.Tensor, len(sizes))
+		for i := range outs {
+			outs[i] = q(outTensor(ops.Int8), 0.5, 3)
+		}
+		v := node(&SplitOptions{NumSplits: len(sizes)}, []*ops.Tensor{q(tensorOf(ops.Int8, []int{outer, total}, x), 0.5, 3),
+			constT(tensorOf(ops.Int32, []int{len(sizes)}, sizes)), constT(tensorOf(ops.Int32, []int{1}, []int32{1}))}, outs...)
+		run(t, NewSplitV(), v)
+		at := 0
+		for i, c := range sizes {
+			got := v.Outputs[i].Int8s()
+			for p := 0; p < outer; p++ {
+				for j := 0; j < int(c); j++ {
+					if w := x[p*total+at+j]; got[p*int(c)+j] != w {
+						t.Fatalf("trial %d (sizes %v): output %d [%d %d] = %d, want %d", trial, sizes, i, p, j, got[p*int(c)+j], w)
+					}
+				}
+			}
+			at += int(c)
+		}
+	}
+}

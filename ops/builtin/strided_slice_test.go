@@ -161,3 +161,99 @@ func TestStridedSliceErrors(t *testing.T) {
 		t.Fatalf("Eval error %v", err)
 	}
 }
+
+// TestStridedSliceRandomRuns: random int8 and float32 slices of rank 1-5
+// (begin and end anywhere in range, strides −2..3, some dimensions taken
+// whole so that the innermost ones fold into one run, and the yolo11n
+// shapes: half the channels of an NHWC tensor, leading channels of
+// [1,144,8400]) against the definition, output element i at input index
+// Σ (begin_d + i_d·stride_d)·inStride_d.
+func TestStridedSliceRandomRuns(t *testing.T) {
+	r := lcg(31)
+	type slice struct {
+		shape              []int
+		begin, end, stride []int32
+	}
+	cases := []slice{
+		{[]int{1, 16, 16, 32}, []int32{0, 0, 0, 16}, []int32{1, 16, 16, 32}, []int32{1, 1, 1, 1}},
+		{[]int{1, 144, 84}, []int32{0, 0, 0}, []int32{1, 64, 84}, []int32{1, 1, 1}},
+		{[]int{1, 2, 128, 40}, []int32{0, 0, 64, 0}, []int32{1, 2, 128, 40}, []int32{1, 1, 1, 1}},
+	}
+	for range 300 {
+		rank := r.intn(1, 5)
+		c := slice{shape: make([]int, rank), begin: make([]int32, rank), end: make([]int32, rank), stride: make([]int32, rank)}
+		for d := range rank {
+			n := r.intn(1, 9)
+			c.shape[d] = n
+			st := []int32{1, 1, 1, 2, 3, -1, -2}[r.intn(0, 6)]
+			b := int32(r.intn(0, n-1))
+			e := int32(r.intn(int(b)+1, n)) // [b, e) is not empty
+			if r.intn(0, 2) == 0 {
+				st, b, e = 1, 0, int32(n) // taken whole
+			}
+			if st < 0 {
+				b, e = e-1, b-1 // downwards from e-1 to b
+				if e < 0 {
+					st = -1
+					e = -int32(n) - 1 // to index 0: -n-1 clamps to "before 0"
+				}
+			}
+			c.begin[d], c.end[d], c.stride[d] = b, e, st
+		}
+		cases = append(cases, c)
+	}
+	for ci, c := range cases {
+		// The output shape and elements by the definition.
+		rank := len(c.shape)
+		counts, inStride := make([]int, rank), make([]int, rank)
+		s := 1
+		for d := rank - 1; d >= 0; d-- {
+			inStride[d] = s
+			s *= c.shape[d]
+			b, e, st := int(c.begin[d]), int(c.end[d]), int(c.stride[d])
+			if e < -1 {
+				e = -1 // -n-1 clamps to before index 0
+			}
+			if st > 0 && e > b {
+				counts[d] = (e - b + st - 1) / st
+			} else if st < 0 && b > e {
+				counts[d] = (b - e - st - 1) / -st
+			}
+		}
+		for _, typ := range []ops.DataType{ops.Int8, ops.Float32} {
+			data := make([]float32, s)
+			raw := make([]int8, s)
+			for i := range data {
+				raw[i] = int8(r.intn(-128, 127))
+				data[i] = float32(raw[i])
+			}
+			var in *ops.Tensor
+			if typ == ops.Int8 {
+				in = tensorOf(ops.Int8, c.shape, raw)
+			} else {
+				in = tensorOf(ops.Float32, c.shape, data)
+			}
+			n := node(&StridedSliceOptions{}, []*ops.Tensor{in, constT(tensorOf(ops.Int32, []int{rank}, c.begin)),
+				constT(tensorOf(ops.Int32, []int{rank}, c.end)), constT(tensorOf(ops.Int32, []int{rank}, c.stride))}, outTensor(typ))
+			run(t, NewStridedSlice(), n)
+			wantShape(t, n.Outputs[0].Shape, counts)
+			o := 0
+			forEach(counts, func(idx []int) {
+				at := 0
+				for d, i := range idx {
+					at += (int(c.begin[d]) + i*int(c.stride[d])) * inStride[d]
+				}
+				var got, want float32
+				if typ == ops.Int8 {
+					got, want = float32(n.Outputs[0].Int8s()[o]), float32(raw[at])
+				} else {
+					got, want = n.Outputs[0].Float32s()[o], data[at]
+				}
+				if got != want {
+					t.Fatalf("case %d %s (shape %v begin %v end %v strides %v): output %v = %v, want %v", ci, typ, c.shape, c.begin, c.end, c.stride, idx, got, want)
+				}
+				o++
+			})
+		}
+	}
+}

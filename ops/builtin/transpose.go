@@ -1,10 +1,10 @@
 package builtin
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -278,9 +278,8 @@ func transposeTile[T any](dst, src []T, rows, cols, rowLo, rowHi int) {
 }
 
 // transposeTileBytes is transposeTile for 1-byte elements (int8, uint8,
-// bool): dst[r·cols+c] = src[c·rows+r] for the rows [rowLo, rowHi). Blocks of 8×8 bytes are read as
-// eight little-endian words, transposed in registers (transpose8x8) and
-// written as eight words, in tiles of 64×64 that stay in the L1 cache;
+// bool): dst[r·cols+c] = src[c·rows+r] for the rows [rowLo, rowHi). Blocks of 8×8 bytes go
+// through arch.TransposeBytes8 in tiles of 64×64 that stay in the L1 cache;
 // the strips beyond the last whole block, and matrices with fewer than 8
 // rows or columns (a channel count of 3 against an image plane), take
 // element loops, with rows or columns of 3 and 4 unrolled.
@@ -292,28 +291,11 @@ func transposeTileBytes(dst, src []byte, rows, cols, rowLo, rowHi int) {
 	}
 	r8, c8 := rows&^7, cols&^7
 	const tile = 64 // transposeBand is a multiple
-	le := binary.LittleEndian
 	for rt := rowLo; rt < min(rowHi, r8); rt += tile {
 		re := min(rt+tile, r8)
 		for ct := 0; ct < c8; ct += tile {
 			ce := min(ct+tile, c8)
-			for r0 := rt; r0 < re; r0 += 8 {
-				for c0 := ct; c0 < ce; c0 += 8 {
-					s := src[c0*rows+r0:]
-					w0, w1, w2, w3 := le.Uint64(s), le.Uint64(s[rows:]), le.Uint64(s[2*rows:]), le.Uint64(s[3*rows:])
-					w4, w5, w6, w7 := le.Uint64(s[4*rows:]), le.Uint64(s[5*rows:]), le.Uint64(s[6*rows:]), le.Uint64(s[7*rows:])
-					w0, w1, w2, w3, w4, w5, w6, w7 = transpose8x8(w0, w1, w2, w3, w4, w5, w6, w7)
-					d := dst[r0*cols+c0:]
-					le.PutUint64(d, w0)
-					le.PutUint64(d[cols:], w1)
-					le.PutUint64(d[2*cols:], w2)
-					le.PutUint64(d[3*cols:], w3)
-					le.PutUint64(d[4*cols:], w4)
-					le.PutUint64(d[5*cols:], w5)
-					le.PutUint64(d[6*cols:], w6)
-					le.PutUint64(d[7*cols:], w7)
-				}
-			}
+			arch.TransposeBytes8(dst[rt*cols+ct:], cols, src[ct*rows+rt:], rows, re-rt, ce-ct)
 		}
 	}
 	// The right strip (columns c8..cols of the first r8 rows) and the
@@ -375,28 +357,4 @@ func transposeThinBytes(dst, src []byte, rows, cols, rowLo, rowHi int) {
 			}
 		}
 	}
-}
-
-// transpose8x8 transposes the 8×8 byte matrix whose row k is wk
-// (little-endian: byte j of wk is element (k, j)) and returns its rows,
-// by swapping the off-diagonal 4×4, then 2×2, then 1×1 blocks.
-func transpose8x8(w0, w1, w2, w3, w4, w5, w6, w7 uint64) (_, _, _, _, _, _, _, _ uint64) {
-	const (
-		m32 = 0x00000000ffffffff
-		m16 = 0x0000ffff0000ffff
-		m8  = 0x00ff00ff00ff00ff
-	)
-	w0, w4 = w0&m32|w4<<32, w0>>32|w4&^m32
-	w1, w5 = w1&m32|w5<<32, w1>>32|w5&^m32
-	w2, w6 = w2&m32|w6<<32, w2>>32|w6&^m32
-	w3, w7 = w3&m32|w7<<32, w3>>32|w7&^m32
-	w0, w2 = w0&m16|(w2&m16)<<16, (w0>>16)&m16|w2&^m16
-	w1, w3 = w1&m16|(w3&m16)<<16, (w1>>16)&m16|w3&^m16
-	w4, w6 = w4&m16|(w6&m16)<<16, (w4>>16)&m16|w6&^m16
-	w5, w7 = w5&m16|(w7&m16)<<16, (w5>>16)&m16|w7&^m16
-	w0, w1 = w0&m8|(w1&m8)<<8, (w0>>8)&m8|w1&^m8
-	w2, w3 = w2&m8|(w3&m8)<<8, (w2>>8)&m8|w3&^m8
-	w4, w5 = w4&m8|(w5&m8)<<8, (w4>>8)&m8|w5&^m8
-	w6, w7 = w6&m8|(w7&m8)<<8, (w6>>8)&m8|w7&^m8
-	return w0, w1, w2, w3, w4, w5, w6, w7
 }
