@@ -39,7 +39,7 @@ type dwq8Args struct {
 }
 
 var (
-	dwq8      func(dst []byte, x []byte, w, w2 []int8, bias []int32, a *dwq8Args)
+	dwq8      func(dst []byte, x []byte, w, w2 []int8, bias []int32, a dwq8Args)
 	dwq8Impls = newImpls("DepthwiseQ8Requant", &dwq8, dwq8Generic)
 
 	dwq8Ilv      func(q []byte, r0, r1, r2, r3 []byte, flip byte)
@@ -97,7 +97,7 @@ func DepthwiseQ8Requant(dst []byte, x []byte, w, w2 []int8, bias []int32, g Dept
 	c4 := 4 * g.C
 	_ = dst[g.Cols*g.C-1]
 	_ = bias[g.C-1]
-	a := &dwq8Args{
+	a := dwq8Args{
 		cols: g.Cols, c4: c4, groups: g.Groups, tw: g.TapCols,
 		colStep: g.ColStep * c4, tapStep: g.TapStep * c4, gStep: g.XGroupStep,
 		wgStep: g.TapCols * c4,

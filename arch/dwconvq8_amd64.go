@@ -36,7 +36,7 @@ var dwq8Tables = func() (t [4][64]byte) {
 	return t
 }()
 
-func dwq8VNNIGo(dst []byte, x []byte, w, w2 []int8, bias []int32, a *dwq8Args) {
+func dwq8VNNIGo(dst []byte, x []byte, w, w2 []int8, bias []int32, a dwq8Args) {
 	if a.groups == 0 || a.tw == 0 {
 		dwq8Generic(dst, x, w, w2, bias, a)
 		return
@@ -48,7 +48,7 @@ func dwq8VNNIGo(dst []byte, x []byte, w, w2 []int8, bias []int32, a *dwq8Args) {
 			return
 		}
 	}
-	dwq8VNNI(&dst[0], &x[0], &w[0], &bias[0], a)
+	dwq8VNNI(&dst[0], &x[0], &w[0], &bias[0], &a)
 }
 
 func dwq8IlvVBMIGo(q []byte, r0, r1, r2, r3 []byte, flip byte) {

@@ -5,7 +5,7 @@ import "unsafe"
 // dwq8Generic is the portable DepthwiseQ8Requant: per pixel and channel,
 // the int32 sum of the byte products in the order groups, filter columns,
 // rows, then requantSpan.
-func dwq8Generic(dst []byte, x []byte, w, w2 []int8, bias []int32, a *dwq8Args) {
+func dwq8Generic(dst []byte, x []byte, w, w2 []int8, bias []int32, a dwq8Args) {
 	c := a.c4 / 4
 	q := &ChannelRequant{n: c, stride: a.qStride / 4, p: unsafe.Slice(a.qp, qRows*a.qStride/4)}
 	var buf [16]int32

@@ -133,6 +133,13 @@ var dwCases = []struct {
 	{[]int{1, 40, 260, 8}, []int{1, 3, 3, 8}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu6}},
 	{[]int{1, 61, 100, 6}, []int{1, 3, 3, 12}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 2, DilationWFactor: 1, DilationHFactor: 2}},
 	{[]int{2, 50, 170, 12}, []int{1, 5, 3, 12}, DepthwiseConv2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 3, DilationWFactor: 1, DilationHFactor: 1}},
+	// The byte path (depthwise_conv_2d_q8.go): 5x5 and 7x7 filters (two
+	// row groups), odd channel counts around the 16 lanes, strides,
+	// dilation and padding on every side.
+	{[]int{1, 13, 11, 17}, []int{1, 5, 5, 17}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu6}},
+	{[]int{1, 15, 14, 33}, []int{1, 3, 3, 33}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1}},
+	{[]int{1, 12, 13, 5}, []int{1, 7, 7, 10}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 2, DilationWFactor: 2, DilationHFactor: 1, Activation: ops.ActRelu}},
+	{[]int{1, 9, 9, 48}, []int{1, 3, 3, 48}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 2, DilationHFactor: 2, Activation: ops.ActRelu6}},
 }
 
 func TestDepthwiseConv2DFloatRandom(t *testing.T) {
