@@ -30,11 +30,12 @@ import (
 // weight 0. A depth multiplier m > 1 first repeats every input channel m
 // times (one pass over the image into scratch).
 type dwQ8 struct {
-	w, w2   []int8  // packed [group][fW][outC][4] weights, second set or nil
-	sum     []int32 // Σ over the taps of v, per output channel
-	cst     int32   // inOff - 128 (int8) or inOff (uint8)
-	flip    byte    // 0x80 (int8) or 0
-	pad     []byte  // one input row (outC channels per pixel) of the zero point
+	w, w2   [][]int8 // packed [group][fW][outC][4] weights, second set or nil, per row shift
+	share   int      // output rows per row buffers (dilation 1: (4·groups - fH)/stride + 1)
+	sum     []int32  // Σ over the taps of v, per output channel
+	cst     int32    // inOff - 128 (int8) or inOff (uint8)
+	flip    byte     // 0x80 (int8) or 0
+	pad     []byte   // one input row (outC channels per pixel) of the zero point
 	groups  int
 	qCols   int // columns of a row buffer, padding included
 	qLen    int // bytes of one group's row buffer
@@ -70,7 +71,16 @@ func (k *DepthwiseConv2D) prepareQ8(n *ops.Node, filter *ops.Tensor) bool {
 	}
 	fh, fw := k.h.filter, k.w.filter
 	d.groups = (fh + 3) / 4
-	d.w = make([]int8, d.groups*fw*C*4)
+	// Output rows sharing row buffers: row o0+k reads the buffer rows
+	// k·stride on, with the weights shifted down by δ = k·stride rows.
+	d.share = 1
+	if k.h.dilation == 1 {
+		d.share = (4*d.groups-fh)/k.h.stride + 1
+	}
+	d.w, d.w2 = make([][]int8, d.share), make([][]int8, d.share)
+	for s := range d.share {
+		d.w[s] = make([]int8, d.groups*fw*C*4)
+	}
 	d.sum = make([]int32, C)
 	var raw []int8
 	if k.path == convInt8 {
@@ -87,17 +97,20 @@ func (k *DepthwiseConv2D) prepareQ8(n *ops.Node, filter *ops.Tensor) bool {
 					v = int32(filter.Data[i]) + k.q.wOffset
 				}
 				d.sum[ch] += v
-				o := ((ty/4*fw+tx)*C+ch)*4 + ty%4
 				a := max(-128, min(v, 127))
 				if v-a < -128 || v-a > 127 {
 					return false // 255 = 127 + 128: no two int8 halves
 				}
-				d.w[o] = int8(a)
-				if v != a {
-					if d.w2 == nil {
-						d.w2 = make([]int8, len(d.w))
+				for s := range d.share {
+					r := ty + s*k.h.stride // buffer row
+					o := ((r/4*fw+tx)*C+ch)*4 + r%4
+					d.w[s][o] = int8(a)
+					if v != a {
+						if d.w2[s] == nil {
+							d.w2[s] = make([]int8, len(d.w[s]))
+						}
+						d.w2[s][o] = int8(v - a)
 					}
-					d.w2[o] = int8(v - a)
 				}
 			}
 		}
@@ -206,23 +219,25 @@ func (k *DepthwiseConv2D) q8Rows(worker, lo, hi int) {
 		Cols: k.w.out, C: C, Groups: d.groups, TapCols: k.w.filter,
 		ColStep: k.w.stride, TapStep: k.w.dilation, XGroupStep: d.qLen,
 	}
-	for oy := lo; oy < hi; oy++ {
-		origin := oy*k.h.stride - k.h.pad
+	for o0 := lo; o0 < hi; o0 += d.share {
+		origin := o0*k.h.stride - k.h.pad
 		for g := 0; g < d.groups; g++ {
 			for j := range rows {
-				ty := 4*g + j
-				iy := origin + ty*k.h.dilation
-				if ty < k.h.filter && iy >= 0 && iy < k.h.in {
+				r := 4*g + j // buffer row
+				iy := origin + r*k.h.dilation
+				if (r < k.h.filter || d.share > 1) && iy >= 0 && iy < k.h.in {
 					rows[j] = d.src[iy*rowLen : iy*rowLen+data]
 				} else {
 					rows[j] = d.pad[:data]
 				}
 			}
-			q := bufs[g*d.qLen+k.w.pad*4*C:]
+			q := bufs[g*d.qLen+left*4*C:]
 			arch.DepthwiseQ8Interleave(q, rows[0], rows[1], rows[2], rows[3], d.flip)
 		}
-		o := oy * k.w.out * C
-		arch.DepthwiseQ8Requant(d.dst[o:o+k.w.out*C], bufs, d.w, d.w2, d.bias, geom, k.cq, k.q.outOffset, k.q.actMin, k.q.actMax)
+		for s := range min(d.share, hi-o0) {
+			o := (o0 + s) * k.w.out * C
+			arch.DepthwiseQ8Requant(d.dst[o:o+k.w.out*C], bufs, d.w[s], d.w2[s], d.bias, geom, k.cq, k.q.outOffset, k.q.actMin, k.q.actMax)
+		}
 	}
 }
 
