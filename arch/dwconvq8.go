@@ -36,10 +36,11 @@ type dwq8Args struct {
 	qStride                 int    // bytes between rows
 	zp, lo, hi              int32
 	rqFlags                 uint64
+	w2blk                   *byte // assembly: w2Blocks, nil for all
 }
 
 var (
-	dwq8      func(dst []byte, x []byte, w, w2 []int8, bias []int32, a dwq8Args)
+	dwq8      func(dst []byte, x []byte, w, w2 []int8, w2Blocks []byte, bias []int32, a dwq8Args)
 	dwq8Impls = newImpls("DepthwiseQ8Requant", &dwq8, dwq8Generic)
 
 	dwq8Ilv      func(q []byte, r0, r1, r2, r3 []byte, flip byte)
@@ -77,11 +78,13 @@ func DepthwiseQ8Interleave(q []byte, r0, r1, r2, r3 []byte, flip byte) {
 //
 // in int32 arithmetic wrapping modulo 2^32 (exact, whatever the order);
 // w2 is nil or a second weight set of w's length (weights outside int8:
-// each split into two int8 halves). q must be made for g.C channels and
+// each split into two int8 halves), used for the channels 16b..16b+15
+// whose w2Blocks[b] is not 0, or for all when w2Blocks is nil (the
+// blocks whose w2 is all 0 can skip it). q must be made for g.C channels and
 // lo ≤ hi in [-128, 255]; dst gets the low byte of each result. Every
 // implementation gives the same bits. It panics if a slice is shorter
 // than the geometry reaches.
-func DepthwiseQ8Requant(dst []byte, x []byte, w, w2 []int8, bias []int32, g DepthwiseQ8Geom, q *ChannelRequant, zp, lo, hi int32) {
+func DepthwiseQ8Requant(dst []byte, x []byte, w, w2 []int8, w2Blocks []byte, bias []int32, g DepthwiseQ8Geom, q *ChannelRequant, zp, lo, hi int32) {
 	if g.Cols <= 0 || g.C <= 0 {
 		return
 	}
@@ -110,10 +113,16 @@ func DepthwiseQ8Requant(dst []byte, x []byte, w, w2 []int8, bias []int32, g Dept
 		_ = w[wn-1]
 		if w2 != nil {
 			_ = w2[wn-1]
+			if w2Blocks != nil {
+				_ = w2Blocks[(g.C-1)/16]
+			}
 		}
 	} else {
 		a.groups, a.tw = 0, 0
 		w2 = nil
 	}
-	dwq8(dst, x, w, w2, bias, a)
+	if w2 == nil {
+		w2Blocks = nil
+	}
+	dwq8(dst, x, w, w2, w2Blocks, bias, a)
 }

@@ -19,6 +19,7 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(dwq8Args{}.w2)-64]
 	_ = [1]struct{}{}[unsafe.Offsetof(dwq8Args{}.qStride)-80]
 	_ = [1]struct{}{}[unsafe.Offsetof(dwq8Args{}.rqFlags)-104]
+	_ = [1]struct{}{}[unsafe.Offsetof(dwq8Args{}.w2blk)-112]
 )
 
 // dwq8Tables are the VPERMI2B / VPERMI2W indexes of the interleave: bytes
@@ -36,15 +37,18 @@ var dwq8Tables = func() (t [4][64]byte) {
 	return t
 }()
 
-func dwq8VNNIGo(dst []byte, x []byte, w, w2 []int8, bias []int32, a dwq8Args) {
+func dwq8VNNIGo(dst []byte, x []byte, w, w2 []int8, w2Blocks []byte, bias []int32, a dwq8Args) {
 	if a.groups == 0 || a.tw == 0 {
-		dwq8Generic(dst, x, w, w2, bias, a)
+		dwq8Generic(dst, x, w, w2, w2Blocks, bias, a)
 		return
 	}
 	if w2 != nil {
 		a.w2 = int(uintptr(unsafe.Pointer(&w2[0])) - uintptr(unsafe.Pointer(&w[0])))
+		if w2Blocks != nil {
+			a.w2blk = &w2Blocks[0]
+		}
 		if a.w2 == 0 {
-			dwq8Generic(dst, x, w, w2, bias, a)
+			dwq8Generic(dst, x, w, w2, w2Blocks, bias, a)
 			return
 		}
 	}

@@ -36,6 +36,7 @@
 #define Q_LO 92
 #define Q_HI 96
 #define Q_RQFLAGS 104
+#define Q_W2BLK 112
 
 // func dwq8VNNI(dst *byte, x *byte, w *int8, bias *int32, a *dwq8Args)
 //
@@ -43,9 +44,10 @@
 // pixel group; R14 pixels left; R10/R11 input/weights of the current
 // group; SI/DI of the current tap; DX/CX group/column counters; AX the
 // second weight set's offset in the tap loops. Locals: the channel block's offset (input
-// and weight bytes, 4 per channel). Z16 bias, Z8/Z13 weights, Z9-Z12
+// and weight bytes, 4 per channel) and its second weight set's offset
+// (0: none). Z16 bias, Z8/Z13 weights, Z9-Z12
 // inputs, Z4-Z7 temporaries.
-TEXT ·dwq8VNNI(SB), NOSPLIT, $8-40
+TEXT ·dwq8VNNI(SB), NOSPLIT, $16-40
 	MOVQ a+32(FP), BX
 	MOVQ Q_COLSTEP(BX), R8
 	LEAQ (R8)(R8*2), R9
@@ -65,6 +67,25 @@ cblk:
 
 cmask:
 	KMOVW       AX, K1
+
+	// The block's second weight set: a.w2 unless w2blk says it is 0.
+	MOVQ  $0, w2c-16(SP)
+	MOVQ  Q_W2(BX), AX
+	TESTQ AX, AX
+	JZ    w2done
+	MOVQ  Q_W2BLK(BX), DX
+	TESTQ DX, DX
+	JZ    w2use
+	MOVQ  cb-8(SP), CX
+	SHRQ  $6, CX
+	MOVBQZX (DX)(CX*1), DX
+	TESTQ DX, DX
+	JZ    w2done
+
+w2use:
+	MOVQ AX, w2c-16(SP)
+
+w2done:
 	MOVQ        bias+24(FP), AX
 	ADDQ        cb-8(SP), AX
 	VMOVDQU32.Z (AX), K1, Z16
@@ -102,7 +123,7 @@ grp4:
 	MOVQ      w+16(FP), R11
 	ADDQ      cb-8(SP), R11
 	MOVQ      Q_GROUPS(BX), DX
-	MOVQ      Q_W2(BX), AX
+	MOVQ      w2c-16(SP), AX
 
 g4:
 	MOVQ R10, SI
@@ -212,7 +233,7 @@ single:
 	MOVQ      w+16(FP), R11
 	ADDQ      cb-8(SP), R11
 	MOVQ      Q_GROUPS(BX), DX
-	MOVQ      Q_W2(BX), AX
+	MOVQ      w2c-16(SP), AX
 
 g1:
 	MOVQ R10, SI

@@ -5,12 +5,16 @@ import "unsafe"
 // dwq8Generic is the portable DepthwiseQ8Requant: per pixel and channel,
 // the int32 sum of the byte products in the order groups, filter columns,
 // rows, then requantSpan.
-func dwq8Generic(dst []byte, x []byte, w, w2 []int8, bias []int32, a dwq8Args) {
+func dwq8Generic(dst []byte, x []byte, w, w2 []int8, w2Blocks []byte, bias []int32, a dwq8Args) {
 	c := a.c4 / 4
 	q := &ChannelRequant{n: c, stride: a.qStride / 4, p: unsafe.Slice(a.qp, qRows*a.qStride/4)}
 	var buf [16]int32
 	for c0 := 0; c0 < c; c0 += 16 {
 		acc := buf[:min(16, c-c0)]
+		w2b := w2
+		if w2Blocks != nil && w2Blocks[c0/16] == 0 {
+			w2b = nil
+		}
 		for px := 0; px < a.cols; px++ {
 			copy(acc, bias[c0:])
 			for g := 0; g < a.groups; g++ {
@@ -19,8 +23,8 @@ func dwq8Generic(dst []byte, x []byte, w, w2 []int8, bias []int32, a dwq8Args) {
 					wo := g*a.wgStep + tx*a.c4 + 4*c0
 					ws := w[wo:][:len(xs)]
 					var w2s []int8
-					if w2 != nil {
-						w2s = w2[wo:][:len(xs)]
+					if w2b != nil {
+						w2s = w2b[wo:][:len(xs)]
 					}
 					for i := range acc {
 						s := acc[i]

@@ -9,14 +9,15 @@ import (
 // and DepthwiseQ8Interleave against straightforward references, over
 // rows of 0-11 pixels (the 4-pixel groups and the single pixels after
 // them), channel counts around the 16 lanes, 0-3 groups, 0-4 filter
-// columns, strides, one or two weight sets, every clamp class (int8 and
+// columns, strides, one or two weight sets (the second for some channel
+// blocks only), every clamp class (int8 and
 // uint8 full ranges, narrower ones), left shifts, inputs and weights
 // ending right before an inaccessible page and guard bytes after the
 // output.
 
 // dwq8Ref is the reference of DepthwiseQ8Requant: int32 sums, then
 // requantSpan.
-func dwq8Ref(dst []byte, x []byte, w, w2 []int8, bias []int32, g DepthwiseQ8Geom, q *ChannelRequant, zp, lo, hi int32) {
+func dwq8Ref(dst []byte, x []byte, w, w2 []int8, w2Blocks []byte, bias []int32, g DepthwiseQ8Geom, q *ChannelRequant, zp, lo, hi int32) {
 	acc := make([]int32, g.C)
 	for px := 0; px < g.Cols; px++ {
 		for ch := 0; ch < g.C; ch++ {
@@ -27,7 +28,7 @@ func dwq8Ref(dst []byte, x []byte, w, w2 []int8, bias []int32, g DepthwiseQ8Geom
 						xv := int32(x[gr*g.XGroupStep+(px*g.ColStep+tx*g.TapStep)*4*g.C+4*ch+j])
 						wi := ((gr*g.TapCols+tx)*g.C+ch)*4 + j
 						wv := int32(w[wi])
-						if w2 != nil {
+						if w2 != nil && (w2Blocks == nil || w2Blocks[ch/16] != 0) {
 							wv += int32(w2[wi])
 						}
 						s += xv * wv
@@ -69,10 +70,17 @@ func TestDepthwiseQ8RequantTwins(t *testing.T) {
 				w[i] = int8(r.Uint32())
 			}
 			var w2 []int8
+			var w2Blocks []byte
 			if trial%3 == 1 {
 				w2 = make([]int8, wn)
 				for i := range w2 {
 					w2[i] = int8(r.Uint32())
+				}
+				if trial%2 == 0 {
+					w2Blocks = make([]byte, (c+15)/16)
+					for i := range w2Blocks {
+						w2Blocks[i] = byte(r.IntN(2) * (1 + r.IntN(255)))
+					}
 				}
 			}
 			bias := tailI32(t, c)
@@ -109,15 +117,15 @@ func TestDepthwiseQ8RequantTwins(t *testing.T) {
 				want[i] = byte(i * 7)
 				got[i] = want[i]
 			}
-			dwq8Ref(want, x, w, w2, bias, g, q, zp, lo, hi)
+			dwq8Ref(want, x, w, w2, w2Blocks, bias, g, q, zp, lo, hi)
 			save := dwq8
 			dwq8 = im.fn
-			DepthwiseQ8Requant(got, x, w, w2, bias, g, q, zp, lo, hi)
+			DepthwiseQ8Requant(got, x, w, w2, w2Blocks, bias, g, q, zp, lo, hi)
 			dwq8 = save
 			if string(got) != string(want) {
 				for i := range want {
 					if got[i] != want[i] {
-						t.Fatalf("%s: trial %d, geometry %+v, w2 %v, clamp %d..%d: byte %d (pixel %d channel %d) = %d, want %d", im.name, trial, g, w2 != nil, lo, hi, i, i/c, i%c, got[i], want[i])
+						t.Fatalf("%s: trial %d, geometry %+v, w2 %v %v, clamp %d..%d: byte %d (pixel %d channel %d) = %d, want %d", im.name, trial, g, w2 != nil, w2Blocks, lo, hi, i, i/c, i%c, got[i], want[i])
 					}
 				}
 			}

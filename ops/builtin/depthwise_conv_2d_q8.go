@@ -31,6 +31,7 @@ import (
 // times (one pass over the image into scratch).
 type dwQ8 struct {
 	w, w2   [][]int8 // packed [group][fW][outC][4] weights, second set or nil, per row shift
+	w2Blk   [][]byte // per row shift: which 16-channel blocks of w2 are not all 0
 	share   int      // output rows per row buffers (dilation 1: (4·groups - fH)/stride + 1)
 	sum     []int32  // Σ over the taps of v, per output channel
 	cst     int32    // inOff - 128 (int8) or inOff (uint8)
@@ -114,6 +115,19 @@ func (k *DepthwiseConv2D) prepareQ8(n *ops.Node, filter *ops.Tensor) bool {
 				}
 			}
 		}
+	}
+	d.w2Blk = make([][]byte, d.share)
+	for s, w2 := range d.w2 {
+		if w2 == nil {
+			continue
+		}
+		blk := make([]byte, (C+15)/16)
+		for i, v := range w2 {
+			if v != 0 {
+				blk[(i/4%C)/16] = 1
+			}
+		}
+		d.w2Blk[s] = blk
 	}
 	d.qCols = (k.w.out-1)*k.w.stride + (fw-1)*k.w.dilation + 1
 	d.qLen = d.qCols * 4 * C
@@ -236,7 +250,7 @@ func (k *DepthwiseConv2D) q8Rows(worker, lo, hi int) {
 		}
 		for s := range min(d.share, hi-o0) {
 			o := (o0 + s) * k.w.out * C
-			arch.DepthwiseQ8Requant(d.dst[o:o+k.w.out*C], bufs, d.w[s], d.w2[s], d.bias, geom, k.cq, k.q.outOffset, k.q.actMin, k.q.actMax)
+			arch.DepthwiseQ8Requant(d.dst[o:o+k.w.out*C], bufs, d.w[s], d.w2[s], d.w2Blk[s], d.bias, geom, k.cq, k.q.outOffset, k.q.actMin, k.q.actMax)
 		}
 	}
 }
