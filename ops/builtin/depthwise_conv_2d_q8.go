@@ -33,6 +33,7 @@ type dwQ8 struct {
 	w, w2   [][]int8 // packed [group][fW][outC][4] weights, second set or nil, per row shift
 	w2Blk   [][]byte // per row shift: which 16-channel blocks of w2 are not all 0
 	share   int      // output rows per row buffers (dilation 1: (4·groups - fH)/stride + 1)
+	g0, ng  []int    // per row shift: the first group its taps fall in, and how many
 	sum     []int32  // Σ over the taps of v, per output channel
 	cst     int32    // inOff - 128 (int8) or inOff (uint8)
 	flip    byte     // 0x80 (int8) or 0
@@ -72,6 +73,15 @@ func (k *DepthwiseConv2D) prepareQ8(n *ops.Node, filter *ops.Tensor) bool {
 	}
 	fh, fw := k.h.filter, k.w.filter
 	d.groups = (fh + 3) / 4
+	if k.h.dilation == 1 && k.h.stride == 2 && fh <= 4 && k.h.out > 1 {
+		// A second group of rows at stride 2: for 3x3, 8 interleaved
+		// rows serve 3 output rows (4 serve 1 with one group), each
+		// output row running over the one or two groups its taps fall
+		// in. (At stride 1 one group already serves 2 rows, and the
+		// extra dot products would cost more than the interleaving
+		// saved.)
+		d.groups = 2
+	}
 	// Output rows sharing row buffers: row o0+k reads the buffer rows
 	// k·stride on, with the weights shifted down by δ = k·stride rows.
 	d.share = 1
@@ -79,6 +89,14 @@ func (k *DepthwiseConv2D) prepareQ8(n *ops.Node, filter *ops.Tensor) bool {
 		d.share = (4*d.groups-fh)/k.h.stride + 1
 	}
 	d.w, d.w2 = make([][]int8, d.share), make([][]int8, d.share)
+	d.g0, d.ng = make([]int, d.share), make([]int, d.share)
+	for s := range d.share {
+		d.g0[s] = s * k.h.stride / 4
+		d.ng[s] = (s*k.h.stride+fh-1)/4 - d.g0[s] + 1
+		if k.h.dilation != 1 {
+			d.g0[s], d.ng[s] = 0, d.groups
+		}
+	}
 	for s := range d.share {
 		d.w[s] = make([]int8, d.groups*fw*C*4)
 	}
@@ -250,7 +268,13 @@ func (k *DepthwiseConv2D) q8Rows(worker, lo, hi int) {
 		}
 		for s := range min(d.share, hi-o0) {
 			o := (o0 + s) * k.w.out * C
-			arch.DepthwiseQ8Requant(d.dst[o:o+k.w.out*C], bufs, d.w[s], d.w2[s], d.w2Blk[s], d.bias, geom, k.cq, k.q.outOffset, k.q.actMin, k.q.actMax)
+			wo := d.g0[s] * k.w.filter * 4 * C
+			w2 := d.w2[s]
+			if w2 != nil {
+				w2 = w2[wo:]
+			}
+			geom.Groups = d.ng[s]
+			arch.DepthwiseQ8Requant(d.dst[o:o+k.w.out*C], bufs[d.g0[s]*d.qLen:], d.w[s][wo:], w2, d.w2Blk[s], d.bias, geom, k.cq, k.q.outOffset, k.q.actMin, k.q.actMax)
 		}
 	}
 }
