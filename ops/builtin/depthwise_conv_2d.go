@@ -29,8 +29,11 @@ import (
 //   - uint8 input, filter and output with per-tensor scales and any zero
 //     points, int32 bias.
 //
-// The float path, and the integer paths while their tap sums stay exact
-// in float32, run through arch.DepthwiseConvF32 / DepthwiseConvF32Int32
+// On AVX-512 with VNNI and VBMI the int8 and uint8 paths with a constant
+// filter take the byte path of depthwise_conv_2d_q8.go (integer dot
+// products over interleaved input rows, no conversion). Otherwise the
+// float path, and the integer paths while their tap sums stay exact in
+// float32, run through arch.DepthwiseConvF32 / DepthwiseConvF32Int32
 // ("rect mode"): the output image is split at Prepare into rectangles
 // whose pixels all see the same filter taps (the interior, and the border
 // bands where padding cuts taps off), one kernel call each. A depth
