@@ -51,6 +51,9 @@ type dwQ8 struct {
 	bufs []byte
 }
 
+// maxQ8Bytes bounds the row buffers and copies of the byte path.
+const maxQ8Bytes = 64 << 20
+
 // prepareQ8 sets up the byte path if it applies (k.q prepared, filter
 // constant) and reports whether it does.
 func (k *DepthwiseConv2D) prepareQ8(n *ops.Node, filter *ops.Tensor) bool {
@@ -84,6 +87,16 @@ func (k *DepthwiseConv2D) prepareQ8(n *ops.Node, filter *ops.Tensor) bool {
 	}
 	// Output rows sharing row buffers: row o0+k reads the buffer rows
 	// k·stride on, with the weights shifted down by δ = k·stride rows.
+	// Bound the buffers (hostile dilations or multipliers make them far
+	// larger than the input or output): past it the rect path runs.
+	qCols := int64(k.w.out-1)*int64(k.w.stride) + int64(fw-1)*int64(k.w.dilation) + 1
+	need := qCols * 4 * int64(C) * int64(d.groups) * int64(n.Threads())
+	if k.mult > 1 {
+		need += int64(k.h.in) * int64(k.w.in) * int64(C)
+	}
+	if need+int64(k.w.in)*int64(C) > maxQ8Bytes {
+		return false
+	}
 	d.share = 1
 	if k.h.dilation == 1 {
 		d.share = (4*d.groups-fh)/k.h.stride + 1

@@ -314,3 +314,27 @@ func TestDepthwiseConv2DBlocks(t *testing.T) {
 		t.Errorf("%d cases take several blocks, want at least 3", multi)
 	}
 }
+
+// TestDepthwiseConv2DQ8Bound checks that the byte path's row buffers
+// stay bounded: a hostile width dilation makes a padded row of about a
+// billion columns, and the kernel takes the rect path instead (with
+// nothing to allocate but the small image), giving the reference result.
+func TestDepthwiseConv2DQ8Bound(t *testing.T) {
+	opts := DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1 << 29, DilationHFactor: 1}
+	in := q(tensorOf(ops.Int8, []int{1, 2, 4, 1}, []int8{1, 2, 3, 4, 5, 6, 7, 8}), 1, 0)
+	f := constT(tensorOf(ops.Int8, []int{1, 1, 3, 1}, []int8{2, 3, 4}))
+	f.Quant = &ops.Quantization{Scale: []float32{1}, ZeroPoint: []int64{0}, QuantizedDimension: 3}
+	n := node(&opts, []*ops.Tensor{in, f}, q(outTensor(ops.Int8), 1, 0))
+	k := NewDepthwiseConv2D()
+	if err := prepare(k, n); err != nil {
+		t.Fatal(err)
+	}
+	if k.(*DepthwiseConv2D).q8 != nil {
+		t.Fatal("byte path taken with a padded row of a billion columns")
+	}
+	if err := k.Eval(n); err != nil {
+		t.Fatal(err)
+	}
+	// Only the middle tap (weight 3) sees the image.
+	equalInts(t, "hostile dilation", n.Outputs[0].Int8s(), []int32{3, 6, 9, 12, 15, 18, 21, 24})
+}
