@@ -166,3 +166,68 @@ func TestDepthwiseQ8InterleaveTwins(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDepthwiseQ8 covers DepthwiseQ8Requant on a fuzzer-chosen row
+// (pixels 0-10, channels 1-40, groups 0-2, filter columns 0-3, strides
+// 1-2, one or two weight sets with fuzzer-chosen blocks), any
+// multipliers, shifts in [-31, 31], both tie modes and any clamp range.
+func FuzzDepthwiseQ8(f *testing.F) {
+	f.Add([]byte{9, 17, 1, 3, 0, 1, 1, 0, 1, 2, 3, 4, 5, 250, 251, 0x80})
+	f.Add([]byte{4, 33, 2, 2, 1, 0, 3, 0x7f, 0x80, 0xff, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		src := &fuzzBytes{b: data}
+		g := DepthwiseQ8Geom{Cols: int(src.next() % 11), C: 1 + int(src.next()%40), Groups: int(src.next() % 3), TapCols: int(src.next() % 4),
+			ColStep: 1 + int(src.next()%2), TapStep: 1 + int(src.next()%2)}
+		rowCols := (g.Cols+1)*g.ColStep + 3*g.TapStep
+		g.XGroupStep = rowCols * 4 * g.C
+		x := make([]byte, max(1, g.Groups)*g.XGroupStep)
+		w := make([]int8, g.Groups*g.TapCols*4*g.C)
+		for i := range x {
+			x[i] = src.next()
+		}
+		for i := range w {
+			w[i] = int8(src.next())
+		}
+		var w2 []int8
+		var w2Blocks []byte
+		switch src.next() % 3 {
+		case 1:
+			w2 = make([]int8, len(w))
+		case 2:
+			w2 = make([]int8, len(w))
+			w2Blocks = make([]byte, (g.C+15)/16)
+			for i := range w2Blocks {
+				w2Blocks[i] = src.next() % 2
+			}
+		}
+		for i := range w2 {
+			w2[i] = int8(src.next())
+		}
+		bias := make([]int32, g.C)
+		mult, shift := make([]int32, g.C), make([]int, g.C)
+		for i := range bias {
+			bias[i] = src.i32()
+			mult[i] = src.i32() | 1
+			shift[i] = int(src.next()%63) - 31
+		}
+		q, err := newChannelRequant(mult, shift, []int32{tieAway, tieUp}[src.next()%2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo := int32(src.next()) - 128
+		hi := min(255, lo+int32(src.next()))
+		zp := int32(src.next()) - 128
+		want := make([]byte, g.Cols*g.C)
+		dwq8Ref(want, x, w, w2, w2Blocks, bias, g, q, zp, lo, hi)
+		for _, im := range implsOf(dwq8Impls) {
+			got := make([]byte, len(want))
+			save := dwq8
+			dwq8 = im.fn
+			DepthwiseQ8Requant(got, x, w, w2, w2Blocks, bias, g, q, zp, lo, hi)
+			dwq8 = save
+			if string(got) != string(want) {
+				t.Fatalf("%s: geometry %+v: got %v, want %v", im.name, g, got, want)
+			}
+		}
+	})
+}
