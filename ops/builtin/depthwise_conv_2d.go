@@ -29,8 +29,11 @@ import (
 //   - uint8 input, filter and output with per-tensor scales and any zero
 //     points, int32 bias.
 //
-// The float path, and the integer paths while their tap sums stay exact
-// in float32, run through arch.DepthwiseConvF32 / DepthwiseConvF32Int32
+// On AVX-512 with VNNI and VBMI the int8 and uint8 paths with a constant
+// filter take the byte path of depthwise_conv_2d_q8.go (integer dot
+// products over interleaved input rows, no conversion). Otherwise the
+// float path, and the integer paths while their tap sums stay exact in
+// float32, run through arch.DepthwiseConvF32 / DepthwiseConvF32Int32
 // ("rect mode"): the output image is split at Prepare into rectangles
 // whose pixels all see the same filter taps (the interior, and the border
 // bands where padding cuts taps off), one kernel call each. A depth
@@ -96,6 +99,8 @@ type DepthwiseConv2D struct {
 	// converted image, and no barrier between two passes, is needed.
 	rowsFn func(worker, lo, hi int)
 	run    dwRun
+	// Byte path (depthwise_conv_2d_q8.go), nil when not taken.
+	q8 *dwQ8
 }
 
 // dwRun is what one image's row functions read, cleared when Eval
@@ -333,6 +338,14 @@ func (k *DepthwiseConv2D) Prepare(n *ops.Node) error {
 		// sizes follow the declared (possibly huge) image and filter.
 		return nil
 	}
+	if k.path != convFloat {
+		if k.cq, err = arch.NewChannelRequant(k.q.mult, k.q.shift); err != nil {
+			return fmt.Errorf("output 0: %v", err)
+		}
+		if k.prepareQ8(n, filter) {
+			return nil
+		}
+	}
 	taps := k.h.filter * k.w.filter
 	k.rect = k.path == convFloat || taps <= maxRectTaps
 	if !k.rect {
@@ -367,9 +380,6 @@ func (k *DepthwiseConv2D) Prepare(n *ops.Node) error {
 	}
 	if bias == nil {
 		k.zeroBiasI = make([]int32, k.outC)
-	}
-	if k.cq, err = arch.NewChannelRequant(k.q.mult, k.q.shift); err != nil {
-		return fmt.Errorf("output 0: %v", err)
 	}
 	k.preparePacking(filter)
 	return nil
@@ -433,6 +443,9 @@ func (k *DepthwiseConv2D) Eval(n *ops.Node) error {
 		return k.evalInt16(n, in, filter, bias, out)
 	case convHybrid:
 		return k.evalHybrid(n, in, filter, bias, out)
+	}
+	if k.q8 != nil {
+		return k.evalQ8(n, in, bias, out)
 	}
 	if k.rect {
 		return k.evalRect(n, in, filter, bias, out)

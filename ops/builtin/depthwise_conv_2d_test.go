@@ -133,6 +133,13 @@ var dwCases = []struct {
 	{[]int{1, 40, 260, 8}, []int{1, 3, 3, 8}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu6}},
 	{[]int{1, 61, 100, 6}, []int{1, 3, 3, 12}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 2, DilationWFactor: 1, DilationHFactor: 2}},
 	{[]int{2, 50, 170, 12}, []int{1, 5, 3, 12}, DepthwiseConv2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 3, DilationWFactor: 1, DilationHFactor: 1}},
+	// The byte path (depthwise_conv_2d_q8.go): 5x5 and 7x7 filters (two
+	// row groups), odd channel counts around the 16 lanes, strides,
+	// dilation and padding on every side.
+	{[]int{1, 13, 11, 17}, []int{1, 5, 5, 17}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu6}},
+	{[]int{1, 15, 14, 33}, []int{1, 3, 3, 33}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1}},
+	{[]int{1, 12, 13, 5}, []int{1, 7, 7, 10}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 2, DilationWFactor: 2, DilationHFactor: 1, Activation: ops.ActRelu}},
+	{[]int{1, 9, 9, 48}, []int{1, 3, 3, 48}, DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 2, DilationHFactor: 2, Activation: ops.ActRelu6}},
 }
 
 func TestDepthwiseConv2DFloatRandom(t *testing.T) {
@@ -306,4 +313,28 @@ func TestDepthwiseConv2DBlocks(t *testing.T) {
 	if multi < 3 {
 		t.Errorf("%d cases take several blocks, want at least 3", multi)
 	}
+}
+
+// TestDepthwiseConv2DQ8Bound checks that the byte path's row buffers
+// stay bounded: a hostile width dilation makes a padded row of about a
+// billion columns, and the kernel takes the rect path instead (with
+// nothing to allocate but the small image), giving the reference result.
+func TestDepthwiseConv2DQ8Bound(t *testing.T) {
+	opts := DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1 << 29, DilationHFactor: 1}
+	in := q(tensorOf(ops.Int8, []int{1, 2, 4, 1}, []int8{1, 2, 3, 4, 5, 6, 7, 8}), 1, 0)
+	f := constT(tensorOf(ops.Int8, []int{1, 1, 3, 1}, []int8{2, 3, 4}))
+	f.Quant = &ops.Quantization{Scale: []float32{1}, ZeroPoint: []int64{0}, QuantizedDimension: 3}
+	n := node(&opts, []*ops.Tensor{in, f}, q(outTensor(ops.Int8), 1, 0))
+	k := NewDepthwiseConv2D()
+	if err := prepare(k, n); err != nil {
+		t.Fatal(err)
+	}
+	if k.(*DepthwiseConv2D).q8 != nil {
+		t.Fatal("byte path taken with a padded row of a billion columns")
+	}
+	if err := k.Eval(n); err != nil {
+		t.Fatal(err)
+	}
+	// Only the middle tap (weight 3) sees the image.
+	equalInts(t, "hostile dilation", n.Outputs[0].Int8s(), []int32{3, 6, 9, 12, 15, 18, 21, 24})
 }
