@@ -249,6 +249,7 @@ func (it *Interpreter) allocate() error {
 	}
 	it.cur = -1
 	it.preFree = nil
+	it.fuseLUTs()
 	it.kernelBytes = it.budget.Used() - it.baseBytes - int64(it.preBytes)
 	if err := it.plan(); err != nil {
 		return err
