@@ -1,7 +1,8 @@
 package arch
 
-// Integer elementwise maximum: the window maximum of quantised
-// MAX_POOL_2D (int8, uint8 and int16 tensors pool their raw values).
+// Integer elementwise maximum and minimum: the window maximum of
+// quantised MAX_POOL_2D (int8, uint8 and int16 tensors pool their raw
+// values), and quantised MAXIMUM and MINIMUM, which compare raw values.
 
 var (
 	maxBlocksInt8       func(dst, src []int8, n, width, dstStride, srcStride int)
@@ -10,6 +11,12 @@ var (
 	maxBlocksUint8Impls = newImpls("MaxBlocksUint8", &maxBlocksUint8, maxBlocksIntGeneric[uint8])
 	maxBlocksInt16      func(dst, src []int16, n, width, dstStride, srcStride int)
 	maxBlocksInt16Impls = newImpls("MaxBlocksInt16", &maxBlocksInt16, maxBlocksIntGeneric[int16])
+	minBlocksInt8       func(dst, src []int8, n, width, dstStride, srcStride int)
+	minBlocksInt8Impls  = newImpls("MinBlocksInt8", &minBlocksInt8, minBlocksIntGeneric[int8])
+	minBlocksUint8      func(dst, src []uint8, n, width, dstStride, srcStride int)
+	minBlocksUint8Impls = newImpls("MinBlocksUint8", &minBlocksUint8, minBlocksIntGeneric[uint8])
+	minBlocksInt16      func(dst, src []int16, n, width, dstStride, srcStride int)
+	minBlocksInt16Impls = newImpls("MinBlocksInt16", &minBlocksInt16, minBlocksIntGeneric[int16])
 )
 
 // checkMaxBlocks panics, naming fn, unless the MaxBlocks geometry fits
@@ -58,5 +65,33 @@ func MaxBlocksUint8(dst, src []uint8, n, width, dstStride, srcStride int) {
 func MaxBlocksInt16(dst, src []int16, n, width, dstStride, srcStride int) {
 	if checkMaxBlocks("MaxBlocksInt16", len(dst), len(src), n, width, dstStride, srcStride) {
 		maxBlocksInt16(dst, src, n, width, dstStride, srcStride)
+	}
+}
+
+// MinBlocksInt8 is MaxBlocksInt8 with the minimum: it sets
+// dst[k*dstStride+c] = src[k*srcStride+c] where the former is greater
+// (signed comparison), for k < n and c < width, with MaxBlocksInt8's
+// geometry, contract and panics. The result is min(dst, src) exactly, so
+// every implementation gives the same bytes: int8 MINIMUM (TFLite's
+// maximum_minimum.cc compares raw values) over a run is one call with
+// n = 1.
+func MinBlocksInt8(dst, src []int8, n, width, dstStride, srcStride int) {
+	if checkMaxBlocks("MinBlocksInt8", len(dst), len(src), n, width, dstStride, srcStride) {
+		minBlocksInt8(dst, src, n, width, dstStride, srcStride)
+	}
+}
+
+// MinBlocksUint8 is MinBlocksInt8 for uint8 values (unsigned comparison):
+// uint8 MINIMUM.
+func MinBlocksUint8(dst, src []uint8, n, width, dstStride, srcStride int) {
+	if checkMaxBlocks("MinBlocksUint8", len(dst), len(src), n, width, dstStride, srcStride) {
+		minBlocksUint8(dst, src, n, width, dstStride, srcStride)
+	}
+}
+
+// MinBlocksInt16 is MinBlocksInt8 for int16 values: int16 MINIMUM.
+func MinBlocksInt16(dst, src []int16, n, width, dstStride, srcStride int) {
+	if checkMaxBlocks("MinBlocksInt16", len(dst), len(src), n, width, dstStride, srcStride) {
+		minBlocksInt16(dst, src, n, width, dstStride, srcStride)
 	}
 }

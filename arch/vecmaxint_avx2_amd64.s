@@ -4,6 +4,9 @@
 // vecmaxint.go): VPMAXSB, VPMAXUB and VPMAXSW are max(dst, src) per lane,
 // exactly `if dst < src { dst = src }` for integers. The three routines
 // differ only in the instruction, the scalar load and the element size.
+// MinBlocksInt8, MinBlocksUint8 and MinBlocksInt16 are the same with
+// VPMINSB, VPMINUB and VPMINSW (`if dst > src { dst = src }`); a min is
+// idempotent too.
 //
 // Per block, with W the block's width in bytes: 32 bytes per step, and
 // the last partial step redone as a whole vector ending at W (a max is
@@ -20,9 +23,11 @@
 // MAXBLOCKS is the body of the three routines, after the arguments are
 // loaded (and, for int16, the width and strides turned into bytes):
 // VPMAX the vector max, LOADX the sign- or zero-extending scalar load,
-// STORE the scalar store, STEP the element size. Its labels are local to
+// STORE the scalar store, STEP the element size, JKEEP the jump taken
+// when dst already holds the result (JGE for max, JLE for min, after
+// comparing dst with src). Its labels are local to
 // the TEXT block that expands it.
-#define MAXBLOCKS(VPMAX, LOADX, STORE, STEP) \
+#define MAXBLOCKS(VPMAX, LOADX, STORE, STEP, JKEEP) \
 	block: \
 	CMPQ CX, $32; \
 	JLT  lt32; \
@@ -76,7 +81,7 @@
 	LOADX (SI)(AX*1), R8; \
 	LOADX (DI)(AX*1), R12; \
 	CMPQ    R12, R8; \
-	JGE     keep; \
+	JKEEP   keep; \
 	STORE   R8, (DI)(AX*1); \
 	keep: \
 	ADDQ $STEP, AX; \
@@ -102,7 +107,7 @@ TEXT ·maxBlocksInt8AVX2(SB), NOSPLIT, $0-80
 	JLE   done
 	TESTQ CX, CX
 	JLE   done
-	MAXBLOCKS(VPMAXSB, MOVBQSX, MOVB, 1)
+	MAXBLOCKS(VPMAXSB, MOVBQSX, MOVB, 1, JGE)
 
 // func maxBlocksUint8AVX2(dst, src []uint8, n, width, dstStride, srcStride int)
 TEXT ·maxBlocksUint8AVX2(SB), NOSPLIT, $0-80
@@ -116,7 +121,7 @@ TEXT ·maxBlocksUint8AVX2(SB), NOSPLIT, $0-80
 	JLE   done
 	TESTQ CX, CX
 	JLE   done
-	MAXBLOCKS(VPMAXUB, MOVBQZX, MOVB, 1)
+	MAXBLOCKS(VPMAXUB, MOVBQZX, MOVB, 1, JGE)
 
 // func maxBlocksInt16AVX2(dst, src []int16, n, width, dstStride, srcStride int)
 TEXT ·maxBlocksInt16AVX2(SB), NOSPLIT, $0-80
@@ -133,4 +138,49 @@ TEXT ·maxBlocksInt16AVX2(SB), NOSPLIT, $0-80
 	SHLQ  $1, CX
 	SHLQ  $1, R10
 	SHLQ  $1, R11
-	MAXBLOCKS(VPMAXSW, MOVWQSX, MOVW, 2)
+	MAXBLOCKS(VPMAXSW, MOVWQSX, MOVW, 2, JGE)
+
+// func minBlocksInt8AVX2(dst, src []int8, n, width, dstStride, srcStride int)
+TEXT ·minBlocksInt8AVX2(SB), NOSPLIT, $0-80
+	MOVQ  dst_base+0(FP), DI
+	MOVQ  src_base+24(FP), SI
+	MOVQ  n+48(FP), DX
+	MOVQ  width+56(FP), CX
+	MOVQ  dstStride+64(FP), R10
+	MOVQ  srcStride+72(FP), R11
+	TESTQ DX, DX
+	JLE   done
+	TESTQ CX, CX
+	JLE   done
+	MAXBLOCKS(VPMINSB, MOVBQSX, MOVB, 1, JLE)
+
+// func minBlocksUint8AVX2(dst, src []uint8, n, width, dstStride, srcStride int)
+TEXT ·minBlocksUint8AVX2(SB), NOSPLIT, $0-80
+	MOVQ  dst_base+0(FP), DI
+	MOVQ  src_base+24(FP), SI
+	MOVQ  n+48(FP), DX
+	MOVQ  width+56(FP), CX
+	MOVQ  dstStride+64(FP), R10
+	MOVQ  srcStride+72(FP), R11
+	TESTQ DX, DX
+	JLE   done
+	TESTQ CX, CX
+	JLE   done
+	MAXBLOCKS(VPMINUB, MOVBQZX, MOVB, 1, JLE)
+
+// func minBlocksInt16AVX2(dst, src []int16, n, width, dstStride, srcStride int)
+TEXT ·minBlocksInt16AVX2(SB), NOSPLIT, $0-80
+	MOVQ  dst_base+0(FP), DI
+	MOVQ  src_base+24(FP), SI
+	MOVQ  n+48(FP), DX
+	MOVQ  width+56(FP), CX
+	MOVQ  dstStride+64(FP), R10
+	MOVQ  srcStride+72(FP), R11
+	TESTQ DX, DX
+	JLE   done
+	TESTQ CX, CX
+	JLE   done
+	SHLQ  $1, CX
+	SHLQ  $1, R10
+	SHLQ  $1, R11
+	MAXBLOCKS(VPMINSW, MOVWQSX, MOVW, 2, JLE)

@@ -12,3 +12,15 @@ func maxBlocksIntGeneric[T int8 | uint8 | int16](dst, src []T, n, width, dstStri
 		}
 	}
 }
+
+// minBlocksIntGeneric is maxBlocksIntGeneric with the minimum: the
+// portable MinBlocksInt8, MinBlocksUint8 and MinBlocksInt16.
+func minBlocksIntGeneric[T int8 | uint8 | int16](dst, src []T, n, width, dstStride, srcStride int) {
+	for k := 0; k < n; k++ {
+		d := dst[k*dstStride : k*dstStride+width]
+		s := src[k*srcStride : k*srcStride+width]
+		for c, v := range s {
+			d[c] = min(d[c], v)
+		}
+	}
+}

@@ -8,7 +8,8 @@ import (
 	"unsafe"
 )
 
-// Tests of MaxBlocksInt8, MaxBlocksUint8 and MaxBlocksInt16: every usable
+// Tests of MaxBlocksInt8, MaxBlocksUint8 and MaxBlocksInt16 (and their
+// MinBlocks twins, over the same cases): every usable
 // implementation gives the portable result for widths 0..130 (every
 // branch of the assembly: scalar, 8-, 16- and 32-byte steps and the
 // overlapping last step), random block counts and strides (overlapping,
@@ -53,6 +54,12 @@ func tailOf[T int8 | uint8 | int16](t testing.TB, n int) []T {
 }
 
 func twinMaxBlocksInt[T int8 | uint8 | int16](t *testing.T, p *impls[func(dst, src []T, n, width, dstStride, srcStride int)], seed uint64) {
+	twinBlocksInt(t, p, maxBlocksIntGeneric[T], seed)
+}
+
+// twinBlocksInt checks every implementation of p against ref, the
+// portable MaxBlocks or MinBlocks.
+func twinBlocksInt[T int8 | uint8 | int16](t *testing.T, p *impls[func(dst, src []T, n, width, dstStride, srcStride int)], ref func(dst, src []T, n, width, dstStride, srcStride int), seed uint64) {
 	const guard = 40
 	r := rand.New(rand.NewPCG(seed, seed+1))
 	for _, im := range implsOf(p) {
@@ -76,7 +83,7 @@ func twinMaxBlocksInt[T int8 | uint8 | int16](t *testing.T, p *impls[func(dst, s
 			genIntMax(r, d0)
 			genIntMax(r, s)
 			want := append([]T(nil), d0...)
-			maxBlocksIntGeneric(want, s, n, width, dStride, sStride)
+			ref(want, s, n, width, dStride, sStride)
 			what := fmt.Sprintf("%s n=%d width=%d strides %d/%d", im.name, n, width, dStride, sStride)
 			buf := make([]T, dLen+2*guard)
 			genIntMax(r, buf)
@@ -118,6 +125,61 @@ func twinMaxBlocksInt[T int8 | uint8 | int16](t *testing.T, p *impls[func(dst, s
 func TestTwinMaxBlocksInt8(t *testing.T)  { twinMaxBlocksInt(t, maxBlocksInt8Impls, 71) }
 func TestTwinMaxBlocksUint8(t *testing.T) { twinMaxBlocksInt(t, maxBlocksUint8Impls, 73) }
 func TestTwinMaxBlocksInt16(t *testing.T) { twinMaxBlocksInt(t, maxBlocksInt16Impls, 75) }
+
+func TestTwinMinBlocksInt8(t *testing.T) {
+	twinBlocksInt(t, minBlocksInt8Impls, minBlocksIntGeneric[int8], 77)
+}
+func TestTwinMinBlocksUint8(t *testing.T) {
+	twinBlocksInt(t, minBlocksUint8Impls, minBlocksIntGeneric[uint8], 79)
+}
+func TestTwinMinBlocksInt16(t *testing.T) {
+	twinBlocksInt(t, minBlocksInt16Impls, minBlocksIntGeneric[int16], 81)
+}
+
+func TestMinBlocksIntSemantics(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		d8 := []int8{-128, 127, -1, 0, 5}
+		MinBlocksInt8(d8, []int8{-127, -128, 0, -1, 5}, 1, 5, 0, 0)
+		if fmt.Sprint(d8) != "[-128 -128 -1 -1 5]" {
+			t.Errorf("MinBlocksInt8: %v", d8)
+		}
+		u8 := []uint8{0, 255, 127, 128}
+		MinBlocksUint8(u8, []uint8{1, 0, 128, 127}, 1, 4, 0, 0)
+		if fmt.Sprint(u8) != "[0 0 127 127]" {
+			t.Errorf("MinBlocksUint8: %v", u8)
+		}
+		d16 := []int16{-32768, 32767, -1, 256}
+		MinBlocksInt16(d16, []int16{-32767, 0, 0, 255}, 1, 4, 0, 0)
+		if fmt.Sprint(d16) != "[-32768 0 -1 255]" {
+			t.Errorf("MinBlocksInt16: %v", d16)
+		}
+		// 40 values: the vector loop and its overlapping last step.
+		long := make([]uint8, 40)
+		src := make([]uint8, 40)
+		for i := range long {
+			long[i], src[i] = uint8(200+i), uint8(250-i)
+		}
+		MinBlocksUint8(long, src, 1, 40, 0, 0)
+		for i, v := range long {
+			if want := min(uint8(200+i), uint8(250-i)); v != want {
+				t.Fatalf("MinBlocksUint8 element %d: %d, want %d", i, v, want)
+			}
+		}
+	})
+	for name, f := range map[string]func(){
+		"short dst": func() { MinBlocksInt8(make([]int8, 3), make([]int8, 4), 1, 4, 0, 0) },
+		"overlap":   func() { MinBlocksInt16(make([]int16, 8), make([]int16, 8), 2, 4, 3, 4) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
 
 func TestMaxBlocksIntSemantics(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {

@@ -1,7 +1,9 @@
 package builtin
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/tflrun/tflrun/ops"
@@ -41,4 +43,147 @@ func TestMaximumMinimumTFLiteVectors(t *testing.T) {
 	if got[0] != 1 || !math.IsNaN(float64(got[1])) {
 		t.Fatalf("MAXIMUM with NaN: %v, want [1 NaN]", got)
 	}
+}
+
+// TestMaximumMinimumIntBroadcast checks the vector int8, uint8 and int16
+// paths against an element-by-element reference over every broadcast
+// pattern vectorRuns distinguishes (equal shapes, a scalar either side,
+// a column, a short row tiled, a general gather) at sizes long enough
+// for the vector loops and their tails, and with the output written in
+// place over either input.
+func TestMaximumMinimumIntBroadcast(t *testing.T) {
+	shapes := [][2][]int{
+		{{2, 33, 40}, {2, 33, 40}},
+		{{1, 57, 57, 7}, {1}},
+		{{1}, {3, 101}},
+		{{2, 33, 40}, {2, 33, 1}},
+		{{5, 9, 3}, {3}},
+		{{2, 1, 40}, {2, 33, 1}},
+		{{4, 1, 3, 1}, {1, 5, 1, 70}},
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, sh := range shapes {
+		var bc broadcast
+		if err := bc.prepare(sh[0], sh[1]); err != nil {
+			t.Fatal(err)
+		}
+		count := 1
+		for _, d := range bc.outShape {
+			count *= d
+		}
+		// index maps an output element to its two input elements.
+		index := func(o int) (ia, ib int) {
+			rank := len(bc.outShape)
+			for d, sa, sb := rank-1, 1, 1; d >= 0; d-- {
+				c := o % bc.outShape[d]
+				o /= bc.outShape[d]
+				if j := len(sh[0]) - rank + d; j >= 0 {
+					if sh[0][j] != 1 {
+						ia += c * sa
+					}
+					sa *= sh[0][j]
+				}
+				if j := len(sh[1]) - rank + d; j >= 0 {
+					if sh[1][j] != 1 {
+						ib += c * sb
+					}
+					sb *= sh[1][j]
+				}
+			}
+			return
+		}
+		for _, tc := range []struct {
+			name string
+			k    func() ops.Kernel
+			sel  func(x, y int64) int64
+		}{
+			{"MAXIMUM", NewMaximum, func(x, y int64) int64 { return max(x, y) }},
+			{"MINIMUM", NewMinimum, func(x, y int64) int64 { return min(x, y) }},
+		} {
+			for _, typ := range []ops.DataType{ops.Int8, ops.Uint8, ops.Int16} {
+				a, b := randIntTensor(r, typ, sh[0]), randIntTensor(r, typ, sh[1])
+				want := make([]int64, count)
+				for o := range want {
+					ia, ib := index(o)
+					want[o] = tc.sel(intAt(a, ia), intAt(b, ib))
+				}
+				what := fmt.Sprintf("%s %s %v %v", tc.name, typ, sh[0], sh[1])
+				check := func(how string, out *ops.Tensor) {
+					t.Helper()
+					for o, w := range want {
+						if g := intAt(out, o); g != w {
+							t.Fatalf("%s%s: element %d = %d, want %d", what, how, o, g, w)
+						}
+					}
+				}
+				check("", binRun(t, tc.k(), nil, a, b, typ))
+				// In place: the output shares the storage of the input
+				// of its shape.
+				for side, in := range []*ops.Tensor{a, b} {
+					if !ops.SameShape(in.Shape, bc.outShape) {
+						continue
+					}
+					x, y := cloneTensor(a), cloneTensor(b)
+					out := outTensor(typ)
+					if side == 0 {
+						out.Data = x.Data
+					} else {
+						out.Data = y.Data
+					}
+					k := tc.k()
+					n := binNode(nil, x, y, out)
+					if err := prepare(k, n); err != nil {
+						t.Fatal(err)
+					}
+					if err := k.Eval(n); err != nil {
+						t.Fatal(err)
+					}
+					check(fmt.Sprintf(" in place over input %d", side), out)
+				}
+			}
+		}
+	}
+}
+
+func randIntTensor(r *rand.Rand, typ ops.DataType, shape []int) *ops.Tensor {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	switch typ {
+	case ops.Int8:
+		v := make([]int8, n)
+		for i := range v {
+			v[i] = int8(r.IntN(256) - 128)
+		}
+		return tensorOf(typ, shape, v)
+	case ops.Uint8:
+		v := make([]uint8, n)
+		for i := range v {
+			v[i] = uint8(r.IntN(256))
+		}
+		return tensorOf(typ, shape, v)
+	}
+	v := make([]int16, n)
+	for i := range v {
+		v[i] = int16(r.IntN(65536) - 32768)
+	}
+	return tensorOf(typ, shape, v)
+}
+
+func intAt(t *ops.Tensor, i int) int64 {
+	switch t.Type {
+	case ops.Int8:
+		return int64(t.Int8s()[i])
+	case ops.Uint8:
+		return int64(t.Data[i])
+	}
+	return int64(t.Int16s()[i])
+}
+
+func cloneTensor(t *ops.Tensor) *ops.Tensor {
+	c := &ops.Tensor{Type: t.Type, Shape: append([]int(nil), t.Shape...)}
+	c.Data = alignedBytes(len(t.Data))
+	copy(c.Data, t.Data)
+	return c
 }

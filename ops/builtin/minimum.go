@@ -1,6 +1,9 @@
 package builtin
 
-import "github.com/tflrun/tflrun/ops"
+import (
+	"github.com/tflrun/tflrun/arch"
+	"github.com/tflrun/tflrun/ops"
+)
 
 // NewMinimum returns a MINIMUM kernel for one node (a MaximumMinimum):
 // out[i] = a[i] < b[i] ? a[i] : b[i].
@@ -9,14 +12,14 @@ func NewMinimum() ops.Kernel { return &MaximumMinimum{op: &minimumOp} }
 var minimumOp = maxMinOp{
 	name: "MINIMUM",
 	f32:  minimumOf[float32],
-	i8:   minimumOf[int8],
-	u8:   minimumOf[uint8],
-	i16:  minimumOf[int16],
 	i32:  minimumOf[int32],
 	i64:  minimumOf[int64],
+	vi8:  &blocksOp[int8]{arch.MinBlocksInt8},
+	vu8:  &blocksOp[uint8]{arch.MinBlocksUint8},
+	vi16: &blocksOp[int16]{arch.MinBlocksInt16},
 }
 
-func minimumOf[T float32 | int8 | uint8 | int16 | int32 | int64](x, y T) T {
+func minimumOf[T float32 | int32 | int64](x, y T) T {
 	if x < y {
 		return x
 	}
