@@ -12,31 +12,29 @@ package arch
 // reduction block of GemmF32Tile's order (a gemmF32Func whose rows are
 // given by offsets and runs; see gemmF32SegGeneric).
 var (
-	gemmF32Seg      func(dst []float32, ldd int, x []float32, rows []int, segs []int, w, bias []float32, m, n, wk int, lo, hi float32, flags int)
+	gemmF32Seg      func(dst []float32, ldd int, x []float32, rows, runs []int, runLen, k0, kb int, w, bias []float32, m, n, wk int, lo, hi float32, flags int)
 	gemmF32SegImpls = newImpls("GemmF32Indirect", &gemmF32Seg, gemmF32SegGeneric)
 )
 
-// gemmF32SegGeneric is gemmF32Func for rows p < m whose reduction
-// vector is the concatenation of x[rows[p]+segs[2r] : rows[p]+segs[2r+1]]
-// over the runs r (element offsets, each run non-empty); k is the total
-// length of the runs. It gathers the rows and runs the portable kernel,
+// gemmF32SegGeneric is gemmF32Func for the reduction indices k0 ≤ i <
+// k0+kb of rows p < m whose reduction vector is the concatenation of
+// x[rows[p]+runs[r] : rows[p]+runs[r]+runLen] over the runs r (element
+// offsets); w is the packed weights from index k0 on, wk their
+// reduction length. It gathers the rows and runs the portable kernel,
 // so it sums exactly as that does.
-func gemmF32SegGeneric(dst []float32, ldd int, x []float32, rows []int, segs []int, w, bias []float32, m, n, wk int, lo, hi float32, flags int) {
-	k := 0
-	for r := 0; r+1 < len(segs); r += 2 {
-		k += segs[r+1] - segs[r]
-	}
+func gemmF32SegGeneric(dst []float32, ldd int, x []float32, rows, runs []int, runLen, k0, kb int, w, bias []float32, m, n, wk int, lo, hi float32, flags int) {
+	k := len(runs) * runLen
 	a := make([]float32, m*k)
-	gatherRows(a, x, rows[:m], segs)
-	gemmF32Generic(dst, ldd, a, k, w, bias, m, n, k, wk, lo, hi, flags)
+	gatherRows(a, x, rows[:m], runs, runLen)
+	gemmF32Generic(dst, ldd, a[k0:], k, w, bias, m, n, kb, wk, lo, hi, flags)
 }
 
-// gatherRows writes row p's runs, concatenated, to a[p·k:].
-func gatherRows(a, x []float32, rows []int, segs []int) {
+// gatherRows writes row p's runs, concatenated, to a[p·len(runs)·runLen:].
+func gatherRows(a, x []float32, rows, runs []int, runLen int) {
 	j := 0
 	for _, off := range rows {
-		for r := 0; r+1 < len(segs); r += 2 {
-			j += copy(a[j:], x[off+segs[r]:off+segs[r+1]])
+		for _, r := range runs {
+			j += copy(a[j:j+runLen], x[off+r:off+r+runLen])
 		}
 	}
 }
@@ -67,15 +65,16 @@ func GemmF32Indirect(dst []float32, ldd int, x []float32, rowOff, runs []int, ru
 	for _, r := range runs {
 		lo0, hi0 = min(lo0, r), max(hi0, r)
 	}
+	rLo, rHi := rowOff[0], rowOff[0]
 	for _, off := range rowOff[:m] {
-		if off < 0 || off+lo0 < 0 || off+hi0+runLen > len(x) {
-			panic("arch.GemmF32Indirect: row outside the source")
-		}
+		rLo, rHi = min(rLo, off), max(rHi, off)
 	}
-	if gemmF32SegImpls.cur == 0 || total == 1 || n == 1 || n%8 != 0 || n < 16 || !gemmF32Ordered() || len(runs) > maxSegs {
+	if rLo < 0 || rLo+lo0 < 0 || rHi+hi0+runLen > len(x) {
+		panic("arch.GemmF32Indirect: row outside the source")
+	}
+	if !GemmF32IndirectFast(n) || total == 1 || len(runs) > maxSegs {
 		a := col[:m*k]
-		var segs [2 * maxSegs]int
-		gatherRows(a, x, rowOff[:m], runSegs(segs[:0], runs, runLen, 0, k))
+		gatherRows(a, x, rowOff[:m], runs, runLen)
 		GemmF32Tile(dst, ldd, a, k, packed, bias, m, n, k, lo, hi, p0, total)
 		return
 	}
@@ -86,7 +85,6 @@ func GemmF32Indirect(dst []float32, ldd int, x []float32, rowOff, runs []int, ru
 	_ = bias[n-1]
 	_ = packed[PackedGemmF32Len(n, k)-1]
 	kc := eigenKc(k, n, total)
-	var segs [2*maxSegs + 2]int
 	for k0 := 0; k0 < k; k0 += kc {
 		kb := min(kc, k-k0)
 		flags := 0
@@ -96,7 +94,7 @@ func GemmF32Indirect(dst []float32, ldd int, x []float32, rowOff, runs []int, ru
 		if k0+kb == k {
 			flags |= gemmFinal
 		}
-		gemmF32Seg(dst, ldd, x, rowOff[:m], runSegs(segs[:0], runs, runLen, k0, kb), packed[k0*GemmBlock:], bias, m, n, k, lo, hi, flags)
+		gemmF32Seg(dst, ldd, x, rowOff[:m], runs, runLen, k0, kb, packed[k0*GemmBlock:], bias, m, n, k, lo, hi, flags)
 	}
 }
 
@@ -104,15 +102,10 @@ func GemmF32Indirect(dst []float32, ldd int, x []float32, rowOff, runs []int, ru
 // has 49); more take the gathering path.
 const maxSegs = 64
 
-// runSegs appends to segs the element ranges [start, end) (relative to a
-// row's offset) of reduction indices k0 ≤ i < k0+kb, run r covering
-// indices r·runLen up to (r+1)·runLen from offset runs[r].
-func runSegs(segs []int, runs []int, runLen, k0, kb int) []int {
-	for r, off := range runs {
-		i0, i1 := max(k0, r*runLen), min(k0+kb, (r+1)*runLen)
-		if i0 < i1 {
-			segs = append(segs, off+i0-r*runLen, off+i1-r*runLen)
-		}
-	}
-	return segs
+// GemmF32IndirectFast reports whether GemmF32Indirect has a kernel at the
+// level in use for n output channels (else it gathers the rows, which
+// costs what im2col does): a kernel may choose the indirect path at
+// Prepare, both ways giving the same bits.
+func GemmF32IndirectFast(n int) bool {
+	return gemmF32SegImpls.cur != 0 && gemmF32Ordered() && n >= 16 && n%8 == 0
 }

@@ -15,8 +15,8 @@
 
 // func gemmF32SegR8AVX512(dst *float32, ldd int, x *float32, rows *int, w *float32, bias *float32, m, n int, segs *int, lo, hi float32, tail uint64, wskip int, flags uint64)
 //
-// rows holds ⌈m/8⌉·8 row offsets (bytes into x; the wrapper repeats the
-// last row's to fill the last block), segs pairs of byte offsets [start,
+// rows holds ⌈m/8⌉·8 row offsets (float32 elements into x; the wrapper
+// repeats the last row's to fill the last block), segs pairs of byte offsets [start,
 // end) with start < end, ended by a negative start. SI, BX, CX, DX,
 // R8-R11 rows 0-7; R12 packed weights; AX offset within the run; R13 its
 // end; R14 the run list; DI channel index j; Z0-Z7 sums; Z8 weights (then
@@ -37,21 +37,21 @@ rowblk:
 	MOVQ rp-8(SP), R14
 	MOVQ x+16(FP), R13
 	MOVQ 0(R14), SI
-	ADDQ R13, SI
+	LEAQ (R13)(SI*4), SI
 	MOVQ 8(R14), BX
-	ADDQ R13, BX
+	LEAQ (R13)(BX*4), BX
 	MOVQ 16(R14), CX
-	ADDQ R13, CX
+	LEAQ (R13)(CX*4), CX
 	MOVQ 24(R14), DX
-	ADDQ R13, DX
+	LEAQ (R13)(DX*4), DX
 	MOVQ 32(R14), R8
-	ADDQ R13, R8
+	LEAQ (R13)(R8*4), R8
 	MOVQ 40(R14), R9
-	ADDQ R13, R9
+	LEAQ (R13)(R9*4), R9
 	MOVQ 48(R14), R10
-	ADDQ R13, R10
+	LEAQ (R13)(R10*4), R10
 	MOVQ 56(R14), R11
-	ADDQ R13, R11
+	LEAQ (R13)(R11*4), R11
 	MOVQ w+32(FP), R12
 	XORQ DI, DI
 

@@ -61,15 +61,20 @@ func TestTwinGemmF32Seg(t *testing.T) {
 			lo, hi = -0.5, 0.25
 		}
 		flags := trial % 4
-		segs := runSegs(nil, runs, runLen, 0, k)
+		// A reduction block [kb0, kb0+kb) of the rows, at k0 of the weights.
+		kb0 := r.IntN(k)
+		kb := 1 + r.IntN(k-kb0)
+		if trial%3 == 0 {
+			kb0, kb = 0, k
+		}
 		want := append([]float32(nil), init...)
-		gemmF32SegGeneric(want, ldd, x, rows, segs, packed[k0*GemmBlock:], bias, m, n, wk, lo, hi, flags)
+		gemmF32SegGeneric(want, ldd, x, rows, runs, runLen, kb0, kb, packed[k0*GemmBlock:], bias, m, n, wk, lo, hi, flags)
 		for _, im := range implsOf(gemmF32SegImpls) {
 			got := append([]float32(nil), init...)
-			im.fn(got, ldd, x, rows, segs, packed[k0*GemmBlock:], bias, m, n, wk, lo, hi, flags)
+			im.fn(got, ldd, x, rows, runs, runLen, kb0, kb, packed[k0*GemmBlock:], bias, m, n, wk, lo, hi, flags)
 			for i := range got {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
-					t.Fatalf("%s m=%d n=%d runs=%v×%d of %d at %d, flags %d: dst[%d] = %v, portable %v", im.name, m, n, runs, runLen, wk, k0, flags, i, got[i], want[i])
+					t.Fatalf("%s m=%d n=%d runs=%v×%d [%d, +%d) of %d at %d, flags %d: dst[%d] = %v, portable %v", im.name, m, n, runs, runLen, kb0, kb, wk, k0, flags, i, got[i], want[i])
 				}
 			}
 		}
@@ -107,7 +112,7 @@ func TestGemmF32Indirect(t *testing.T) {
 			p0, total = 0, m
 		}
 		a := make([]float32, m*k)
-		gatherRows(a, x, rows, runSegs(nil, runs, runLen, 0, k))
+		gatherRows(a, x, rows, runs, runLen)
 		ldd := n + r.IntN(2)
 		want := make([]float32, m*ldd)
 		GemmF32Tile(want, ldd, a, k, packed, bias, m, n, k, lo, hi, p0, total)
