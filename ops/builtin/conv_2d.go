@@ -225,6 +225,10 @@ func threadStride(count, elem int) int {
 // (tests: the path arm64 takes).
 var convForceMatVec bool
 
+// convForceIm2col makes Prepare keep the float path on im2col tiles
+// instead of the indirect GEMM (tests: both give the same bits).
+var convForceIm2col bool
+
 // convTileBytes bounds the im2col tile so that it stays in the L2 cache.
 const convTileBytes = 64 << 10
 
@@ -450,7 +454,7 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 		k.colStride = threadStride(k.tile*k.k, elem)
 		k.colID = n.RequestScratch(k.threads * k.colStride * elem)
 	}
-	if k.path == convFloat && !k.direct && !k.matVec && arch.GemmF32IndirectFast(k.outC) {
+	if k.path == convFloat && !k.direct && !k.matVec && !convForceIm2col && arch.GemmF32IndirectFast(k.outC) {
 		k.prepareIndirect(n, in)
 	}
 	switch k.path {
