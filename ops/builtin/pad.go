@@ -35,10 +35,10 @@ type Pad struct {
 	pad       [8]byte // the pad value's bytes
 	inElems   int
 	outElems  int
-	// Eval fills the output with the pad value in blocks of padBlock
-	// bytes (fillFn), then copies the input's rows of rowBytes bytes (the
-	// innermost padded dimension and those inside it) into place
-	// (rowsFn), both split over threads; pos holds each thread's
+	// Eval copies the input's rows of rowBytes bytes (the innermost
+	// padded dimension and those inside it) into place and fills the pad
+	// value around them (rowsFn), split over threads (an empty input:
+	// the pad value in blocks of padBlock bytes, fillFn); pos holds each thread's
 	// position (rank ints per thread); in and o are the tensors' bytes
 	// during Eval.
 	rowBytes, rows int
@@ -187,23 +187,40 @@ func (k *Pad) Eval(n *ops.Node) error {
 	}
 	eb := k.elem
 	o := out.Data[:k.outElems*eb]
-	if len(o) > 0 {
-		k.o = o
-		n.Parallel((len(o)+padBlock-1)/padBlock, len(o)/8, k.fillFn)
-	}
-	if k.inElems == 0 {
+	if k.inElems == 0 || len(k.inShape) == 0 {
+		if len(o) > 0 {
+			k.o = o
+			n.Parallel((len(o)+padBlock-1)/padBlock, len(o)/8, k.fillFn)
+		}
+		if k.inElems > 0 {
+			copy(o[:eb], in.Data)
+		}
 		k.o = nil
 		return nil
 	}
-	if len(k.inShape) == 0 {
-		copy(o[:eb], in.Data)
-		k.o = nil
-		return nil
-	}
-	k.in = in.Data
-	n.Parallel(k.rows, k.inElems, k.rowsFn)
+	// Each row is copied into place and the pad value written only
+	// between the rows (and before the first, after the last): every
+	// output byte is written once.
+	k.o, k.in = o, in.Data
+	n.Parallel(k.rows, len(o), k.rowsFn)
 	k.in, k.o = nil, nil
 	return nil
+}
+
+// fillPad sets seg to the pad value (clear for a zero pad).
+func (k *Pad) fillPad(seg []byte) {
+	if len(seg) == 0 {
+		return
+	}
+	eb := k.elem
+	if k.pad == [8]byte{} {
+		clear(seg)
+		return
+	}
+	copy(seg, k.pad[:eb])
+	for filled := eb; filled < len(seg); filled *= 2 {
+		copy(seg[filled:], seg[:filled])
+	}
 }
 
 // fill sets the output blocks [lo, hi) of padBlock bytes to the pad
@@ -218,21 +235,35 @@ func (k *Pad) fill(_, lo, hi int) {
 }
 
 // copyRows copies the input rows [lo, hi) (Prepare's rowBytes each, in
-// input order) to their places in the output.
+// input order, which is their order in the output) to their places in
+// the output and fills the pad value from the end of the row before
+// each (the output's start for row 0) up to it, and after the last row
+// to the output's end.
 func (k *Pad) copyRows(worker, lo, hi int) {
 	rank, last, eb, row := len(k.inShape), k.last, k.elem, k.rowBytes
 	pos := k.pos[worker*rank : (worker+1)*rank]
+	prevEnd := 0 // bytes
+	if lo > 0 {
+		r := lo - 1
+		for d := last - 1; d >= 0; d-- {
+			pos[d] = r % k.inShape[d]
+			r /= k.inShape[d]
+		}
+		prevEnd = k.rowOffset(pos)*eb + row
+	}
 	r := lo
 	for d := last - 1; d >= 0; d-- {
 		pos[d] = r % k.inShape[d]
 		r /= k.inShape[d]
 	}
 	for i := lo; i < hi; i++ {
-		off := k.before[last] * k.outStride[last]
-		for d := 0; d < last; d++ {
-			off += (pos[d] + k.before[d]) * k.outStride[d]
+		off := k.rowOffset(pos) * eb
+		k.fillPad(k.o[prevEnd:off])
+		copy(k.o[off:off+row], k.in[i*row:(i+1)*row])
+		prevEnd = off + row
+		if i == k.rows-1 {
+			k.fillPad(k.o[prevEnd:])
 		}
-		copy(k.o[off*eb:off*eb+row], k.in[i*row:(i+1)*row])
 		for d := last - 1; d >= 0; d-- {
 			pos[d]++
 			if pos[d] < k.inShape[d] {
@@ -241,4 +272,14 @@ func (k *Pad) copyRows(worker, lo, hi int) {
 			pos[d] = 0
 		}
 	}
+}
+
+// rowOffset is the output element offset of the input row at pos (the
+// indices of the dimensions outside k.last).
+func (k *Pad) rowOffset(pos []int) int {
+	off := k.before[k.last] * k.outStride[k.last]
+	for d := 0; d < k.last; d++ {
+		off += (pos[d] + k.before[d]) * k.outStride[d]
+	}
+	return off
 }
