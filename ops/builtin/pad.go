@@ -256,20 +256,40 @@ func (k *Pad) copyRows(worker, lo, hi int) {
 		pos[d] = r % k.inShape[d]
 		r /= k.inShape[d]
 	}
-	for i := lo; i < hi; i++ {
+	// Rows along dimension last-1 are outStride[last-1] elements apart:
+	// a stretch of them needs one offset computation.
+	inner, step := 1, 0
+	if last > 0 {
+		inner, step = k.inShape[last-1], k.outStride[last-1]*eb
+	}
+	zero := k.pad == [8]byte{}
+	for i := lo; i < hi; {
+		cnt := hi - i
+		if last > 0 {
+			cnt = min(cnt, inner-pos[last-1])
+		}
 		off := k.rowOffset(pos) * eb
-		k.fillPad(k.o[prevEnd:off])
-		copy(k.o[off:off+row], k.in[i*row:(i+1)*row])
-		prevEnd = off + row
-		if i == k.rows-1 {
+		for j := i; j < i+cnt; j++ {
+			if zero {
+				clear(k.o[prevEnd:off])
+			} else {
+				k.fillPad(k.o[prevEnd:off])
+			}
+			copy(k.o[off:off+row], k.in[j*row:(j+1)*row])
+			prevEnd = off + row
+			off += step
+		}
+		i += cnt
+		if i == k.rows {
 			k.fillPad(k.o[prevEnd:])
 		}
-		for d := last - 1; d >= 0; d-- {
-			pos[d]++
-			if pos[d] < k.inShape[d] {
-				break
-			}
+		if last == 0 {
+			break
+		}
+		pos[last-1] += cnt
+		for d := last - 1; d > 0 && pos[d] >= k.inShape[d]; d-- {
 			pos[d] = 0
+			pos[d-1]++
 		}
 	}
 }
