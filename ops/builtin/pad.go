@@ -187,6 +187,18 @@ func (k *Pad) Eval(n *ops.Node) error {
 	}
 	eb := k.elem
 	o := out.Data[:k.outElems*eb]
+	if k.pad != [8]byte{} && len(k.inShape) > 0 && k.inElems > 0 {
+		// A non-zero pad value (a quantised zero point) is filled over
+		// the whole output first, in large blocks, then the rows copied
+		// over it: filling many short gaps with a pattern cost more
+		// (micro_retinaface's int8 PADs, 2-byte gaps).
+		k.o = o
+		n.Parallel((len(o)+padBlock-1)/padBlock, len(o)/8, k.fillFn)
+		k.in = in.Data
+		n.Parallel(k.rows, k.inElems, k.rowsFn)
+		k.in, k.o = nil, nil
+		return nil
+	}
 	if k.inElems == 0 || len(k.inShape) == 0 {
 		if len(o) > 0 {
 			k.o = o
@@ -198,29 +210,13 @@ func (k *Pad) Eval(n *ops.Node) error {
 		k.o = nil
 		return nil
 	}
-	// Each row is copied into place and the pad value written only
-	// between the rows (and before the first, after the last): every
+	// A zero pad: each row is copied into place and zeros written only
+	// between the rows (and before the first, after the last), so every
 	// output byte is written once.
 	k.o, k.in = o, in.Data
 	n.Parallel(k.rows, len(o), k.rowsFn)
 	k.in, k.o = nil, nil
 	return nil
-}
-
-// fillPad sets seg to the pad value (clear for a zero pad).
-func (k *Pad) fillPad(seg []byte) {
-	if len(seg) == 0 {
-		return
-	}
-	eb := k.elem
-	if k.pad == [8]byte{} {
-		clear(seg)
-		return
-	}
-	copy(seg, k.pad[:eb])
-	for filled := eb; filled < len(seg); filled *= 2 {
-		copy(seg[filled:], seg[:filled])
-	}
 }
 
 // fill sets the output blocks [lo, hi) of padBlock bytes to the pad
@@ -236,9 +232,10 @@ func (k *Pad) fill(_, lo, hi int) {
 
 // copyRows copies the input rows [lo, hi) (Prepare's rowBytes each, in
 // input order, which is their order in the output) to their places in
-// the output and fills the pad value from the end of the row before
-// each (the output's start for row 0) up to it, and after the last row
-// to the output's end.
+// the output; with a zero pad value it also clears the output from the
+// end of the row before each (the output's start for row 0) up to it,
+// and after the last row to the output's end (a non-zero pad value has
+// been filled over the whole output already).
 func (k *Pad) copyRows(worker, lo, hi int) {
 	rank, last, eb, row := len(k.inShape), k.last, k.elem, k.rowBytes
 	pos := k.pos[worker*rank : (worker+1)*rank]
@@ -262,7 +259,7 @@ func (k *Pad) copyRows(worker, lo, hi int) {
 	if last > 0 {
 		inner, step = k.inShape[last-1], k.outStride[last-1]*eb
 	}
-	zero := k.pad == [8]byte{}
+	zero := k.pad == [8]byte{} // else the output is filled already
 	for i := lo; i < hi; {
 		cnt := hi - i
 		if last > 0 {
@@ -272,16 +269,14 @@ func (k *Pad) copyRows(worker, lo, hi int) {
 		for j := i; j < i+cnt; j++ {
 			if zero {
 				clear(k.o[prevEnd:off])
-			} else {
-				k.fillPad(k.o[prevEnd:off])
 			}
 			copy(k.o[off:off+row], k.in[j*row:(j+1)*row])
 			prevEnd = off + row
 			off += step
 		}
 		i += cnt
-		if i == k.rows {
-			k.fillPad(k.o[prevEnd:])
+		if i == k.rows && zero {
+			clear(k.o[prevEnd:])
 		}
 		if last == 0 {
 			break
