@@ -414,6 +414,10 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 	}
 	k.threads = n.Threads()
 	k.tile = max(1, min(k.pixels, convTileBytes/max(1, k.k*elem)))
+	indirect := k.path == convFloat && !k.direct && !k.matVec && !convForceIm2col && arch.GemmF32IndirectFast(k.outC)
+	if indirect && k.tile > 8 && k.tile < k.pixels {
+		k.tile &^= 7 // the indirect kernel computes 8 rows at a time
+	}
 	switch {
 	case (k.path == convInt8 || k.path == convUint8) && !k.matVec:
 		// The requantising GEMM keeps its sums in registers: the tile
@@ -454,7 +458,7 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 		k.colStride = threadStride(k.tile*k.k, elem)
 		k.colID = n.RequestScratch(k.threads * k.colStride * elem)
 	}
-	if k.path == convFloat && !k.direct && !k.matVec && !convForceIm2col && arch.GemmF32IndirectFast(k.outC) {
+	if indirect {
 		k.prepareIndirect(n, in)
 	}
 	switch k.path {
