@@ -23,33 +23,72 @@ func gemmF32R4AVX512Y(dst *float32, ldd int, a *float32, lda int, w *float32, bi
 //go:noescape
 func gemmF32R4AVX2(dst *float32, ldd int, a *float32, lda int, w *float32, bias *float32, m, n, k int, lo, hi float32, mlo, mhi *int32, wskip int, flags uint64)
 
-// gemmF32AVX512 runs the 8-row kernel over all full blocks of 8 rows
-// (and a last block of 5-7 rows), and the 4-row kernel over a last block
-// of 1-4 rows, so that at most 3 rows of work are wasted.
+// gemmF32ChunkBytes bounds the packed weights one pass of the AVX-512
+// kernels streams for every block of rows: a product with more weights
+// is done in chunks of channels (multiples of GemmBlock), each over all
+// rows, so that a chunk stays in the L2 cache while the rows go by
+// instead of the whole weight matrix coming again from L3 for every 8
+// rows (a 7×7×192 → 1152 pointwise layer: 20 → 50 GMAC/s). Every
+// channel's sum is the same whatever the chunks, only the loop order
+// changes.
+const gemmF32ChunkBytes = 128 << 10
+
+// gemmF32AVX512 runs gemmF32AVX512Part over chunks of channels whose
+// weights fit gemmF32ChunkBytes when there is more than one block of rows.
 func gemmF32AVX512(dst []float32, ldd int, a []float32, lda int, w, bias []float32, m, n, k, wk int, lo, hi float32, flags int) {
+	chunk := max(gemmF32ChunkBytes/(4*k)&^(GemmBlock-1), GemmBlock)
+	if m <= 8 || n <= chunk+GemmBlock {
+		gemmF32AVX512Part(dst, ldd, a, lda, w, bias, m, n, k, wk, lo, hi, flags)
+		return
+	}
+	for j0 := 0; j0 < n; {
+		nc := min(chunk, n-j0)
+		if n-j0-nc < GemmBlock { // no last chunk of less than a block
+			nc = n - j0
+		}
+		gemmF32AVX512Part(dst[j0:], ldd, a, lda, w[j0*wk:], bias[j0:], m, nc, k, wk, lo, hi, flags)
+		j0 += nc
+	}
+}
+
+// gemmF32AVX512Part runs the 8-row kernel over all full blocks of 8 rows
+// (and a last block of 5-7 rows), and the 4-row kernel over a last block
+// of 1-4 rows, so that at most 3 rows of work are wasted. A last channel
+// block of at most 8 channels runs on the 8-lane (YMM) kernels, which on
+// CPUs that split 512-bit operations in two take half the time of a
+// masked 16-lane block (n = 24: 0.75 → 1.0 of the full-block rate).
+func gemmF32AVX512Part(dst []float32, ldd int, a []float32, lda int, w, bias []float32, m, n, k, wk int, lo, hi float32, flags int) {
 	wskip, fl := (wk-k)*GemmBlock*4, uint64(flags)
-	tail := uint64(1)<<(n%GemmBlock) - 1
 	m8 := m
 	if r := m % 8; r > 0 && r <= 4 {
 		m8 = m - r
 	}
-	if n <= 8 { // 8-lane vectors
-		if n == 8 {
-			tail = 0xff
-		}
+	n16 := n &^ (GemmBlock - 1)
+	if r := n - n16; r == 0 || r > 8 {
+		n16 = n
+	}
+	if n16 > 0 {
+		tail := uint64(1)<<(n16%GemmBlock) - 1
 		if m8 > 0 {
-			gemmF32R8AVX512Y(&dst[0], ldd, &a[0], lda, &w[0], &bias[0], m8, n, k, lo, hi, tail, wskip, fl)
+			gemmF32R8AVX512(&dst[0], ldd, &a[0], lda, &w[0], &bias[0], m8, n16, k, lo, hi, tail, wskip, fl)
 		}
 		if m8 < m {
-			gemmF32R4AVX512Y(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &bias[0], m-m8, n, k, lo, hi, tail, wskip, fl)
+			gemmF32R4AVX512(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &bias[0], m-m8, n16, k, lo, hi, tail, wskip, fl)
 		}
+	}
+	if n16 == n {
 		return
 	}
+	// 8-lane vectors for the last 1-8 channels (their block starts at
+	// n16·wk in the packed weights).
+	r := n - n16
+	tail := uint64(1)<<r - 1
+	d, wb, b := dst[n16:], w[n16*wk:], bias[n16:]
 	if m8 > 0 {
-		gemmF32R8AVX512(&dst[0], ldd, &a[0], lda, &w[0], &bias[0], m8, n, k, lo, hi, tail, wskip, fl)
+		gemmF32R8AVX512Y(&d[0], ldd, &a[0], lda, &wb[0], &b[0], m8, r, k, lo, hi, tail, wskip, fl)
 	}
 	if m8 < m {
-		gemmF32R4AVX512(&dst[m8*ldd], ldd, &a[m8*lda], lda, &w[0], &bias[0], m-m8, n, k, lo, hi, tail, wskip, fl)
+		gemmF32R4AVX512Y(&d[m8*ldd], ldd, &a[m8*lda], lda, &wb[0], &b[0], m-m8, r, k, lo, hi, tail, wskip, fl)
 	}
 }
 

@@ -663,6 +663,14 @@ func TestTwinGemmF32Order(t *testing.T) {
 		if trial%5 == 0 {
 			m, n = 1+r.IntN(257), 1+r.IntN(70)
 		}
+		if trial%25 == 3 { // the AVX-512 wrapper's chunks of channels
+			m, n, wk = 9+r.IntN(30), 300+r.IntN(400), 300+r.IntN(200)
+			k0 = r.IntN(wk)
+			k = 1 + r.IntN(wk-k0)
+			if trial%2 == 1 {
+				k0, k = 0, wk
+			}
+		}
 		lda, ldd := wk+r.IntN(3), n+r.IntN(3)
 		flags := trial % 4
 		a, w, bias := make([]float32, m*lda), make([]float32, n*wk), make([]float32, n)

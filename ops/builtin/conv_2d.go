@@ -102,6 +102,20 @@ type Conv2D struct {
 	packedF  []float32
 	packID   int
 	zeroBias []float32
+	// Indirect float path (arch.GemmF32Indirect): the GEMM reads every
+	// output pixel's window in place, from the input or, when the
+	// convolution pads, from a zero-padded copy of it (srcH×srcW pixels
+	// per image, scratch padID) made once per Eval; runs are the offsets
+	// of the window's contiguous runs (filter rows, or taps when dilated
+	// along the width) of runLen values, rowOffs each worker's window
+	// offsets. im2col's scratch stays for levels without the kernel.
+	indirect   bool
+	padded     bool
+	padID      int
+	srcH, srcW int
+	runs       []int
+	runLen     int
+	rowOffs    []int
 	// Int16x8 path (conv_2d_int16.go): int64 sums (else wrapping int32)
 	// and the scratch of one pixel's patch.
 	acc64   bool
@@ -191,6 +205,7 @@ func (k *Conv2D) splitChannels() error {
 type convRun struct {
 	xf, of, bias, packedF, filterF []float32
 	colF                           []float32
+	src                            []float32 // indirect path: the (padded) input
 	x8, w, packed8, col8           []int8
 	out                            *ops.Tensor
 	accTile, xsum                  []int32
@@ -209,6 +224,10 @@ func threadStride(count, elem int) int {
 // convForceMatVec makes Prepare choose the per-pixel matrix-vector path
 // (tests: the path arm64 takes).
 var convForceMatVec bool
+
+// convForceIm2col makes Prepare keep the float path on im2col tiles
+// instead of the indirect GEMM (tests: both give the same bits).
+var convForceIm2col bool
 
 // convTileBytes bounds the im2col tile so that it stays in the L2 cache.
 const convTileBytes = 64 << 10
@@ -395,6 +414,10 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 	}
 	k.threads = n.Threads()
 	k.tile = max(1, min(k.pixels, convTileBytes/max(1, k.k*elem)))
+	indirect := k.path == convFloat && !k.direct && !k.matVec && !convForceIm2col && arch.GemmF32IndirectFast(k.outC)
+	if indirect && k.tile > 8 && k.tile < k.pixels {
+		k.tile &^= 7 // the indirect kernel computes 8 rows at a time
+	}
 	switch {
 	case (k.path == convInt8 || k.path == convUint8) && !k.matVec:
 		// The requantising GEMM keeps its sums in registers: the tile
@@ -434,6 +457,9 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 	if !k.direct {
 		k.colStride = threadStride(k.tile*k.k, elem)
 		k.colID = n.RequestScratch(k.threads * k.colStride * elem)
+	}
+	if indirect {
+		k.prepareIndirect(n, in)
 	}
 	switch k.path {
 	case convFloat:
@@ -594,6 +620,14 @@ func (k *Conv2D) evalFloat(n *ops.Node, in, filter, bias, out *ops.Tensor) error
 	if k.matVec {
 		r.filterF = filter.Float32s()
 	}
+	r.src = r.xf
+	if k.padded {
+		var err error
+		if r.src, err = scratchFloat32(n, k.padID, k.batches*k.srcH*k.srcW*k.inC); err != nil {
+			return err
+		}
+		k.padInput(r.src, r.xf)
+	}
 	r.bias = k.zeroBias
 	if bias != nil {
 		r.bias = bias.Float32s()[:k.outC]
@@ -620,6 +654,11 @@ func (k *Conv2D) floatTiles(worker, lo, hi int) {
 		ob := r.of[batch*k.pixels*k.outC : (batch+1)*k.pixels*k.outC]
 		cnt := min(k.tile, k.pixels-p0)
 		var src []float32
+		if k.indirect {
+			j0, j1 := k.chRange(cb)
+			k.tileIndirect(worker, batch, p0, cnt, j0, j1, ob[p0*k.outC:(p0+cnt)*k.outC], col)
+			continue
+		}
 		if k.direct {
 			src = xb[p0*k.k : (p0+cnt)*k.k]
 		} else {
@@ -641,6 +680,81 @@ func (k *Conv2D) floatTiles(worker, lo, hi int) {
 		j0, j1 := k.chRange(cb)
 		arch.GemmF32Tile(dst[j0:], k.outC, src, k.k, r.packedF[arch.PackedGemmF32Len(j0, k.k):], r.bias[j0:j1], cnt, j1-j0, k.k, k.fMin, k.fMax, batch*k.pixels+p0, k.batches*k.pixels)
 	}
+}
+
+// prepareIndirect sets up the indirect float path: the padded source's
+// size (the input's, grown by the leading padding and by whatever the
+// last windows read past the input), the runs of a window and the row
+// offset scratch.
+func (k *Conv2D) prepareIndirect(n *ops.Node, in *ops.Tensor) {
+	h, w := k.col.h, k.col.w
+	inH, inW := in.Shape[1], in.Shape[2]
+	k.srcH = max(inH+h.pad, (h.out-1)*h.stride+(h.filter-1)*h.dilation+1)
+	k.srcW = max(inW+w.pad, (w.out-1)*w.stride+(w.filter-1)*w.dilation+1)
+	k.padded = k.srcH != inH || k.srcW != inW
+	if k.padded {
+		k.padID = n.RequestScratch(4 * k.batches * k.srcH * k.srcW * k.inC)
+	}
+	row := k.srcW * k.inC
+	k.runs = k.runs[:0]
+	if w.dilation == 1 {
+		k.runLen = w.filter * k.inC
+		for fy := range h.filter {
+			k.runs = append(k.runs, fy*h.dilation*row)
+		}
+	} else {
+		k.runLen = k.inC
+		for fy := range h.filter {
+			for fx := range w.filter {
+				k.runs = append(k.runs, fy*h.dilation*row+fx*w.dilation*k.inC)
+			}
+		}
+	}
+	k.rowOffs = make([]int, k.threads*k.tile)
+	k.indirect = true
+}
+
+// padInput writes every image of x into dst with k.col's leading
+// padding and zeros around it (srcH×srcW pixels per image).
+func (k *Conv2D) padInput(dst, x []float32) {
+	inH, inW, c := k.col.h.in, k.col.w.in, k.inC
+	top, left := k.col.h.pad, k.col.w.pad
+	row := k.srcW * c
+	for b := range k.batches {
+		img := dst[b*k.srcH*row : (b+1)*k.srcH*row]
+		xi := x[b*inH*inW*c : (b+1)*inH*inW*c]
+		clear(img[:top*row])
+		clear(img[(top+inH)*row:])
+		for y := range inH {
+			r := img[(top+y)*row : (top+y+1)*row]
+			clear(r[:left*c])
+			copy(r[left*c:], xi[y*inW*c:(y+1)*inW*c])
+			clear(r[(left+inW)*c:])
+		}
+	}
+}
+
+// tileIndirect computes output channels [j0, j1) of cnt pixels from p0
+// of image batch through arch.GemmF32Indirect, the windows read in place
+// (col is the gathering scratch of levels without the kernel).
+func (k *Conv2D) tileIndirect(worker, batch, p0, cnt, j0, j1 int, dst, col []float32) {
+	r := &k.run
+	h, w := k.col.h, k.col.w
+	c, outW := k.inC, w.out
+	step, rowStep := w.stride*c, h.stride*k.srcW*c
+	img := batch * k.srcH * k.srcW * c
+	offs := k.rowOffs[worker*k.tile : worker*k.tile+cnt]
+	oy, ox := p0/outW, p0%outW
+	for i := 0; i < cnt; {
+		run := min(cnt-i, outW-ox) // pixels of this output row
+		off := img + oy*rowStep + ox*step
+		for j := range offs[i : i+run] {
+			offs[i+j] = off
+			off += step
+		}
+		i, ox, oy = i+run, 0, oy+1
+	}
+	arch.GemmF32Indirect(dst[j0:], k.outC, r.src, offs, k.runs, k.runLen, r.packedF[arch.PackedGemmF32Len(j0, k.k):], r.bias[j0:j1], cnt, j1-j0, k.fMin, k.fMax, batch*k.pixels+p0, k.batches*k.pixels, col)
 }
 
 // gemmRangeF32 is the clamp range of a fused activation for arch.GemmF32

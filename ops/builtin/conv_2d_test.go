@@ -149,6 +149,13 @@ var convCases = []struct {
 	{[]int{2, 5, 6, 8}, []int{7, 1, 1, 8}, Conv2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1}},
 	{[]int{1, 40, 40, 3}, []int{8, 3, 3, 3}, Conv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActReluN1To1}},
 	{[]int{1, 6, 6, 4}, []int{4, 2, 2, 2}, Conv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1}},
+	// 16 or more channels in multiples of 8: the indirect float GEMM
+	// (windows read in place, a padded copy for SAME), with dilation,
+	// anisotropic strides, trailing-only padding and batches.
+	{[]int{2, 9, 11, 5}, []int{16, 3, 3, 5}, Conv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu}},
+	{[]int{1, 12, 10, 6}, []int{24, 3, 2, 6}, Conv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 3, DilationWFactor: 2, DilationHFactor: 1}},
+	{[]int{1, 8, 8, 16}, []int{32, 3, 3, 16}, Conv2DOptions{Padding: ops.PaddingSame, StrideW: 2, StrideH: 2, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu6}},
+	{[]int{1, 11, 9, 4}, []int{40, 2, 3, 4}, Conv2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 2, DilationWFactor: 1, DilationHFactor: 2}},
 	{[]int{1, 3, 3, 40}, []int{37, 3, 3, 40}, Conv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu}},
 	{[]int{1, 2, 2, 80}, []int{70, 3, 3, 80}, Conv2DOptions{Padding: ops.PaddingSame, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1}},
 	{[]int{1, 4, 4, 16}, []int{100, 1, 1, 16}, Conv2DOptions{Padding: ops.PaddingValid, StrideW: 1, StrideH: 1, DilationWFactor: 1, DilationHFactor: 1, Activation: ops.ActRelu6}},
@@ -208,6 +215,40 @@ func TestConv2DFloatRandom(t *testing.T) {
 		depth := tc.fShape[1] * tc.fShape[2] * tc.fShape[3]
 		nearFloats(t, "case "+string(rune('0'+i)), n.Outputs[0].Float32s(), want, 1e-5*max(1, float64(depth)/256))
 		noAllocs(t, k, n)
+	}
+}
+
+// TestConv2DIndirectSameBits checks that the indirect float path (the
+// GEMM reading windows in place) gives im2col's bits on every float case
+// it takes, at every thread count (run's sweep).
+func TestConv2DIndirectSameBits(t *testing.T) {
+	r := lcg(12)
+	taken := 0
+	for i, tc := range convCases {
+		in := randFloats(&r, prod(tc.inShape), -1, 1)
+		f := randFloats(&r, prod(tc.fShape), -1, 1)
+		b := randFloats(&r, tc.fShape[0], -1, 1)
+		var outs [2][]float32
+		for j, force := range []bool{false, true} {
+			convForceIm2col = force
+			opts := tc.opts
+			n := convNode(&opts, tensorOf(ops.Float32, tc.inShape, in), constT(tensorOf(ops.Float32, tc.fShape, f)), tensorOf(ops.Float32, []int{tc.fShape[0]}, b), ops.Float32)
+			k := NewConv2D()
+			run(t, k, n)
+			if !force && k.(*Conv2D).indirect {
+				taken++
+			}
+			outs[j] = n.Outputs[0].Float32s()
+		}
+		convForceIm2col = false
+		for e := range outs[0] {
+			if math.Float32bits(outs[0][e]) != math.Float32bits(outs[1][e]) {
+				t.Fatalf("case %d: element %d = %v indirect, %v through im2col", i, e, outs[0][e], outs[1][e])
+			}
+		}
+	}
+	if want := arch.GemmF32IndirectFast(16); want != (taken > 0) {
+		t.Errorf("indirect path taken by %d cases, kernel available %v", taken, want)
 	}
 }
 

@@ -12,12 +12,15 @@ import (
 // weights (packed at Prepare, arch.MatVecMulAccPacked) and with the same
 // weights in the arena (row-major product) both agree with a float64
 // reference, over units that fill, straddle and fall short of the packed
-// 16-row blocks, input sizes up to and past fcPackMaxCols, batches and
-// activations.
+// 16-row blocks, input sizes up to and past fcPackSmallCols and
+// fcPackMaxCols, batches and activations.
 func TestFullyConnectedPackedWeights(t *testing.T) {
 	r := lcg(41)
 	for _, units := range []int{1, 5, 16, 17, 40, 64, 100} {
-		for _, cols := range []int{1, 3, 16, 20, 33, fcPackMaxCols, fcPackMaxCols + 1} {
+		for _, cols := range []int{1, 3, 16, 20, 33, fcPackSmallCols, fcPackSmallCols + 1, 784, fcPackMaxCols + 1} {
+			if cols > fcPackMaxCols && units > 5 {
+				continue
+			}
 			batch := 1 + (units+cols)%3
 			act := []ops.Activation{ops.ActNone, ops.ActRelu, ops.ActRelu6}[(units*cols)%3]
 			x, w, bias := make([]float32, batch*cols), make([]float32, units*cols), make([]float32, units)
@@ -40,7 +43,7 @@ func TestFullyConnectedPackedWeights(t *testing.T) {
 					outTensor(ops.Float32))
 				k := NewFullyConnected()
 				run(t, k, n)
-				if packed := k.(*FullyConnected).packed != nil; packed != (constant && cols <= fcPackMaxCols) {
+				if packed := k.(*FullyConnected).packed != nil; packed != (constant && fcPacks(units, cols)) {
 					t.Fatalf("units %d cols %d constant %v: packed = %v", units, cols, constant, packed)
 				}
 				lo, hi := ActivationRangeFloat(act)

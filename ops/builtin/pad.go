@@ -35,10 +35,10 @@ type Pad struct {
 	pad       [8]byte // the pad value's bytes
 	inElems   int
 	outElems  int
-	// Eval fills the output with the pad value in blocks of padBlock
-	// bytes (fillFn), then copies the input's rows of rowBytes bytes (the
-	// innermost padded dimension and those inside it) into place
-	// (rowsFn), both split over threads; pos holds each thread's
+	// Eval copies the input's rows of rowBytes bytes (the innermost
+	// padded dimension and those inside it) into place and fills the pad
+	// value around them (rowsFn), split over threads (an empty input:
+	// the pad value in blocks of padBlock bytes, fillFn); pos holds each thread's
 	// position (rank ints per thread); in and o are the tensors' bytes
 	// during Eval.
 	rowBytes, rows int
@@ -187,21 +187,34 @@ func (k *Pad) Eval(n *ops.Node) error {
 	}
 	eb := k.elem
 	o := out.Data[:k.outElems*eb]
-	if len(o) > 0 {
+	if k.pad != [8]byte{} && len(k.inShape) > 0 && k.inElems > 0 {
+		// A non-zero pad value (a quantised zero point) is filled over
+		// the whole output first, in large blocks, then the rows copied
+		// over it: filling many short gaps with a pattern cost more
+		// (micro_retinaface's int8 PADs, 2-byte gaps).
 		k.o = o
 		n.Parallel((len(o)+padBlock-1)/padBlock, len(o)/8, k.fillFn)
+		k.in = in.Data
+		n.Parallel(k.rows, k.inElems, k.rowsFn)
+		k.in, k.o = nil, nil
+		return nil
 	}
-	if k.inElems == 0 {
+	if k.inElems == 0 || len(k.inShape) == 0 {
+		if len(o) > 0 {
+			k.o = o
+			n.Parallel((len(o)+padBlock-1)/padBlock, len(o)/8, k.fillFn)
+		}
+		if k.inElems > 0 {
+			copy(o[:eb], in.Data)
+		}
 		k.o = nil
 		return nil
 	}
-	if len(k.inShape) == 0 {
-		copy(o[:eb], in.Data)
-		k.o = nil
-		return nil
-	}
-	k.in = in.Data
-	n.Parallel(k.rows, k.inElems, k.rowsFn)
+	// A zero pad: each row is copied into place and zeros written only
+	// between the rows (and before the first, after the last), so every
+	// output byte is written once.
+	k.o, k.in = o, in.Data
+	n.Parallel(k.rows, len(o), k.rowsFn)
 	k.in, k.o = nil, nil
 	return nil
 }
@@ -218,27 +231,70 @@ func (k *Pad) fill(_, lo, hi int) {
 }
 
 // copyRows copies the input rows [lo, hi) (Prepare's rowBytes each, in
-// input order) to their places in the output.
+// input order, which is their order in the output) to their places in
+// the output; with a zero pad value it also clears the output from the
+// end of the row before each (the output's start for row 0) up to it,
+// and after the last row to the output's end (a non-zero pad value has
+// been filled over the whole output already).
 func (k *Pad) copyRows(worker, lo, hi int) {
 	rank, last, eb, row := len(k.inShape), k.last, k.elem, k.rowBytes
 	pos := k.pos[worker*rank : (worker+1)*rank]
+	prevEnd := 0 // bytes
+	if lo > 0 {
+		r := lo - 1
+		for d := last - 1; d >= 0; d-- {
+			pos[d] = r % k.inShape[d]
+			r /= k.inShape[d]
+		}
+		prevEnd = k.rowOffset(pos)*eb + row
+	}
 	r := lo
 	for d := last - 1; d >= 0; d-- {
 		pos[d] = r % k.inShape[d]
 		r /= k.inShape[d]
 	}
-	for i := lo; i < hi; i++ {
-		off := k.before[last] * k.outStride[last]
-		for d := 0; d < last; d++ {
-			off += (pos[d] + k.before[d]) * k.outStride[d]
+	// Rows along dimension last-1 are outStride[last-1] elements apart:
+	// a stretch of them needs one offset computation.
+	inner, step := 1, 0
+	if last > 0 {
+		inner, step = k.inShape[last-1], k.outStride[last-1]*eb
+	}
+	zero := k.pad == [8]byte{} // else the output is filled already
+	for i := lo; i < hi; {
+		cnt := hi - i
+		if last > 0 {
+			cnt = min(cnt, inner-pos[last-1])
 		}
-		copy(k.o[off*eb:off*eb+row], k.in[i*row:(i+1)*row])
-		for d := last - 1; d >= 0; d-- {
-			pos[d]++
-			if pos[d] < k.inShape[d] {
-				break
+		off := k.rowOffset(pos) * eb
+		for j := i; j < i+cnt; j++ {
+			if zero {
+				clear(k.o[prevEnd:off])
 			}
+			copy(k.o[off:off+row], k.in[j*row:(j+1)*row])
+			prevEnd = off + row
+			off += step
+		}
+		i += cnt
+		if i == k.rows && zero {
+			clear(k.o[prevEnd:])
+		}
+		if last == 0 {
+			break
+		}
+		pos[last-1] += cnt
+		for d := last - 1; d > 0 && pos[d] >= k.inShape[d]; d-- {
 			pos[d] = 0
+			pos[d-1]++
 		}
 	}
+}
+
+// rowOffset is the output element offset of the input row at pos (the
+// indices of the dimensions outside k.last).
+func (k *Pad) rowOffset(pos []int) int {
+	off := k.before[k.last] * k.outStride[k.last]
+	for d := 0; d < k.last; d++ {
+		off += (pos[d] + k.before[d]) * k.outStride[d]
+	}
+	return off
 }
