@@ -2,6 +2,7 @@ package parallel
 
 import (
 	"fmt"
+	"math"
 	"sync/atomic"
 	"testing"
 )
@@ -213,7 +214,7 @@ func BenchmarkRunBreakEven(b *testing.B) {
 	f := s.units
 	for _, units := range []int{2, 5, 10, 20, 50} {
 		for _, split := range []bool{false, true} {
-			work := 1 << 40
+			work := math.MaxInt32
 			if !split {
 				work = 0
 			}
