@@ -1,5 +1,11 @@
 package arch
 
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
 // Float bilinear blending: the innermost loop of TFLite's float
 // RESIZE_BILINEAR (one output pixel's channels from the four source
 // pixels around it). Portable code in bilinear_generic.go, assembly twins
@@ -26,4 +32,95 @@ func BilinearF32(dst, p00, p01, p10, p11 []float32, w *[4]float32) {
 	n := len(dst)
 	_, _, _, _ = p00[:n], p01[:n], p10[:n], p11[:n]
 	bilinearF32(dst, p00, p01, p10, p11, w)
+}
+
+var (
+	bilinearU8      func(dst, p00, p01, p10, p11 []byte, w *[4]float32)
+	bilinearU8Impls = newImpls("BilinearU8", &bilinearU8, bilinearU8Generic)
+)
+
+// BilinearU8 sets, for i < len(dst),
+//
+//	dst[i] = uint8(int32(((p00[i]·w[0] + p01[i]·w[1]) + p10[i]·w[2]) + p11[i]·w[3] + 0.5))
+//
+// in float32, every product and sum rounded on its own (no fused
+// multiply-add), the conversion to int32 truncating toward zero and the
+// one to uint8 keeping the low byte: TFLite's uint8
+// ResizeBilinearGenericSmallChannel (its static_cast<uint8_t> of the float
+// compiles to CVTTSS2SI and the low byte). The four sources must be at
+// least as long as dst; dst must not overlap them. Every implementation
+// gives identical bytes when each sum + 0.5 is within the int32 range,
+// which holds whenever |w[0]| + |w[1]| + |w[2]| + |w[3]| < 2^23 (a
+// resize's weights are below 3 in magnitude; beyond, the byte of an
+// out-of-range sum depends on the CPU's conversion).
+func BilinearU8(dst, p00, p01, p10, p11 []byte, w *[4]float32) {
+	n := len(dst)
+	_, _, _, _ = p00[:n], p01[:n], p10[:n], p11[:n]
+	bilinearU8(dst, p00, p01, p10, p11, w)
+}
+
+// BilinearTaps is the horizontal half of a uint8 bilinear resize, shared
+// by every output row: for each output column, the byte offsets in an
+// input row of its left and right source pixels and the fraction of the
+// right one (TFLite's input_x − x0), for pixels of depth channels.
+type BilinearTaps struct {
+	off    []int32 // left, right byte offset of each column, interleaved
+	fx     []float32
+	depth  int
+	maxOff int // the largest offset
+}
+
+// NewBilinearTaps returns the taps of output columns whose source pixels
+// are lo[x] and hi[x] (input column indices) with fraction frac[x], for
+// pixels of depth channels. It fails unless the three slices have the
+// same length, depth > 0, the indices are ≥ 0 and every byte offset
+// (index+1)·depth fits an int32.
+func NewBilinearTaps(lo, hi []int, frac []float32, depth int) (*BilinearTaps, error) {
+	if len(lo) != len(frac) || len(hi) != len(frac) {
+		return nil, fmt.Errorf("arch: bilinear taps of %d, %d and %d columns", len(lo), len(hi), len(frac))
+	}
+	if depth <= 0 || depth > math.MaxInt32 {
+		return nil, fmt.Errorf("arch: bilinear taps of depth %d", depth)
+	}
+	t := &BilinearTaps{off: make([]int32, 2*len(frac)), fx: slices.Clone(frac), depth: depth}
+	for x := range frac {
+		for j, i := range [2]int{lo[x], hi[x]} {
+			if i < 0 || i >= (math.MaxInt32-depth)/depth {
+				return nil, fmt.Errorf("arch: bilinear tap %d of column %d at depth %d", i, x, depth)
+			}
+			t.off[2*x+j] = int32(i * depth)
+			t.maxOff = max(t.maxOff, i*depth)
+		}
+	}
+	return t, nil
+}
+
+// Len returns the number of output columns.
+func (t *BilinearTaps) Len() int { return len(t.fx) }
+
+var (
+	bilinearRowU8      func(dst, row0, row1 []byte, t *BilinearTaps, fy float32)
+	bilinearRowU8Impls = newImpls("BilinearRowU8", &bilinearRowU8, bilinearRowU8Generic)
+)
+
+// BilinearRowU8 computes one output row of a uint8 bilinear resize from
+// the input rows row0 (TFLite's y0) and row1 (y1) at vertical fraction fy:
+// for each column x < t.Len() and channel c < depth, with lo and hi the
+// column's byte offsets and fx its fraction,
+//
+//	dst[x·depth+c] = BilinearU8 of row0[lo+c], row0[hi+c], row1[lo+c], row1[hi+c]
+//
+// with the weights (1−fy)(1−fx), (1−fy)·fx, fy·(1−fx), fy·fx, each a
+// float32 product of float32 differences, as ResizeBilinearGenericSmallChannel
+// forms them. dst must hold t.Len()·depth bytes and not overlap the rows;
+// each row must reach every offset + depth. Every implementation gives
+// identical bytes for fractions of magnitude below 2^10 (BilinearU8's
+// condition on the weights).
+func BilinearRowU8(dst, row0, row1 []byte, t *BilinearTaps, fy float32) {
+	if len(t.fx) == 0 {
+		return
+	}
+	_ = dst[:len(t.fx)*t.depth]
+	_, _ = row0[:t.maxOff+t.depth], row1[:t.maxOff+t.depth]
+	bilinearRowU8(dst, row0, row1, t, fy)
 }

@@ -9,3 +9,50 @@ package arch
 func bilinearF32AVX2(dst, p00, p01, p10, p11 []float32, w *[4]float32)
 
 var _ = bilinearF32Impls.add("avx2", AVX2, nil, bilinearF32AVX2)
+
+// The amd64 BilinearU8 kernels (bilinear_u8_avx2_amd64.s,
+// bilinear_u8_avx512_amd64.s), with the signature and contract of
+// bilinearU8Generic (any length, including 0).
+
+//go:noescape
+func bilinearU8AVX2(dst, p00, p01, p10, p11 []byte, w *[4]float32)
+
+//go:noescape
+func bilinearU8AVX512(dst, p00, p01, p10, p11 []byte, w *[4]float32)
+
+var (
+	_ = bilinearU8Impls.add("avx2", AVX2, nil, bilinearU8AVX2)
+	_ = bilinearU8Impls.add("avx512", AVX512, nil, bilinearU8AVX512)
+)
+
+// bilinearRowU8AVX2Asm and bilinearRowU8AVX512Asm are BilinearRowU8 for
+// n >= 1 columns of d >= 8 (AVX2) or d >= 16 (AVX-512) channels; the
+// wrappers leave smaller depths to the portable code (AVX2 from 8 at the
+// AVX-512 level).
+//
+//go:noescape
+func bilinearRowU8AVX2Asm(dst, row0, row1 *byte, off *int32, fx *float32, n, d int, fy float32)
+
+//go:noescape
+func bilinearRowU8AVX512Asm(dst, row0, row1 *byte, off *int32, fx *float32, n, d int, fy float32)
+
+func bilinearRowU8AVX2(dst, row0, row1 []byte, t *BilinearTaps, fy float32) {
+	if t.depth < 8 || len(t.fx) == 0 {
+		bilinearRowU8Generic(dst, row0, row1, t, fy)
+		return
+	}
+	bilinearRowU8AVX2Asm(&dst[0], &row0[0], &row1[0], &t.off[0], &t.fx[0], len(t.fx), t.depth, fy)
+}
+
+func bilinearRowU8AVX512(dst, row0, row1 []byte, t *BilinearTaps, fy float32) {
+	if t.depth < 16 {
+		bilinearRowU8AVX2(dst, row0, row1, t, fy)
+		return
+	}
+	bilinearRowU8AVX512Asm(&dst[0], &row0[0], &row1[0], &t.off[0], &t.fx[0], len(t.fx), t.depth, fy)
+}
+
+var (
+	_ = bilinearRowU8Impls.add("avx2", AVX2, nil, bilinearRowU8AVX2)
+	_ = bilinearRowU8Impls.add("avx512", AVX512, nil, bilinearRowU8AVX512)
+)
