@@ -6,10 +6,12 @@ import (
 	"slices"
 )
 
-// Float bilinear blending: the innermost loop of TFLite's float
+// Bilinear blending: the innermost loops of TFLite's float and uint8
 // RESIZE_BILINEAR (one output pixel's channels from the four source
-// pixels around it). Portable code in bilinear_generic.go, assembly twins
-// in bilinear_avx2_amd64.s and bilinear_neon_arm64.s.
+// pixels around it; for uint8 also a whole output row). Portable code in
+// bilinear_generic.go, assembly twins in bilinear_avx2_amd64.s and
+// bilinear_neon_arm64.s (float), bilinear_u8_avx2_amd64.s,
+// bilinear_u8_avx512_amd64.s and bilinear_u8_neon_arm64.s (uint8).
 
 var (
 	bilinearF32      func(dst, p00, p01, p10, p11 []float32, w *[4]float32)
