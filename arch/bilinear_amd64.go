@@ -12,13 +12,24 @@ var _ = bilinearF32Impls.add("avx2", AVX2, nil, bilinearF32AVX2)
 
 // The amd64 BilinearU8 kernels (bilinear_u8_avx2_amd64.s,
 // bilinear_u8_avx512_amd64.s), with the signature and contract of
-// bilinearU8Generic (any length, including 0).
+// bilinearU8Generic (any length, including 0; AVX-512 from 16, AVX2
+// below).
 
 //go:noescape
 func bilinearU8AVX2(dst, p00, p01, p10, p11 []byte, w *[4]float32)
 
+// bilinearU8AVX512Asm needs len(dst) >= 16.
+//
 //go:noescape
-func bilinearU8AVX512(dst, p00, p01, p10, p11 []byte, w *[4]float32)
+func bilinearU8AVX512Asm(dst, p00, p01, p10, p11 []byte, w *[4]float32)
+
+func bilinearU8AVX512(dst, p00, p01, p10, p11 []byte, w *[4]float32) {
+	if len(dst) < 16 {
+		bilinearU8AVX2(dst, p00, p01, p10, p11, w)
+		return
+	}
+	bilinearU8AVX512Asm(dst, p00, p01, p10, p11, w)
+}
 
 var (
 	_ = bilinearU8Impls.add("avx2", AVX2, nil, bilinearU8AVX2)

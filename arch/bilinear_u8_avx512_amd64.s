@@ -2,9 +2,10 @@
 
 // AVX-512 BilinearU8 (see bilinear.go): the AVX2 kernel's operations on
 // sixteen channels per vector, the dwords narrowed to their low bytes by
-// VPMOVDB (truncating, as the portable uint8 conversion); below sixteen
-// channels, byte-masked loads and stores, which neither read nor write
-// past the slices.
+// VPMOVDB (truncating, as the portable uint8 conversion). Lengths from
+// sixteen on; the wrapper gives shorter ones to the AVX2 kernel (masked
+// steps cost more than its 8- and 4-channel ones), so every access is
+// within the slices.
 
 #include "textflag.h"
 
@@ -33,13 +34,12 @@ GLOBL u8bilinearHalf512<>(SB), RODATA|NOPTR, $4
 	VCVTTPS2DQ acc, acc            \
 	VPMOVDB    acc, off(DI)(AX*1)
 
-// func bilinearU8AVX512(dst, p00, p01, p10, p11 []byte, w *[4]float32)
+// func bilinearU8AVX512Asm(dst, p00, p01, p10, p11 []byte, w *[4]float32)
 //
-// Thirty-two channels per step (two independent chains), then sixteen,
-// then the last len%16: as the sixteen channels ending at len when len >=
-// 16, else under the byte mask K1. DI dst, SI p00, R8 p01, R9 p10,
+// For len >= 16: thirty-two channels per step (two independent chains),
+// then sixteen, then the sixteen ending at len. DI dst, SI p00, R8 p01, R9 p10,
 // R10 p11, CX len, AX index, R11 end of the 32-steps.
-TEXT ·bilinearU8AVX512(SB), NOSPLIT, $0-128
+TEXT ·bilinearU8AVX512Asm(SB), NOSPLIT, $0-128
 	MOVQ         dst_base+0(FP), DI
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         p00_base+24(FP), SI
@@ -71,49 +71,14 @@ step16:
 	ADDQ  $16, AX
 
 tail:
+	// The last len%16 as the sixteen channels ending at len (dst does
+	// not overlap the sources, so channels done twice get the same
+	// bytes).
 	ANDQ        $15, CX
 	JZ          done
-	CMPQ        AX, $0
-	JEQ         masked
-	// At least sixteen channels: redo the last sixteen as one vector
-	// ending at len (dst does not overlap the sources, so channels done
-	// twice get the same bytes), cheaper than the masked step.
 	ADDQ        CX, AX
 	SUBQ        $16, AX
 	BLEND16(0, Z0, Z1)
-	JMP         done
-
-masked:
-	// Fewer than sixteen: byte-masked loads (VMOVDQU8, whose masked-off
-	// bytes are not accessed) widened in registers, and a byte-masked
-	// store, faster than VPMOVZXBD and VPMOVDB with a mask on memory.
-	MOVL        $1, BX
-	SHLL        CX, BX
-	DECL        BX
-	KMOVW       BX, K1
-	VMOVDQU8.Z  (SI), K1, X0
-	VPMOVZXBD   X0, Z0
-	VCVTDQ2PS   Z0, Z0
-	VMULPS      Z10, Z0, Z0
-	VMOVDQU8.Z  (R8), K1, X1
-	VPMOVZXBD   X1, Z1
-	VCVTDQ2PS   Z1, Z1
-	VMULPS      Z11, Z1, Z1
-	VADDPS      Z1, Z0, Z0
-	VMOVDQU8.Z  (R9), K1, X1
-	VPMOVZXBD   X1, Z1
-	VCVTDQ2PS   Z1, Z1
-	VMULPS      Z12, Z1, Z1
-	VADDPS      Z1, Z0, Z0
-	VMOVDQU8.Z  (R10), K1, X1
-	VPMOVZXBD   X1, Z1
-	VCVTDQ2PS   Z1, Z1
-	VMULPS      Z9, Z1, Z1
-	VADDPS      Z1, Z0, Z0
-	VADDPS      Z14, Z0, Z0
-	VCVTTPS2DQ  Z0, Z0
-	VPMOVDB     Z0, X0
-	VMOVDQU8    X0, K1, (DI)
 
 done:
 	VZEROUPPER
