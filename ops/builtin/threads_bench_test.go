@@ -56,6 +56,9 @@ func BenchmarkThreadedFamilies(b *testing.B) {
 		{"SOFTMAX/float32_8400x16", func() (ops.Kernel, *ops.Node) {
 			return NewSoftmax(), node(&SoftmaxOptions{Beta: 1}, []*ops.Tensor{f32(1, 4, 8400, 16)}, outTensor(ops.Float32))
 		}},
+		{"ARG_MAX/uint8_257x257x21", func() (ops.Kernel, *ops.Node) {
+			return NewArgMax(), node(&ArgMinMaxOptions{OutputType: ops.Int64}, []*ops.Tensor{u8(1, 257, 257, 21), constT(tensorOf(ops.Int32, []int{1}, []int32{3}))}, outTensor(ops.Int64))
+		}},
 		{"RESIZE_BILINEAR/float32_33x33x256_to_65x65", func() (ops.Kernel, *ops.Node) {
 			return NewResizeBilinear(), node(&ResizeOptions{AlignCorners: true}, []*ops.Tensor{f32(1, 33, 33, 256), c32(65, 65)}, outTensor(ops.Float32))
 		}},
