@@ -105,6 +105,7 @@ random weights, written by tflrun itself.`,
 					m.Close()
 				}
 			}
+			releaseStartupPages()
 			res, err := bench.Run(src, opts)
 			if err != nil {
 				return err

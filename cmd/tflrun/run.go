@@ -198,6 +198,7 @@ func runModel(modelPath string, o *runOptions, stdout, stderr io.Writer) error {
 		return usageErrorf("--max-values %d: want a count, or -1 for all", o.maxValues)
 	}
 
+	releaseStartupPages()
 	m, err := interpreter.Load(modelPath)
 	if err != nil {
 		return err
