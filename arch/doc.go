@@ -36,10 +36,11 @@
 // PReluF32 / LeakyReluF32 (float PRELU and LEAKY_RELU, compare and
 // blend), LookupBytes (the 256-entry tables of the 8-bit activations:
 // TBL on arm64, VPSHUFB rows on amd64), BilinearF32 (one pixel of
-// float RESIZE_BILINEAR, in TFLite's summation order), and BilinearU8
+// float RESIZE_BILINEAR, in TFLite's summation order), BilinearU8
 // and BilinearRowU8 (one pixel, and one output row from precomputed
 // BilinearTaps, of uint8 RESIZE_BILINEAR: float32 weights, + 0.5,
-// truncated). The
+// truncated) and FFTRadix4F64 (one float64 radix-4 pass of the FFT
+// behind RFFT2D and AudioSpectrogram, four bins per vector). The
 // scalar fixed-point functions SaturatingRoundingDoublingHighMul,
 // RoundingDivideByPOT and MultiplyByQuantizedMultiplier (requant_generic.go)
 // are the reference every requantising primitive is tested against; package

@@ -171,29 +171,42 @@ func (k *Rfft2d) transformSlices(worker, lo, hi int) {
 	src, dst := k.src, k.dst
 	h, w, outW := k.height, k.width, k.outW
 	copyH, copyW := min(k.inH, h), min(k.inW, w)
+	zr, zi := im[:w/2], im[w/2:w]
 	for s := lo; s < hi; s++ {
 		x := src[s*k.inH*k.inW:]
+		y := dst[2*s*h*outW:]
 		for r := 0; r < h; r++ {
 			row := mat[2*r*outW : 2*(r+1)*outW]
 			if r >= copyH {
 				clear(row)
+				if h == 1 {
+					clear(y[:2*outW])
+				}
 				continue
 			}
-			for j := 0; j < w; j++ {
-				re[j] = 0
-				if j < copyW {
-					re[j] = float64(x[r*k.inW+j])
+			xr := x[r*k.inW : r*k.inW+copyW]
+			if copyW == w {
+				// The row (cropped to w) converts to float64 as the
+				// transform reads it.
+				loadRealFFT(k.rows, xr, zr, zi)
+			} else {
+				// A short row is zero-padded in re first.
+				for j, v := range xr {
+					re[j] = float64(v)
 				}
+				clear(re[copyW:w])
+				loadRealFFT(k.rows, re[:w], zr, zi)
 			}
-			k.rows.transform(re, im[:w/2], im[w/2:w], row)
+			k.rows.half.passesAfterFirst(zr, zi)
+			if h == 1 {
+				// A column of one value is its own transform (the audio
+				// front ends' case): the row's bins are the output.
+				splitRealFFT(k.rows, zr, zi, y[:2*outW])
+				continue
+			}
+			splitRealFFT(k.rows, zr, zi, row)
 		}
-		y := dst[2*s*h*outW:]
 		if h == 1 {
-			// A column of one value is its own transform (the audio
-			// front ends' case).
-			for i, v := range mat[:2*outW] {
-				y[i] = float32(v)
-			}
 			continue
 		}
 		for c := 0; c < outW; c++ {
