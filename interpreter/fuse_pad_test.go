@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/tflrun/tflrun/arch"
@@ -457,5 +459,87 @@ func TestFoldPadReallocate(t *testing.T) {
 		if !bytes.Equal(a, b) || !bytes.Equal(c, b) {
 			t.Fatalf("%v: folded output differs", size)
 		}
+	}
+}
+
+// foldPadCorpusModels are corpus models (TFLRUN_TFLITE_CORPUS) with
+// foldable PADs: float32 (MediaPipe's pose detector and landmarks, its
+// face detector with sparse weights, YOLOX) and int8 (PyTorch
+// MobileNetV2, a MicroNet, YOLOv8 and YOLO11), each with the number of
+// PADs folded.
+var foldPadCorpusModels = []struct {
+	name   string
+	folded int
+}{
+	{"pose/mediapipe_pose_detection.tflite", 5},
+	{"face_hand/mediapipe_face_detection_full_range_sparse.tflite", 43},
+	{"image_cls/micro_pytorch_mobilenet_v2_quantized.tflite", 18},
+	{"audio/micro_id_model.tflite", 20},
+	{"image_cls/support_idDetector.tflite", 5},
+	{"detection/nxp_yolo11n_full_integer_quant.tflite", 7},
+	{"detection/nxp_yolov8n_int8.tflite", 1},
+	{"detection/flutter_yolox_nano_float32.tflite", 6},
+	{"pose/mediapipe_pose_landmark_lite.tflite", 5},
+	{"detection/flutter_fazaza_model_1.tflite", 6},
+}
+
+// TestCorpusFoldPad runs corpus models with foldable PADs folded, at 1
+// and 3 threads, and requires the outputs of the unfused graph, bit for
+// bit, and the expected number of PADs folded.
+func TestCorpusFoldPad(t *testing.T) {
+	dir := threadCorpusDir(t)
+	for _, c := range foldPadCorpusModels {
+		path := filepath.Join(dir, c.name)
+		if _, err := os.Stat(path); err != nil {
+			t.Logf("skipped: %s is absent", path)
+			continue
+		}
+		t.Run(filepath.Base(c.name), func(t *testing.T) {
+			run := func(fold bool, threads int) ([][]byte, int) {
+				old := foldPads
+				foldPads = fold
+				defer func() { foldPads = old }()
+				m, err := Load(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer m.Close()
+				it, err := New(m, &Options{NumThreads: threads})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer it.Close()
+				if err := it.AllocateTensors(); err != nil {
+					t.Fatal(err)
+				}
+				fillDeterministic(it, 7)
+				if err := it.Invoke(); err != nil {
+					t.Fatal(err)
+				}
+				var outs [][]byte
+				for j := range it.OutputCount() {
+					outs = append(outs, bytes.Clone(it.Output(j).Data))
+				}
+				folded := 0
+				for k := range it.sg.nodes {
+					if it.sg.nodes[k].padFolded {
+						folded++
+					}
+				}
+				return outs, folded
+			}
+			want, _ := run(false, 1)
+			for _, threads := range []int{1, 3} {
+				got, folded := run(true, threads)
+				if folded != c.folded {
+					t.Errorf("%d threads: %d PADs folded, want %d", threads, folded, c.folded)
+				}
+				for j := range want {
+					if !bytes.Equal(got[j], want[j]) {
+						t.Errorf("%d threads: output %d differs from the unfused graph's", threads, j)
+					}
+				}
+			}
+		})
 	}
 }
