@@ -62,6 +62,9 @@ func (it *Interpreter) plan() error {
 	}
 	for k := range sg.nodes {
 		nd := &sg.nodes[k]
+		if nd.padFolded {
+			continue // never runs; its output has no reader (fuse_pad.go)
+		}
 		for _, t := range nd.Inputs {
 			use(t, k)
 		}

@@ -41,6 +41,12 @@ type node struct {
 	// non-constant inputs (it returned an ops.NotConstantError): it is
 	// prepared again when those values change too.
 	valueDeps bool
+	// padFolded marks a PAD whose convolution reads its input with the
+	// padding folded in (fuse_pad.go): Invoke skips it (empty is set
+	// too) and its tensors take no part in the arena plan.
+	// padRerouted marks that convolution: its input 0 and options are
+	// not the model's until the next AllocateTensors restores them.
+	padFolded, padRerouted bool
 }
 
 // emptyNode reports whether node n, prepared, has nothing to compute:
@@ -167,6 +173,7 @@ func nodeOverhead(n *ops.Node) int64 {
 
 func (it *Interpreter) allocate() error {
 	sg := it.sg
+	it.unfoldPads() // fuse_pad.go
 	// Forget the charges of the previous allocation: its kernels, arena
 	// and persistent storage are replaced below.
 	it.budget.SetUsed(it.baseBytes)
@@ -221,8 +228,14 @@ func (it *Interpreter) allocate() error {
 		}
 	}
 	rel := it.newReleaser(isInput)
+	fold := it.newPadFold()
 	for i := range sg.nodes {
-		err := it.prepareNode(i, isInput, writers)
+		var err error
+		if p, opts := fold.foldable(it, i, isInput); p >= 0 {
+			err = it.prepareFolded(i, p, opts, isInput, writers)
+		} else {
+			err = it.prepareNode(i, isInput, writers)
+		}
 		if err == nil && it.diag == nil {
 			rel.prepared(&sg.nodes[i], i)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"unsafe"
 
 	"github.com/tflrun/tflrun/arch"
@@ -248,6 +249,31 @@ type Conv2DOptions struct {
 	// QuantizedBiasType is the bias type of an int16 convolution (Float32
 	// = 0 means "the default for the input type").
 	QuantizedBiasType ops.DataType
+	// ExplicitPad is padding {top, bottom, left, right} added around the
+	// input with Padding VALID, the input zero point for integer types
+	// (0 for float): the convolution of a PAD folded into it (the
+	// interpreter's fusion of PAD → CONV_2D; TFLite's flatbuffer has no
+	// such field). Only the float32, int8 and uint8 paths take it.
+	ExplicitPad [4]int
+}
+
+// String prints the options as Go's %+v does, without ExplicitPad when
+// it is zero (always, in a model: only the interpreter's fusion sets it).
+func (o Conv2DOptions) String() string {
+	type fields Conv2DOptions // no methods: %+v prints the fields
+	return withoutZeroPad(fmt.Sprintf("%+v", fields(o)), o.ExplicitPad)
+}
+
+// withoutZeroPad drops the last field, ExplicitPad, from s (a struct
+// printed with %+v) when pad is zero.
+func withoutZeroPad(s string, pad [4]int) string {
+	if pad != [4]int{} {
+		return s
+	}
+	if t, ok := strings.CutSuffix(s, " ExplicitPad:[0 0 0 0]}"); ok {
+		return t + "}"
+	}
+	return s
 }
 
 func init() {
@@ -354,10 +380,7 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 			return fmt.Errorf("input 2 (bias): type %s, need float32", bias.Type)
 		}
 	}
-	if k.col.h, err = newWindow(k.opts.Padding, in.Shape[1], fH, k.opts.StrideH, k.opts.DilationHFactor, "height"); err != nil {
-		return err
-	}
-	if k.col.w, err = newWindow(k.opts.Padding, in.Shape[2], fW, k.opts.StrideW, k.opts.DilationWFactor, "width"); err != nil {
+	if k.col.h, k.col.w, err = convWindows(k.opts.Padding, k.opts.ExplicitPad, k.path, in, fH, fW, k.opts.StrideH, k.opts.StrideW, k.opts.DilationHFactor, k.opts.DilationWFactor); err != nil {
 		return err
 	}
 	outShape := []int{k.batches, k.col.h.out, k.col.w.out, k.outC}
@@ -405,7 +428,7 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 		return nil // direct loop, no scratch
 	}
 	k.direct = fH == 1 && fW == 1 && k.opts.StrideH == 1 && k.opts.StrideW == 1 &&
-		k.col.h.pad == 0 && k.col.w.pad == 0 && k.path != convUint8
+		k.col.h.pad == 0 && k.col.w.pad == 0 && k.col.h.out == k.col.h.in && k.col.w.out == k.col.w.in && k.path != convUint8
 	gemmF32, gemmI8 := arch.GemmPreferred()
 	k.matVec = convForceMatVec || k.path == convFloat && !gemmF32 || k.path != convFloat && !gemmI8
 	elem := in.Type.Size()
@@ -529,6 +552,31 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 		}
 	}
 	return nil
+}
+
+// convWindows is the height and width geometry of a CONV_2D or
+// DEPTHWISE_CONV_2D over input in: from the padding, or, when explicit
+// (a folded PAD, VALID only), from the explicit padding, which only the
+// float32, int8 and uint8 paths take.
+func convWindows(p ops.Padding, explicit [4]int, path convPath, in *ops.Tensor, fH, fW, sH, sW, dH, dW int) (h, w window, err error) {
+	if explicit == [4]int{} {
+		if h, err = newWindow(p, in.Shape[1], fH, sH, dH, "height"); err != nil {
+			return h, w, err
+		}
+		w, err = newWindow(p, in.Shape[2], fW, sW, dW, "width")
+		return h, w, err
+	}
+	if p != ops.PaddingValid {
+		return h, w, fmt.Errorf("options: explicit padding with padding %s, need VALID", p)
+	}
+	if path != convFloat && path != convInt8 && path != convUint8 {
+		return h, w, fmt.Errorf("options: explicit padding is supported for float32, int8 and uint8 inputs, have %s", in.Type)
+	}
+	if h, err = newWindowPadded(in.Shape[1], fH, sH, dH, explicit[0], explicit[1], "height"); err != nil {
+		return h, w, err
+	}
+	w, err = newWindowPadded(in.Shape[2], fW, sW, dW, explicit[2], explicit[3], "width")
+	return h, w, err
 }
 
 // packed8Make allocates packed8 for the constant filter's GEMM form.

@@ -200,6 +200,18 @@ type DepthwiseConv2DOptions struct {
 	DepthMultiplier                  int
 	DilationWFactor, DilationHFactor int
 	Activation                       ops.Activation
+	// ExplicitPad is padding {top, bottom, left, right} added around the
+	// input with Padding VALID (see Conv2DOptions.ExplicitPad): a PAD
+	// folded into the convolution. Only the float32, int8 and uint8
+	// paths take it.
+	ExplicitPad [4]int
+}
+
+// String prints the options as Go's %+v does, without ExplicitPad when
+// it is zero (see Conv2DOptions.String).
+func (o DepthwiseConv2DOptions) String() string {
+	type fields DepthwiseConv2DOptions
+	return withoutZeroPad(fmt.Sprintf("%+v", fields(o)), o.ExplicitPad)
 }
 
 func init() {
@@ -303,10 +315,7 @@ func (k *DepthwiseConv2D) Prepare(n *ops.Node) error {
 			return fmt.Errorf("input 2 (bias): type %s, need float32", bias.Type)
 		}
 	}
-	if k.h, err = newWindow(k.opts.Padding, in.Shape[1], filter.Shape[1], k.opts.StrideH, k.opts.DilationHFactor, "height"); err != nil {
-		return err
-	}
-	if k.w, err = newWindow(k.opts.Padding, in.Shape[2], filter.Shape[2], k.opts.StrideW, k.opts.DilationWFactor, "width"); err != nil {
+	if k.h, k.w, err = convWindows(k.opts.Padding, k.opts.ExplicitPad, k.path, in, filter.Shape[1], filter.Shape[2], k.opts.StrideH, k.opts.StrideW, k.opts.DilationHFactor, k.opts.DilationWFactor); err != nil {
 		return err
 	}
 	outShape := []int{k.batches, k.h.out, k.w.out, k.outC}

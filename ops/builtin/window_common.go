@@ -66,6 +66,31 @@ func newWindow(p ops.Padding, in, filter, stride, dilation int, what string) (wi
 	return w, nil
 }
 
+// newWindowPadded is the geometry of a VALID window over the input
+// grown by before and after elements of padding: the window of a
+// convolution that reads its input through a folded PAD (the
+// interpreter's fusion; see Conv2DOptions.ExplicitPad). in stays the
+// real input size, so positions outside [0, in) are padding as for
+// SAME; the output size and the windows are those of VALID over the
+// padded input of in+before+after elements: out = (in + before + after
+// − effective_filter)/stride + 1, the leading padding before. With
+// before = after = 0 it is newWindow's VALID window.
+func newWindowPadded(in, filter, stride, dilation, before, after int, what string) (window, error) {
+	if before < 0 || after < 0 || before > math.MaxInt32 || after > math.MaxInt32 {
+		return window{}, fmt.Errorf("options: %s explicit padding %d, %d must be in [0, 2^31)", what, before, after)
+	}
+	padded := int64(in) + int64(before) + int64(after)
+	if padded > math.MaxInt32 {
+		return window{}, fmt.Errorf("%s: padded input size %d overflows", what, padded)
+	}
+	w, err := newWindow(ops.PaddingValid, int(padded), filter, stride, dilation, what)
+	if err != nil {
+		return w, err
+	}
+	w.in, w.pad = in, before
+	return w, nil
+}
+
 // span returns, for output position o, the first input coordinate of the
 // window (possibly negative) and the range [lo, hi) of filter taps whose
 // input coordinate origin + tap·dilation lies inside [0, in).
