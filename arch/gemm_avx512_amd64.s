@@ -64,7 +64,9 @@ GLOBL rqUpIdxY<>(SB), RODATA|NOPTR, $32
 // vector of 16 packed weights, multiplies it by an element of every row,
 // broadcast from memory ({1to16}), and adds the products to the sums
 // with separate VMULPS and VADDPS (no fused multiply-add: TensorFlow
-// Lite's order on x86), so the kernel does no horizontal sums. The sums
+// Lite's order on x86), so the kernel does no horizontal sums; with
+// flags bit 2 (gemmFused) one VFMADD231PS per row instead, half the
+// arithmetic instructions, each sum rounded once per step. The sums
 // start at 0; after the reduction range the weight pointer skips wskip
 // bytes to the range in the next channel block. With flags bit 0 the
 // values already in dst are added; with bit 1 the bias is added and the
@@ -122,6 +124,8 @@ mask8:
 	VPXORD Z6, Z6, Z6
 	VPXORD Z7, Z7, Z7
 	XORQ   AX, AX
+	TESTQ  $4, flags+96(FP)
+	JNZ    kloopf8
 
 kloop8:
 	VMOVUPS     (R12), Z8
@@ -145,7 +149,25 @@ kloop8:
 	ADDQ        $4, AX
 	CMPQ        AX, R13
 	JLT         kloop8
-	ADDQ        wskip+88(FP), R12
+	JMP         kdone8
+
+kloopf8:
+	VMOVUPS          (R12), Z8
+	VFMADD231PS.BCST (SI)(AX*1), Z8, Z0
+	VFMADD231PS.BCST (BX)(AX*1), Z8, Z1
+	VFMADD231PS.BCST (CX)(AX*1), Z8, Z2
+	VFMADD231PS.BCST (DX)(AX*1), Z8, Z3
+	VFMADD231PS.BCST (R8)(AX*1), Z8, Z4
+	VFMADD231PS.BCST (R9)(AX*1), Z8, Z5
+	VFMADD231PS.BCST (R10)(AX*1), Z8, Z6
+	VFMADD231PS.BCST (R11)(AX*1), Z8, Z7
+	ADDQ             $64, R12
+	ADDQ             $4, AX
+	CMPQ             AX, R13
+	JLT              kloopf8
+
+kdone8:
+	ADDQ wskip+88(FP), R12
 
 	MOVQ   ldd+8(FP), AX
 	SHLQ   $2, AX
@@ -300,6 +322,8 @@ mask4:
 	VPXORD Z2, Z2, Z2
 	VPXORD Z3, Z3, Z3
 	XORQ   AX, AX
+	TESTQ  $4, flags+96(FP)
+	JNZ    kloopf4
 
 kloop4:
 	VMOVUPS     (R12), Z8
@@ -315,7 +339,21 @@ kloop4:
 	ADDQ        $4, AX
 	CMPQ        AX, R13
 	JLT         kloop4
-	ADDQ        wskip+88(FP), R12
+	JMP         kdone4
+
+kloopf4:
+	VMOVUPS          (R12), Z8
+	VFMADD231PS.BCST (SI)(AX*1), Z8, Z0
+	VFMADD231PS.BCST (BX)(AX*1), Z8, Z1
+	VFMADD231PS.BCST (CX)(AX*1), Z8, Z2
+	VFMADD231PS.BCST (DX)(AX*1), Z8, Z3
+	ADDQ             $64, R12
+	ADDQ             $4, AX
+	CMPQ             AX, R13
+	JLT              kloopf4
+
+kdone4:
+	ADDQ wskip+88(FP), R12
 
 	MOVQ   ldd+8(FP), AX
 	SHLQ   $2, AX
@@ -424,6 +462,8 @@ mask8y:
 	VPXORD Y6, Y6, Y6
 	VPXORD Y7, Y7, Y7
 	XORQ   AX, AX
+	TESTQ  $4, flags+96(FP)
+	JNZ    kloopf8y
 
 kloop8y:
 	VMOVUPS     (R12), Y8
@@ -447,7 +487,25 @@ kloop8y:
 	ADDQ        $4, AX
 	CMPQ        AX, R13
 	JLT         kloop8y
-	ADDQ        wskip+88(FP), R12
+	JMP         kdone8y
+
+kloopf8y:
+	VMOVUPS          (R12), Y8
+	VFMADD231PS.BCST (SI)(AX*1), Y8, Y0
+	VFMADD231PS.BCST (BX)(AX*1), Y8, Y1
+	VFMADD231PS.BCST (CX)(AX*1), Y8, Y2
+	VFMADD231PS.BCST (DX)(AX*1), Y8, Y3
+	VFMADD231PS.BCST (R8)(AX*1), Y8, Y4
+	VFMADD231PS.BCST (R9)(AX*1), Y8, Y5
+	VFMADD231PS.BCST (R10)(AX*1), Y8, Y6
+	VFMADD231PS.BCST (R11)(AX*1), Y8, Y7
+	ADDQ             $64, R12
+	ADDQ             $4, AX
+	CMPQ             AX, R13
+	JLT              kloopf8y
+
+kdone8y:
+	ADDQ wskip+88(FP), R12
 
 	MOVQ   ldd+8(FP), AX
 	SHLQ   $2, AX
@@ -603,6 +661,8 @@ mask4y:
 	VPXORD Y2, Y2, Y2
 	VPXORD Y3, Y3, Y3
 	XORQ   AX, AX
+	TESTQ  $4, flags+96(FP)
+	JNZ    kloopf4y
 
 kloop4y:
 	VMOVUPS     (R12), Y8
@@ -618,7 +678,21 @@ kloop4y:
 	ADDQ        $4, AX
 	CMPQ        AX, R13
 	JLT         kloop4y
-	ADDQ        wskip+88(FP), R12
+	JMP         kdone4y
+
+kloopf4y:
+	VMOVUPS          (R12), Y8
+	VFMADD231PS.BCST (SI)(AX*1), Y8, Y0
+	VFMADD231PS.BCST (BX)(AX*1), Y8, Y1
+	VFMADD231PS.BCST (CX)(AX*1), Y8, Y2
+	VFMADD231PS.BCST (DX)(AX*1), Y8, Y3
+	ADDQ             $64, R12
+	ADDQ             $4, AX
+	CMPQ             AX, R13
+	JLT              kloopf4y
+
+kdone4y:
+	ADDQ wskip+88(FP), R12
 
 	MOVQ   ldd+8(FP), AX
 	SHLQ   $2, AX

@@ -37,6 +37,12 @@ func gemmF32Ordered() bool {
 	return gemmF32Impls.list[gemmF32Impls.cur].name != "neon"
 }
 
+// gemmF32FusedLevel reports whether the GemmF32 kernel in use honours
+// gemmFused (the AVX-512 one), computing every channel fused.
+func gemmF32FusedLevel() bool {
+	return gemmF32Impls.list[gemmF32Impls.cur].name == "avx512"
+}
+
 // gemvF32Eigen is GemmF32 in the order of Eigen's row-major matrix ×
 // vector product: per sum four partial sums by index mod 4 up to the
 // last multiple of 4, reduced as (s0+s2)+(s1+s3), then the rest in order,

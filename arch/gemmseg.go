@@ -54,6 +54,16 @@ func gatherRows(a, x []float32, rows, runs []int, runLen int) {
 // offset is negative or a run reaches past x, or a slice is shorter than
 // the sizes say (a kernel bug: kernels check shapes at Prepare).
 func GemmF32Indirect(dst []float32, ldd int, x []float32, rowOff, runs []int, runLen int, packed, bias []float32, m, n int, lo, hi float32, p0, total int, col []float32) {
+	gemmF32Indirect(dst, ldd, x, rowOff, runs, runLen, packed, bias, m, n, lo, hi, p0, total, col, false)
+}
+
+// GemmF32IndirectFused is GemmF32Indirect with GemmF32TileFused's fused
+// products: it gives GemmF32TileFused's bits of the gathered rows.
+func GemmF32IndirectFused(dst []float32, ldd int, x []float32, rowOff, runs []int, runLen int, packed, bias []float32, m, n int, lo, hi float32, p0, total int, col []float32) {
+	gemmF32Indirect(dst, ldd, x, rowOff, runs, runLen, packed, bias, m, n, lo, hi, p0, total, col, true)
+}
+
+func gemmF32Indirect(dst []float32, ldd int, x []float32, rowOff, runs []int, runLen int, packed, bias []float32, m, n int, lo, hi float32, p0, total int, col []float32, fused bool) {
 	if m <= 0 || n <= 0 {
 		return
 	}
@@ -75,7 +85,7 @@ func GemmF32Indirect(dst []float32, ldd int, x []float32, rowOff, runs []int, ru
 	if !GemmF32IndirectFast(n) || total == 1 || len(runs) > maxSegs {
 		a := col[:m*k]
 		gatherRows(a, x, rowOff[:m], runs, runLen)
-		GemmF32Tile(dst, ldd, a, k, packed, bias, m, n, k, lo, hi, p0, total)
+		gemmF32Tile(dst, ldd, a, k, packed, bias, m, n, k, lo, hi, p0, total, fused)
 		return
 	}
 	if p0 < 0 || total < p0+m {
@@ -93,6 +103,9 @@ func GemmF32Indirect(dst []float32, ldd int, x []float32, rowOff, runs []int, ru
 		}
 		if k0+kb == k {
 			flags |= gemmFinal
+		}
+		if fused {
+			flags |= gemmFused
 		}
 		gemmF32Seg(dst, ldd, x, rowOff[:m], runs, runLen, k0, kb, packed[k0*GemmBlock:], bias, m, n, k, lo, hi, flags)
 	}

@@ -8,8 +8,9 @@
 // offset; the weights step on through the runs as through one reduction
 // range. Otherwise it is gemmF32R8AVX512 (gemm_avx512_amd64.s): 8 rows of
 // 16 channels per step, separate VMULPS and VADDPS summing from 0 in
-// order of the index (TensorFlow Lite's order on x86), flags bit 0 adds
-// the values in dst, bit 1 adds the bias and clamps.
+// order of the index (TensorFlow Lite's order on x86), or with flags bit
+// 2 (gemmFused) one VFMADD231PS per row; flags bit 0 adds the values in
+// dst, bit 1 adds the bias and clamps.
 
 #include "textflag.h"
 
@@ -81,6 +82,8 @@ segloop:
 	JS    segsdone
 	MOVQ  8(R14), R13
 	ADDQ  $16, R14
+	TESTQ $4, flags+96(FP)
+	JNZ   kloopf
 
 kloop:
 	VMOVUPS     (R12), Z8
@@ -105,6 +108,23 @@ kloop:
 	CMPQ        AX, R13
 	JLT         kloop
 	JMP         segloop
+
+	// flags bit 2 (gemmFused): one fused multiply-add per row.
+kloopf:
+	VMOVUPS          (R12), Z8
+	VFMADD231PS.BCST (SI)(AX*1), Z8, Z0
+	VFMADD231PS.BCST (BX)(AX*1), Z8, Z1
+	VFMADD231PS.BCST (CX)(AX*1), Z8, Z2
+	VFMADD231PS.BCST (DX)(AX*1), Z8, Z3
+	VFMADD231PS.BCST (R8)(AX*1), Z8, Z4
+	VFMADD231PS.BCST (R9)(AX*1), Z8, Z5
+	VFMADD231PS.BCST (R10)(AX*1), Z8, Z6
+	VFMADD231PS.BCST (R11)(AX*1), Z8, Z7
+	ADDQ             $64, R12
+	ADDQ             $4, AX
+	CMPQ             AX, R13
+	JLT              kloopf
+	JMP              segloop
 
 segsdone:
 	ADDQ wskip+88(FP), R12

@@ -74,7 +74,9 @@ GLOBL rqUpIdxY<>(SB), RODATA|NOPTR, $32
 // vector of 16 packed weights, multiplies it by an element of every row,
 // broadcast from memory ({1to16}), and adds the products to the sums
 // with separate VMULPS and VADDPS (no fused multiply-add: TensorFlow
-// Lite's order on x86), so the kernel does no horizontal sums. The sums
+// Lite's order on x86), so the kernel does no horizontal sums; with
+// flags bit 2 (gemmFused) one VFMADD231PS per row instead, half the
+// arithmetic instructions, each sum rounded once per step. The sums
 // start at 0; after the reduction range the weight pointer skips wskip
 // bytes to the range in the next channel block. With flags bit 0 the
 // values already in dst are added; with bit 1 the bias is added and the
@@ -121,6 +123,8 @@ mask{{.L}}:
 	VPXORD {{.Acc}}, {{.Acc}}, {{.Acc}}
 {{- end}}
 	XORQ AX, AX
+	TESTQ $4, flags+96(FP)
+	JNZ kloopf{{.L}}
 
 kloop{{.L}}:
 	VMOVUPS (R12), {{$.V 8}}
@@ -134,6 +138,19 @@ kloop{{.L}}:
 	ADDQ $4, AX
 	CMPQ AX, R13
 	JLT kloop{{.L}}
+	JMP kdone{{.L}}
+
+kloopf{{.L}}:
+	VMOVUPS (R12), {{$.V 8}}
+{{- range .Rows}}
+	VFMADD231PS.BCST ({{.Reg}})(AX*1), {{$.V 8}}, {{.Acc}}
+{{- end}}
+	ADDQ $64, R12
+	ADDQ $4, AX
+	CMPQ AX, R13
+	JLT kloopf{{.L}}
+
+kdone{{.L}}:
 	ADDQ wskip+88(FP), R12
 
 	MOVQ ldd+8(FP), AX
