@@ -35,6 +35,9 @@ type Options struct {
 	// thread, -1 on every core the process may use; Tool.Threads
 	// reports the count used.
 	NumThreads int `json:"num_threads"`
+	// FusedFloat lets float convolutions fuse multiply-adds
+	// (interpreter.Options.FusedFloat).
+	FusedFloat bool `json:"fused_float"`
 	// EnableOpProfiling records per-operator times in the timed runs.
 	EnableOpProfiling bool `json:"enable_op_profiling"`
 	// ReportPeakMemory samples the memory footprint periodically during
@@ -218,7 +221,7 @@ func Run(src Source, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer m.Close()
-	it, err := interpreter.New(m, &interpreter.Options{MaxArenaBytes: opts.MaxArenaBytes, NumThreads: opts.NumThreads})
+	it, err := interpreter.New(m, &interpreter.Options{MaxArenaBytes: opts.MaxArenaBytes, NumThreads: opts.NumThreads, FusedFloat: opts.FusedFloat})
 	if err != nil {
 		monitor.stop()
 		return nil, err

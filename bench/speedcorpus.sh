@@ -13,7 +13,8 @@
 # Environment: TFLRUN (tflrun binary; default: built from this tree into
 # a temporary dir), TFLITE_REF (default /work/tflite_ref/bin/tflite_ref,
 # see ../shared/tools/tflite_ref.md), N timed invokes per round (50),
-# THREADS (1), ROUNDS alternating rounds (3). Each round runs `tflrun
+# THREADS (1), ROUNDS alternating rounds (3), TFLRUN_FLAGS (more flags
+# for tflrun bench, such as --fused_float). Each round runs `tflrun
 # bench` then `tflite_ref --bench` with 5 warm-up invokes, as
 # ../shared/tools/tflite_compare --bench does; a median is the median of
 # the rounds' medians, a peak RSS the largest of the rounds' (the
@@ -25,6 +26,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 N=${N:-50}
 THREADS=${THREADS:-1}
 ROUNDS=${ROUNDS:-3}
+TFLRUN_FLAGS=${TFLRUN_FLAGS:-}
 SHARED_MODELS=${SHARED_MODELS:-$here/../shared/models}
 TFLRUN_TFLITE_CORPUS=${TFLRUN_TFLITE_CORPUS:-$here/../corpus/tflite}
 TFLITE_REF=${TFLITE_REF:-/work/tflite_ref/bin/tflite_ref}
@@ -58,14 +60,14 @@ else
 	done
 fi
 
-echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); N=$N threads=$THREADS rounds=$ROUNDS, TFLite XNNPACK on"
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); N=$N threads=$THREADS rounds=$ROUNDS${TFLRUN_FLAGS:+ tflrun flags $TFLRUN_FLAGS}, TFLite XNNPACK on"
 printf '%-52s %8s %11s %11s %6s %9s %9s %6s\n' model size_kb tflrun_us tflite_us ratio tflrun_mb tflite_mb rss
 while read -r m; do
 	ours="" theirs="" ourrss=0 theirrss=0 err=""
 	r=0
 	while [ $r -lt "$ROUNDS" ]; do
 		r=$((r + 1))
-		out=$("$TFLRUN" bench --graph="$m" --num_runs="$N" --min_secs=0 --warmup_runs=5 --warmup_min_secs=0 --num_threads="$THREADS" 2>&1) || { err="tflrun failed"; break; }
+		out=$("$TFLRUN" bench --graph="$m" --num_runs="$N" --min_secs=0 --warmup_runs=5 --warmup_min_secs=0 --num_threads="$THREADS" $TFLRUN_FLAGS 2>&1) || { err="tflrun failed"; break; }
 		med=$(echo "$out" | sed -n 's/.*Inference (avg).*//; s/.*count=.* median=\([0-9.]*\).*/\1/p' | tail -1)
 		rss=$(echo "$out" | sed -n 's/.*Peak resident set size (MB): \([0-9.]*\).*/\1/p')
 		ours="$ours $med"

@@ -191,6 +191,10 @@ func (it *Interpreter) allocate() error {
 			t.Data = nil
 		}
 	}
+	fusedFloat := it.fusedFloat && !hasHybridOps(sg)
+	for k := range sg.nodes {
+		sg.nodes[k].FusedFloat = fusedFloat
+	}
 	if it.threads > 1 && it.pool == nil {
 		it.pool = parallel.New(it.threads)
 		it.lease.pool = it.pool
@@ -482,4 +486,23 @@ func (it *Interpreter) Diagnose() (errs []error) {
 		errs = append(errs, err)
 	}
 	return errs
+}
+
+// hasHybridOps reports whether an operator of sg is a dynamic-range
+// (hybrid) one: a float32 input 0 with a constant int8 or uint8 input
+// (its weights), which the kernel quantises at run time (see
+// Options.FusedFloat).
+func hasHybridOps(sg *subgraph) bool {
+	for i := range sg.nodes {
+		n := &sg.nodes[i].Node
+		if len(n.Inputs) == 0 || n.Inputs[0] == nil || n.Inputs[0].Type != ops.Float32 {
+			continue
+		}
+		for _, t := range n.Inputs[1:] {
+			if t != nil && t.Kind == ops.ConstTensor && (t.Type == ops.Int8 || t.Type == ops.Uint8) {
+				return true
+			}
+		}
+	}
+	return false
 }

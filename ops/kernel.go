@@ -109,6 +109,14 @@ type Node struct {
 	// into a subgraph); the interpreter sets it. Nil in a node built by
 	// hand.
 	Lists ListSource
+	// FusedFloat lets float kernels fuse each product into its sum where
+	// the CPU level has fused kernels (CONV_2D through
+	// arch.GemmF32TileFused on AVX-512): results then agree with
+	// TensorFlow Lite's to a few float32 ulps, as its XNNPACK kernels do,
+	// instead of its builtin kernels' bits. The interpreter sets it when
+	// Options.FusedFloat asks for it and the model has no dynamic-range
+	// (hybrid) operators; false in a node built by hand.
+	FusedFloat bool
 
 	scratchSizes []int
 }

@@ -56,7 +56,10 @@ import (
 // Int4 filters and grouped hybrid convolutions are not supported;
 // Prepare says so.
 type Conv2D struct {
-	opts      Conv2DOptions
+	opts Conv2DOptions
+	// fused: the float GEMM may fuse multiply-adds (ops.Node.FusedFloat,
+	// arch.GemmF32TileFused).
+	fused     bool
 	path      convPath
 	batches   int
 	inC, outC int
@@ -305,7 +308,7 @@ func decodeConv2DOptions(t ops.OptionsTable) (any, error) {
 // Prepare validates the node, sets the output shape, derives the
 // quantisation parameters and requests scratch.
 func (k *Conv2D) Prepare(n *ops.Node) error {
-	*k = Conv2D{}
+	*k = Conv2D{fused: n.FusedFloat}
 	if o, ok := n.Options.(*Conv2DOptions); ok && o != nil {
 		k.opts = *o
 	} else {
@@ -726,7 +729,11 @@ func (k *Conv2D) floatTiles(worker, lo, hi int) {
 		// of a sum depends on the row's place in it); a channel block is
 		// its columns [j0, j1), whose sums are the same.
 		j0, j1 := k.chRange(cb)
-		arch.GemmF32Tile(dst[j0:], k.outC, src, k.k, r.packedF[arch.PackedGemmF32Len(j0, k.k):], r.bias[j0:j1], cnt, j1-j0, k.k, k.fMin, k.fMax, batch*k.pixels+p0, k.batches*k.pixels)
+		tile := arch.GemmF32Tile
+		if k.fused {
+			tile = arch.GemmF32TileFused
+		}
+		tile(dst[j0:], k.outC, src, k.k, r.packedF[arch.PackedGemmF32Len(j0, k.k):], r.bias[j0:j1], cnt, j1-j0, k.k, k.fMin, k.fMax, batch*k.pixels+p0, k.batches*k.pixels)
 	}
 }
 
@@ -802,7 +809,11 @@ func (k *Conv2D) tileIndirect(worker, batch, p0, cnt, j0, j1 int, dst, col []flo
 		}
 		i, ox, oy = i+run, 0, oy+1
 	}
-	arch.GemmF32Indirect(dst[j0:], k.outC, r.src, offs, k.runs, k.runLen, r.packedF[arch.PackedGemmF32Len(j0, k.k):], r.bias[j0:j1], cnt, j1-j0, k.fMin, k.fMax, batch*k.pixels+p0, k.batches*k.pixels, col)
+	indirect := arch.GemmF32Indirect
+	if k.fused {
+		indirect = arch.GemmF32IndirectFused
+	}
+	indirect(dst[j0:], k.outC, r.src, offs, k.runs, k.runLen, r.packedF[arch.PackedGemmF32Len(j0, k.k):], r.bias[j0:j1], cnt, j1-j0, k.fMin, k.fMax, batch*k.pixels+p0, k.batches*k.pixels, col)
 }
 
 // gemmRangeF32 is the clamp range of a fused activation for arch.GemmF32

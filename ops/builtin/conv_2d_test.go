@@ -641,3 +641,48 @@ func TestConv2DMatVecPath(t *testing.T) {
 	t.Run("NoBias", TestConv2DNoBias)
 	t.Run("Hybrid", TestConv2DHybrid)
 }
+
+// TestConv2DFusedFloat runs the float convolutions of convCases with
+// ops.Node.FusedFloat on both the indirect and the im2col path: within
+// a few float32 ulps of the exact order's results (relative to the
+// largest |output|), bit-identical on 2-4 threads (run's sweep) and
+// between the two paths, and, at a level with fused kernels, not the
+// exact order's bits everywhere (the flag reaches the kernels).
+func TestConv2DFusedFloat(t *testing.T) {
+	r := lcg(14)
+	differs := false
+	for i, tc := range convCases {
+		in := randFloats(&r, prod(tc.inShape), -1, 1)
+		f := randFloats(&r, prod(tc.fShape), -1, 1)
+		b := randFloats(&r, tc.fShape[0], -1, 1)
+		var outs [3][]float32
+		for j, mode := range []struct{ fused, im2col bool }{{false, false}, {true, false}, {true, true}} {
+			convForceIm2col = mode.im2col
+			opts := tc.opts
+			n := convNode(&opts, tensorOf(ops.Float32, tc.inShape, in), constT(tensorOf(ops.Float32, tc.fShape, f)), tensorOf(ops.Float32, []int{tc.fShape[0]}, b), ops.Float32)
+			n.FusedFloat = mode.fused
+			run(t, NewConv2D(), n)
+			outs[j] = n.Outputs[0].Float32s()
+		}
+		convForceIm2col = false
+		exact, fused := outs[0], outs[1]
+		maxAbs := 0.0
+		for _, v := range exact {
+			maxAbs = max(maxAbs, math.Abs(float64(v)))
+		}
+		k := prod(tc.fShape[1:])
+		tol := float64(k) * 0x1p-23 * (maxAbs + 1)
+		for e := range exact {
+			if d := math.Abs(float64(fused[e]) - float64(exact[e])); d > tol {
+				t.Fatalf("case %d: element %d = %v fused, %v exact (|diff| %g > %g)", i, e, fused[e], exact[e], d, tol)
+			}
+			if math.Float32bits(fused[e]) != math.Float32bits(outs[2][e]) {
+				t.Fatalf("case %d: element %d = %v fused indirect, %v fused through im2col", i, e, fused[e], outs[2][e])
+			}
+			differs = differs || fused[e] != exact[e]
+		}
+	}
+	if want := arch.GemmF32IndirectFast(16) && arch.Current() == arch.AVX512; want && !differs {
+		t.Errorf("at %s every fused result has the exact order's bits: the kernels did not fuse", arch.Current())
+	}
+}
