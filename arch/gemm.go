@@ -184,17 +184,7 @@ func gemmF32Tile(dst []float32, ldd int, a []float32, lda int, packed, bias []fl
 	kc := eigenKc(k, n, total)
 	for k0 := 0; k0 < k; k0 += kc {
 		kb := min(kc, k-k0)
-		flags := 0
-		if k0 > 0 {
-			flags |= gemmAcc
-		}
-		if k0+kb == k {
-			flags |= gemmFinal
-		}
-		if fused {
-			flags |= gemmFused
-		}
-		gemmF32(dst, ldd, a[k0:], lda, packed[k0*GemmBlock:], bias, m, n, kb, k, lo, hi, flags)
+		gemmF32(dst, ldd, a[k0:], lda, packed[k0*GemmBlock:], bias, m, n, kb, k, lo, hi, blockFlags(k0, kb, k, fused))
 	}
 	if fused && gemmF32FusedLevel() {
 		// The fused kernels computed the remainder channels too; the
@@ -204,6 +194,23 @@ func gemmF32Tile(dst []float32, ldd int, a []float32, lda int, packed, bias []fl
 	if q := min(m, total&^3-p0); n%8 != 0 && q > 0 {
 		gemmF32EigenTail(dst, ldd, a, lda, packed, bias, q, n, k, kc, lo, hi)
 	}
+}
+
+// blockFlags are the gemmF32Func flags of the reduction block [k0,
+// k0+kb) of k indices: add to the earlier blocks' sums, finish after the
+// last block, fuse if asked.
+func blockFlags(k0, kb, k int, fused bool) int {
+	flags := 0
+	if k0 > 0 {
+		flags |= gemmAcc
+	}
+	if k0+kb == k {
+		flags |= gemmFinal
+	}
+	if fused {
+		flags |= gemmFused
+	}
+	return flags
 }
 
 // clampF32 is max(x, lo) then min(·, hi) with NaN kept, as

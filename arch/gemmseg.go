@@ -97,17 +97,7 @@ func gemmF32Indirect(dst []float32, ldd int, x []float32, rowOff, runs []int, ru
 	kc := eigenKc(k, n, total)
 	for k0 := 0; k0 < k; k0 += kc {
 		kb := min(kc, k-k0)
-		flags := 0
-		if k0 > 0 {
-			flags |= gemmAcc
-		}
-		if k0+kb == k {
-			flags |= gemmFinal
-		}
-		if fused {
-			flags |= gemmFused
-		}
-		gemmF32Seg(dst, ldd, x, rowOff[:m], runs, runLen, k0, kb, packed[k0*GemmBlock:], bias, m, n, k, lo, hi, flags)
+		gemmF32Seg(dst, ldd, x, rowOff[:m], runs, runLen, k0, kb, packed[k0*GemmBlock:], bias, m, n, k, lo, hi, blockFlags(k0, kb, k, fused))
 	}
 }
 
