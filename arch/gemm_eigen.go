@@ -37,6 +37,11 @@ func gemmF32Ordered() bool {
 	return gemmF32Impls.list[gemmF32Impls.cur].name != "neon"
 }
 
+// GemmF32Fuses reports whether GemmF32TileFused and GemmF32IndirectFused
+// fuse multiply-adds at the level in use (AVX-512); elsewhere they give
+// GemmF32Tile's results, which the NEON kernels fuse already.
+func GemmF32Fuses() bool { return gemmF32FusedLevel() }
+
 // gemmF32FusedLevel reports whether the GemmF32 kernel in use honours
 // gemmFused (the AVX-512 one), computing every channel fused.
 func gemmF32FusedLevel() bool {

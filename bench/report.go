@@ -15,6 +15,7 @@ var paramLabels = []struct{ flag, label string }{
 	{"max_secs", "Max runs duration (seconds)"},
 	{"run_delay", "Inter-run delay (seconds)"},
 	{"num_threads", "Num threads"},
+	{"fused_float", "Fused float multiply-adds"},
 	{"warmup_runs", "Min warmup runs"},
 	{"warmup_min_secs", "Min warmup runs duration (seconds)"},
 	{"report_peak_memory_footprint", "Report the peak memory footprint"},
@@ -47,6 +48,8 @@ func (o Options) paramValue(flag string) string {
 		return cppFloat(o.RunDelay)
 	case "num_threads":
 		return fmt.Sprint(o.NumThreads)
+	case "fused_float":
+		return b(o.FusedFloat)
 	case "warmup_runs":
 		return fmt.Sprint(o.WarmupRuns)
 	case "warmup_min_secs":

@@ -80,6 +80,9 @@ random weights, written by tflrun itself.`,
 			opts.MemoryCheckInterval = time.Duration(intervalMs) * time.Millisecond
 			opts.MaxArenaBytes = mem.bytes
 			opts.Notes = delegates.notes()
+			if opts.FusedFloat && !arch.GemmF32Fuses() {
+				opts.Notes = append(opts.Notes, fusedFloatNote())
+			}
 			f.Visit(func(name string) { opts.Changed = append(opts.Changed, name) })
 			for _, n := range opts.Notes {
 				if asJSON {

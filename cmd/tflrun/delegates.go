@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/cmd/tflrun/internal/cli"
 )
 
@@ -93,4 +94,10 @@ func (d *delegateFlags) notes() []string {
 		out = append(out, fmt.Sprintf("--%s=%s ignored: tflrun has no delegates; every operator runs on tflrun's own CPU kernels.", n, v))
 	}
 	return out
+}
+
+// fusedFloatNote says that --fused_float changes nothing at the ISA
+// level in use (see arch.GemmF32Fuses).
+func fusedFloatNote() string {
+	return fmt.Sprintf("--fused_float has no effect at ISA level %s: only the AVX-512 float kernels have a fused form (NEON's always fuse)", arch.Current())
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/npy"
 	"github.com/tflrun/tflrun/ops"
 )
@@ -544,4 +545,20 @@ func encodeGrayPNG(buf *bytes.Buffer, w, h int) error {
 		img.Pix[i] = 128
 	}
 	return png.Encode(buf, img)
+}
+
+// TestBenchFusedFloat checks that --fused_float is logged with the other
+// parameters, and noted as without effect at a level lacking fused
+// kernels.
+func TestBenchFusedFloat(t *testing.T) {
+	code, out, errs := tflrun(t, "bench", floatModel, "--num_runs", "1", "--warmup_runs", "0", "--warmup_min_secs", "0", "--min_secs", "0", "--fused_float")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "INFO: Fused float multiply-adds: [1]") {
+		t.Errorf("output lacks the fused_float parameter:\n%s", out)
+	}
+	if noted := strings.Contains(out, "--fused_float has no effect"); noted == arch.GemmF32Fuses() {
+		t.Errorf("at %s (fused kernels %v) the no-effect note is present: %v\n%s", arch.Current(), arch.GemmF32Fuses(), noted, out)
+	}
 }

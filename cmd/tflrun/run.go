@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/bench"
 	"github.com/tflrun/tflrun/cmd/tflrun/internal/cli"
 	"github.com/tflrun/tflrun/imageinput"
@@ -213,6 +214,9 @@ func runModel(modelPath string, o *runOptions, stdout, stderr io.Writer) error {
 	opts := o.mem.options()
 	opts.NumThreads = o.threads
 	opts.FusedFloat = o.fusedFloat
+	if o.fusedFloat && !arch.GemmF32Fuses() {
+		fmt.Fprintln(stderr, "note: "+fusedFloatNote())
+	}
 	var it *interpreter.Interpreter
 	if o.signature != "" {
 		r, err := interpreter.NewSignatureRunner(m, o.signature, opts)
