@@ -55,7 +55,7 @@ type Options struct {
 	NumThreads int
 	// FusedFloat lets the float convolutions fuse each product into its
 	// sum on CPUs with fused kernels (AVX-512: twice the arithmetic rate,
-	// float CONV_2D 1.3-1.6x faster). Results then agree with TensorFlow
+	// float CNNs 1.3-1.6x faster at one thread). Results then agree with TensorFlow
 	// Lite's builtin kernels to a few float32 ulps per operation, as its
 	// XNNPACK delegate's do, rather than bit for bit; on deep,
 	// ill-conditioned networks the outputs can move by more than 1e-5 of
