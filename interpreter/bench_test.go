@@ -88,3 +88,15 @@ func BenchmarkInvokeTinyAWW(b *testing.B) {
 	}
 	benchmarkPath(b, filepath.Join(dir, "audio", "tiny_aww_ref_model.tflite"))
 }
+
+// BenchmarkInvokeUnrolledLSTM times a Keras LSTM the converter unrolled
+// into 2,800 small operators (lauratonsi_lstm of the corpus named by
+// TFLRUN_TFLITE_CORPUS, default /work/corpus/tflite; skipped when
+// absent): the interpreter's cost per operator.
+func BenchmarkInvokeUnrolledLSTM(b *testing.B) {
+	dir := os.Getenv("TFLRUN_TFLITE_CORPUS")
+	if dir == "" {
+		dir = "/work/corpus/tflite"
+	}
+	benchmarkPath(b, filepath.Join(dir, "recurrent", "lauratonsi_lstm.tflite"))
+}
