@@ -499,33 +499,14 @@ func TestCorpusFoldPad(t *testing.T) {
 				old := foldPads
 				foldPads = fold
 				defer func() { foldPads = old }()
-				m, err := Load(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer m.Close()
-				it, err := New(m, &Options{NumThreads: threads})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer it.Close()
-				if err := it.AllocateTensors(); err != nil {
-					t.Fatal(err)
-				}
-				fillDeterministic(it, 7)
-				if err := it.Invoke(); err != nil {
-					t.Fatal(err)
-				}
-				var outs [][]byte
-				for j := range it.OutputCount() {
-					outs = append(outs, bytes.Clone(it.Output(j).Data))
-				}
 				folded := 0
-				for k := range it.sg.nodes {
-					if it.sg.nodes[k].padFolded {
-						folded++
+				outs := invokeInspect(t, path, threads, func(it *Interpreter) {
+					for k := range it.sg.nodes {
+						if it.sg.nodes[k].padFolded {
+							folded++
+						}
 					}
-				}
+				})
 				return outs, folded
 			}
 			want, _ := run(false, 1)

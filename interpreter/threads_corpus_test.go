@@ -60,6 +60,13 @@ func fillDeterministic(it *Interpreter, seed uint32) {
 // returns copies of the outputs.
 func invokeOutputs(t *testing.T, path string, threads int) [][]byte {
 	t.Helper()
+	return invokeInspect(t, path, threads, nil)
+}
+
+// invokeInspect is invokeOutputs that also hands the interpreter to
+// inspect (when not nil) after the Invoke, before it is closed.
+func invokeInspect(t *testing.T, path string, threads int, inspect func(*Interpreter)) [][]byte {
+	t.Helper()
 	m, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +87,9 @@ func invokeOutputs(t *testing.T, path string, threads int) [][]byte {
 	var outs [][]byte
 	for j := 0; j < it.OutputCount(); j++ {
 		outs = append(outs, append([]byte(nil), it.Output(j).Data...))
+	}
+	if inspect != nil {
+		inspect(it)
 	}
 	return outs
 }
