@@ -61,12 +61,13 @@ func BilinearU8(dst, p00, p01, p10, p11 []byte, w *[4]float32) {
 	bilinearU8(dst, p00, p01, p10, p11, w)
 }
 
-// BilinearTaps is the horizontal half of a uint8 bilinear resize, shared
-// by every output row: for each output column, the byte offsets in an
-// input row of its left and right source pixels and the fraction of the
-// right one (TFLite's input_x − x0), for pixels of depth channels.
+// BilinearTaps is the horizontal half of a bilinear resize, shared by
+// every output row: for each output column, the offsets in an input row
+// (in elements: bytes for uint8, float32s for float) of its left and
+// right source pixels and the fraction of the right one (TFLite's
+// input_x − x0), for pixels of depth channels.
 type BilinearTaps struct {
-	off    []int32 // left, right byte offset of each column, interleaved
+	off    []int32 // left, right element offset of each column, interleaved
 	fx     []float32
 	depth  int
 	maxOff int // the largest offset
@@ -75,7 +76,7 @@ type BilinearTaps struct {
 // NewBilinearTaps returns the taps of output columns whose source pixels
 // are lo[x] and hi[x] (input column indices) with fraction frac[x], for
 // pixels of depth channels. It fails unless the three slices have the
-// same length, depth > 0, the indices are ≥ 0 and every byte offset
+// same length, depth > 0, the indices are ≥ 0 and every element offset
 // (index+1)·depth fits an int32.
 func NewBilinearTaps(lo, hi []int, frac []float32, depth int) (*BilinearTaps, error) {
 	if len(lo) != len(frac) || len(hi) != len(frac) {
@@ -122,7 +123,36 @@ func BilinearRowU8(dst, row0, row1 []byte, t *BilinearTaps, fy float32) {
 	if len(t.fx) == 0 {
 		return
 	}
-	_ = dst[:len(t.fx)*t.depth]
-	_, _ = row0[:t.maxOff+t.depth], row1[:t.maxOff+t.depth]
+	_ = dst[len(t.fx)*t.depth-1]
+	_, _ = row0[t.maxOff+t.depth-1], row1[t.maxOff+t.depth-1]
 	bilinearRowU8(dst, row0, row1, t, fy)
+}
+
+var (
+	bilinearRowF32      func(dst, row0, row1 []float32, t *BilinearTaps, fy float32)
+	bilinearRowF32Impls = newImpls("BilinearRowF32", &bilinearRowF32, bilinearRowF32Generic)
+)
+
+// BilinearRowF32 computes one output row of a float32 bilinear resize
+// from the input rows row0 (TFLite's y0) and row1 (y1) at vertical
+// fraction fy: for each column x < t.Len() and channel c < depth, with lo
+// and hi the column's element offsets and fx its fraction,
+//
+//	dst[x·depth+c] = BilinearF32 of row0[lo+c], row0[hi+c], row1[lo+c], row1[hi+c]
+//
+// with the weights (1−fy)(1−fx), (1−fy)·fx, fy·(1−fx), fy·fx, each a
+// float32 product of float32 differences: TFLite's ResizeBilinearGeneric
+// (optimized_ops), which forms the four weights per pixel and adds the
+// scaled corners to a zeroed output in that order. dst must hold
+// t.Len()·depth elements and not overlap the rows; each row must reach
+// every offset + depth (it panics otherwise). Every implementation gives
+// identical bits, except which payload a NaN result carries when two
+// NaNs meet in a sum (as BilinearF32).
+func BilinearRowF32(dst, row0, row1 []float32, t *BilinearTaps, fy float32) {
+	if len(t.fx) == 0 {
+		return
+	}
+	_ = dst[len(t.fx)*t.depth-1]
+	_, _ = row0[t.maxOff+t.depth-1], row1[t.maxOff+t.depth-1]
+	bilinearRowF32(dst, row0, row1, t, fy)
 }

@@ -67,3 +67,33 @@ var (
 	_ = bilinearRowU8Impls.add("avx2", AVX2, nil, bilinearRowU8AVX2)
 	_ = bilinearRowU8Impls.add("avx512", AVX512, nil, bilinearRowU8AVX512)
 )
+
+// bilinearRowF32AVX512Asm is BilinearRowF32 for n >= 1 columns of any
+// depth d >= 1 (bilinear_f32_avx512_amd64.s).
+//
+//go:noescape
+func bilinearRowF32AVX512Asm(dst, row0, row1 *float32, off *int32, fx *float32, n, d int, fy float32)
+
+// bilinearRowF32AVX2 has no row kernel: bilinearF32AVX2 per column from
+// eight channels (below, the call costs more than its vectors save).
+func bilinearRowF32AVX2(dst, row0, row1 []float32, t *BilinearTaps, fy float32) {
+	d := t.depth
+	if d < 8 {
+		bilinearRowF32Generic(dst, row0, row1, t, fy)
+		return
+	}
+	for x, fx := range t.fx {
+		w := bilinearWeights(fx, fy)
+		lo, hi := int(t.off[2*x]), int(t.off[2*x+1])
+		bilinearF32AVX2(dst[x*d:x*d+d], row0[lo:], row0[hi:], row1[lo:], row1[hi:], &w)
+	}
+}
+
+func bilinearRowF32AVX512(dst, row0, row1 []float32, t *BilinearTaps, fy float32) {
+	bilinearRowF32AVX512Asm(&dst[0], &row0[0], &row1[0], &t.off[0], &t.fx[0], len(t.fx), t.depth, fy)
+}
+
+var (
+	_ = bilinearRowF32Impls.add("avx2", AVX2, nil, bilinearRowF32AVX2)
+	_ = bilinearRowF32Impls.add("avx512", AVX512, nil, bilinearRowF32AVX512)
+)

@@ -49,3 +49,21 @@ func bilinearRowU8Generic(dst, row0, row1 []byte, t *BilinearTaps, fy float32) {
 		bilinearU8Generic(dst[x*d:x*d+d], row0[lo:], row0[hi:], row1[lo:], row1[hi:], &w)
 	}
 }
+
+// bilinearRowF32Generic is the portable BilinearRowF32: the weights of
+// each column, then bilinearF32Generic over its channels.
+func bilinearRowF32Generic(dst, row0, row1 []float32, t *BilinearTaps, fy float32) {
+	d := t.depth
+	for x, fx := range t.fx {
+		w := bilinearWeights(fx, fy)
+		lo, hi := int(t.off[2*x]), int(t.off[2*x+1])
+		bilinearF32Generic(dst[x*d:x*d+d], row0[lo:], row0[hi:], row1[lo:], row1[hi:], &w)
+	}
+}
+
+// bilinearWeights returns the weights of the corners (y0,x0), (y0,x1),
+// (y1,x0), (y1,x1) at fractions fx and fy, each a float32 product of
+// float32 differences as TFLite forms them.
+func bilinearWeights(fx, fy float32) [4]float32 {
+	return [4]float32{float32((1 - fy) * (1 - fx)), float32((1 - fy) * fx), float32(fy * (1 - fx)), float32(fy * fx)}
+}

@@ -455,3 +455,115 @@ func BenchmarkBilinearRowU8(b *testing.B) {
 		})
 	}
 }
+
+// TestTwinBilinearRowF32: the portable row is BilinearF32's reference at
+// every column with the weights formed from fy and fx, and every usable
+// implementation gives its bits for real resizes (every option, up and
+// down) of depths 1..70 and random taps, values with NaN, ±Inf, ±0 and
+// subnormals, the rows ending right before an inaccessible page and
+// guard bands around dst.
+func TestTwinBilinearRowF32(t *testing.T) {
+	r := rand.New(rand.NewPCG(87, 88))
+	for _, im := range implsOf(bilinearRowF32Impls) {
+		for trial := range 400 {
+			d := trial%70 + 1
+			inW, outW := r.IntN(12)+1, r.IntN(30)+1
+			ac, hp := trial%3 == 1, trial%3 == 2
+			lo, hi, fx := resizeTaps(inW, outW, ac, hp)
+			if trial%10 == 9 {
+				for x := range fx {
+					lo[x], hi[x], fx[x] = r.IntN(inW), r.IntN(inW), float32(r.Float64()*6-3)
+				}
+			}
+			fys := resizeFracs(r.IntN(12)+1, r.IntN(30)+1, ac, hp)
+			fy := fys[r.IntN(len(fys))]
+			if trial%5 == 0 {
+				fy = fys[0]
+			}
+			tp, err := NewBilinearTaps(lo, hi, fx, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			row0, row1 := tailF32(t, inW*d), tailF32(t, inW*d)
+			copy(row0, genPRelu(r, inW*d))
+			copy(row1, genPRelu(r, inW*d))
+			n := outW * d
+			want := make([]float32, n)
+			bilinearRowF32Generic(want, row0, row1, tp, fy)
+			for x := range fx {
+				w := &[4]float32{float32((1 - fy) * (1 - fx[x])), float32((1 - fy) * fx[x]), float32(fy * (1 - fx[x])), float32(fy * fx[x])}
+				for c := range d {
+					l, h := lo[x]*d+c, hi[x]*d+c
+					ref := bilinearRef(row0[l], row0[h], row1[l], row1[h], w)
+					if got := want[x*d+c]; math.Float32bits(got) != math.Float32bits(ref) && !(got != got && ref != ref) {
+						t.Fatalf("generic trial %d column %d channel %d: %v, reference %v", trial, x, c, got, ref)
+					}
+				}
+			}
+			off := trial % 5
+			buf, dst := guardedF32(n, off)
+			im.fn(dst, row0, row1, tp, fy)
+			checkGuardsF32(t, im.name, buf, guard+off, n)
+			bilinearSame(t, fmt.Sprintf("%s trial %d (%d→%d depth %d, fy %v)", im.name, trial, inW, outW, d, fy), dst, want)
+		}
+	}
+	forEachLevel(t, func(t *testing.T) {
+		tp, err := NewBilinearTaps([]int{0}, []int{1}, []float32{0.5}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		negz := float32(math.Copysign(0, -1))
+		row := []float32{negz, negz, negz, negz}
+		got := make([]float32, 2)
+		BilinearRowF32(got, row, row, tp, 0.5)
+		if math.Float32bits(got[0])|math.Float32bits(got[1]) != 0 {
+			t.Fatalf("BilinearRowF32 of -0 corners = %v, want +0", got)
+		}
+		empty, _ := NewBilinearTaps(nil, nil, nil, 3)
+		BilinearRowF32(nil, nil, nil, empty, 0.5)
+		defer func() {
+			if recover() == nil {
+				t.Error("BilinearRowF32 with a row short of the taps did not panic")
+			}
+		}()
+		BilinearRowF32(got, row[:3], row, tp, 0.5)
+	})
+}
+
+// BenchmarkBilinearRowF32 times every usable implementation on one output
+// row of a DeepLab-style resize (65 → 257 columns) of 21 and 64 channels
+// and of 3 (an image), against BilinearF32 called per column as the
+// kernel did (go test ./arch -run '^$' -bench BilinearRowF32).
+func BenchmarkBilinearRowF32(b *testing.B) {
+	for _, d := range []int{3, 21, 64} {
+		lo, hi, fx := resizeTaps(65, 257, true, false)
+		tp, err := NewBilinearTaps(lo, hi, fx, d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		row0, row1 := make([]float32, 65*d), make([]float32, 65*d)
+		for i := range row0 {
+			row0[i], row1[i] = float32(i%7)*0.5, float32(i%13)*0.25
+		}
+		dst := make([]float32, 257*d)
+		const fy = 0.3125
+		for _, im := range implsOf(bilinearRowF32Impls) {
+			b.Run(fmt.Sprintf("row/%s/%d", im.name, d), func(b *testing.B) {
+				b.SetBytes(int64(4 * len(dst)))
+				for b.Loop() {
+					im.fn(dst, row0, row1, tp, fy)
+				}
+			})
+		}
+		b.Run(fmt.Sprintf("percolumn/%s/%d", Current(), d), func(b *testing.B) {
+			b.SetBytes(int64(4 * len(dst)))
+			var w [4]float32
+			for b.Loop() {
+				for x, f := range fx {
+					w = [4]float32{float32((1 - fy) * (1 - f)), float32((1 - fy) * f), float32(fy * (1 - f)), float32(fy * f)}
+					BilinearF32(dst[x*d:x*d+d], row0[lo[x]*d:], row0[hi[x]*d:], row1[lo[x]*d:], row1[hi[x]*d:], &w)
+				}
+			}
+		})
+	}
+}

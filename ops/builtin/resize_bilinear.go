@@ -39,24 +39,16 @@ type ResizeBilinear struct {
 	ys, xs []resizeTap
 	// Integer taps (int8, int16).
 	yi, xi []resizeTapInt
-	// tapsU8 is xs for arch.BilinearRowU8 (uint8 from
-	// bilinearU8VectorDepth channels; nil otherwise).
-	tapsU8 *arch.BilinearTaps
-	// w holds, per thread, the float path's four weights of the pixel
-	// being blended for arch.BilinearF32 (a field, so that passing it
-	// does not move a local to the heap).
-	w [][4]float32
+	// taps is xs for arch.BilinearRowF32 (float32) and
+	// arch.BilinearRowU8 (uint8 from bilinearU8VectorDepth channels);
+	// nil otherwise.
+	taps *arch.BilinearTaps
 	// Output rows (input rows of the 2×2 path) are split over threads
 	// (ops.Node.Parallel); rowsFn reads the tensors in in and out
 	// during Eval.
 	in, out *ops.Tensor
 	rowsFn  func(worker, lo, hi int)
 }
-
-// bilinearVectorDepth is the depth from which the float path blends a
-// pixel's channels with arch.BilinearF32 rather than the scalar loop
-// (below it the call costs more than the vector code saves).
-const bilinearVectorDepth = 8
 
 // resizeTapInt is one output row's (or column's) two source indices and
 // their weights on the 2^-10 scale (w0 + w1 = 1024; w0 may exceed 1024
@@ -93,7 +85,6 @@ func decodeResizeBilinearOptions(t ops.OptionsTable) (any, error) {
 func (k *ResizeBilinear) Prepare(n *ops.Node) error {
 	*k = ResizeBilinear{}
 	k.rowsFn = k.evalRows
-	k.w = make([][4]float32, n.Threads())
 	in, _, err := k.g.prepare(n)
 	if err != nil {
 		return err
@@ -117,12 +108,12 @@ func (k *ResizeBilinear) Prepare(n *ops.Node) error {
 	}
 	k.ys = bilinearTaps(k.g.outH, k.g.inH, k.g.scale(k.g.inH, k.g.outH), k.g.opts.HalfPixelCenters)
 	k.xs = bilinearTaps(k.g.outW, k.g.inW, k.g.scale(k.g.inW, k.g.outW), k.g.opts.HalfPixelCenters)
-	if k.typ == ops.Uint8 && k.g.depth >= bilinearU8VectorDepth {
+	if k.typ == ops.Float32 || k.g.depth >= bilinearU8VectorDepth {
 		lo, hi, frac := make([]int, len(k.xs)), make([]int, len(k.xs)), make([]float32, len(k.xs))
 		for i, tx := range k.xs {
 			lo[i], hi[i], frac[i] = tx.lo, tx.hi, tx.frac
 		}
-		if k.tapsU8, err = arch.NewBilinearTaps(lo, hi, frac, k.g.depth); err != nil {
+		if k.taps, err = arch.NewBilinearTaps(lo, hi, frac, k.g.depth); err != nil {
 			return err
 		}
 	}
@@ -217,48 +208,19 @@ func (k *ResizeBilinear) evalRows(worker, lo, hi int) {
 		resizeBilinear2x2(g, src, dst, lo, hi)
 		return
 	}
-	d := g.depth
-	o := lo * g.outW * d
-	w := &k.w[worker]
+	// TFLite's ResizeBilinearGeneric, one output row per call: the
+	// four weights of a pixel as float32 products, then the output,
+	// zeroed, accumulates corner by corner in the order (y0,x0),
+	// (y0,x1), (y1,x0), (y1,x1), every product and sum rounded on its
+	// own (arch.BilinearRowF32).
+	rowLen := g.inW * g.depth
+	outLen := g.outW * g.depth
 	for r := lo; r < hi; r++ {
-		base := r / g.outH * g.inH * g.inW * d
+		base := r / g.outH * g.inH * rowLen
 		ty := k.ys[r%g.outH]
-		{
-			r0 := base + ty.lo*g.inW*d
-			r1 := base + ty.hi*g.inW*d
-			dy := ty.frac
-			for _, tx := range k.xs {
-				dx := tx.frac
-				// TFLite's ResizeBilinearGeneric: the four weights as
-				// float32 products first, then the output, zeroed,
-				// accumulates corner by corner in the order (y0,x0),
-				// (y0,x1), (y1,x0), (y1,x1), every product and sum
-				// rounded on its own (the conversions keep Go from
-				// fusing them into multiply-adds).
-				w00 := float32(float32(1-dy) * float32(1-dx))
-				w01 := float32(float32(1-dy) * dx)
-				w10 := float32(dy * float32(1-dx))
-				w11 := float32(dy * dx)
-				p00, p10 := src[r0+tx.lo*d:r0+tx.lo*d+d], src[r1+tx.lo*d:r1+tx.lo*d+d]
-				p01, p11 := src[r0+tx.hi*d:r0+tx.hi*d+d], src[r1+tx.hi*d:r1+tx.hi*d+d]
-				row := dst[o : o+d]
-				if d >= bilinearVectorDepth {
-					// The same sum in the same order, vectorised
-					// over the channels.
-					*w = [4]float32{w00, w01, w10, w11}
-					arch.BilinearF32(row, p00, p01, p10, p11, w)
-					o += d
-					continue
-				}
-				for c := range row {
-					v := float32(0) + float32(p00[c]*w00)
-					v = float32(v + float32(p01[c]*w01))
-					v = float32(v + float32(p10[c]*w10))
-					row[c] = float32(v + float32(p11[c]*w11))
-				}
-				o += d
-			}
-		}
+		r0 := base + ty.lo*rowLen
+		r1 := base + ty.hi*rowLen
+		arch.BilinearRowF32(dst[r*outLen:(r+1)*outLen], src[r0:r0+rowLen], src[r1:r1+rowLen], k.taps, ty.frac)
 	}
 }
 
@@ -309,7 +271,7 @@ func resizeBilinear2x2(g *resizeGeometry, src, dst []float32, lo, hi int) {
 //
 // It computes the output rows [lo, hi), counted across batches.
 func (k *ResizeBilinear) evalUint8(src, dst []byte, lo, hi int) {
-	if k.tapsU8 != nil {
+	if k.taps != nil {
 		k.evalUint8Vector(src, dst, lo, hi)
 		return
 	}
@@ -332,7 +294,7 @@ func (k *ResizeBilinear) evalUint8Vector(src, dst []byte, lo, hi int) {
 		ty := k.ys[r%g.outH]
 		r0 := base + ty.lo*rowLen
 		r1 := base + ty.hi*rowLen
-		arch.BilinearRowU8(dst[r*outLen:(r+1)*outLen], src[r0:r0+rowLen], src[r1:r1+rowLen], k.tapsU8, ty.frac)
+		arch.BilinearRowU8(dst[r*outLen:(r+1)*outLen], src[r0:r0+rowLen], src[r1:r1+rowLen], k.taps, ty.frac)
 	}
 }
 

@@ -54,7 +54,7 @@ func forceTapsU8(t testing.TB, k *ResizeBilinear) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k.tapsU8 = tp
+	k.taps = tp
 }
 
 // TestResizeBilinearUint8MatchesScalar holds uint8 RESIZE_BILINEAR (the
@@ -170,12 +170,12 @@ func BenchmarkResizeBilinearUint8(b *testing.B) {
 		})
 		b.Run(name+"/vector", func(b *testing.B) {
 			b.SetBytes(bytes)
-			saved := kb.tapsU8
+			saved := kb.taps
 			forceTapsU8(b, kb)
 			for b.Loop() {
 				kb.evalUint8Vector(x, dst, 0, s.out)
 			}
-			kb.tapsU8 = saved
+			kb.taps = saved
 		})
 		b.Run(name+"/scalar", func(b *testing.B) {
 			b.SetBytes(bytes)

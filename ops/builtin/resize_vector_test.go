@@ -9,7 +9,7 @@ import (
 )
 
 // TestResizeVectorPaths: float RESIZE_BILINEAR at depths on both sides of
-// bilinearVectorDepth (the arch.BilinearF32 path and the scalar loop)
+// the vector width (arch.BilinearRowF32, masked and full vectors)
 // gives TFLite's ResizeBilinearGeneric sum, written out here from the
 // taps, bit for bit (NaN as NaN), for every option and up- and
 // down-sampling; and RESIZE_NEAREST_NEIGHBOR with its repeated-row copies
