@@ -2,6 +2,8 @@ package interpreter
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/tflrun/tflrun/schema"
@@ -108,5 +110,195 @@ func TestFuseByteTable(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// scalarModel is y = op(x, c) (c first with cFirst) on an x of shape
+// [2, 3, 128] of typ (int8 or uint8) and a constant c of shape cShape
+// holding the bytes cData, with the given builtin options.
+func scalarModel(typ schema.TensorType, op schema.BuiltinOperator, opts *schema.BuiltinOptionsT, cFirst bool, cShape []int32, cData []byte, yShape []int32) *schema.ModelT {
+	q := func(scale float32, zp int64) *schema.QuantizationParametersT {
+		if typ == schema.TensorTypeUINT8 {
+			zp += 128
+		}
+		return &schema.QuantizationParametersT{Scale: []float32{scale}, ZeroPoint: []int64{zp}}
+	}
+	in := []int32{0, 1}
+	if cFirst {
+		in = []int32{1, 0}
+	}
+	return &schema.ModelT{
+		Version: 3,
+		OperatorCodes: []*schema.OperatorCodeT{
+			{BuiltinCode: op, DeprecatedBuiltinCode: int8(op), Version: 2},
+		},
+		Buffers: []*schema.BufferT{{}, {Data: cData}},
+		Subgraphs: []*schema.SubGraphT{{
+			Tensors: []*schema.TensorT{
+				{Name: "x", Shape: []int32{2, 3, 128}, Type: typ, Quantization: q(0.0731, -37)},
+				{Name: "c", Shape: cShape, Type: typ, Buffer: 1, Quantization: q(0.0213, 11)},
+				{Name: "y", Shape: yShape, Type: typ, Quantization: q(0.0402, -21)},
+			},
+			Inputs:    []int32{0},
+			Outputs:   []int32{2},
+			Operators: []*schema.OperatorT{{OpcodeIndex: 0, Inputs: in, Outputs: []int32{2}, BuiltinOptions: opts}},
+		}},
+	}
+}
+
+// TestFuseScalarTable checks the scalar-constant fusion: for every
+// operator of scalarByteOps that tflrun's kernels take in int8 or uint8
+// (ADD, SUB, MUL with activations, MAXIMUM, MINIMUM and
+// SQUARED_DIFFERENCE at least), constants of shape [], [1] and
+// [1, 1, 1], either operand order, the fused graph gives the unfused
+// graph's bytes for every input byte at 1 and 2 threads; a constant of
+// two elements, or one whose rank makes the output's shape differ from
+// the input's, is not fused, nor is a DIV whose divisor is the varying
+// input (its zero point divides by zero: the table cannot be made, and
+// Invoke reports the error as before).
+func TestFuseScalarTable(t *testing.T) {
+	run := func(m *schema.ModelT, fuse bool, threads int) (out []byte, fused bool, err error) {
+		t.Helper()
+		old := fuseByteTables
+		fuseByteTables = fuse
+		defer func() { fuseByteTables = old }()
+		it, err := New(mustLoad(t, m), &Options{NumThreads: threads})
+		if err != nil {
+			return nil, false, err
+		}
+		defer it.Close()
+		if err := it.AllocateTensors(); err != nil {
+			return nil, false, err
+		}
+		x := it.Input(0).Data
+		for i := range x {
+			x[i] = byte(i*7 + 3)
+		}
+		_, fused = it.sg.nodes[0].kernel.(*byteTableKernel)
+		if err := it.Invoke(); err != nil {
+			return nil, fused, err
+		}
+		return bytes.Clone(it.Output(0).Data), fused, nil
+	}
+	type opCase struct {
+		op   schema.BuiltinOperator
+		opts *schema.BuiltinOptionsT
+		must bool // tflrun takes both byte types
+	}
+	cases := []opCase{
+		{schema.BuiltinOperatorADD, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsAddOptions, Value: &schema.AddOptionsT{FusedActivationFunction: schema.ActivationFunctionTypeRELU}}, true},
+		{schema.BuiltinOperatorSUB, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsSubOptions, Value: &schema.SubOptionsT{}}, true},
+		{schema.BuiltinOperatorSUB, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsSubOptions, Value: &schema.SubOptionsT{FusedActivationFunction: schema.ActivationFunctionTypeRELU6}}, true},
+		{schema.BuiltinOperatorMUL, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsMulOptions, Value: &schema.MulOptionsT{}}, true},
+		{schema.BuiltinOperatorMUL, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsMulOptions, Value: &schema.MulOptionsT{FusedActivationFunction: schema.ActivationFunctionTypeRELU_N1_TO_1}}, true},
+		{schema.BuiltinOperatorDIV, &schema.BuiltinOptionsT{Type: schema.BuiltinOptionsDivOptions, Value: &schema.DivOptionsT{}}, false},
+		{schema.BuiltinOperatorMAXIMUM, nil, true},
+		{schema.BuiltinOperatorMINIMUM, nil, true},
+		{schema.BuiltinOperatorSQUARED_DIFFERENCE, nil, false},
+		{schema.BuiltinOperatorFLOOR_DIV, nil, false},
+		{schema.BuiltinOperatorFLOOR_MOD, nil, false},
+	}
+	full := []int32{2, 3, 128}
+	for _, typ := range []schema.TensorType{schema.TensorTypeINT8, schema.TensorTypeUINT8} {
+		for _, c := range cases {
+			for _, cShape := range [][]int32{{}, {1}, {1, 1, 1}} {
+				for _, cFirst := range []bool{false, true} {
+					for _, cv := range []byte{0x05, 0x9c} {
+						m := scalarModel(typ, c.op, c.opts, cFirst, cShape, []byte{cv}, full)
+						want, f, err := run(m, false, 1)
+						if err != nil {
+							if c.must {
+								t.Fatalf("%v %v: %v", typ, c.op, err)
+							}
+							continue
+						}
+						if f {
+							t.Fatal("fused with fusion off")
+						}
+						for _, threads := range []int{1, 2} {
+							got, fused, err := run(m, true, threads)
+							if err != nil {
+								t.Fatalf("%v %v c%v=%#x first %v: the unfused graph runs, the fused one: %v", typ, c.op, cShape, cv, cFirst, err)
+							}
+							if !fused {
+								t.Errorf("%v %v c%v first %v: not fused", typ, c.op, cShape, cFirst)
+							}
+							if !bytes.Equal(got, want) {
+								t.Fatalf("%v %v c%v=%#x first %v threads %d: fused output differs from the unfused one", typ, c.op, cShape, cv, cFirst, threads)
+							}
+						}
+					}
+				}
+			}
+		}
+		add := cases[0]
+		for _, m := range []*schema.ModelT{
+			scalarModel(typ, add.op, add.opts, false, []int32{128}, make([]byte, 128), full),
+			scalarModel(typ, add.op, add.opts, false, []int32{1, 1, 1, 1}, []byte{1}, []int32{1, 2, 3, 128}),
+		} {
+			if _, fused, err := run(m, true, 1); err != nil || fused {
+				t.Errorf("%v: a constant that is not a same-shape scalar: fused %v, error %v", typ, fused, err)
+			}
+		}
+		div := cases[5]
+		if _, fused, err := run(scalarModel(typ, div.op, div.opts, true, []int32{1}, []byte{9}, full), true, 1); fused || err == nil && typ == schema.TensorTypeUINT8 {
+			t.Errorf("%v: DIV by the varying input: fused %v, error %v", typ, fused, err)
+		}
+	}
+}
+
+// byteTableCorpusModels are corpus models with operators that become
+// byte tables (x·σ(x) pairs or scalar-constant operators) and how many.
+var byteTableCorpusModels = []struct {
+	name   string
+	tables int
+}{
+	{"detection/coral_traffic_model.tflite", 4},
+	{"detection/nxp_yolo11n_full_integer_quant.tflite", 79},
+	{"image_cls/smartgallery_mobilenet_v3_small_int8.tflite", 11},
+	{"image_cls/tactilelens_efficientnet_lite0_int8.tflite", 33},
+	{"pose/support_movenet_lightning_int8.tflite", 3},
+	{"style_sr/flutter_magenta_style_transfer_int8.tflite", 13},
+}
+
+// TestCorpusByteTables runs corpus models with byte tables made, at 1
+// and 3 threads, and requires the outputs of the graph without them, bit
+// for bit, and the expected number of tables.
+func TestCorpusByteTables(t *testing.T) {
+	dir := threadCorpusDir(t)
+	for _, c := range byteTableCorpusModels {
+		path := filepath.Join(dir, c.name)
+		if _, err := os.Stat(path); err != nil {
+			t.Logf("skipped: %s is absent", path)
+			continue
+		}
+		t.Run(filepath.Base(c.name), func(t *testing.T) {
+			run := func(fuse bool, threads int) ([][]byte, int) {
+				old := fuseByteTables
+				fuseByteTables = fuse
+				defer func() { fuseByteTables = old }()
+				tables := 0
+				outs := invokeInspect(t, path, threads, func(it *Interpreter) {
+					for k := range it.sg.nodes {
+						if _, ok := it.sg.nodes[k].kernel.(*byteTableKernel); ok {
+							tables++
+						}
+					}
+				})
+				return outs, tables
+			}
+			want, _ := run(false, 1)
+			for _, threads := range []int{1, 3} {
+				got, tables := run(true, threads)
+				if tables != c.tables {
+					t.Errorf("%d threads: %d byte tables, want %d", threads, tables, c.tables)
+				}
+				for j := range want {
+					if !bytes.Equal(got[j], want[j]) {
+						t.Errorf("%d threads: output %d differs from the graph's without tables", threads, j)
+					}
+				}
+			}
+		})
 	}
 }
