@@ -3,6 +3,7 @@ package builtin
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/tflrun/tflrun/ops"
 	"github.com/tflrun/tflrun/schema"
@@ -182,16 +183,50 @@ func gatherBytes[I int16 | int32 | int64](k *Gather, src []byte, idx []I, dst []
 	for b := 0; b < k.batch; b++ {
 		for o := 0; o < k.outer; o++ {
 			base := (b*k.outer + o) * k.axisSize
-			for i := 0; i < k.coords; i++ {
-				v := idx[b*k.coords+i]
-				if int64(v) >= int64(k.axisSize) {
-					return gatherIndexError{b*k.coords + i, int64(v), k.axisSize}
+			var err error
+			d := (b*k.outer + o) * k.coords * row
+			bi := idx[b*k.coords : (b+1)*k.coords]
+			switch row {
+			// An embedding row is a few dozen bytes: a copy of a fixed
+			// size is a few moves, where copy's memmove call costs more
+			// than the row.
+			case 16:
+				err = gatherFixed[I, [16]byte](k, src, bi, dst[d:], base, b*k.coords)
+			case 32:
+				err = gatherFixed[I, [32]byte](k, src, bi, dst[d:], base, b*k.coords)
+			case 64:
+				err = gatherFixed[I, [64]byte](k, src, bi, dst[d:], base, b*k.coords)
+			case 128:
+				err = gatherFixed[I, [128]byte](k, src, bi, dst[d:], base, b*k.coords)
+			default:
+				for i, v := range bi {
+					if int64(v) >= int64(k.axisSize) {
+						return gatherIndexError{b*k.coords + i, int64(v), k.axisSize}
+					}
+					s := (base + int(v)) * row
+					copy(dst[d+i*row:d+(i+1)*row], src[s:s+row])
 				}
-				s := (base + int(v)) * row
-				d := ((b*k.outer+o)*k.coords + i) * row
-				copy(dst[d:d+row], src[s:s+row])
+			}
+			if err != nil {
+				return err
 			}
 		}
+	}
+	return nil
+}
+
+// gatherFixed is gatherBytes' inner loop for rows of exactly the size of
+// R, a byte array: the rows idx (at position first on of the indices)
+// of the slab starting at row base are copied to dst in turn.
+func gatherFixed[I int16 | int32 | int64, R any](k *Gather, src []byte, idx []I, dst []byte, base, first int) error {
+	var r R
+	row := int(unsafe.Sizeof(r))
+	for i, v := range idx {
+		if int64(v) >= int64(k.axisSize) {
+			return gatherIndexError{first + i, int64(v), k.axisSize}
+		}
+		s := (base + int(v)) * row
+		*(*R)(unsafe.Pointer(&dst[i*row : (i+1)*row][0])) = *(*R)(unsafe.Pointer(&src[s : s+row][0]))
 	}
 	return nil
 }
