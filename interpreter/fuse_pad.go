@@ -46,18 +46,19 @@ var foldPads = true
 type padFold struct {
 	readers  []int // per tensor: operators reading it, +1 for a subgraph output
 	producer []int // per tensor: the operator writing it, -1 none, -2 several
+	reader   []int // per tensor: the operator reading it, -1 none, -2 several
 }
 
 // newPadFold returns the structure for the current subgraph, or nil when
 // the fusion is off (or while diagnosing).
 func (it *Interpreter) newPadFold() *padFold {
-	if !foldPads || it.diag != nil {
+	if !foldPads && !foldActs || it.diag != nil {
 		return nil
 	}
 	sg := it.sg
-	f := &padFold{readers: make([]int, len(sg.tensors)), producer: make([]int, len(sg.tensors))}
+	f := &padFold{readers: make([]int, len(sg.tensors)), producer: make([]int, len(sg.tensors)), reader: make([]int, len(sg.tensors))}
 	for i := range f.producer {
-		f.producer[i] = -1
+		f.producer[i], f.reader[i] = -1, -1
 	}
 	for k := range sg.info.Operators {
 		oi := &sg.info.Operators[k]
@@ -65,6 +66,11 @@ func (it *Interpreter) newPadFold() *padFold {
 			for _, t := range list {
 				if t >= 0 && t < len(f.readers) {
 					f.readers[t]++
+					if f.reader[t] == -1 {
+						f.reader[t] = k
+					} else if f.reader[t] != k {
+						f.reader[t] = -2
+					}
 				}
 			}
 		}
@@ -84,13 +90,18 @@ func (it *Interpreter) newPadFold() *padFold {
 	return f
 }
 
-// unfoldPads undoes the fusion of a previous AllocateTensors: every
-// convolution reads its model input and options again.
+// unfoldPads undoes the fusions of a previous AllocateTensors: every
+// convolution reads its model input and options again, and every
+// producer of a folded activation has its model options (fuse_act.go).
 func (it *Interpreter) unfoldPads() {
 	sg := it.sg
 	for k := range sg.nodes {
 		nd := &sg.nodes[k]
-		nd.padFolded = false
+		nd.padFolded, nd.actFolded = false, false
+		if nd.actRerouted {
+			nd.Options = sg.info.Operators[k].Options
+			nd.actRerouted = false
+		}
 		if !nd.padRerouted {
 			continue
 		}
@@ -104,7 +115,7 @@ func (it *Interpreter) unfoldPads() {
 // foldable returns the PAD node whose output convolution node i reads
 // and the options with its padding folded in, or -1.
 func (f *padFold) foldable(it *Interpreter, i int, isInput []bool) (int, any) {
-	if f == nil {
+	if f == nil || !foldPads {
 		return -1, nil
 	}
 	sg := it.sg

@@ -186,7 +186,8 @@ func alignedBytes(n int) []byte {
 }
 
 // inPlaceAliases picks the RESHAPE, SQUEEZE and EXPAND_DIMS operators
-// whose output can share its input's bytes instead of a copy of them, as
+// (and folded activations, fuse_act.go) whose output can share its
+// input's bytes instead of a copy of them, as
 // TensorFlow Lite's arena planner does for operators it marks in-place
 // (kTfLiteInplaceOpInput0Shared): the input is an arena tensor that the
 // operator is the last to read (so nothing else sees it change, and no
@@ -222,7 +223,9 @@ func (it *Interpreter) inPlaceAliases(first, last []int) []int {
 		switch nd.Op {
 		case ops.OpReshape, ops.OpSqueeze, ops.OpExpandDims:
 		default:
-			continue
+			if _, folded := nd.kernel.(foldedActKernel); !folded {
+				continue
+			}
 		}
 		if nd.deferred || nd.dynOut || nd.once || len(nd.Inputs) == 0 || len(nd.Outputs) != 1 {
 			continue

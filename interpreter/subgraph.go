@@ -47,6 +47,11 @@ type node struct {
 	// padRerouted marks that convolution: its input 0 and options are
 	// not the model's until the next AllocateTensors restores them.
 	padFolded, padRerouted bool
+	// actFolded marks an activation whose producer applies it
+	// (fuse_act.go): its kernel is a copy, in place where the planner
+	// shares the buffer. actRerouted marks that producer: its options
+	// are not the model's until the next AllocateTensors restores them.
+	actFolded, actRerouted bool
 }
 
 // emptyNode reports whether node n, prepared, has nothing to compute:
@@ -237,8 +242,13 @@ func (it *Interpreter) allocate() error {
 		var err error
 		if p, opts := fold.foldable(it, i, isInput); p >= 0 {
 			err = it.prepareFolded(i, p, opts, isInput, writers)
+		} else if a, opts := fold.actFoldable(it, i, isInput); a >= 0 {
+			err = it.prepareActFolded(i, a, opts, isInput, writers)
 		} else {
 			err = it.prepareNode(i, isInput, writers)
+		}
+		if err == nil && sg.nodes[i].actFolded {
+			it.finishActFold(i)
 		}
 		if err == nil && it.diag == nil {
 			rel.prepared(&sg.nodes[i], i)
