@@ -76,45 +76,51 @@ func (f *padFold) actFoldable(it *Interpreter, i int, isInput []bool) (int, any)
 			return -1, nil
 		}
 	}
+	if !actProducers[nd.Op] {
+		return -1, nil
+	}
+	var opts any
 	switch o := nd.Options.(type) {
 	case *builtin.Conv2DOptions:
-		if c, ok := composeAct(o.Activation, act); ok && nd.Op == ops.OpConv2D {
-			v := *o
-			v.Activation = c
-			return a, &v
-		}
+		opts = withActivation(o, func(v *builtin.Conv2DOptions) *ops.Activation { return &v.Activation }, act)
 	case *builtin.DepthwiseConv2DOptions:
-		if c, ok := composeAct(o.Activation, act); ok && nd.Op == ops.OpDepthwiseConv2D {
-			v := *o
-			v.Activation = c
-			return a, &v
-		}
+		opts = withActivation(o, func(v *builtin.DepthwiseConv2DOptions) *ops.Activation { return &v.Activation }, act)
 	case *builtin.FullyConnectedOptions:
-		if c, ok := composeAct(o.Activation, act); ok && nd.Op == ops.OpFullyConnected {
-			v := *o
-			v.Activation = c
-			return a, &v
-		}
+		opts = withActivation(o, func(v *builtin.FullyConnectedOptions) *ops.Activation { return &v.Activation }, act)
 	case *builtin.AddOptions:
-		if c, ok := composeAct(o.Activation, act); ok && nd.Op == ops.OpAdd {
-			v := *o
-			v.Activation = c
-			return a, &v
-		}
+		opts = withActivation(o, func(v *builtin.AddOptions) *ops.Activation { return &v.Activation }, act)
 	case *builtin.SubOptions:
-		if c, ok := composeAct(o.Activation, act); ok && nd.Op == ops.OpSub {
-			v := *o
-			v.Activation = c
-			return a, &v
-		}
+		opts = withActivation(o, func(v *builtin.SubOptions) *ops.Activation { return &v.Activation }, act)
 	case *builtin.MulOptions:
-		if c, ok := composeAct(o.Activation, act); ok && nd.Op == ops.OpMul {
-			v := *o
-			v.Activation = c
-			return a, &v
-		}
+		opts = withActivation(o, func(v *builtin.MulOptions) *ops.Activation { return &v.Activation }, act)
 	}
-	return -1, nil
+	if opts == nil {
+		return -1, nil
+	}
+	return a, opts
+}
+
+// actProducers are the operators a standalone activation folds into.
+var actProducers = map[ops.BuiltinOperator]bool{
+	ops.OpConv2D: true, ops.OpDepthwiseConv2D: true, ops.OpFullyConnected: true,
+	ops.OpAdd: true, ops.OpSub: true, ops.OpMul: true,
+}
+
+// withActivation returns a copy of the options o with the fused
+// activation (the field act points to) followed by a, or nil (an untyped
+// nil) when the two do not compose.
+func withActivation[O any](o *O, field func(*O) *ops.Activation, a ops.Activation) any {
+	if o == nil {
+		return nil
+	}
+	v := *o
+	f := field(&v)
+	c, ok := composeAct(*f, a)
+	if !ok {
+		return nil
+	}
+	*f = c
+	return &v
 }
 
 // composeAct returns the fused activation that is the producer's fused

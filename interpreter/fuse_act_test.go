@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tflrun/tflrun/schema"
@@ -183,10 +181,7 @@ func TestFoldActivation(t *testing.T) {
 
 // actFoldCorpusModels are corpus models with standalone activations
 // that fold, and how many.
-var actFoldCorpusModels = []struct {
-	name   string
-	folded int
-}{
+var actFoldCorpusModels = []corpusFusionCase{
 	{"face_hand/gotflite_face_detection_front.tflite", 17},
 	{"face_hand/mediapipe_face_detection_short_range.tflite", 17},
 	{"segmentation/mediapipe_selfie_segmentation.tflite", 22},
@@ -196,40 +191,12 @@ var actFoldCorpusModels = []struct {
 // folded, at 1 and 3 threads, and requires the outputs of the unfolded
 // graph, bit for bit, and the expected number folded.
 func TestCorpusFoldActivation(t *testing.T) {
-	dir := threadCorpusDir(t)
-	for _, c := range actFoldCorpusModels {
-		path := filepath.Join(dir, c.name)
-		if _, err := os.Stat(path); err != nil {
-			t.Logf("skipped: %s is absent", path)
-			continue
+	testCorpusFusion(t, "activations folded", actFoldCorpusModels, &foldActs, func(it *Interpreter) (n int) {
+		for k := range it.sg.nodes {
+			if _, ok := it.sg.nodes[k].kernel.(foldedActKernel); ok {
+				n++
+			}
 		}
-		t.Run(filepath.Base(c.name), func(t *testing.T) {
-			run := func(fold bool, threads int) ([][]byte, int) {
-				old := foldActs
-				foldActs = fold
-				defer func() { foldActs = old }()
-				folded := 0
-				outs := invokeInspect(t, path, threads, func(it *Interpreter) {
-					for k := range it.sg.nodes {
-						if _, ok := it.sg.nodes[k].kernel.(foldedActKernel); ok {
-							folded++
-						}
-					}
-				})
-				return outs, folded
-			}
-			want, _ := run(false, 1)
-			for _, threads := range []int{1, 3} {
-				got, folded := run(true, threads)
-				if folded != c.folded {
-					t.Errorf("%d threads: %d activations folded, want %d", threads, folded, c.folded)
-				}
-				for j := range want {
-					if !bytes.Equal(got[j], want[j]) {
-						t.Errorf("%d threads: output %d differs from the unfolded graph's", threads, j)
-					}
-				}
-			}
-		})
-	}
+		return n
+	})
 }

@@ -2,8 +2,6 @@ package interpreter
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tflrun/tflrun/schema"
@@ -249,10 +247,7 @@ func TestFuseScalarTable(t *testing.T) {
 
 // byteTableCorpusModels are corpus models with operators that become
 // byte tables (x·σ(x) pairs or scalar-constant operators) and how many.
-var byteTableCorpusModels = []struct {
-	name   string
-	tables int
-}{
+var byteTableCorpusModels = []corpusFusionCase{
 	{"detection/coral_traffic_model.tflite", 4},
 	{"detection/nxp_yolo11n_full_integer_quant.tflite", 79},
 	{"image_cls/smartgallery_mobilenet_v3_small_int8.tflite", 11},
@@ -265,40 +260,12 @@ var byteTableCorpusModels = []struct {
 // and 3 threads, and requires the outputs of the graph without them, bit
 // for bit, and the expected number of tables.
 func TestCorpusByteTables(t *testing.T) {
-	dir := threadCorpusDir(t)
-	for _, c := range byteTableCorpusModels {
-		path := filepath.Join(dir, c.name)
-		if _, err := os.Stat(path); err != nil {
-			t.Logf("skipped: %s is absent", path)
-			continue
+	testCorpusFusion(t, "byte tables", byteTableCorpusModels, &fuseByteTables, func(it *Interpreter) (n int) {
+		for k := range it.sg.nodes {
+			if _, ok := it.sg.nodes[k].kernel.(*byteTableKernel); ok {
+				n++
+			}
 		}
-		t.Run(filepath.Base(c.name), func(t *testing.T) {
-			run := func(fuse bool, threads int) ([][]byte, int) {
-				old := fuseByteTables
-				fuseByteTables = fuse
-				defer func() { fuseByteTables = old }()
-				tables := 0
-				outs := invokeInspect(t, path, threads, func(it *Interpreter) {
-					for k := range it.sg.nodes {
-						if _, ok := it.sg.nodes[k].kernel.(*byteTableKernel); ok {
-							tables++
-						}
-					}
-				})
-				return outs, tables
-			}
-			want, _ := run(false, 1)
-			for _, threads := range []int{1, 3} {
-				got, tables := run(true, threads)
-				if tables != c.tables {
-					t.Errorf("%d threads: %d byte tables, want %d", threads, tables, c.tables)
-				}
-				for j := range want {
-					if !bytes.Equal(got[j], want[j]) {
-						t.Errorf("%d threads: output %d differs from the graph's without tables", threads, j)
-					}
-				}
-			}
-		})
-	}
+		return n
+	})
 }

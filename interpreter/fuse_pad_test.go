@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tflrun/tflrun/arch"
@@ -467,10 +465,7 @@ func TestFoldPadReallocate(t *testing.T) {
 // face detector with sparse weights, YOLOX) and int8 (PyTorch
 // MobileNetV2, a MicroNet, YOLOv8 and YOLO11), each with the number of
 // PADs folded.
-var foldPadCorpusModels = []struct {
-	name   string
-	folded int
-}{
+var foldPadCorpusModels = []corpusFusionCase{
 	{"pose/mediapipe_pose_detection.tflite", 5},
 	{"face_hand/mediapipe_face_detection_full_range_sparse.tflite", 43},
 	{"image_cls/micro_pytorch_mobilenet_v2_quantized.tflite", 18},
@@ -487,40 +482,12 @@ var foldPadCorpusModels = []struct {
 // and 3 threads, and requires the outputs of the unfused graph, bit for
 // bit, and the expected number of PADs folded.
 func TestCorpusFoldPad(t *testing.T) {
-	dir := threadCorpusDir(t)
-	for _, c := range foldPadCorpusModels {
-		path := filepath.Join(dir, c.name)
-		if _, err := os.Stat(path); err != nil {
-			t.Logf("skipped: %s is absent", path)
-			continue
+	testCorpusFusion(t, "PADs folded", foldPadCorpusModels, &foldPads, func(it *Interpreter) (n int) {
+		for k := range it.sg.nodes {
+			if it.sg.nodes[k].padFolded {
+				n++
+			}
 		}
-		t.Run(filepath.Base(c.name), func(t *testing.T) {
-			run := func(fold bool, threads int) ([][]byte, int) {
-				old := foldPads
-				foldPads = fold
-				defer func() { foldPads = old }()
-				folded := 0
-				outs := invokeInspect(t, path, threads, func(it *Interpreter) {
-					for k := range it.sg.nodes {
-						if it.sg.nodes[k].padFolded {
-							folded++
-						}
-					}
-				})
-				return outs, folded
-			}
-			want, _ := run(false, 1)
-			for _, threads := range []int{1, 3} {
-				got, folded := run(true, threads)
-				if folded != c.folded {
-					t.Errorf("%d threads: %d PADs folded, want %d", threads, folded, c.folded)
-				}
-				for j := range want {
-					if !bytes.Equal(got[j], want[j]) {
-						t.Errorf("%d threads: output %d differs from the unfused graph's", threads, j)
-					}
-				}
-			}
-		})
-	}
+		return n
+	})
 }

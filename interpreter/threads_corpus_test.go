@@ -94,6 +94,51 @@ func invokeInspect(t *testing.T, path string, threads int, inspect func(*Interpr
 	return outs
 }
 
+// corpusFusionCase is a corpus model (relative to the corpus folder) and
+// how many operators a graph fusion changes in it.
+type corpusFusionCase struct {
+	name  string
+	count int
+}
+
+// testCorpusFusion runs each corpus model with the fusion that *flag
+// switches off (1 thread) and on (1 and 3 threads), and requires the
+// outputs of the unfused graph, bit for bit, and count(it) — what the
+// fusion did, named by what — to be the case's count. Absent models are
+// skipped, named.
+func testCorpusFusion(t *testing.T, what string, cases []corpusFusionCase, flag *bool, count func(*Interpreter) int) {
+	dir := threadCorpusDir(t)
+	for _, c := range cases {
+		path := filepath.Join(dir, c.name)
+		if _, err := os.Stat(path); err != nil {
+			t.Logf("skipped: %s is absent", path)
+			continue
+		}
+		t.Run(filepath.Base(c.name), func(t *testing.T) {
+			run := func(on bool, threads int) ([][]byte, int) {
+				old := *flag
+				*flag = on
+				defer func() { *flag = old }()
+				n := 0
+				outs := invokeInspect(t, path, threads, func(it *Interpreter) { n = count(it) })
+				return outs, n
+			}
+			want, _ := run(false, 1)
+			for _, threads := range []int{1, 3} {
+				got, n := run(true, threads)
+				if n != c.count {
+					t.Errorf("%d threads: %d %s, want %d", threads, n, what, c.count)
+				}
+				for j := range want {
+					if !bytes.Equal(got[j], want[j]) {
+						t.Errorf("%d threads: output %d differs from the unfused graph's", threads, j)
+					}
+				}
+			}
+		})
+	}
+}
+
 // TestCorpusThreads runs corpus CNNs at 2, 3 and 4 threads, with the
 // measured work threshold and with every operator split
 // (parallel.SetMinWork(0)), and requires outputs bit-identical to one
