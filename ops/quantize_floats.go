@@ -1,6 +1,10 @@
 package ops
 
-import "math"
+import (
+	"math"
+
+	"github.com/tflrun/tflrun/arch"
+)
 
 // This file holds the dynamic float → int8 quantisation of the hybrid
 // kernels (float activations, int8 weights): TFLite's
@@ -13,6 +17,8 @@ import "math"
 // std::minmax_element (minMaxElement) and std::min / std::max, whose
 // comparisons NaN fails, and a NaN value quantises through x86's
 // static_cast<int32_t> (math.MinInt32) to the bottom of the int8 range.
+// The range and the rounding loop run as the vector arch.MinMaxF32 and
+// arch.ScaleRoundInt8.
 
 // SymmetricQuantizeFloats quantises x into q[:len(x)] (len(q) ≥ len(x))
 // with one scale and no zero point, as TFLite's
@@ -23,7 +29,7 @@ import "math"
 // TFLite would read past the end) gives scale 1 and zeros.
 func SymmetricQuantizeFloats(x []float32, q []int8) (scale float32) {
 	q = q[:len(x)]
-	lo, hi := minMaxElement(x)
+	lo, hi := rangeOf(x)
 	// std::max(a, b) is (a < b) ? b : a: a NaN |max| never wins.
 	r := float32(math.Abs(float64(lo)))
 	if a := float32(math.Abs(float64(hi))); r < a {
@@ -35,9 +41,7 @@ func SymmetricQuantizeFloats(x []float32, q []int8) (scale float32) {
 	}
 	const kScale = 127
 	inv := kScale / r
-	for i, v := range x {
-		q[i] = roundClampInt8(float32(v*inv), -kScale, kScale)
-	}
+	arch.ScaleRoundInt8(q, x, inv, 0, -kScale, kScale)
 	return r / kScale
 }
 
@@ -51,7 +55,7 @@ func SymmetricQuantizeFloats(x []float32, q []int8) (scale float32) {
 // or an empty x) gives scale 1, zero point 0 and zeros.
 func AsymmetricQuantizeFloats(x []float32, q []int8) (scale float32, zp int32) {
 	q = q[:len(x)]
-	lo, hi := minMaxElement(x)
+	lo, hi := rangeOf(x)
 	// std::min(0.0f, lo) and std::max(0.0f, hi): 0 unless the comparison
 	// holds, so a NaN end of the range counts as 0.
 	var rmin, rmax float64
@@ -89,11 +93,20 @@ func AsymmetricQuantizeFloats(x []float32, q []int8) (scale float32, zp int32) {
 	// TFLite computes 1.0 / scale in double and stores it as float; for a
 	// float divisor that double rounding equals the float32 division.
 	inv := 1 / scale
-	fz := float32(zp)
-	for i, v := range x {
-		q[i] = roundClampInt8(fz+float32(v*inv), qmin, qmax)
-	}
+	arch.ScaleRoundInt8(q, x, inv, float32(zp), qmin, qmax)
 	return scale, zp
+}
+
+// rangeOf returns the values std::minmax_element(x) points at: the
+// smallest and largest element through the vector arch.MinMaxF32 (which
+// of ±0 it gives does not change either caller's result), and with a NaN
+// in x minMaxElement's step-by-step answer.
+func rangeOf(x []float32) (lo, hi float32) {
+	lo, hi, nan := arch.MinMaxF32(x)
+	if nan {
+		return minMaxElement(x)
+	}
+	return lo, hi
 }
 
 // minMaxElement returns the values std::minmax_element(x) points at (0, 0
@@ -143,27 +156,4 @@ func minMaxElement(x []float32) (lo, hi float32) {
 		}
 	}
 	return lo, hi
-}
-
-// roundClampInt8 is int8(ClampInt32(f32ToInt32(roundf(y)), lo, hi)) for
-// -128 ≤ lo ≤ hi ≤ 127 without the float64 rounding: y at or beyond a
-// bound gives the bound, except that NaN and y ≥ 2^31 give lo (x86's
-// static_cast<int32_t> gives INT32_MIN for them, which the clamp takes to
-// lo), and in between y is rounded half away from zero from its
-// truncation (y − trunc(y) is exact for |y| < 2^23).
-func roundClampInt8(y float32, lo, hi int32) int8 {
-	switch {
-	case y != y || y <= float32(lo) || y >= 2147483648:
-		return int8(lo)
-	case y >= float32(hi):
-		return int8(hi)
-	}
-	t := int32(y)
-	d := y - float32(t)
-	if d >= 0.5 {
-		t++
-	} else if d <= -0.5 {
-		t--
-	}
-	return int8(min(max(t, lo), hi))
 }

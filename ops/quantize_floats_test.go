@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/tflrun/tflrun/arch"
 )
 
 var nan32 = float32(math.NaN())
@@ -173,8 +175,9 @@ func TestMinMaxElement(t *testing.T) {
 	}
 }
 
-// TestRoundClampInt8 compares the fast rounding of the quantisers with the
-// float64 form it replaces over random values, every half-integer and its
+// TestRoundClampInt8 compares the quantisers' rounding (arch.ScaleRoundInt8
+// at the level in use, unit scale) with the float64 form of TFLite's
+// over random values, every half-integer and its
 // float32 neighbours in range, the bounds, ±0, ±Inf and NaN.
 func TestRoundClampInt8(t *testing.T) {
 	ref := func(y float32, lo, hi int32) int8 {
@@ -191,10 +194,12 @@ func TestRoundClampInt8(t *testing.T) {
 	for i := 0; i < 200000; i++ {
 		ys = append(ys, r.float(-150, 150))
 	}
+	got := make([]int8, len(ys))
 	for _, b := range [][2]int32{{-128, 127}, {-127, 127}} {
-		for _, y := range ys {
-			if got, want := roundClampInt8(y, b[0], b[1]), ref(y, b[0], b[1]); got != want {
-				t.Fatalf("y = %v (%#x), bounds %v: got %d, want %d", y, math.Float32bits(y), b, got, want)
+		arch.ScaleRoundInt8(got, ys, 1, 0, b[0], b[1])
+		for i, y := range ys {
+			if want := ref(y, b[0], b[1]); got[i] != want {
+				t.Fatalf("y = %v (%#x), bounds %v, %s: got %d, want %d", y, math.Float32bits(y), b, arch.Current(), got[i], want)
 			}
 		}
 	}

@@ -1,0 +1,48 @@
+package arch
+
+// Dynamic quantisation of float activations: the two loops of TFLite's
+// tensor_utils::SymmetricQuantizeFloats and AsymmetricQuantizeFloats
+// (portable_tensor_utils.cc, which x86 builds run), through which the
+// hybrid kernels (float activations, int8 weights) quantise each input:
+// the range of the values, then each value scaled and rounded. Portable
+// code in quantfloats_generic.go, the AVX-512 twin in
+// quantfloats_avx512_amd64.s.
+
+var (
+	minMaxF32           func(x []float32) (lo, hi float32, nan bool)
+	minMaxF32Impls      = newImpls("MinMaxF32", &minMaxF32, minMaxF32Generic)
+	scaleRoundInt8      func(dst []int8, x []float32, inv, zp float32, lo, hi int32)
+	scaleRoundInt8Impls = newImpls("ScaleRoundInt8", &scaleRoundInt8, scaleRoundInt8Generic)
+)
+
+// MinMaxF32 returns the smallest and the largest element of x and
+// whether x holds a NaN (then lo and hi are unspecified: TFLite's
+// std::minmax_element gives a result that depends on where the NaN is,
+// which the caller computes itself). For an empty x it returns 0, 0,
+// false. Which of -0 and +0 is returned for a zero is unspecified.
+func MinMaxF32(x []float32) (lo, hi float32, nan bool) {
+	if len(x) == 0 {
+		return 0, 0, false
+	}
+	return minMaxF32(x)
+}
+
+// ScaleRoundInt8 sets, for i < len(x),
+//
+//	dst[i] = roundClamp(zp + x[i]·inv)
+//
+// with the product and the sum each rounded to float32 (no fused
+// multiply-add) and roundClamp TFLite's int8 conversion of the hybrid
+// kernels, clamp(static_cast<int32_t>(std::round(y)), lo, hi) on x86: y
+// rounded half away from zero; NaN and y ≥ 2^31 give lo (x86's
+// conversion gives INT32_MIN for them); y ≤ lo gives lo, y ≥ hi gives
+// hi. zp = 0 is the symmetric case (adding +0 changes no rounding). dst
+// must be at least as long as x and -128 ≤ lo ≤ hi ≤ 127 (it panics
+// otherwise). Every implementation gives the same bytes for every input.
+func ScaleRoundInt8(dst []int8, x []float32, inv, zp float32, lo, hi int32) {
+	_ = dst[:len(x)]
+	if lo < -128 || hi > 127 || lo > hi {
+		panic("arch.ScaleRoundInt8: clamp range outside [-128, 127]")
+	}
+	scaleRoundInt8(dst, x, inv, zp, lo, hi)
+}

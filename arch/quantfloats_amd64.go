@@ -1,0 +1,18 @@
+//go:build !purego
+
+package arch
+
+// The amd64 MinMaxF32 and ScaleRoundInt8 kernels
+// (quantfloats_avx512_amd64.s), with the signatures and contracts of
+// minMaxF32Generic (len(x) ≥ 1) and scaleRoundInt8Generic.
+
+//go:noescape
+func minMaxF32AVX512(x []float32) (lo, hi float32, nan bool)
+
+//go:noescape
+func scaleRoundInt8AVX512(dst []int8, x []float32, inv, zp float32, lo, hi int32)
+
+var (
+	_ = minMaxF32Impls.add("avx512", AVX512, nil, minMaxF32AVX512)
+	_ = scaleRoundInt8Impls.add("avx512", AVX512, nil, scaleRoundInt8AVX512)
+)

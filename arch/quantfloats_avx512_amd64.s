@@ -1,0 +1,144 @@
+//go:build !purego
+
+// AVX-512 MinMaxF32 and ScaleRoundInt8 (see quantfloats.go), sixteen
+// lanes per step and the last len%16 under an opmask (masked loads
+// neither read nor fault past the slice).
+
+#include "textflag.h"
+
+DATA qfHalf<>+0(SB)/4, $0x3f000000  // 0.5
+DATA qfNHalf<>+0(SB)/4, $0xbf000000 // -0.5
+DATA qfOne<>+0(SB)/4, $0x3f800000   // 1.0
+GLOBL qfHalf<>(SB), RODATA|NOPTR, $4
+GLOBL qfNHalf<>(SB), RODATA|NOPTR, $4
+GLOBL qfOne<>(SB), RODATA|NOPTR, $4
+
+// func minMaxF32AVX512(x []float32) (lo, hi float32, nan bool)
+//
+// For len(x) ≥ 1: Z0/Z1 the running minimum/maximum (seeded with x[0];
+// the masked tail leaves the lanes it does not load), K3 the lanes that
+// saw a NaN (VCMPPS unordered), then both reduced across lanes. SI x,
+// CX len, AX index, R8 len rounded down to 16.
+TEXT ·minMaxF32AVX512(SB), NOSPLIT, $0-33
+	MOVQ         x_base+0(FP), SI
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS (SI), Z0
+	VMOVAPS      Z0, Z1
+	KXORW        K3, K3, K3
+	MOVQ         CX, R8
+	ANDQ         $-16, R8
+	XORQ         AX, AX
+	CMPQ         AX, R8
+	JGE          tail
+
+loop:
+	VMOVUPS (SI)(AX*4), Z2
+	VMINPS  Z2, Z0, Z0
+	VMAXPS  Z2, Z1, Z1
+	VCMPPS  $3, Z2, Z2, K2
+	KORW    K2, K3, K3
+	ADDQ    $16, AX
+	CMPQ    AX, R8
+	JLT     loop
+
+tail:
+	SUBQ      AX, CX
+	JZ        reduce
+	MOVL      $1, BX
+	SHLL      CX, BX
+	DECL      BX
+	KMOVW     BX, K1
+	VMOVUPS.Z (SI)(AX*4), K1, Z2
+	VMINPS    Z2, Z0, K1, Z0
+	VMAXPS    Z2, Z1, K1, Z1
+	VCMPPS    $3, Z2, Z2, K1, K2
+	KORW      K2, K3, K3
+
+reduce:
+	VEXTRACTF64X4 $1, Z0, Y2
+	VMINPS        Y2, Y0, Y0
+	VEXTRACTF128  $1, Y0, X2
+	VMINPS        X2, X0, X0
+	VPERMILPS     $0x4e, X0, X2
+	VMINPS        X2, X0, X0
+	VPERMILPS     $0xb1, X0, X2
+	VMINPS        X2, X0, X0
+	VEXTRACTF64X4 $1, Z1, Y2
+	VMAXPS        Y2, Y1, Y1
+	VEXTRACTF128  $1, Y1, X2
+	VMAXPS        X2, X1, X1
+	VPERMILPS     $0x4e, X1, X2
+	VMAXPS        X2, X1, X1
+	VPERMILPS     $0xb1, X1, X2
+	VMAXPS        X2, X1, X1
+	VMOVSS        X0, lo+24(FP)
+	VMOVSS        X1, hi+28(FP)
+	KMOVW         K3, BX
+	TESTL         BX, BX
+	SETNE         nan+32(FP)
+	VZEROUPPER
+	RET
+
+// STEP(mask): sixteen values of x at AX scaled, rounded and clamped
+// into dst at AX: y = zp + x·inv (VMULPS, then VADDPS: two roundings),
+// t = trunc(y) (VRNDSCALEPS), ±1 where y − t reaches ±0.5 (half away
+// from zero), VCVTTPS2DQ (INT32_MIN for NaN and |t| ≥ 2^31), the int32
+// clamp to [lo, hi], VPMOVSDB. Z8 inv, Z9 zp, Z10 0.5, Z11 -0.5, Z12
+// 1.0, Z13 lo, Z14 hi.
+#define STEP(mask) \
+	VMOVUPS.Z    (SI)(AX*4), mask, Z0 \
+	VMULPS       Z8, Z0, Z0           \
+	VADDPS       Z9, Z0, Z0           \
+	VRNDSCALEPS  $0x0b, Z0, Z1        \
+	VSUBPS       Z1, Z0, Z2           \
+	VCMPPS       $0x1d, Z10, Z2, K2   \
+	VADDPS       Z12, Z1, K2, Z1      \
+	VCMPPS       $0x12, Z11, Z2, K2   \
+	VSUBPS       Z12, Z1, K2, Z1      \
+	VCVTTPS2DQ   Z1, Z3               \
+	VPMAXSD      Z13, Z3, Z3          \
+	VPMINSD      Z14, Z3, Z3          \
+	VPMOVSDB     Z3, mask, (DI)(AX*1)
+
+// func scaleRoundInt8AVX512(dst []int8, x []float32, inv, zp float32, lo, hi int32)
+//
+// DI dst, SI x, CX len(x), AX index, R8 len rounded down to 16; K4 all
+// lanes, K1 the tail's.
+TEXT ·scaleRoundInt8AVX512(SB), NOSPLIT, $0-64
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         x_base+24(FP), SI
+	MOVQ         x_len+32(FP), CX
+	VBROADCASTSS inv+48(FP), Z8
+	VBROADCASTSS zp+52(FP), Z9
+	VBROADCASTSS qfHalf<>(SB), Z10
+	VBROADCASTSS qfNHalf<>(SB), Z11
+	VBROADCASTSS qfOne<>(SB), Z12
+	MOVL         lo+56(FP), BX
+	VPBROADCASTD BX, Z13
+	MOVL         hi+60(FP), BX
+	VPBROADCASTD BX, Z14
+	KXNORW       K4, K4, K4
+	MOVQ         CX, R8
+	ANDQ         $-16, R8
+	XORQ         AX, AX
+	CMPQ         AX, R8
+	JGE          stail
+
+sloop:
+	STEP(K4)
+	ADDQ $16, AX
+	CMPQ AX, R8
+	JLT  sloop
+
+stail:
+	SUBQ  AX, CX
+	JZ    sdone
+	MOVL  $1, BX
+	SHLL  CX, BX
+	DECL  BX
+	KMOVW BX, K1
+	STEP(K1)
+
+sdone:
+	VZEROUPPER
+	RET

@@ -1,0 +1,153 @@
+package arch
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Tests of MinMaxF32 and ScaleRoundInt8: every usable implementation
+// gives the portable results for lengths 0..300 at odd offsets, with x
+// ending right before an inaccessible page and guard bands around dst;
+// ScaleRoundInt8 on values around every rounding tie, ±0, huge, NaN and
+// ±Inf, with symmetric and asymmetric parameters; the portable rounding
+// checked against float64 rounding half away from zero.
+
+func TestTwinMinMaxF32(t *testing.T) {
+	r := rand.New(rand.NewPCG(91, 92))
+	for _, im := range implsOf(minMaxF32Impls) {
+		tail := tailF32(t, 300)
+		for n := 1; n <= 300; n++ {
+			x := tail[300-n:]
+			for i := range x {
+				x[i] = float32(r.NormFloat64() * 10)
+			}
+			if n%7 == 3 {
+				x[r.IntN(n)] = float32(math.Inf(1 - 2*(n%2)))
+			}
+			lo, hi, nan := im.fn(x)
+			wlo, whi, wnan := minMaxF32Generic(x)
+			if nan || wnan || lo != wlo || hi != whi {
+				t.Fatalf("%s n=%d: (%v, %v, %v), want (%v, %v, %v)", im.name, n, lo, hi, nan, wlo, whi, wnan)
+			}
+			want := x[0]
+			for _, v := range x {
+				want = min(want, v)
+			}
+			if lo != want {
+				t.Fatalf("%s n=%d: min %v, want %v", im.name, n, lo, want)
+			}
+			for _, at := range []int{0, n - 1, n / 2} {
+				saved := x[at]
+				x[at] = float32(math.NaN())
+				if _, _, nan := im.fn(x); !nan {
+					t.Fatalf("%s n=%d: NaN at %d not seen", im.name, n, at)
+				}
+				x[at] = saved
+			}
+		}
+	}
+	forEachLevel(t, func(t *testing.T) {
+		if lo, hi, nan := MinMaxF32(nil); lo != 0 || hi != 0 || nan {
+			t.Fatalf("MinMaxF32(nil) = %v, %v, %v", lo, hi, nan)
+		}
+	})
+}
+
+func TestTwinScaleRoundInt8(t *testing.T) {
+	r := rand.New(rand.NewPCG(93, 94))
+	specials := []float32{0, float32(math.Copysign(0, -1)), 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 126.5, -127.5, 127.49998, -128.5,
+		float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 1e30, -1e30, 2147483648, 3e9, -3e9, 8388607.5, 1e-40}
+	params := []struct {
+		inv, zp float32
+		lo, hi  int32
+	}{
+		{1, 0, -127, 127}, {0.73, 0, -127, 127}, {127 / 3.7, 0, -127, 127},
+		{1, -3, -128, 127}, {0.4, 17, -128, 127}, {2.5, -128, -128, 127}, {1, 0, -5, 9},
+	}
+	for _, im := range implsOf(scaleRoundInt8Impls) {
+		tail := tailF32(t, 300)
+		for n := 0; n <= 300; n++ {
+			p := params[n%len(params)]
+			x := tail[300-n:]
+			for i := range x {
+				switch r.IntN(4) {
+				case 0:
+					x[i] = specials[r.IntN(len(specials))] / p.inv
+				case 1:
+					x[i] = (float32(r.IntN(300)-150) + 0.5) / p.inv // ties
+				default:
+					x[i] = float32(r.NormFloat64()*60) / p.inv
+				}
+			}
+			want := make([]int8, n)
+			scaleRoundInt8Generic(want, x, p.inv, p.zp, p.lo, p.hi)
+			for i, v := range x {
+				y := float32(p.zp + float32(v*p.inv))
+				var ref int32
+				switch {
+				case y != y || float64(y) >= 2147483648:
+					ref = p.lo
+				default:
+					f := math.Round(float64(y)) // half away from zero
+					ref = int32(max(min(f, float64(p.hi)), float64(p.lo)))
+				}
+				if int32(want[i]) != ref {
+					t.Fatalf("generic n=%d [%d]: %v·%v+%v → %d, want %d", n, i, v, p.inv, p.zp, want[i], ref)
+				}
+			}
+			off := n % 5
+			buf := make([]int8, n+off+2*guard)
+			for i := range buf {
+				buf[i] = 0x5a
+			}
+			dst := buf[guard+off : guard+off+n : guard+off+n]
+			im.fn(dst, x, p.inv, p.zp, p.lo, p.hi)
+			for i, v := range buf {
+				if (i < guard+off || i >= guard+off+n) && v != 0x5a {
+					t.Fatalf("%s n=%d: byte %d outside dst written", im.name, n, i-guard-off)
+				}
+			}
+			for i := range want {
+				if dst[i] != want[i] {
+					t.Fatalf("%s n=%d [%d]: x %v (inv %v zp %v): got %d, want %d", im.name, n, i, x[i], p.inv, p.zp, dst[i], want[i])
+				}
+			}
+		}
+	}
+	forEachLevel(t, func(t *testing.T) {
+		defer func() {
+			if recover() == nil {
+				t.Error("ScaleRoundInt8 with a range outside int8 did not panic")
+			}
+		}()
+		ScaleRoundInt8(make([]int8, 1), []float32{1}, 1, 0, -129, 0)
+	})
+}
+
+// BenchmarkScaleRoundInt8 times every usable implementation of both
+// loops on a hybrid convolution's input, 160×160×32 values (go test
+// ./arch -run '^$' -bench 'ScaleRoundInt8|MinMaxF32').
+func BenchmarkScaleRoundInt8(b *testing.B) {
+	x := make([]float32, 160*160*32)
+	for i := range x {
+		x[i] = float32(i%251)*0.37 - 40
+	}
+	dst := make([]int8, len(x))
+	for _, im := range implsOf(scaleRoundInt8Impls) {
+		b.Run(im.name, func(b *testing.B) {
+			b.SetBytes(int64(4 * len(x)))
+			for b.Loop() {
+				im.fn(dst, x, 1.3, -3, -128, 127)
+			}
+		})
+	}
+	for _, im := range implsOf(minMaxF32Impls) {
+		b.Run("minmax/"+im.name, func(b *testing.B) {
+			b.SetBytes(int64(4 * len(x)))
+			for b.Loop() {
+				im.fn(x)
+			}
+		})
+	}
+}
