@@ -798,8 +798,8 @@ stored4y:
 // sums broadcast from the frame. The requantising variants (…Rq…) keep
 // the sums in registers and apply RQ16 (requant_channel_amd64.h,
 // registers Z21-Z31, K3, K4) to them, storing bytes; Z10 holds 128 + wz
-// during the row sums (set per row block: the 32-channel step overwrites
-// it).
+// during the row sums (set per row block in the ZMM kernels: the
+// 32-channel step overwrites it).
 
 // func gemmInt8R8VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail, rtail uint64)
 TEXT ·gemmInt8R8VNNI(SB), NOSPLIT, $64-96
@@ -3125,11 +3125,14 @@ TEXT ·gemmInt8RqR8VNNIY(SB), NOSPLIT, $64-144
 	VMOVDQU32 rqUpIdxY<>(SB), Y29
 
 noupy8:
-	MOVQ a+16(FP), SI
+	MOVL         wz+128(FP), AX
+	ADDL         $128, AX
+	VPBROADCASTD AX, Z10
+	MOVQ         a+16(FP), SI
 
 rowblky8:
-	MOVQ         lda+24(FP), R14
-	MOVQ         m+48(FP), DI
+	MOVQ lda+24(FP), R14
+	MOVQ m+48(FP), DI
 	ROWPTR(SI, BX, 2)
 	ROWPTR(BX, CX, 3)
 	ROWPTR(CX, DX, 4)
@@ -3137,9 +3140,6 @@ rowblky8:
 	ROWPTR(R8, R9, 6)
 	ROWPTR(R9, R10, 7)
 	ROWPTR(R10, R11, 8)
-	MOVL         wz+128(FP), AX
-	ADDL         $128, AX
-	VPBROADCASTD AX, Z10
 
 	// Row sums Σa of the block's rows, times 128 + wz: Z12-Z19, then in the frame.
 	VPXORD Z12, Z12, Z12
@@ -3545,15 +3545,15 @@ TEXT ·gemmInt8RqR4VNNIY(SB), NOSPLIT, $64-144
 	VMOVDQU32 rqUpIdxY<>(SB), Y29
 
 noupy4:
+	MOVL         wz+128(FP), AX
+	ADDL         $128, AX
+	VPBROADCASTD AX, Z10
 	MOVQ         a+16(FP), SI
 	MOVQ         lda+24(FP), R14
 	MOVQ         m+48(FP), DI
 	ROWPTR(SI, BX, 2)
 	ROWPTR(BX, CX, 3)
 	ROWPTR(CX, DX, 4)
-	MOVL         wz+128(FP), AX
-	ADDL         $128, AX
-	VPBROADCASTD AX, Z10
 
 	// Row sums Σa of the block's rows, times 128 + wz: Z12-Z15, then in the frame.
 	VPXORD Z12, Z12, Z12

@@ -271,8 +271,8 @@ done{{.L}}:
 // sums broadcast from the frame. The requantising variants (…Rq…) keep
 // the sums in registers and apply RQ16 (requant_channel_amd64.h,
 // registers Z21-Z31, K3, K4) to them, storing bytes; Z10 holds 128 + wz
-// during the row sums (set per row block: the 32-channel step overwrites
-// it).
+// during the row sums (set per row block in the ZMM kernels: the
+// 32-channel step overwrites it).
 {{end}}
 
 {{- define "int8"}}
@@ -330,6 +330,11 @@ TEXT ·{{.Name}}(SB), NOSPLIT, {{if .Rq}}$64-144{{else}}$64-96{{end}}
 
 noup{{.L}}:
 {{- end}}
+{{- if and .Rq .Y}}
+	MOVL wz+128(FP), AX
+	ADDL $128, AX
+	VPBROADCASTD AX, Z10
+{{- end}}
 	MOVQ a+16(FP), SI
 {{- if .Loop}}
 
@@ -338,7 +343,7 @@ rowblk{{.L}}:
 	MOVQ lda+24(FP), R14
 	MOVQ m+48(FP), DI
 {{- template "rowptrs" .}}
-{{- if .Rq}}
+{{- if and .Rq (not .Y)}}
 	MOVL wz+128(FP), AX
 	ADDL $128, AX
 	VPBROADCASTD AX, Z10
