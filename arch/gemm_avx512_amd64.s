@@ -782,7 +782,10 @@ stored4y:
 // two VPDPBUSD, the weights of block j and of block j+1, read at the
 // packed block length 64·ceil(k/4) (R14) past them, so 2R independent
 // sums (16 in the 8-row kernels: VPDPBUSD's latency of ~5 cycles at two
-// per cycle needs ≥10 to keep both ports busy; 8 left them ~20% idle).
+// per cycle needs ≥10 to keep both ports busy; 8 left them ~30% idle).
+// There the row group is broadcast into a register by one VPBROADCASTD:
+// two VPDPBUSD.BCST from the same indexed address cost ~15% more on
+// Sapphire Rapids (each is unlaminated into a load and the operation).
 // The requantising ones requantise and store the two halves one after
 // the other. The last 16 channels, or a masked tail, take the 16-channel
 // step.
@@ -1068,28 +1071,36 @@ wide8:
 	JGE       wktail8
 
 wkloop8:
-	VMOVDQU32     (R12), Z16
-	VMOVDQU32     (R12)(R14*1), Z17
-	VPDPBUSD.BCST (SI)(AX*1), Z16, Z0
-	VPDPBUSD.BCST (SI)(AX*1), Z17, Z8
-	VPDPBUSD.BCST (BX)(AX*1), Z16, Z1
-	VPDPBUSD.BCST (BX)(AX*1), Z17, Z9
-	VPDPBUSD.BCST (CX)(AX*1), Z16, Z2
-	VPDPBUSD.BCST (CX)(AX*1), Z17, Z10
-	VPDPBUSD.BCST (DX)(AX*1), Z16, Z3
-	VPDPBUSD.BCST (DX)(AX*1), Z17, Z11
-	VPDPBUSD.BCST (R8)(AX*1), Z16, Z4
-	VPDPBUSD.BCST (R8)(AX*1), Z17, Z12
-	VPDPBUSD.BCST (R9)(AX*1), Z16, Z5
-	VPDPBUSD.BCST (R9)(AX*1), Z17, Z13
-	VPDPBUSD.BCST (R10)(AX*1), Z16, Z6
-	VPDPBUSD.BCST (R10)(AX*1), Z17, Z14
-	VPDPBUSD.BCST (R11)(AX*1), Z16, Z7
-	VPDPBUSD.BCST (R11)(AX*1), Z17, Z15
-	ADDQ          $64, R12
-	ADDQ          $4, AX
-	CMPQ          AX, R13
-	JLT           wkloop8
+	VMOVDQU32    (R12), Z16
+	VMOVDQU32    (R12)(R14*1), Z17
+	VPBROADCASTD (SI)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z0
+	VPDPBUSD     Z18, Z17, Z8
+	VPBROADCASTD (BX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z1
+	VPDPBUSD     Z18, Z17, Z9
+	VPBROADCASTD (CX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z2
+	VPDPBUSD     Z18, Z17, Z10
+	VPBROADCASTD (DX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z3
+	VPDPBUSD     Z18, Z17, Z11
+	VPBROADCASTD (R8)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z4
+	VPDPBUSD     Z18, Z17, Z12
+	VPBROADCASTD (R9)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z5
+	VPDPBUSD     Z18, Z17, Z13
+	VPBROADCASTD (R10)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z6
+	VPDPBUSD     Z18, Z17, Z14
+	VPBROADCASTD (R11)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z7
+	VPDPBUSD     Z18, Z17, Z15
+	ADDQ         $64, R12
+	ADDQ         $4, AX
+	CMPQ         AX, R13
+	JLT          wkloop8
 
 wktail8:
 	CMPQ         ktail+80(FP), $0
@@ -1396,20 +1407,24 @@ wide4:
 	JGE       wktail4
 
 wkloop4:
-	VMOVDQU32     (R12), Z16
-	VMOVDQU32     (R12)(R14*1), Z17
-	VPDPBUSD.BCST (SI)(AX*1), Z16, Z0
-	VPDPBUSD.BCST (SI)(AX*1), Z17, Z4
-	VPDPBUSD.BCST (BX)(AX*1), Z16, Z1
-	VPDPBUSD.BCST (BX)(AX*1), Z17, Z5
-	VPDPBUSD.BCST (CX)(AX*1), Z16, Z2
-	VPDPBUSD.BCST (CX)(AX*1), Z17, Z6
-	VPDPBUSD.BCST (DX)(AX*1), Z16, Z3
-	VPDPBUSD.BCST (DX)(AX*1), Z17, Z7
-	ADDQ          $64, R12
-	ADDQ          $4, AX
-	CMPQ          AX, R13
-	JLT           wkloop4
+	VMOVDQU32    (R12), Z16
+	VMOVDQU32    (R12)(R14*1), Z17
+	VPBROADCASTD (SI)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z0
+	VPDPBUSD     Z18, Z17, Z4
+	VPBROADCASTD (BX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z1
+	VPDPBUSD     Z18, Z17, Z5
+	VPBROADCASTD (CX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z2
+	VPDPBUSD     Z18, Z17, Z6
+	VPBROADCASTD (DX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z3
+	VPDPBUSD     Z18, Z17, Z7
+	ADDQ         $64, R12
+	ADDQ         $4, AX
+	CMPQ         AX, R13
+	JLT          wkloop4
 
 wktail4:
 	CMPQ         ktail+80(FP), $0
@@ -1950,28 +1965,36 @@ wideq8:
 	JGE       wktailq8
 
 wkloopq8:
-	VMOVDQU32     (R12), Z16
-	VMOVDQU32     (R12)(R14*1), Z17
-	VPDPBUSD.BCST (SI)(AX*1), Z16, Z0
-	VPDPBUSD.BCST (SI)(AX*1), Z17, Z8
-	VPDPBUSD.BCST (BX)(AX*1), Z16, Z1
-	VPDPBUSD.BCST (BX)(AX*1), Z17, Z9
-	VPDPBUSD.BCST (CX)(AX*1), Z16, Z2
-	VPDPBUSD.BCST (CX)(AX*1), Z17, Z10
-	VPDPBUSD.BCST (DX)(AX*1), Z16, Z3
-	VPDPBUSD.BCST (DX)(AX*1), Z17, Z11
-	VPDPBUSD.BCST (R8)(AX*1), Z16, Z4
-	VPDPBUSD.BCST (R8)(AX*1), Z17, Z12
-	VPDPBUSD.BCST (R9)(AX*1), Z16, Z5
-	VPDPBUSD.BCST (R9)(AX*1), Z17, Z13
-	VPDPBUSD.BCST (R10)(AX*1), Z16, Z6
-	VPDPBUSD.BCST (R10)(AX*1), Z17, Z14
-	VPDPBUSD.BCST (R11)(AX*1), Z16, Z7
-	VPDPBUSD.BCST (R11)(AX*1), Z17, Z15
-	ADDQ          $64, R12
-	ADDQ          $4, AX
-	CMPQ          AX, R13
-	JLT           wkloopq8
+	VMOVDQU32    (R12), Z16
+	VMOVDQU32    (R12)(R14*1), Z17
+	VPBROADCASTD (SI)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z0
+	VPDPBUSD     Z18, Z17, Z8
+	VPBROADCASTD (BX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z1
+	VPDPBUSD     Z18, Z17, Z9
+	VPBROADCASTD (CX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z2
+	VPDPBUSD     Z18, Z17, Z10
+	VPBROADCASTD (DX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z3
+	VPDPBUSD     Z18, Z17, Z11
+	VPBROADCASTD (R8)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z4
+	VPDPBUSD     Z18, Z17, Z12
+	VPBROADCASTD (R9)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z5
+	VPDPBUSD     Z18, Z17, Z13
+	VPBROADCASTD (R10)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z6
+	VPDPBUSD     Z18, Z17, Z14
+	VPBROADCASTD (R11)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z7
+	VPDPBUSD     Z18, Z17, Z15
+	ADDQ         $64, R12
+	ADDQ         $4, AX
+	CMPQ         AX, R13
+	JLT          wkloopq8
 
 wktailq8:
 	CMPQ         ktail+80(FP), $0
@@ -2750,20 +2773,24 @@ wideq4:
 	JGE       wktailq4
 
 wkloopq4:
-	VMOVDQU32     (R12), Z16
-	VMOVDQU32     (R12)(R14*1), Z17
-	VPDPBUSD.BCST (SI)(AX*1), Z16, Z0
-	VPDPBUSD.BCST (SI)(AX*1), Z17, Z4
-	VPDPBUSD.BCST (BX)(AX*1), Z16, Z1
-	VPDPBUSD.BCST (BX)(AX*1), Z17, Z5
-	VPDPBUSD.BCST (CX)(AX*1), Z16, Z2
-	VPDPBUSD.BCST (CX)(AX*1), Z17, Z6
-	VPDPBUSD.BCST (DX)(AX*1), Z16, Z3
-	VPDPBUSD.BCST (DX)(AX*1), Z17, Z7
-	ADDQ          $64, R12
-	ADDQ          $4, AX
-	CMPQ          AX, R13
-	JLT           wkloopq4
+	VMOVDQU32    (R12), Z16
+	VMOVDQU32    (R12)(R14*1), Z17
+	VPBROADCASTD (SI)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z0
+	VPDPBUSD     Z18, Z17, Z4
+	VPBROADCASTD (BX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z1
+	VPDPBUSD     Z18, Z17, Z5
+	VPBROADCASTD (CX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z2
+	VPDPBUSD     Z18, Z17, Z6
+	VPBROADCASTD (DX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z3
+	VPDPBUSD     Z18, Z17, Z7
+	ADDQ         $64, R12
+	ADDQ         $4, AX
+	CMPQ         AX, R13
+	JLT          wkloopq4
 
 wktailq4:
 	CMPQ         ktail+80(FP), $0

@@ -255,7 +255,10 @@ done{{.L}}:
 // two VPDPBUSD, the weights of block j and of block j+1, read at the
 // packed block length 64·ceil(k/4) (R14) past them, so 2R independent
 // sums (16 in the 8-row kernels: VPDPBUSD's latency of ~5 cycles at two
-// per cycle needs ≥10 to keep both ports busy; 8 left them ~20% idle).
+// per cycle needs ≥10 to keep both ports busy; 8 left them ~30% idle).
+// There the row group is broadcast into a register by one VPBROADCASTD:
+// two VPDPBUSD.BCST from the same indexed address cost ~15% more on
+// Sapphire Rapids (each is unlaminated into a load and the operation).
 // The requantising ones requantise and store the two halves one after
 // the other. The last 16 channels, or a masked tail, take the 16-channel
 // step.
@@ -439,9 +442,9 @@ stored{{.L}}:
 
 {{- /* wide is the int8 kernels' 32-channel step, taken while at least 32
   channels remain: the channel blocks j and j+1 (blkLen = 16·4·ceil(k/4)
-  bytes apart in the packed weights, R14) in Z16 and Z17, each broadcast
-  group of four row bytes feeding both, 2R sums (Z0-Z(2R-1)); no channel
-  mask. It returns to stored with DI advanced by 16 (stored adds the
+  bytes apart in the packed weights, R14) in Z16 and Z17, each group of
+  four row bytes broadcast into Z18 once and feeding both, 2R sums
+  (Z0-Z(2R-1)); no channel mask. It returns to stored with DI advanced by 16 (stored adds the
   other 16) and R12 at block j+2. */}}
 {{- define "wide"}}
 
@@ -466,8 +469,9 @@ wkloop{{.L}}:
 	VMOVDQU32 (R12), Z16
 	VMOVDQU32 (R12)(R14*1), Z17
 {{- range .Rows}}
-	VPDPBUSD.BCST ({{.Reg}})(AX*1), Z16, {{.Acc}}
-	VPDPBUSD.BCST ({{.Reg}})(AX*1), Z17, {{.Acc2}}
+	VPBROADCASTD ({{.Reg}})(AX*1), Z18
+	VPDPBUSD Z18, Z16, {{.Acc}}
+	VPDPBUSD Z18, Z17, {{.Acc2}}
 {{- end}}
 	ADDQ $64, R12
 	ADDQ $4, AX
