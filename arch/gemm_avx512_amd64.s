@@ -784,8 +784,9 @@ stored4y:
 // sums (16 in the 8-row kernels: VPDPBUSD's latency of ~5 cycles at two
 // per cycle needs ≥10 to keep both ports busy; 8 left them ~30% idle).
 // There the row group is broadcast into a register by one VPBROADCASTD:
-// two VPDPBUSD.BCST from the same indexed address cost ~15% more on
-// Sapphire Rapids (each is unlaminated into a load and the operation).
+// two VPDPBUSD.BCST from the same indexed address took ~19% longer on
+// Sapphire Rapids (presumably as each is unlaminated into a load and the
+// operation: three-operand instructions with an indexed memory operand).
 // The requantising ones requantise and store the two halves one after
 // the other. The last 16 channels, or a masked tail, take the 16-channel
 // step.
