@@ -4,8 +4,9 @@
 
 // AVX-512 GEMM micro-kernels for GemmF32, GemmInt8 and
 // GemmInt8RequantizeInt8/Uint8 (gemm.go): a block of up to 8 (or 4) pixel
-// rows times the packed weights, 16 output channels per step, on ZMM
-// registers, or on EVEX YMM registers (suffix Y) for up to 8 channels.
+// rows times the packed weights, 16 output channels per step (32 in the
+// int8 kernels while at least 32 remain), on ZMM registers, or on EVEX
+// YMM registers (suffix Y) for up to 8 channels.
 // The generator in _asm/ writes them from one template per kind of
 // kernel; edit the templates there and run go generate.
 
@@ -776,15 +777,33 @@ stored4y:
 // sums start at the seed and the row-sum term is subtracted after the
 // reduction, so that the row sums overlap the first channel block.
 //
+// While at least 32 channels remain, the ZMM kernels take two channel
+// blocks per step (label wide): each broadcast group of row bytes feeds
+// two VPDPBUSD, the weights of block j and of block j+1, read at the
+// packed block length 64·ceil(k/4) (R14) past them, so 2R independent
+// sums (16 in the 8-row kernels: VPDPBUSD's latency of ~5 cycles at two
+// per cycle needs ≥10 to keep both ports busy; 8 left them ~30% idle).
+// There the row group is broadcast into a register by one VPBROADCASTD:
+// two VPDPBUSD.BCST from the same indexed address took ~19% longer on
+// Sapphire Rapids (presumably as each is unlaminated into a load and the
+// operation: three-operand instructions with an indexed memory operand).
+// The requantising ones requantise and store the two halves one after
+// the other. The last 16 channels, or a masked tail, take the 16-channel
+// step.
+//
 // Rows beyond m in the last row block alias the last real row: computed,
 // not stored.
 //
 // Registers: SI, BX, CX, DX, R8-R11 rows; R12 packed weights; AX
-// reduction offset; R13 4·floor(k/4); DI channel index; Z0-Z7 sums;
-// Z12-Z19 128·row sums; Z8 weights; Z20 bytes of 1; K1 channel mask; K2
-// k-tail byte mask. The requantising variants (…Rq…) keep the sums in
-// registers and apply RQ16 (requant_channel_amd64.h, registers Z21-Z31,
-// K3, K4) to them, storing bytes; Z10 holds 128 + wz.
+// reduction offset; R13 4·floor(k/4); DI channel index; Z20 bytes of 1;
+// K1 channel mask; K2 k-tail byte mask. 16-channel step: Z0-Z7 sums;
+// Z12-Z19 128·row sums; Z8 weights. 32-channel step: Z0-Z(2R-1) sums;
+// Z16, Z17 weights; Z18 a k-tail group; R14 the block length; the row
+// sums broadcast from the frame. The requantising variants (…Rq…) keep
+// the sums in registers and apply RQ16 (requant_channel_amd64.h,
+// registers Z21-Z31, K3, K4) to them, storing bytes; Z10 holds 128 + wz
+// during the row sums (set per row block in the ZMM kernels: the
+// 32-channel step overwrites it).
 
 // func gemmInt8R8VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail, rtail uint64)
 TEXT ·gemmInt8R8VNNI(SB), NOSPLIT, $64-96
@@ -807,7 +826,7 @@ rowblk8:
 	ROWPTR(R9, R10, 7)
 	ROWPTR(R10, R11, 8)
 
-	// Row sums Σa of the block's rows, times 128: Z12-Z19.
+	// Row sums Σa of the block's rows, times 128: Z12-Z19, then in the frame.
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
@@ -882,6 +901,8 @@ rsred8:
 	VPADDD       Z7, Z6, Z6
 	VPSLLD       $7, Z6, Z6
 	VMOVDQU32    Z6, rs-64(SP)
+	CMPQ         n+56(FP), $32
+	JGE          rsdone8
 	VPBROADCASTD rs-64(SP), Z12
 	VPBROADCASTD rs-48(SP), Z13
 	VPBROADCASTD rs-32(SP), Z14
@@ -890,12 +911,16 @@ rsred8:
 	VPBROADCASTD rs-40(SP), Z17
 	VPBROADCASTD rs-24(SP), Z18
 	VPBROADCASTD rs-8(SP), Z19
-	MOVQ         w+32(FP), R12
-	XORQ         DI, DI
+
+rsdone8:
+	MOVQ w+32(FP), R12
+	XORQ DI, DI
 
 nblk8:
 	MOVQ n+56(FP), R14
 	SUBQ DI, R14
+	CMPQ R14, $32
+	JGE  wide8
 	MOVL $0xffff, AX
 	CMPQ R14, $16
 	JGE  nmask8
@@ -1017,6 +1042,196 @@ done8:
 	VZEROUPPER
 	RET
 
+wide8:
+	// 32 channels: blocks j, j+1 into Z0-Z7 and Z8-Z15.
+	MOVQ      seed+40(FP), R14
+	VMOVDQU32 (R14)(DI*4), Z16
+	VMOVDQU32 64(R14)(DI*4), Z17
+	VMOVDQA32 Z16, Z0
+	VMOVDQA32 Z17, Z8
+	VMOVDQA32 Z16, Z1
+	VMOVDQA32 Z17, Z9
+	VMOVDQA32 Z16, Z2
+	VMOVDQA32 Z17, Z10
+	VMOVDQA32 Z16, Z3
+	VMOVDQA32 Z17, Z11
+	VMOVDQA32 Z16, Z4
+	VMOVDQA32 Z17, Z12
+	VMOVDQA32 Z16, Z5
+	VMOVDQA32 Z17, Z13
+	VMOVDQA32 Z16, Z6
+	VMOVDQA32 Z17, Z14
+	VMOVDQA32 Z16, Z7
+	VMOVDQA32 Z17, Z15
+	MOVQ      k+64(FP), R14
+	ADDQ      $3, R14
+	ANDQ      $-4, R14
+	SHLQ      $4, R14
+	XORQ      AX, AX
+	CMPQ      AX, R13
+	JGE       wktail8
+
+wkloop8:
+	VMOVDQU32    (R12), Z16
+	VMOVDQU32    (R12)(R14*1), Z17
+	VPBROADCASTD (SI)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z0
+	VPDPBUSD     Z18, Z17, Z8
+	VPBROADCASTD (BX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z1
+	VPDPBUSD     Z18, Z17, Z9
+	VPBROADCASTD (CX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z2
+	VPDPBUSD     Z18, Z17, Z10
+	VPBROADCASTD (DX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z3
+	VPDPBUSD     Z18, Z17, Z11
+	VPBROADCASTD (R8)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z4
+	VPDPBUSD     Z18, Z17, Z12
+	VPBROADCASTD (R9)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z5
+	VPDPBUSD     Z18, Z17, Z13
+	VPBROADCASTD (R10)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z6
+	VPDPBUSD     Z18, Z17, Z14
+	VPBROADCASTD (R11)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z7
+	VPDPBUSD     Z18, Z17, Z15
+	ADDQ         $64, R12
+	ADDQ         $4, AX
+	CMPQ         AX, R13
+	JLT          wkloop8
+
+wktail8:
+	CMPQ         ktail+80(FP), $0
+	JEQ          wkdone8
+	VMOVDQU32    (R12), Z16
+	VMOVDQU32    (R12)(R14*1), Z17
+	ADDQ         $64, R12
+	VMOVDQU8.Z   (SI)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z0
+	VPDPBUSD     Z18, Z17, Z8
+	VMOVDQU8.Z   (BX)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z1
+	VPDPBUSD     Z18, Z17, Z9
+	VMOVDQU8.Z   (CX)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z2
+	VPDPBUSD     Z18, Z17, Z10
+	VMOVDQU8.Z   (DX)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z3
+	VPDPBUSD     Z18, Z17, Z11
+	VMOVDQU8.Z   (R8)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z4
+	VPDPBUSD     Z18, Z17, Z12
+	VMOVDQU8.Z   (R9)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z5
+	VPDPBUSD     Z18, Z17, Z13
+	VMOVDQU8.Z   (R10)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z6
+	VPDPBUSD     Z18, Z17, Z14
+	VMOVDQU8.Z   (R11)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z7
+	VPDPBUSD     Z18, Z17, Z15
+
+wkdone8:
+	ADDQ         R14, R12
+	VPBROADCASTD rs-64(SP), Z16
+	VPSUBD       Z16, Z0, Z0
+	VPSUBD       Z16, Z8, Z8
+	VPBROADCASTD rs-48(SP), Z16
+	VPSUBD       Z16, Z1, Z1
+	VPSUBD       Z16, Z9, Z9
+	VPBROADCASTD rs-32(SP), Z16
+	VPSUBD       Z16, Z2, Z2
+	VPSUBD       Z16, Z10, Z10
+	VPBROADCASTD rs-16(SP), Z16
+	VPSUBD       Z16, Z3, Z3
+	VPSUBD       Z16, Z11, Z11
+	VPBROADCASTD rs-56(SP), Z16
+	VPSUBD       Z16, Z4, Z4
+	VPSUBD       Z16, Z12, Z12
+	VPBROADCASTD rs-40(SP), Z16
+	VPSUBD       Z16, Z5, Z5
+	VPSUBD       Z16, Z13, Z13
+	VPBROADCASTD rs-24(SP), Z16
+	VPSUBD       Z16, Z6, Z6
+	VPSUBD       Z16, Z14, Z14
+	VPBROADCASTD rs-8(SP), Z16
+	VPSUBD       Z16, Z7, Z7
+	VPSUBD       Z16, Z15, Z15
+	MOVQ         dst+0(FP), R14
+	LEAQ         (R14)(DI*4), R14
+	MOVQ         ldd+8(FP), AX
+	SHLQ         $2, AX
+	VMOVDQU32    Z0, (R14)
+	VMOVDQU32    Z8, 64(R14)
+	CMPQ         m+48(FP), $2
+	JLT          wdone8
+	ADDQ         AX, R14
+	VMOVDQU32    Z1, (R14)
+	VMOVDQU32    Z9, 64(R14)
+	CMPQ         m+48(FP), $3
+	JLT          wdone8
+	ADDQ         AX, R14
+	VMOVDQU32    Z2, (R14)
+	VMOVDQU32    Z10, 64(R14)
+	CMPQ         m+48(FP), $4
+	JLT          wdone8
+	ADDQ         AX, R14
+	VMOVDQU32    Z3, (R14)
+	VMOVDQU32    Z11, 64(R14)
+	CMPQ         m+48(FP), $5
+	JLT          wdone8
+	ADDQ         AX, R14
+	VMOVDQU32    Z4, (R14)
+	VMOVDQU32    Z12, 64(R14)
+	CMPQ         m+48(FP), $6
+	JLT          wdone8
+	ADDQ         AX, R14
+	VMOVDQU32    Z5, (R14)
+	VMOVDQU32    Z13, 64(R14)
+	CMPQ         m+48(FP), $7
+	JLT          wdone8
+	ADDQ         AX, R14
+	VMOVDQU32    Z6, (R14)
+	VMOVDQU32    Z14, 64(R14)
+	CMPQ         m+48(FP), $8
+	JLT          wdone8
+	ADDQ         AX, R14
+	VMOVDQU32    Z7, (R14)
+	VMOVDQU32    Z15, 64(R14)
+
+wdone8:
+	// A 16-channel step next (16 < n-j-32 < 32)? Then the row sums back
+	// into Z12-Z19.
+	MOVQ         n+56(FP), R14
+	SUBQ         DI, R14
+	CMPQ         R14, $64
+	JGE          wnext8
+	CMPQ         R14, $32
+	JLE          wnext8
+	VPBROADCASTD rs-64(SP), Z12
+	VPBROADCASTD rs-48(SP), Z13
+	VPBROADCASTD rs-32(SP), Z14
+	VPBROADCASTD rs-16(SP), Z15
+	VPBROADCASTD rs-56(SP), Z16
+	VPBROADCASTD rs-40(SP), Z17
+	VPBROADCASTD rs-24(SP), Z18
+	VPBROADCASTD rs-8(SP), Z19
+
+wnext8:
+	ADDQ $16, DI
+	JMP  stored8
+
 // func gemmInt8R4VNNI(dst *int32, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail, rtail uint64)
 //
 // gemmInt8R8VNNI for 1 ≤ m ≤ 4 rows (one block).
@@ -1034,7 +1249,7 @@ TEXT ·gemmInt8R4VNNI(SB), NOSPLIT, $64-96
 	ROWPTR(BX, CX, 3)
 	ROWPTR(CX, DX, 4)
 
-	// Row sums Σa of the block's rows, times 128: Z12-Z15.
+	// Row sums Σa of the block's rows, times 128: Z12-Z15, then in the frame.
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
@@ -1083,16 +1298,22 @@ rsred4:
 	VPADDD       Z7, Z6, Z6
 	VPSLLD       $7, Z6, Z6
 	VMOVDQU32    Z6, rs-64(SP)
+	CMPQ         n+56(FP), $32
+	JGE          rsdone4
 	VPBROADCASTD rs-64(SP), Z12
 	VPBROADCASTD rs-48(SP), Z13
 	VPBROADCASTD rs-32(SP), Z14
 	VPBROADCASTD rs-16(SP), Z15
-	MOVQ         w+32(FP), R12
-	XORQ         DI, DI
+
+rsdone4:
+	MOVQ w+32(FP), R12
+	XORQ DI, DI
 
 nblk4:
 	MOVQ n+56(FP), R14
 	SUBQ DI, R14
+	CMPQ R14, $32
+	JGE  wide4
 	MOVL $0xffff, AX
 	CMPQ R14, $16
 	JGE  nmask4
@@ -1165,6 +1386,124 @@ stored4:
 	VZEROUPPER
 	RET
 
+wide4:
+	// 32 channels: blocks j, j+1 into Z0-Z3 and Z4-Z7.
+	MOVQ      seed+40(FP), R14
+	VMOVDQU32 (R14)(DI*4), Z16
+	VMOVDQU32 64(R14)(DI*4), Z17
+	VMOVDQA32 Z16, Z0
+	VMOVDQA32 Z17, Z4
+	VMOVDQA32 Z16, Z1
+	VMOVDQA32 Z17, Z5
+	VMOVDQA32 Z16, Z2
+	VMOVDQA32 Z17, Z6
+	VMOVDQA32 Z16, Z3
+	VMOVDQA32 Z17, Z7
+	MOVQ      k+64(FP), R14
+	ADDQ      $3, R14
+	ANDQ      $-4, R14
+	SHLQ      $4, R14
+	XORQ      AX, AX
+	CMPQ      AX, R13
+	JGE       wktail4
+
+wkloop4:
+	VMOVDQU32    (R12), Z16
+	VMOVDQU32    (R12)(R14*1), Z17
+	VPBROADCASTD (SI)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z0
+	VPDPBUSD     Z18, Z17, Z4
+	VPBROADCASTD (BX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z1
+	VPDPBUSD     Z18, Z17, Z5
+	VPBROADCASTD (CX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z2
+	VPDPBUSD     Z18, Z17, Z6
+	VPBROADCASTD (DX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z3
+	VPDPBUSD     Z18, Z17, Z7
+	ADDQ         $64, R12
+	ADDQ         $4, AX
+	CMPQ         AX, R13
+	JLT          wkloop4
+
+wktail4:
+	CMPQ         ktail+80(FP), $0
+	JEQ          wkdone4
+	VMOVDQU32    (R12), Z16
+	VMOVDQU32    (R12)(R14*1), Z17
+	ADDQ         $64, R12
+	VMOVDQU8.Z   (SI)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z0
+	VPDPBUSD     Z18, Z17, Z4
+	VMOVDQU8.Z   (BX)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z1
+	VPDPBUSD     Z18, Z17, Z5
+	VMOVDQU8.Z   (CX)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z2
+	VPDPBUSD     Z18, Z17, Z6
+	VMOVDQU8.Z   (DX)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z3
+	VPDPBUSD     Z18, Z17, Z7
+
+wkdone4:
+	ADDQ         R14, R12
+	VPBROADCASTD rs-64(SP), Z16
+	VPSUBD       Z16, Z0, Z0
+	VPSUBD       Z16, Z4, Z4
+	VPBROADCASTD rs-48(SP), Z16
+	VPSUBD       Z16, Z1, Z1
+	VPSUBD       Z16, Z5, Z5
+	VPBROADCASTD rs-32(SP), Z16
+	VPSUBD       Z16, Z2, Z2
+	VPSUBD       Z16, Z6, Z6
+	VPBROADCASTD rs-16(SP), Z16
+	VPSUBD       Z16, Z3, Z3
+	VPSUBD       Z16, Z7, Z7
+	MOVQ         dst+0(FP), R14
+	LEAQ         (R14)(DI*4), R14
+	MOVQ         ldd+8(FP), AX
+	SHLQ         $2, AX
+	VMOVDQU32    Z0, (R14)
+	VMOVDQU32    Z4, 64(R14)
+	CMPQ         m+48(FP), $2
+	JLT          wdone4
+	ADDQ         AX, R14
+	VMOVDQU32    Z1, (R14)
+	VMOVDQU32    Z5, 64(R14)
+	CMPQ         m+48(FP), $3
+	JLT          wdone4
+	ADDQ         AX, R14
+	VMOVDQU32    Z2, (R14)
+	VMOVDQU32    Z6, 64(R14)
+	CMPQ         m+48(FP), $4
+	JLT          wdone4
+	ADDQ         AX, R14
+	VMOVDQU32    Z3, (R14)
+	VMOVDQU32    Z7, 64(R14)
+
+wdone4:
+	// A 16-channel step next (16 < n-j-32 < 32)? Then the row sums back
+	// into Z12-Z15.
+	MOVQ         n+56(FP), R14
+	SUBQ         DI, R14
+	CMPQ         R14, $64
+	JGE          wnext4
+	CMPQ         R14, $32
+	JLE          wnext4
+	VPBROADCASTD rs-64(SP), Z12
+	VPBROADCASTD rs-48(SP), Z13
+	VPBROADCASTD rs-32(SP), Z14
+	VPBROADCASTD rs-16(SP), Z15
+
+wnext4:
+	ADDQ $16, DI
+	JMP  stored4
+
 // func gemmInt8RqR8VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
 TEXT ·gemmInt8RqR8VNNI(SB), NOSPLIT, $64-144
 	MOVQ         k+64(FP), R13
@@ -1174,14 +1513,11 @@ TEXT ·gemmInt8RqR8VNNI(SB), NOSPLIT, $64-144
 	MOVL         $0x01010101, AX
 	VPBROADCASTD AX, Z20
 	RQCONSTS(zp+104(FP), lo+108(FP), hi+112(FP), AX)
-	MOVL         wz+128(FP), AX
-	ADDL         $128, AX
-	VPBROADCASTD AX, Z10
 	MOVQ         a+16(FP), SI
 
 rowblkq8:
-	MOVQ lda+24(FP), R14
-	MOVQ m+48(FP), DI
+	MOVQ         lda+24(FP), R14
+	MOVQ         m+48(FP), DI
 	ROWPTR(SI, BX, 2)
 	ROWPTR(BX, CX, 3)
 	ROWPTR(CX, DX, 4)
@@ -1189,8 +1525,11 @@ rowblkq8:
 	ROWPTR(R8, R9, 6)
 	ROWPTR(R9, R10, 7)
 	ROWPTR(R10, R11, 8)
+	MOVL         wz+128(FP), AX
+	ADDL         $128, AX
+	VPBROADCASTD AX, Z10
 
-	// Row sums Σa of the block's rows, times 128 + wz: Z12-Z19.
+	// Row sums Σa of the block's rows, times 128 + wz: Z12-Z19, then in the frame.
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
@@ -1265,6 +1604,8 @@ rsredq8:
 	VPADDD       Z7, Z6, Z6
 	VPMULLD      Z10, Z6, Z6
 	VMOVDQU32    Z6, rs-64(SP)
+	CMPQ         n+56(FP), $32
+	JGE          rsdoneq8
 	VPBROADCASTD rs-64(SP), Z12
 	VPBROADCASTD rs-48(SP), Z13
 	VPBROADCASTD rs-32(SP), Z14
@@ -1273,12 +1614,16 @@ rsredq8:
 	VPBROADCASTD rs-40(SP), Z17
 	VPBROADCASTD rs-24(SP), Z18
 	VPBROADCASTD rs-8(SP), Z19
-	MOVQ         w+32(FP), R12
-	XORQ         DI, DI
+
+rsdoneq8:
+	MOVQ w+32(FP), R12
+	XORQ DI, DI
 
 nblkq8:
 	MOVQ n+56(FP), R14
 	SUBQ DI, R14
+	CMPQ R14, $32
+	JGE  wideq8
 	MOVL $0xffff, AX
 	CMPQ R14, $16
 	JGE  nmaskq8
@@ -1591,6 +1936,537 @@ doneq8:
 	VZEROUPPER
 	RET
 
+wideq8:
+	// 32 channels: blocks j, j+1 into Z0-Z7 and Z8-Z15.
+	MOVQ      seed+40(FP), R14
+	VMOVDQU32 (R14)(DI*4), Z16
+	VMOVDQU32 64(R14)(DI*4), Z17
+	VMOVDQA32 Z16, Z0
+	VMOVDQA32 Z17, Z8
+	VMOVDQA32 Z16, Z1
+	VMOVDQA32 Z17, Z9
+	VMOVDQA32 Z16, Z2
+	VMOVDQA32 Z17, Z10
+	VMOVDQA32 Z16, Z3
+	VMOVDQA32 Z17, Z11
+	VMOVDQA32 Z16, Z4
+	VMOVDQA32 Z17, Z12
+	VMOVDQA32 Z16, Z5
+	VMOVDQA32 Z17, Z13
+	VMOVDQA32 Z16, Z6
+	VMOVDQA32 Z17, Z14
+	VMOVDQA32 Z16, Z7
+	VMOVDQA32 Z17, Z15
+	MOVQ      k+64(FP), R14
+	ADDQ      $3, R14
+	ANDQ      $-4, R14
+	SHLQ      $4, R14
+	XORQ      AX, AX
+	CMPQ      AX, R13
+	JGE       wktailq8
+
+wkloopq8:
+	VMOVDQU32    (R12), Z16
+	VMOVDQU32    (R12)(R14*1), Z17
+	VPBROADCASTD (SI)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z0
+	VPDPBUSD     Z18, Z17, Z8
+	VPBROADCASTD (BX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z1
+	VPDPBUSD     Z18, Z17, Z9
+	VPBROADCASTD (CX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z2
+	VPDPBUSD     Z18, Z17, Z10
+	VPBROADCASTD (DX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z3
+	VPDPBUSD     Z18, Z17, Z11
+	VPBROADCASTD (R8)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z4
+	VPDPBUSD     Z18, Z17, Z12
+	VPBROADCASTD (R9)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z5
+	VPDPBUSD     Z18, Z17, Z13
+	VPBROADCASTD (R10)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z6
+	VPDPBUSD     Z18, Z17, Z14
+	VPBROADCASTD (R11)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z7
+	VPDPBUSD     Z18, Z17, Z15
+	ADDQ         $64, R12
+	ADDQ         $4, AX
+	CMPQ         AX, R13
+	JLT          wkloopq8
+
+wktailq8:
+	CMPQ         ktail+80(FP), $0
+	JEQ          wkdoneq8
+	VMOVDQU32    (R12), Z16
+	VMOVDQU32    (R12)(R14*1), Z17
+	ADDQ         $64, R12
+	VMOVDQU8.Z   (SI)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z0
+	VPDPBUSD     Z18, Z17, Z8
+	VMOVDQU8.Z   (BX)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z1
+	VPDPBUSD     Z18, Z17, Z9
+	VMOVDQU8.Z   (CX)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z2
+	VPDPBUSD     Z18, Z17, Z10
+	VMOVDQU8.Z   (DX)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z3
+	VPDPBUSD     Z18, Z17, Z11
+	VMOVDQU8.Z   (R8)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z4
+	VPDPBUSD     Z18, Z17, Z12
+	VMOVDQU8.Z   (R9)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z5
+	VPDPBUSD     Z18, Z17, Z13
+	VMOVDQU8.Z   (R10)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z6
+	VPDPBUSD     Z18, Z17, Z14
+	VMOVDQU8.Z   (R11)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z7
+	VPDPBUSD     Z18, Z17, Z15
+
+wkdoneq8:
+	ADDQ         R14, R12
+	VPBROADCASTD rs-64(SP), Z16
+	VPSUBD       Z16, Z0, Z0
+	VPSUBD       Z16, Z8, Z8
+	VPBROADCASTD rs-48(SP), Z16
+	VPSUBD       Z16, Z1, Z1
+	VPSUBD       Z16, Z9, Z9
+	VPBROADCASTD rs-32(SP), Z16
+	VPSUBD       Z16, Z2, Z2
+	VPSUBD       Z16, Z10, Z10
+	VPBROADCASTD rs-16(SP), Z16
+	VPSUBD       Z16, Z3, Z3
+	VPSUBD       Z16, Z11, Z11
+	VPBROADCASTD rs-56(SP), Z16
+	VPSUBD       Z16, Z4, Z4
+	VPSUBD       Z16, Z12, Z12
+	VPBROADCASTD rs-40(SP), Z16
+	VPSUBD       Z16, Z5, Z5
+	VPSUBD       Z16, Z13, Z13
+	VPBROADCASTD rs-24(SP), Z16
+	VPSUBD       Z16, Z6, Z6
+	VPSUBD       Z16, Z14, Z14
+	VPBROADCASTD rs-8(SP), Z16
+	VPSUBD       Z16, Z7, Z7
+	VPSUBD       Z16, Z15, Z15
+	// Requantise the rows in place and narrow them to bytes.
+	MOVQ      qp+88(FP), AX
+	LEAQ      (AX)(DI*4), AX
+	VMOVDQU32 (AX), Z22
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z23
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z24
+	TESTQ     $RQF_LEFT, flags+120(FP)
+	JZ        noleftq8w1
+	RQLEFT(Z0)
+	RQLEFT(Z1)
+	RQLEFT(Z2)
+	RQLEFT(Z3)
+	RQLEFT(Z4)
+	RQLEFT(Z5)
+	RQLEFT(Z6)
+	RQLEFT(Z7)
+
+noleftq8w1:
+	TESTQ     $RQF_UP, flags+120(FP)
+	JNZ       upq8w1
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z26
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z27
+	ADDQ      qstride+96(FP), AX
+	KMOVW     (AX), K5
+	RQCORE(Z0, Z16, Z17)
+	RQCORE(Z1, Z16, Z17)
+	RQCORE(Z2, Z16, Z17)
+	RQCORE(Z3, Z16, Z17)
+	RQCORE(Z4, Z16, Z17)
+	RQCORE(Z5, Z16, Z17)
+	RQCORE(Z6, Z16, Z17)
+	RQCORE(Z7, Z16, Z17)
+	JMP       coredq8w1
+
+upq8w1:
+	// Ties upward: rows 7-10, five rows after the left shifts.
+	MOVQ      qstride+96(FP), R14
+	LEAQ      (AX)(R14*4), AX
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z27
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z28
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z26
+	VMOVDQU32 rqUpIdx<>(SB), Z29
+	RQCOREUP(Z0, Z16)
+	RQCOREUP(Z1, Z16)
+	RQCOREUP(Z2, Z16)
+	RQCOREUP(Z3, Z16)
+	RQCOREUP(Z4, Z16)
+	RQCOREUP(Z5, Z16)
+	RQCOREUP(Z6, Z16)
+	RQCOREUP(Z7, Z16)
+
+coredq8w1:
+	TESTQ $RQF_SAT8, flags+120(FP)
+	JNZ   satq8w1
+	TESTQ $RQF_USAT8, flags+120(FP)
+	JNZ   usatq8w1
+	// Other clamps on the bytes (XMM, cheaper than on the int32 lanes):
+	// for lo < 0 after the signed saturation, else after the lower clamp
+	// and the unsigned saturation; X16, X17 the bytes of lo and hi (low
+	// bytes of the broadcasts in Z31, Z21).
+	VPBROADCASTB X31, X16
+	VPBROADCASTB X21, X17
+	CMPL         lo+108(FP), $0
+	JGE          uclampq8w1
+	VPMOVSDB     Z0, X0
+	VPMAXSB      X16, X0, X0
+	VPMINSB      X17, X0, X0
+	VPMOVSDB     Z1, X1
+	VPMAXSB      X16, X1, X1
+	VPMINSB      X17, X1, X1
+	VPMOVSDB     Z2, X2
+	VPMAXSB      X16, X2, X2
+	VPMINSB      X17, X2, X2
+	VPMOVSDB     Z3, X3
+	VPMAXSB      X16, X3, X3
+	VPMINSB      X17, X3, X3
+	VPMOVSDB     Z4, X4
+	VPMAXSB      X16, X4, X4
+	VPMINSB      X17, X4, X4
+	VPMOVSDB     Z5, X5
+	VPMAXSB      X16, X5, X5
+	VPMINSB      X17, X5, X5
+	VPMOVSDB     Z6, X6
+	VPMAXSB      X16, X6, X6
+	VPMINSB      X17, X6, X6
+	VPMOVSDB     Z7, X7
+	VPMAXSB      X16, X7, X7
+	VPMINSB      X17, X7, X7
+	JMP          narrowedq8w1
+
+uclampq8w1:
+	VPMAXSD   Z31, Z0, Z0
+	VPMOVUSDB Z0, X0
+	VPMINUB   X17, X0, X0
+	VPMAXSD   Z31, Z1, Z1
+	VPMOVUSDB Z1, X1
+	VPMINUB   X17, X1, X1
+	VPMAXSD   Z31, Z2, Z2
+	VPMOVUSDB Z2, X2
+	VPMINUB   X17, X2, X2
+	VPMAXSD   Z31, Z3, Z3
+	VPMOVUSDB Z3, X3
+	VPMINUB   X17, X3, X3
+	VPMAXSD   Z31, Z4, Z4
+	VPMOVUSDB Z4, X4
+	VPMINUB   X17, X4, X4
+	VPMAXSD   Z31, Z5, Z5
+	VPMOVUSDB Z5, X5
+	VPMINUB   X17, X5, X5
+	VPMAXSD   Z31, Z6, Z6
+	VPMOVUSDB Z6, X6
+	VPMINUB   X17, X6, X6
+	VPMAXSD   Z31, Z7, Z7
+	VPMOVUSDB Z7, X7
+	VPMINUB   X17, X7, X7
+	JMP       narrowedq8w1
+
+satq8w1:
+	VPMOVSDB Z0, X0
+	VPMOVSDB Z1, X1
+	VPMOVSDB Z2, X2
+	VPMOVSDB Z3, X3
+	VPMOVSDB Z4, X4
+	VPMOVSDB Z5, X5
+	VPMOVSDB Z6, X6
+	VPMOVSDB Z7, X7
+	JMP      narrowedq8w1
+
+usatq8w1:
+	VPMAXSD   Z31, Z0, Z0
+	VPMOVUSDB Z0, X0
+	VPMAXSD   Z31, Z1, Z1
+	VPMOVUSDB Z1, X1
+	VPMAXSD   Z31, Z2, Z2
+	VPMOVUSDB Z2, X2
+	VPMAXSD   Z31, Z3, Z3
+	VPMOVUSDB Z3, X3
+	VPMAXSD   Z31, Z4, Z4
+	VPMOVUSDB Z4, X4
+	VPMAXSD   Z31, Z5, Z5
+	VPMOVUSDB Z5, X5
+	VPMAXSD   Z31, Z6, Z6
+	VPMOVUSDB Z6, X6
+	VPMAXSD   Z31, Z7, Z7
+	VPMOVUSDB Z7, X7
+
+narrowedq8w1:
+	MOVQ    dst+0(FP), R14
+	ADDQ    DI, R14
+	MOVQ    ldd+8(FP), AX
+	VMOVDQU X0, (R14)
+	CMPQ    m+48(FP), $2
+	JLT     wpart2q8
+	ADDQ    AX, R14
+	VMOVDQU X1, (R14)
+	CMPQ    m+48(FP), $3
+	JLT     wpart2q8
+	ADDQ    AX, R14
+	VMOVDQU X2, (R14)
+	CMPQ    m+48(FP), $4
+	JLT     wpart2q8
+	ADDQ    AX, R14
+	VMOVDQU X3, (R14)
+	CMPQ    m+48(FP), $5
+	JLT     wpart2q8
+	ADDQ    AX, R14
+	VMOVDQU X4, (R14)
+	CMPQ    m+48(FP), $6
+	JLT     wpart2q8
+	ADDQ    AX, R14
+	VMOVDQU X5, (R14)
+	CMPQ    m+48(FP), $7
+	JLT     wpart2q8
+	ADDQ    AX, R14
+	VMOVDQU X6, (R14)
+	CMPQ    m+48(FP), $8
+	JLT     wpart2q8
+	ADDQ    AX, R14
+	VMOVDQU X7, (R14)
+
+wpart2q8:
+	// Requantise the rows in place and narrow them to bytes.
+	MOVQ      qp+88(FP), AX
+	LEAQ      64(AX)(DI*4), AX
+	VMOVDQU32 (AX), Z22
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z23
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z24
+	TESTQ     $RQF_LEFT, flags+120(FP)
+	JZ        noleftq8w2
+	RQLEFT(Z8)
+	RQLEFT(Z9)
+	RQLEFT(Z10)
+	RQLEFT(Z11)
+	RQLEFT(Z12)
+	RQLEFT(Z13)
+	RQLEFT(Z14)
+	RQLEFT(Z15)
+
+noleftq8w2:
+	TESTQ     $RQF_UP, flags+120(FP)
+	JNZ       upq8w2
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z26
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z27
+	ADDQ      qstride+96(FP), AX
+	KMOVW     (AX), K5
+	RQCORE(Z8, Z16, Z17)
+	RQCORE(Z9, Z16, Z17)
+	RQCORE(Z10, Z16, Z17)
+	RQCORE(Z11, Z16, Z17)
+	RQCORE(Z12, Z16, Z17)
+	RQCORE(Z13, Z16, Z17)
+	RQCORE(Z14, Z16, Z17)
+	RQCORE(Z15, Z16, Z17)
+	JMP       coredq8w2
+
+upq8w2:
+	// Ties upward: rows 7-10, five rows after the left shifts.
+	MOVQ      qstride+96(FP), R14
+	LEAQ      (AX)(R14*4), AX
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z27
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z28
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z26
+	VMOVDQU32 rqUpIdx<>(SB), Z29
+	RQCOREUP(Z8, Z16)
+	RQCOREUP(Z9, Z16)
+	RQCOREUP(Z10, Z16)
+	RQCOREUP(Z11, Z16)
+	RQCOREUP(Z12, Z16)
+	RQCOREUP(Z13, Z16)
+	RQCOREUP(Z14, Z16)
+	RQCOREUP(Z15, Z16)
+
+coredq8w2:
+	TESTQ $RQF_SAT8, flags+120(FP)
+	JNZ   satq8w2
+	TESTQ $RQF_USAT8, flags+120(FP)
+	JNZ   usatq8w2
+	// Other clamps on the bytes (XMM, cheaper than on the int32 lanes):
+	// for lo < 0 after the signed saturation, else after the lower clamp
+	// and the unsigned saturation; X16, X17 the bytes of lo and hi (low
+	// bytes of the broadcasts in Z31, Z21).
+	VPBROADCASTB X31, X16
+	VPBROADCASTB X21, X17
+	CMPL         lo+108(FP), $0
+	JGE          uclampq8w2
+	VPMOVSDB     Z8, X8
+	VPMAXSB      X16, X8, X8
+	VPMINSB      X17, X8, X8
+	VPMOVSDB     Z9, X9
+	VPMAXSB      X16, X9, X9
+	VPMINSB      X17, X9, X9
+	VPMOVSDB     Z10, X10
+	VPMAXSB      X16, X10, X10
+	VPMINSB      X17, X10, X10
+	VPMOVSDB     Z11, X11
+	VPMAXSB      X16, X11, X11
+	VPMINSB      X17, X11, X11
+	VPMOVSDB     Z12, X12
+	VPMAXSB      X16, X12, X12
+	VPMINSB      X17, X12, X12
+	VPMOVSDB     Z13, X13
+	VPMAXSB      X16, X13, X13
+	VPMINSB      X17, X13, X13
+	VPMOVSDB     Z14, X14
+	VPMAXSB      X16, X14, X14
+	VPMINSB      X17, X14, X14
+	VPMOVSDB     Z15, X15
+	VPMAXSB      X16, X15, X15
+	VPMINSB      X17, X15, X15
+	JMP          narrowedq8w2
+
+uclampq8w2:
+	VPMAXSD   Z31, Z8, Z8
+	VPMOVUSDB Z8, X8
+	VPMINUB   X17, X8, X8
+	VPMAXSD   Z31, Z9, Z9
+	VPMOVUSDB Z9, X9
+	VPMINUB   X17, X9, X9
+	VPMAXSD   Z31, Z10, Z10
+	VPMOVUSDB Z10, X10
+	VPMINUB   X17, X10, X10
+	VPMAXSD   Z31, Z11, Z11
+	VPMOVUSDB Z11, X11
+	VPMINUB   X17, X11, X11
+	VPMAXSD   Z31, Z12, Z12
+	VPMOVUSDB Z12, X12
+	VPMINUB   X17, X12, X12
+	VPMAXSD   Z31, Z13, Z13
+	VPMOVUSDB Z13, X13
+	VPMINUB   X17, X13, X13
+	VPMAXSD   Z31, Z14, Z14
+	VPMOVUSDB Z14, X14
+	VPMINUB   X17, X14, X14
+	VPMAXSD   Z31, Z15, Z15
+	VPMOVUSDB Z15, X15
+	VPMINUB   X17, X15, X15
+	JMP       narrowedq8w2
+
+satq8w2:
+	VPMOVSDB Z8, X8
+	VPMOVSDB Z9, X9
+	VPMOVSDB Z10, X10
+	VPMOVSDB Z11, X11
+	VPMOVSDB Z12, X12
+	VPMOVSDB Z13, X13
+	VPMOVSDB Z14, X14
+	VPMOVSDB Z15, X15
+	JMP      narrowedq8w2
+
+usatq8w2:
+	VPMAXSD   Z31, Z8, Z8
+	VPMOVUSDB Z8, X8
+	VPMAXSD   Z31, Z9, Z9
+	VPMOVUSDB Z9, X9
+	VPMAXSD   Z31, Z10, Z10
+	VPMOVUSDB Z10, X10
+	VPMAXSD   Z31, Z11, Z11
+	VPMOVUSDB Z11, X11
+	VPMAXSD   Z31, Z12, Z12
+	VPMOVUSDB Z12, X12
+	VPMAXSD   Z31, Z13, Z13
+	VPMOVUSDB Z13, X13
+	VPMAXSD   Z31, Z14, Z14
+	VPMOVUSDB Z14, X14
+	VPMAXSD   Z31, Z15, Z15
+	VPMOVUSDB Z15, X15
+
+narrowedq8w2:
+	MOVQ    dst+0(FP), R14
+	LEAQ    16(R14)(DI*1), R14
+	MOVQ    ldd+8(FP), AX
+	VMOVDQU X8, (R14)
+	CMPQ    m+48(FP), $2
+	JLT     wdoneq8
+	ADDQ    AX, R14
+	VMOVDQU X9, (R14)
+	CMPQ    m+48(FP), $3
+	JLT     wdoneq8
+	ADDQ    AX, R14
+	VMOVDQU X10, (R14)
+	CMPQ    m+48(FP), $4
+	JLT     wdoneq8
+	ADDQ    AX, R14
+	VMOVDQU X11, (R14)
+	CMPQ    m+48(FP), $5
+	JLT     wdoneq8
+	ADDQ    AX, R14
+	VMOVDQU X12, (R14)
+	CMPQ    m+48(FP), $6
+	JLT     wdoneq8
+	ADDQ    AX, R14
+	VMOVDQU X13, (R14)
+	CMPQ    m+48(FP), $7
+	JLT     wdoneq8
+	ADDQ    AX, R14
+	VMOVDQU X14, (R14)
+	CMPQ    m+48(FP), $8
+	JLT     wdoneq8
+	ADDQ    AX, R14
+	VMOVDQU X15, (R14)
+
+wdoneq8:
+	// A 16-channel step next (16 < n-j-32 < 32)? Then the row sums back
+	// into Z12-Z19.
+	MOVQ         n+56(FP), R14
+	SUBQ         DI, R14
+	CMPQ         R14, $64
+	JGE          wnextq8
+	CMPQ         R14, $32
+	JLE          wnextq8
+	VPBROADCASTD rs-64(SP), Z12
+	VPBROADCASTD rs-48(SP), Z13
+	VPBROADCASTD rs-32(SP), Z14
+	VPBROADCASTD rs-16(SP), Z15
+	VPBROADCASTD rs-56(SP), Z16
+	VPBROADCASTD rs-40(SP), Z17
+	VPBROADCASTD rs-24(SP), Z18
+	VPBROADCASTD rs-8(SP), Z19
+
+wnextq8:
+	ADDQ $16, DI
+	JMP  storedq8
+
 // func gemmInt8RqR4VNNI(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
 //
 // gemmInt8RqR8VNNI for 1 ≤ m ≤ 4 rows (one block).
@@ -1602,17 +2478,17 @@ TEXT ·gemmInt8RqR4VNNI(SB), NOSPLIT, $64-144
 	MOVL         $0x01010101, AX
 	VPBROADCASTD AX, Z20
 	RQCONSTS(zp+104(FP), lo+108(FP), hi+112(FP), AX)
-	MOVL         wz+128(FP), AX
-	ADDL         $128, AX
-	VPBROADCASTD AX, Z10
 	MOVQ         a+16(FP), SI
 	MOVQ         lda+24(FP), R14
 	MOVQ         m+48(FP), DI
 	ROWPTR(SI, BX, 2)
 	ROWPTR(BX, CX, 3)
 	ROWPTR(CX, DX, 4)
+	MOVL         wz+128(FP), AX
+	ADDL         $128, AX
+	VPBROADCASTD AX, Z10
 
-	// Row sums Σa of the block's rows, times 128 + wz: Z12-Z15.
+	// Row sums Σa of the block's rows, times 128 + wz: Z12-Z15, then in the frame.
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
@@ -1661,16 +2537,22 @@ rsredq4:
 	VPADDD       Z7, Z6, Z6
 	VPMULLD      Z10, Z6, Z6
 	VMOVDQU32    Z6, rs-64(SP)
+	CMPQ         n+56(FP), $32
+	JGE          rsdoneq4
 	VPBROADCASTD rs-64(SP), Z12
 	VPBROADCASTD rs-48(SP), Z13
 	VPBROADCASTD rs-32(SP), Z14
 	VPBROADCASTD rs-16(SP), Z15
-	MOVQ         w+32(FP), R12
-	XORQ         DI, DI
+
+rsdoneq4:
+	MOVQ w+32(FP), R12
+	XORQ DI, DI
 
 nblkq4:
 	MOVQ n+56(FP), R14
 	SUBQ DI, R14
+	CMPQ R14, $32
+	JGE  wideq4
 	MOVL $0xffff, AX
 	CMPQ R14, $16
 	JGE  nmaskq4
@@ -1870,6 +2752,357 @@ storedq4:
 	VZEROUPPER
 	RET
 
+wideq4:
+	// 32 channels: blocks j, j+1 into Z0-Z3 and Z4-Z7.
+	MOVQ      seed+40(FP), R14
+	VMOVDQU32 (R14)(DI*4), Z16
+	VMOVDQU32 64(R14)(DI*4), Z17
+	VMOVDQA32 Z16, Z0
+	VMOVDQA32 Z17, Z4
+	VMOVDQA32 Z16, Z1
+	VMOVDQA32 Z17, Z5
+	VMOVDQA32 Z16, Z2
+	VMOVDQA32 Z17, Z6
+	VMOVDQA32 Z16, Z3
+	VMOVDQA32 Z17, Z7
+	MOVQ      k+64(FP), R14
+	ADDQ      $3, R14
+	ANDQ      $-4, R14
+	SHLQ      $4, R14
+	XORQ      AX, AX
+	CMPQ      AX, R13
+	JGE       wktailq4
+
+wkloopq4:
+	VMOVDQU32    (R12), Z16
+	VMOVDQU32    (R12)(R14*1), Z17
+	VPBROADCASTD (SI)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z0
+	VPDPBUSD     Z18, Z17, Z4
+	VPBROADCASTD (BX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z1
+	VPDPBUSD     Z18, Z17, Z5
+	VPBROADCASTD (CX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z2
+	VPDPBUSD     Z18, Z17, Z6
+	VPBROADCASTD (DX)(AX*1), Z18
+	VPDPBUSD     Z18, Z16, Z3
+	VPDPBUSD     Z18, Z17, Z7
+	ADDQ         $64, R12
+	ADDQ         $4, AX
+	CMPQ         AX, R13
+	JLT          wkloopq4
+
+wktailq4:
+	CMPQ         ktail+80(FP), $0
+	JEQ          wkdoneq4
+	VMOVDQU32    (R12), Z16
+	VMOVDQU32    (R12)(R14*1), Z17
+	ADDQ         $64, R12
+	VMOVDQU8.Z   (SI)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z0
+	VPDPBUSD     Z18, Z17, Z4
+	VMOVDQU8.Z   (BX)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z1
+	VPDPBUSD     Z18, Z17, Z5
+	VMOVDQU8.Z   (CX)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z2
+	VPDPBUSD     Z18, Z17, Z6
+	VMOVDQU8.Z   (DX)(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD     Z18, Z16, Z3
+	VPDPBUSD     Z18, Z17, Z7
+
+wkdoneq4:
+	ADDQ         R14, R12
+	VPBROADCASTD rs-64(SP), Z16
+	VPSUBD       Z16, Z0, Z0
+	VPSUBD       Z16, Z4, Z4
+	VPBROADCASTD rs-48(SP), Z16
+	VPSUBD       Z16, Z1, Z1
+	VPSUBD       Z16, Z5, Z5
+	VPBROADCASTD rs-32(SP), Z16
+	VPSUBD       Z16, Z2, Z2
+	VPSUBD       Z16, Z6, Z6
+	VPBROADCASTD rs-16(SP), Z16
+	VPSUBD       Z16, Z3, Z3
+	VPSUBD       Z16, Z7, Z7
+	// Requantise the rows in place and narrow them to bytes.
+	MOVQ      qp+88(FP), AX
+	LEAQ      (AX)(DI*4), AX
+	VMOVDQU32 (AX), Z22
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z23
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z24
+	TESTQ     $RQF_LEFT, flags+120(FP)
+	JZ        noleftq4w1
+	RQLEFT(Z0)
+	RQLEFT(Z1)
+	RQLEFT(Z2)
+	RQLEFT(Z3)
+
+noleftq4w1:
+	TESTQ     $RQF_UP, flags+120(FP)
+	JNZ       upq4w1
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z26
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z27
+	ADDQ      qstride+96(FP), AX
+	KMOVW     (AX), K5
+	RQCORE(Z0, Z16, Z17)
+	RQCORE(Z1, Z16, Z17)
+	RQCORE(Z2, Z16, Z17)
+	RQCORE(Z3, Z16, Z17)
+	JMP       coredq4w1
+
+upq4w1:
+	// Ties upward: rows 7-10, five rows after the left shifts.
+	MOVQ      qstride+96(FP), R14
+	LEAQ      (AX)(R14*4), AX
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z27
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z28
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z26
+	VMOVDQU32 rqUpIdx<>(SB), Z29
+	RQCOREUP(Z0, Z16)
+	RQCOREUP(Z1, Z16)
+	RQCOREUP(Z2, Z16)
+	RQCOREUP(Z3, Z16)
+
+coredq4w1:
+	TESTQ $RQF_SAT8, flags+120(FP)
+	JNZ   satq4w1
+	TESTQ $RQF_USAT8, flags+120(FP)
+	JNZ   usatq4w1
+	// Other clamps on the bytes (XMM, cheaper than on the int32 lanes):
+	// for lo < 0 after the signed saturation, else after the lower clamp
+	// and the unsigned saturation; X16, X17 the bytes of lo and hi (low
+	// bytes of the broadcasts in Z31, Z21).
+	VPBROADCASTB X31, X16
+	VPBROADCASTB X21, X17
+	CMPL         lo+108(FP), $0
+	JGE          uclampq4w1
+	VPMOVSDB     Z0, X0
+	VPMAXSB      X16, X0, X0
+	VPMINSB      X17, X0, X0
+	VPMOVSDB     Z1, X1
+	VPMAXSB      X16, X1, X1
+	VPMINSB      X17, X1, X1
+	VPMOVSDB     Z2, X2
+	VPMAXSB      X16, X2, X2
+	VPMINSB      X17, X2, X2
+	VPMOVSDB     Z3, X3
+	VPMAXSB      X16, X3, X3
+	VPMINSB      X17, X3, X3
+	JMP          narrowedq4w1
+
+uclampq4w1:
+	VPMAXSD   Z31, Z0, Z0
+	VPMOVUSDB Z0, X0
+	VPMINUB   X17, X0, X0
+	VPMAXSD   Z31, Z1, Z1
+	VPMOVUSDB Z1, X1
+	VPMINUB   X17, X1, X1
+	VPMAXSD   Z31, Z2, Z2
+	VPMOVUSDB Z2, X2
+	VPMINUB   X17, X2, X2
+	VPMAXSD   Z31, Z3, Z3
+	VPMOVUSDB Z3, X3
+	VPMINUB   X17, X3, X3
+	JMP       narrowedq4w1
+
+satq4w1:
+	VPMOVSDB Z0, X0
+	VPMOVSDB Z1, X1
+	VPMOVSDB Z2, X2
+	VPMOVSDB Z3, X3
+	JMP      narrowedq4w1
+
+usatq4w1:
+	VPMAXSD   Z31, Z0, Z0
+	VPMOVUSDB Z0, X0
+	VPMAXSD   Z31, Z1, Z1
+	VPMOVUSDB Z1, X1
+	VPMAXSD   Z31, Z2, Z2
+	VPMOVUSDB Z2, X2
+	VPMAXSD   Z31, Z3, Z3
+	VPMOVUSDB Z3, X3
+
+narrowedq4w1:
+	MOVQ    dst+0(FP), R14
+	ADDQ    DI, R14
+	MOVQ    ldd+8(FP), AX
+	VMOVDQU X0, (R14)
+	CMPQ    m+48(FP), $2
+	JLT     wpart2q4
+	ADDQ    AX, R14
+	VMOVDQU X1, (R14)
+	CMPQ    m+48(FP), $3
+	JLT     wpart2q4
+	ADDQ    AX, R14
+	VMOVDQU X2, (R14)
+	CMPQ    m+48(FP), $4
+	JLT     wpart2q4
+	ADDQ    AX, R14
+	VMOVDQU X3, (R14)
+
+wpart2q4:
+	// Requantise the rows in place and narrow them to bytes.
+	MOVQ      qp+88(FP), AX
+	LEAQ      64(AX)(DI*4), AX
+	VMOVDQU32 (AX), Z22
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z23
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z24
+	TESTQ     $RQF_LEFT, flags+120(FP)
+	JZ        noleftq4w2
+	RQLEFT(Z4)
+	RQLEFT(Z5)
+	RQLEFT(Z6)
+	RQLEFT(Z7)
+
+noleftq4w2:
+	TESTQ     $RQF_UP, flags+120(FP)
+	JNZ       upq4w2
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z26
+	ADDQ      qstride+96(FP), AX
+	VMOVDQU32 (AX), Z27
+	ADDQ      qstride+96(FP), AX
+	KMOVW     (AX), K5
+	RQCORE(Z4, Z16, Z17)
+	RQCORE(Z5, Z16, Z17)
+	RQCORE(Z6, Z16, Z17)
+	RQCORE(Z7, Z16, Z17)
+	JMP       coredq4w2
+
+upq4w2:
+	// Ties upward: rows 7-10, five rows after the left shifts.
+	MOVQ      qstride+96(FP), R14
+	LEAQ      (AX)(R14*4), AX
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z27
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z28
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z25
+	ADDQ      R14, AX
+	VMOVDQU32 (AX), Z26
+	VMOVDQU32 rqUpIdx<>(SB), Z29
+	RQCOREUP(Z4, Z16)
+	RQCOREUP(Z5, Z16)
+	RQCOREUP(Z6, Z16)
+	RQCOREUP(Z7, Z16)
+
+coredq4w2:
+	TESTQ $RQF_SAT8, flags+120(FP)
+	JNZ   satq4w2
+	TESTQ $RQF_USAT8, flags+120(FP)
+	JNZ   usatq4w2
+	// Other clamps on the bytes (XMM, cheaper than on the int32 lanes):
+	// for lo < 0 after the signed saturation, else after the lower clamp
+	// and the unsigned saturation; X16, X17 the bytes of lo and hi (low
+	// bytes of the broadcasts in Z31, Z21).
+	VPBROADCASTB X31, X16
+	VPBROADCASTB X21, X17
+	CMPL         lo+108(FP), $0
+	JGE          uclampq4w2
+	VPMOVSDB     Z4, X4
+	VPMAXSB      X16, X4, X4
+	VPMINSB      X17, X4, X4
+	VPMOVSDB     Z5, X5
+	VPMAXSB      X16, X5, X5
+	VPMINSB      X17, X5, X5
+	VPMOVSDB     Z6, X6
+	VPMAXSB      X16, X6, X6
+	VPMINSB      X17, X6, X6
+	VPMOVSDB     Z7, X7
+	VPMAXSB      X16, X7, X7
+	VPMINSB      X17, X7, X7
+	JMP          narrowedq4w2
+
+uclampq4w2:
+	VPMAXSD   Z31, Z4, Z4
+	VPMOVUSDB Z4, X4
+	VPMINUB   X17, X4, X4
+	VPMAXSD   Z31, Z5, Z5
+	VPMOVUSDB Z5, X5
+	VPMINUB   X17, X5, X5
+	VPMAXSD   Z31, Z6, Z6
+	VPMOVUSDB Z6, X6
+	VPMINUB   X17, X6, X6
+	VPMAXSD   Z31, Z7, Z7
+	VPMOVUSDB Z7, X7
+	VPMINUB   X17, X7, X7
+	JMP       narrowedq4w2
+
+satq4w2:
+	VPMOVSDB Z4, X4
+	VPMOVSDB Z5, X5
+	VPMOVSDB Z6, X6
+	VPMOVSDB Z7, X7
+	JMP      narrowedq4w2
+
+usatq4w2:
+	VPMAXSD   Z31, Z4, Z4
+	VPMOVUSDB Z4, X4
+	VPMAXSD   Z31, Z5, Z5
+	VPMOVUSDB Z5, X5
+	VPMAXSD   Z31, Z6, Z6
+	VPMOVUSDB Z6, X6
+	VPMAXSD   Z31, Z7, Z7
+	VPMOVUSDB Z7, X7
+
+narrowedq4w2:
+	MOVQ    dst+0(FP), R14
+	LEAQ    16(R14)(DI*1), R14
+	MOVQ    ldd+8(FP), AX
+	VMOVDQU X4, (R14)
+	CMPQ    m+48(FP), $2
+	JLT     wdoneq4
+	ADDQ    AX, R14
+	VMOVDQU X5, (R14)
+	CMPQ    m+48(FP), $3
+	JLT     wdoneq4
+	ADDQ    AX, R14
+	VMOVDQU X6, (R14)
+	CMPQ    m+48(FP), $4
+	JLT     wdoneq4
+	ADDQ    AX, R14
+	VMOVDQU X7, (R14)
+
+wdoneq4:
+	// A 16-channel step next (16 < n-j-32 < 32)? Then the row sums back
+	// into Z12-Z15.
+	MOVQ         n+56(FP), R14
+	SUBQ         DI, R14
+	CMPQ         R14, $64
+	JGE          wnextq4
+	CMPQ         R14, $32
+	JLE          wnextq4
+	VPBROADCASTD rs-64(SP), Z12
+	VPBROADCASTD rs-48(SP), Z13
+	VPBROADCASTD rs-32(SP), Z14
+	VPBROADCASTD rs-16(SP), Z15
+
+wnextq4:
+	ADDQ $16, DI
+	JMP  storedq4
+
 // func gemmInt8RqR8VNNIY(dst *byte, ldd int, a *int8, lda int, w *int8, seed *int32, m, n, k int, tail, ktail uint64, qp *int32, qstride int, zp, lo, hi int32, flags uint64, wz int32, rtail uint64)
 //
 // gemmInt8RqR8VNNI for n ≤ 8 (one channel block, its parameters and
@@ -1936,7 +3169,7 @@ rowblky8:
 	ROWPTR(R9, R10, 7)
 	ROWPTR(R10, R11, 8)
 
-	// Row sums Σa of the block's rows, times 128 + wz: Y12-Y19.
+	// Row sums Σa of the block's rows, times 128 + wz: Z12-Z19, then in the frame.
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
@@ -2350,7 +3583,7 @@ noupy4:
 	ROWPTR(BX, CX, 3)
 	ROWPTR(CX, DX, 4)
 
-	// Row sums Σa of the block's rows, times 128 + wz: Y12-Y15.
+	// Row sums Σa of the block's rows, times 128 + wz: Z12-Z15, then in the frame.
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14

@@ -16,9 +16,14 @@ func TestGemmInt8RequantizeEdges(t *testing.T) {
 	mults := []int32{math.MaxInt32, 1 << 30, 1, 1<<30 + 1, 1<<31 - 2}
 	ims := implsOf(gemmInt8RqImpls)
 	for _, tie := range []int32{tieAway, tieUp} {
-		for _, n := range []int{len(seeds), 24} { // ≤ 16: one block (8 lanes ≤ 8); 24: a tail block
+		// n ≤ 16: one block (8 lanes ≤ 8); 24: a tail block; 40, 48: a
+		// 32-channel step, then a tail or a whole 16-channel block.
+		for _, n := range []int{len(seeds), 24, 40, 48} {
 			for _, k := range []int{1, 5} {
-				m := 5
+				m := 5 // one block of 8 rows, 3 of them aliases
+				if k == 5 {
+					m = 9 // a block of 8 rows and a 4-row kernel's one row
+				}
 				a := make([]int8, m*k)
 				w := make([]int8, n*k)
 				for i := range a {

@@ -18,8 +18,10 @@ import (
 // destination.
 
 var (
-	gemmRows = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17}
-	gemmCols = []int{1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48, 64, 100}
+	gemmRows = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}
+	// From 32 channels on, the VNNI kernels take 32 at a time, then 16 or
+	// a masked tail: 47, 96-127 cover every mix.
+	gemmCols = []int{1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 47, 48, 64, 96, 97, 100, 111, 112, 127}
 	gemmKs   = []int{1, 2, 3, 4, 5, 7, 8, 9, 16, 27, 33, 64, 129}
 )
 

@@ -4,7 +4,8 @@
 //   - gemm_avx512_amd64.s, the AVX-512 GEMM micro-kernels: the float32
 //     kernel on 8 or 4 pixel rows with ZMM or EVEX YMM registers, and the
 //     VNNI int8 kernel on 8 or 4 rows, plain (int32 sums) or with the
-//     requantisation fused in (ZMM, or YMM for up to 8 channels). The ten
+//     requantisation fused in (ZMM, or YMM for up to 8 channels), 32
+//     channels per step while at least 32 remain, else 16. The ten
 //     kernels are the same code with other row counts and registers;
 //     writing them once keeps them in step.
 //   - requant_channel_amd64.h, the per-channel requantisation macros of
@@ -61,14 +62,21 @@ type kernel struct {
 	Y    bool   // EVEX YMM (8 lanes) instead of ZMM (16 lanes)
 	L    string // label suffix
 	Rq   bool   // int8: requantise and store bytes
+	// H is the part of the int8 kernels' channel tile a requantising
+	// epilogue handles: 0 the 16-channel step (sums Z0-Z(R-1), temporaries
+	// Z8, Z9), 1 and 2 the first and second 16 channels of the 32-channel
+	// step (sums Z0-Z(R-1), then ZR-Z(2R-1); temporaries Z16, Z17).
+	H int
 }
 
 // row is one pixel row of a block, for ranges in the templates.
 type row struct {
 	I, N      int    // index, index+1
 	Reg, Prev string // row pointer, the previous row's
-	Acc, Sum  string // sums (vector I), 128·row sums (vector 12+I)
-	X         string // the XMM register of the sums
+	Acc, X    string // sums (vector I, or R+I in part 2), their XMM register
+	Acc2      string // the second 16 channels' sums in the 32-channel step (vector R+I)
+	Sum       string // 128·row sum (or (128+wz)·row sum), vector 12+I
+	RS        string // the row's 128·Σa (or (128+wz)·Σa) in the frame
 }
 
 // V names vector register n at the kernel's width: Z<n> or Y<n>.
@@ -87,14 +95,73 @@ func (k kernel) YS() string {
 	return ""
 }
 
+// Tmp is the requantising epilogue's temporary vector i (0 or 1).
+func (k kernel) Tmp(i int) string {
+	if k.H == 0 {
+		return k.V(8 + i)
+	}
+	return k.V(16 + i)
+}
+
+// TX is the XMM register of Tmp(i).
+func (k kernel) TX(i int) string {
+	if k.H == 0 {
+		return fmt.Sprintf("X%d", 8+i)
+	}
+	return fmt.Sprintf("X%d", 16+i)
+}
+
+// RL is the label suffix of a requantising epilogue.
+func (k kernel) RL() string {
+	if k.H == 0 {
+		return k.L
+	}
+	return fmt.Sprintf("%sw%d", k.L, k.H)
+}
+
+// Skip is the label an epilogue jumps to past the last row (m reached).
+func (k kernel) Skip() string {
+	switch k.H {
+	case 1:
+		return "wpart2" + k.L
+	case 2:
+		return "wdone" + k.L
+	}
+	return "stored" + k.L
+}
+
+// SumLoads broadcasts each row's sum from the frame into Z12-Z(11+R).
+func (k kernel) SumLoads() string {
+	var b strings.Builder
+	for _, r := range k.Rows() {
+		fmt.Fprintf(&b, "\tVPBROADCASTD %s, Z%d\n", r.RS, 12+r.I)
+	}
+	return b.String()
+}
+
+// Part returns the kernel for part h of the 32-channel step's epilogue.
+func (k kernel) Part(h int) kernel {
+	k.H = h
+	return k
+}
+
 // Loop reports whether the kernel walks several row blocks (R == 8).
 func (k kernel) Loop() bool { return k.R == 8 }
 
 // Rows lists the rows of a block.
 func (k kernel) Rows() []row {
 	rs := make([]row, k.R)
+	base := 0
+	if k.H == 2 {
+		base = k.R
+	}
 	for i := range rs {
-		rs[i] = row{I: i, N: i + 1, Reg: rowRegs[i], Acc: k.V(i), Sum: k.V(12 + i), X: fmt.Sprintf("X%d", i)}
+		off := 16 * i // row c at dword 4c (R = 4), rows c, c+4 at 4c, 4c+2
+		if k.R == 8 {
+			off = 16*(i%4) + 8*(i/4)
+		}
+		rs[i] = row{I: i, N: i + 1, Reg: rowRegs[i], Acc: k.V(base + i), X: fmt.Sprintf("X%d", base+i),
+			Acc2: k.V(k.R + i), Sum: k.V(12 + i), RS: fmt.Sprintf("rs-%d(SP)", 64-off)}
 		if i > 0 {
 			rs[i].Prev = rowRegs[i-1]
 		}
@@ -198,8 +265,13 @@ func generate() ([]file, error) {
 // a shuffle tree (Z0-Z9 free until the channel loop) reduces them into Z6,
 // which is scaled by 128 (plain kernels) or 128 + wz (Z10, requantising
 // ones) and stored at rs-64(SP); each row's sum is then broadcast from the
-// frame into Z12-Z(11+R) (the Y kernels use the low halves). (Shuffles
-// from the register were slower on Zen 4 than the store and the loads.)
+// frame into Z12-Z(11+R) (the Y kernels use the low halves) for the
+// 16-channel step, here only if the kernel starts with one (n < 32): the
+// 32-channel step needs those registers, broadcasts the sums after its
+// reduction and reloads them for a 16-channel step after it. (Shuffles
+// from the register were slower on Zen 4 than the store and the loads;
+// loading the sums right after the store, unused, slowed the 32-channel
+// step on Sapphire Rapids by ~7% at n = 32, k = 27.)
 func (k kernel) RowSums() string {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, "\t"+format+"\n", a...) }
@@ -209,7 +281,7 @@ func (k kernel) RowSums() string {
 	if k.Rq {
 		b.WriteString(" + wz")
 	}
-	fmt.Fprintf(&b, ": %s-%s.\n", rows[0].Sum, rows[len(rows)-1].Sum)
+	fmt.Fprintf(&b, ": %s-%s, then in the frame.\n", z(12), z(11+k.R))
 	for i := range rows {
 		p("VPXORD %s, %s, %s", z(12+i), z(12+i), z(12+i))
 	}
@@ -267,12 +339,16 @@ func (k kernel) RowSums() string {
 		p("VPSLLD $7, Z6, Z6")
 	}
 	p("VMOVDQU32 Z6, rs-64(SP)")
-	for _, r := range rows {
-		off := 16 * r.I // row c at dword 4c (R = 4), rows c, c+4 at 4c, 4c+2
-		if k.R == 8 {
-			off = 16*(r.I%4) + 8*(r.I/4)
-		}
-		p("VPBROADCASTD rs-%d(SP), %s", 64-off, z(12+r.I))
+	if k.Y {
+		b.WriteString(k.SumLoads())
+		return strings.TrimRight(b.String(), "\n")
 	}
+	// The 32-channel step loads the sums from the frame after its
+	// reduction; only a kernel starting on a 16-channel step (n < 32)
+	// loads them here (where they overlap the channel block).
+	p("CMPQ n+56(FP), $32")
+	p("JGE rsdone%s", k.L)
+	b.WriteString(k.SumLoads())
+	fmt.Fprintf(&b, "\nrsdone%s:\n", k.L)
 	return strings.TrimRight(b.String(), "\n")
 }

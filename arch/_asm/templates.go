@@ -12,8 +12,9 @@ const templates = `
 
 // AVX-512 GEMM micro-kernels for GemmF32, GemmInt8 and
 // GemmInt8RequantizeInt8/Uint8 (gemm.go): a block of up to 8 (or 4) pixel
-// rows times the packed weights, 16 output channels per step, on ZMM
-// registers, or on EVEX YMM registers (suffix Y) for up to 8 channels.
+// rows times the packed weights, 16 output channels per step (32 in the
+// int8 kernels while at least 32 remain), on ZMM registers, or on EVEX
+// YMM registers (suffix Y) for up to 8 channels.
 // The generator in _asm/ writes them from one template per kind of
 // kernel; edit the templates there and run go generate.
 
@@ -249,15 +250,33 @@ done{{.L}}:
 // sums start at the seed and the row-sum term is subtracted after the
 // reduction, so that the row sums overlap the first channel block.
 //
+// While at least 32 channels remain, the ZMM kernels take two channel
+// blocks per step (label wide): each broadcast group of row bytes feeds
+// two VPDPBUSD, the weights of block j and of block j+1, read at the
+// packed block length 64·ceil(k/4) (R14) past them, so 2R independent
+// sums (16 in the 8-row kernels: VPDPBUSD's latency of ~5 cycles at two
+// per cycle needs ≥10 to keep both ports busy; 8 left them ~30% idle).
+// There the row group is broadcast into a register by one VPBROADCASTD:
+// two VPDPBUSD.BCST from the same indexed address took ~19% longer on
+// Sapphire Rapids (presumably as each is unlaminated into a load and the
+// operation: three-operand instructions with an indexed memory operand).
+// The requantising ones requantise and store the two halves one after
+// the other. The last 16 channels, or a masked tail, take the 16-channel
+// step.
+//
 // Rows beyond m in the last row block alias the last real row: computed,
 // not stored.
 //
 // Registers: SI, BX, CX, DX, R8-R11 rows; R12 packed weights; AX
-// reduction offset; R13 4·floor(k/4); DI channel index; Z0-Z7 sums;
-// Z12-Z19 128·row sums; Z8 weights; Z20 bytes of 1; K1 channel mask; K2
-// k-tail byte mask. The requantising variants (…Rq…) keep the sums in
-// registers and apply RQ16 (requant_channel_amd64.h, registers Z21-Z31,
-// K3, K4) to them, storing bytes; Z10 holds 128 + wz.
+// reduction offset; R13 4·floor(k/4); DI channel index; Z20 bytes of 1;
+// K1 channel mask; K2 k-tail byte mask. 16-channel step: Z0-Z7 sums;
+// Z12-Z19 128·row sums; Z8 weights. 32-channel step: Z0-Z(2R-1) sums;
+// Z16, Z17 weights; Z18 a k-tail group; R14 the block length; the row
+// sums broadcast from the frame. The requantising variants (…Rq…) keep
+// the sums in registers and apply RQ16 (requant_channel_amd64.h,
+// registers Z21-Z31, K3, K4) to them, storing bytes; Z10 holds 128 + wz
+// during the row sums (set per row block in the ZMM kernels: the
+// 32-channel step overwrites it).
 {{end}}
 
 {{- define "int8"}}
@@ -315,7 +334,7 @@ TEXT ·{{.Name}}(SB), NOSPLIT, {{if .Rq}}$64-144{{else}}$64-96{{end}}
 
 noup{{.L}}:
 {{- end}}
-{{- if .Rq}}
+{{- if and .Rq .Y}}
 	MOVL wz+128(FP), AX
 	ADDL $128, AX
 	VPBROADCASTD AX, Z10
@@ -328,6 +347,11 @@ rowblk{{.L}}:
 	MOVQ lda+24(FP), R14
 	MOVQ m+48(FP), DI
 {{- template "rowptrs" .}}
+{{- if and .Rq (not .Y)}}
+	MOVL wz+128(FP), AX
+	ADDL $128, AX
+	VPBROADCASTD AX, Z10
+{{- end}}
 
 {{.RowSums}}
 {{- if and .Y .Rq}}
@@ -346,6 +370,8 @@ rowblk{{.L}}:
 nblk{{.L}}:
 	MOVQ n+56(FP), R14
 	SUBQ DI, R14
+	CMPQ R14, $32
+	JGE wide{{.L}}
 	MOVL $0xffff, AX
 	CMPQ R14, $16
 	JGE nmask{{.L}}
@@ -412,7 +438,101 @@ stored{{.L}}:
 {{- if .Rq}}{{template "nextrows" (args . 0 0)}}{{else}}{{template "nextrows" (args . 2 0)}}{{end}}
 	VZEROUPPER
 	RET
+{{- if not .Y}}{{template "wide" .}}{{end}}
 {{end}}
+
+{{- /* wide is the int8 kernels' 32-channel step, taken while at least 32
+  channels remain: the channel blocks j and j+1 (blkLen = 16·4·ceil(k/4)
+  bytes apart in the packed weights, R14) in Z16 and Z17, each group of
+  four row bytes broadcast into Z18 once and feeding both, 2R sums
+  (Z0-Z(2R-1)); no channel mask. It returns to stored with DI advanced by 16 (stored adds the
+  other 16) and R12 at block j+2. */}}
+{{- define "wide"}}
+
+wide{{.L}}:
+	// 32 channels: blocks j, j+1 into Z0-Z{{dec .R}} and Z{{.R}}-Z{{dec (add .R .R)}}.
+	MOVQ seed+40(FP), R14
+	VMOVDQU32 (R14)(DI*4), Z16
+	VMOVDQU32 64(R14)(DI*4), Z17
+{{- range .Rows}}
+	VMOVDQA32 Z16, {{.Acc}}
+	VMOVDQA32 Z17, {{.Acc2}}
+{{- end}}
+	MOVQ k+64(FP), R14
+	ADDQ $3, R14
+	ANDQ $-4, R14
+	SHLQ $4, R14
+	XORQ AX, AX
+	CMPQ AX, R13
+	JGE wktail{{.L}}
+
+wkloop{{.L}}:
+	VMOVDQU32 (R12), Z16
+	VMOVDQU32 (R12)(R14*1), Z17
+{{- range .Rows}}
+	VPBROADCASTD ({{.Reg}})(AX*1), Z18
+	VPDPBUSD Z18, Z16, {{.Acc}}
+	VPDPBUSD Z18, Z17, {{.Acc2}}
+{{- end}}
+	ADDQ $64, R12
+	ADDQ $4, AX
+	CMPQ AX, R13
+	JLT wkloop{{.L}}
+
+wktail{{.L}}:
+	CMPQ ktail+80(FP), $0
+	JEQ wkdone{{.L}}
+	VMOVDQU32 (R12), Z16
+	VMOVDQU32 (R12)(R14*1), Z17
+	ADDQ $64, R12
+{{- range .Rows}}
+	VMOVDQU8.Z ({{.Reg}})(AX*1), K2, X18
+	VPBROADCASTD X18, Z18
+	VPDPBUSD Z18, Z16, {{.Acc}}
+	VPDPBUSD Z18, Z17, {{.Acc2}}
+{{- end}}
+
+wkdone{{.L}}:
+	ADDQ R14, R12
+{{- range .Rows}}
+	VPBROADCASTD {{.RS}}, Z16
+	VPSUBD Z16, {{.Acc}}, {{.Acc}}
+	VPSUBD Z16, {{.Acc2}}, {{.Acc2}}
+{{- end}}
+{{- if .Rq}}
+{{- template "requant" (.Part 1)}}
+
+wpart2{{.L}}:
+{{- template "requant" (.Part 2)}}
+{{- else}}
+	MOVQ dst+0(FP), R14
+	LEAQ (R14)(DI*4), R14
+	MOVQ ldd+8(FP), AX
+	SHLQ $2, AX
+{{- range .Rows}}{{if .I}}
+	CMPQ m+48(FP), ${{.N}}
+	JLT wdone{{$.L}}
+	ADDQ AX, R14
+{{- end}}
+	VMOVDQU32 {{.Acc}}, (R14)
+	VMOVDQU32 {{.Acc2}}, 64(R14)
+{{- end}}
+{{- end}}
+
+wdone{{.L}}:
+	// A 16-channel step next (16 < n-j-32 < 32)? Then the row sums back
+	// into Z12-Z{{add 11 .R}}.
+	MOVQ n+56(FP), R14
+	SUBQ DI, R14
+	CMPQ R14, $64
+	JGE wnext{{.L}}
+	CMPQ R14, $32
+	JLE wnext{{.L}}
+{{.SumLoads}}
+wnext{{.L}}:
+	ADDQ $16, DI
+	JMP stored{{.L}}
+{{- end}}
 
 {{- /* requant is the requantising epilogue of the int8 kernels: the sums
   of the block's rows requantised in place, narrowed to bytes and stored
@@ -421,7 +541,7 @@ stored{{.L}}:
 {{- if not .Y}}
 	// Requantise the rows in place and narrow them to bytes.
 	MOVQ qp+88(FP), AX
-	LEAQ (AX)(DI*4), AX
+	LEAQ {{if eq .H 2}}64{{end}}(AX)(DI*4), AX
 	VMOVDQU32 (AX), Z22
 	ADDQ qstride+96(FP), AX
 	VMOVDQU32 (AX), Z23
@@ -429,14 +549,14 @@ stored{{.L}}:
 	VMOVDQU32 (AX), Z24
 {{- end}}
 	TESTQ $RQF_LEFT, flags+120(FP)
-	JZ noleft{{.L}}
+	JZ noleft{{.RL}}
 {{- range .Rows}}
 	RQLEFT{{$.YS}}({{.Acc}})
 {{- end}}
 
-noleft{{.L}}:
+noleft{{.RL}}:
 	TESTQ $RQF_UP, flags+120(FP)
-	JNZ up{{.L}}
+	JNZ up{{.RL}}
 {{- if not .Y}}
 	ADDQ qstride+96(FP), AX
 	VMOVDQU32 (AX), Z25
@@ -448,11 +568,11 @@ noleft{{.L}}:
 	KMOVW (AX), K5
 {{- end}}
 {{- range .Rows}}
-	RQCORE{{$.YS}}({{.Acc}}, {{$.V 8}}, {{$.V 9}})
+	RQCORE{{$.YS}}({{.Acc}}, {{$.Tmp 0}}, {{$.Tmp 1}})
 {{- end}}
-	JMP cored{{.L}}
+	JMP cored{{.RL}}
 
-up{{.L}}:
+up{{.RL}}:
 {{- if not .Y}}
 	// Ties upward: rows 7-10, five rows after the left shifts.
 	MOVQ qstride+96(FP), R14
@@ -468,73 +588,79 @@ up{{.L}}:
 	VMOVDQU32 rqUpIdx<>(SB), Z29
 {{- end}}
 {{- range .Rows}}
-	RQCOREUP{{$.YS}}({{.Acc}}, {{$.V 8}})
+	RQCOREUP{{$.YS}}({{.Acc}}, {{$.Tmp 0}})
 {{- end}}
 
-cored{{.L}}:
+cored{{.RL}}:
 	TESTQ $RQF_SAT8, flags+120(FP)
-	JNZ sat{{.L}}
+	JNZ sat{{.RL}}
 	TESTQ $RQF_USAT8, flags+120(FP)
-	JNZ usat{{.L}}
+	JNZ usat{{.RL}}
 	// Other clamps on the bytes (XMM, cheaper than on the int32 lanes):
 	// for lo < 0 after the signed saturation, else after the lower clamp
-	// and the unsigned saturation; X8, X9 the bytes of lo and hi (low
+	// and the unsigned saturation; {{.TX 0}}, {{.TX 1}} the bytes of lo and hi (low
 	// bytes of the broadcasts in Z31, Z21).
-	VPBROADCASTB X31, X8
-	VPBROADCASTB X21, X9
+	VPBROADCASTB X31, {{.TX 0}}
+	VPBROADCASTB X21, {{.TX 1}}
 	CMPL lo+108(FP), $0
-	JGE uclamp{{.L}}
+	JGE uclamp{{.RL}}
 {{- range .Rows}}
 	VPMOVSDB {{.Acc}}, {{.X}}
-	VPMAXSB X8, {{.X}}, {{.X}}
-	VPMINSB X9, {{.X}}, {{.X}}
+	VPMAXSB {{$.TX 0}}, {{.X}}, {{.X}}
+	VPMINSB {{$.TX 1}}, {{.X}}, {{.X}}
 {{- end}}
-	JMP narrowed{{.L}}
+	JMP narrowed{{.RL}}
 
-uclamp{{.L}}:
+uclamp{{.RL}}:
 {{- range .Rows}}
 	VPMAXSD {{$.V 31}}, {{.Acc}}, {{.Acc}}
 	VPMOVUSDB {{.Acc}}, {{.X}}
-	VPMINUB X9, {{.X}}, {{.X}}
+	VPMINUB {{$.TX 1}}, {{.X}}, {{.X}}
 {{- end}}
-	JMP narrowed{{.L}}
+	JMP narrowed{{.RL}}
 
-sat{{.L}}:
+sat{{.RL}}:
 {{- range .Rows}}
 	VPMOVSDB {{.Acc}}, {{.X}}
 {{- end}}
-	JMP narrowed{{.L}}
+	JMP narrowed{{.RL}}
 
-usat{{.L}}:
+usat{{.RL}}:
 {{- range .Rows}}
 	VPMAXSD {{$.V 31}}, {{.Acc}}, {{.Acc}}
 	VPMOVUSDB {{.Acc}}, {{.X}}
 {{- end}}
 
-narrowed{{.L}}:
+narrowed{{.RL}}:
 	MOVQ dst+0(FP), R14
-{{- if not .Y}}
+{{- if eq .H 2}}
+	LEAQ 16(R14)(DI*1), R14
+{{- else if not .Y}}
 	ADDQ DI, R14
 {{- end}}
 	MOVQ ldd+8(FP), AX
+{{- if eq .H 0}}
 	KORTEST{{if .Y}}B{{else}}W{{end}} K1, K1
-	JCC partial{{.L}}
+	JCC partial{{.RL}}
+{{- end}}
 {{- range .Rows}}{{if .I}}
 	CMPQ m+48(FP), ${{.N}}
-	JLT stored{{$.L}}
+	JLT {{$.Skip}}
 	ADDQ AX, R14
 {{- end}}
 	{{if $.Y}}VMOVQ{{else}}VMOVDQU{{end}} {{.X}}, (R14)
 {{- end}}
+{{- if eq .H 0}}
 	JMP stored{{.L}}
 
-partial{{.L}}:
+partial{{.RL}}:
 {{- range .Rows}}{{if .I}}
 	CMPQ m+48(FP), ${{.N}}
 	JLT stored{{$.L}}
 	ADDQ AX, R14
 {{- end}}
 	VMOVDQU8 {{.X}}, K1, (R14)
+{{- end}}
 {{- end}}
 {{- end}}
 `
