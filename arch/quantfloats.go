@@ -46,3 +46,32 @@ func ScaleRoundInt8(dst []int8, x []float32, inv, zp float32, lo, hi int32) {
 	}
 	scaleRoundInt8(dst, x, inv, zp, lo, hi)
 }
+
+var (
+	dequantRowsF32      func(dst []float32, acc []int32, m, n int, corr []int32, scale, bias []float32)
+	dequantRowsF32Impls = newImpls("DequantRowsF32", &dequantRowsF32, dequantRowsF32Generic)
+)
+
+// DequantRowsF32 is the output step of the hybrid kernels: for the m
+// rows of n int32 sums in acc (row i at acc[i·n:]) it sets
+//
+//	dst[i·n+c] = float32(acc[i·n+c] − corr[c]) · scale[c] + bias[c]
+//
+// with the conversion, the product and the sum each rounded to float32
+// (no fused multiply-add), as TFLite's HybridConvPerChannel and hybrid
+// FULLY_CONNECTED form them; with a nil bias the sum is left out (not
+// +0, which would turn −0 into +0). corr is the zero-point correction
+// (zeros for symmetric inputs). dst and acc must hold m·n values and
+// corr, scale and bias (unless nil) n (it panics otherwise). Every
+// implementation gives the same bits.
+func DequantRowsF32(dst []float32, acc []int32, m, n int, corr []int32, scale, bias []float32) {
+	if m <= 0 || n <= 0 {
+		return
+	}
+	_, _ = dst[m*n-1], acc[m*n-1]
+	_, _ = corr[n-1], scale[n-1]
+	if bias != nil {
+		_ = bias[n-1]
+	}
+	dequantRowsF32(dst, acc, m, n, corr, scale, bias)
+}

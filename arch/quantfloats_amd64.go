@@ -16,3 +16,19 @@ var (
 	_ = minMaxF32Impls.add("avx512", AVX512, nil, minMaxF32AVX512)
 	_ = scaleRoundInt8Impls.add("avx512", AVX512, nil, scaleRoundInt8AVX512)
 )
+
+// dequantRowsF32AVX512Asm is DequantRowsF32 for m, n ≥ 1 with bias
+// either a pointer to n values or nil.
+//
+//go:noescape
+func dequantRowsF32AVX512Asm(dst *float32, acc *int32, m, n int, corr *int32, scale, bias *float32)
+
+func dequantRowsF32AVX512(dst []float32, acc []int32, m, n int, corr []int32, scale, bias []float32) {
+	var b *float32
+	if bias != nil {
+		b = &bias[0]
+	}
+	dequantRowsF32AVX512Asm(&dst[0], &acc[0], m, n, &corr[0], &scale[0], b)
+}
+
+var _ = dequantRowsF32Impls.add("avx512", AVX512, nil, dequantRowsF32AVX512)

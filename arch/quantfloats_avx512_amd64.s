@@ -142,3 +142,68 @@ stail:
 sdone:
 	VZEROUPPER
 	RET
+
+// DQ(mask): sixteen sums at AX of the row at SI, dequantised into the
+// row at DI: VPSUBD corr, VCVTDQ2PS, VMULPS scale, VADDPS bias (when R11
+// is not nil). R8 corr, R9 scale, R11 bias, AX channel index.
+#define DQ(mask) \
+	VMOVDQU32.Z (SI)(AX*4), mask, Z0  \
+	VMOVDQU32.Z (R8)(AX*4), mask, Z1  \
+	VPSUBD      Z1, Z0, Z0            \
+	VCVTDQ2PS   Z0, Z0                \
+	VMOVUPS.Z   (R9)(AX*4), mask, Z2  \
+	VMULPS      Z2, Z0, Z0            \
+	TESTQ       R11, R11              \
+	JZ          3(PC)                 \
+	VMOVUPS.Z   (R11)(AX*4), mask, Z3 \
+	VADDPS      Z3, Z0, Z0            \
+	VMOVUPS     Z0, mask, (DI)(AX*4)
+
+// func dequantRowsF32AVX512Asm(dst *float32, acc *int32, m, n int, corr *int32, scale, bias *float32)
+//
+// DI dst row, SI acc row, CX rows left, DX n, R10 n rounded down to 16,
+// K4 all lanes, K1 the last n%16.
+TEXT ·dequantRowsF32AVX512Asm(SB), NOSPLIT, $0-56
+	MOVQ   dst+0(FP), DI
+	MOVQ   acc+8(FP), SI
+	MOVQ   m+16(FP), CX
+	MOVQ   n+24(FP), DX
+	MOVQ   corr+32(FP), R8
+	MOVQ   scale+40(FP), R9
+	MOVQ   bias+48(FP), R11
+	KXNORW K4, K4, K4
+	MOVQ   DX, R10
+	ANDQ   $15, R10
+	MOVL   $1, BX
+	MOVQ   CX, R12
+	MOVQ   R10, CX
+	SHLL   CX, BX
+	MOVQ   R12, CX
+	DECL   BX
+	KMOVW  BX, K1
+	MOVQ   DX, R10
+	ANDQ   $-16, R10
+
+row:
+	XORQ AX, AX
+	CMPQ AX, R10
+	JGE  dqtail
+
+dqloop:
+	DQ(K4)
+	ADDQ $16, AX
+	CMPQ AX, R10
+	JLT  dqloop
+
+dqtail:
+	CMPQ AX, DX
+	JGE  dqnext
+	DQ(K1)
+
+dqnext:
+	LEAQ (DI)(DX*4), DI
+	LEAQ (SI)(DX*4), SI
+	DECQ CX
+	JNZ  row
+	VZEROUPPER
+	RET

@@ -40,3 +40,22 @@ func roundClampF32Int8(y float32, lo, hi int32) int8 {
 	}
 	return int8(min(max(t, lo), hi))
 }
+
+// dequantRowsF32Generic is the portable DequantRowsF32. The explicit
+// conversions keep Go from fusing the product into the sum.
+func dequantRowsF32Generic(dst []float32, acc []int32, m, n int, corr []int32, scale, bias []float32) {
+	corr, scale = corr[:n], scale[:n]
+	for i := range m {
+		row, a := dst[i*n:(i+1)*n], acc[i*n:(i+1)*n]
+		if bias == nil {
+			for c, v := range a {
+				row[c] = float32(float32(v-corr[c]) * scale[c])
+			}
+			continue
+		}
+		b := bias[:n]
+		for c, v := range a {
+			row[c] = float32(float32(v-corr[c])*scale[c]) + b[c]
+		}
+	}
+}

@@ -151,3 +151,57 @@ func BenchmarkScaleRoundInt8(b *testing.B) {
 		})
 	}
 }
+
+// TestTwinDequantRowsF32: every usable implementation gives the portable
+// bits for 1..5 rows of 1..70 channels, with and without a bias, sums
+// near the int32 limits and beyond 2^24 (the conversion rounds), scales
+// and biases with ±0, NaN and ±Inf, and guard bands around dst.
+func TestTwinDequantRowsF32(t *testing.T) {
+	r := rand.New(rand.NewPCG(95, 96))
+	fs := []float32{0, float32(math.Copysign(0, -1)), float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 1e-40, 3.3e38}
+	for _, im := range implsOf(dequantRowsF32Impls) {
+		for trial := range 300 {
+			m, n := trial%5+1, trial%70+1
+			acc, corr := make([]int32, m*n), make([]int32, n)
+			scale, bias := make([]float32, n), make([]float32, n)
+			for i := range acc {
+				acc[i] = int32(r.Uint32())
+				if r.IntN(3) > 0 {
+					acc[i] = int32(r.IntN(1<<20) - 1<<19)
+				}
+			}
+			for c := range n {
+				corr[c] = int32(r.IntN(1<<16) - 1<<15)
+				scale[c], bias[c] = float32(r.NormFloat64()*1e-3), float32(r.NormFloat64())
+				if r.IntN(8) == 0 {
+					scale[c] = fs[r.IntN(len(fs))]
+				}
+				if r.IntN(8) == 0 {
+					bias[c] = fs[r.IntN(len(fs))]
+				}
+			}
+			for _, b := range [][]float32{bias, nil} {
+				want := make([]float32, m*n)
+				dequantRowsF32Generic(want, acc, m, n, corr, scale, b)
+				off := trial % 5
+				buf, dst := guardedF32(m*n, off)
+				im.fn(dst, acc, m, n, corr, scale, b)
+				checkGuardsF32(t, im.name, buf, guard+off, m*n)
+				for i := range want {
+					if math.Float32bits(dst[i]) != math.Float32bits(want[i]) && !(dst[i] != dst[i] && want[i] != want[i]) {
+						t.Fatalf("%s trial %d (%d×%d, bias %v) [%d]: got %v, want %v", im.name, trial, m, n, b != nil, i, dst[i], want[i])
+					}
+				}
+			}
+		}
+	}
+	forEachLevel(t, func(t *testing.T) {
+		DequantRowsF32(nil, nil, 0, 4, nil, nil, nil)
+		defer func() {
+			if recover() == nil {
+				t.Error("DequantRowsF32 with a short scale did not panic")
+			}
+		}()
+		DequantRowsF32(make([]float32, 4), make([]int32, 4), 1, 4, make([]int32, 4), make([]float32, 3), nil)
+	})
+}

@@ -142,34 +142,22 @@ func (k *Conv2D) evalHybrid(n *ops.Node, in, filter, bias, out *ops.Tensor) erro
 				im2colFill(&k.col, col, qb, p0, cnt, int8(offs[batch]))
 				src = col[:cnt*k.k]
 			}
+			rows := o[(batch*k.pixels+p0)*k.outC:][:cnt*k.outC]
 			if !k.matVec {
 				// k.seed is all zeros on the hybrid path.
 				arch.GemmInt8(accTile, k.outC, src, k.k, packed, k.seed, cnt, k.outC, k.k)
-			}
-			for i := 0; i < cnt; i++ {
-				if k.matVec {
+				// float(Σ − zp·Σw)·scale + bias, each step rounded on
+				// its own (no fused multiply-add, as TFLite), then the
+				// activation's clamp.
+				arch.DequantRowsF32(rows, accTile, cnt, k.outC, corr, cs, b)
+			} else {
+				for i := 0; i < cnt; i++ {
 					clear(acc)
 					arch.MatVecMulAccInt8(acc, w, k.outC, k.k, src[i*k.k:(i+1)*k.k])
-				} else {
-					acc = accTile[i*k.outC : (i+1)*k.outC]
-				}
-				row := o[(batch*k.pixels+p0+i)*k.outC:][:k.outC]
-				acc, corr, cs := acc[:len(row)], corr[:len(row)], cs[:len(row)]
-				if b != nil {
-					b := b[:len(row)]
-					for c, a := range acc {
-						// The explicit conversion rounds the product
-						// before the bias is added: no fused multiply-add
-						// (Go may contract x*y + z on arm64), as TFLite.
-						v := float32(float32(a-corr[c]) * cs[c])
-						row[c] = clampF32(v+b[c], k.fMin, k.fMax)
-					}
-				} else {
-					for c, a := range acc {
-						row[c] = clampF32(float32(a-corr[c])*cs[c], k.fMin, k.fMax)
-					}
+					arch.DequantRowsF32(rows[i*k.outC:(i+1)*k.outC], acc, 1, k.outC, corr, cs, b)
 				}
 			}
+			arch.VecClamp(rows, k.fMin, k.fMax)
 		}
 	}
 	return nil
