@@ -173,3 +173,28 @@ func TestReduceErrors(t *testing.T) {
 	wantPrepareError(t, NewReduceProd(), node(nil, []*ops.Tensor{quantTensor(ops.Uint8, []int{2}, []float32{0, 1}, -1, 1), ax(0)}, quantOut(ops.Uint8, -1, 1)), "REDUCE_PROD")
 	wantPrepareError(t, NewReduceMax(), node(nil, []*ops.Tensor{quantTensor(ops.Int8, []int{2}, []float32{0, 1}, -1, 1), ax(0)}, quantOut(ops.Int8, -2, 2)), "must equal")
 }
+
+// TestSumEachRow: the interleaved row sums equal the one-row-at-a-time
+// sums bit for bit (float32 rounding order), for row counts around the
+// interleave width and a reduction whose rounding depends on the order.
+func TestSumEachRow(t *testing.T) {
+	for _, rows := range []int{1, 7, 8, 9, 17} {
+		for _, cols := range []int{1, 5, 1024} {
+			in := make([]float32, rows*cols)
+			for i := range in {
+				in[i] = float32(i%13)*1e7 - float32(i%5)*0.37
+			}
+			got := make([]float32, rows)
+			sumEachRow(in, got, rows, cols)
+			for r := range rows {
+				var want float32
+				for _, v := range in[r*cols : (r+1)*cols] {
+					want += v
+				}
+				if got[r] != want {
+					t.Fatalf("%d×%d row %d: %v, want %v", rows, cols, r, got[r], want)
+				}
+			}
+		}
+	}
+}
