@@ -97,6 +97,10 @@ type FullyConnected struct {
 	roundAway bool
 	// Scratch indices.
 	accScratch, qScratch, sfScratch, offScratch int
+	// Hybrid path: per-batch zero-point corrections and scales of the
+	// output step (scratch), and the zeros it adds without a bias.
+	hybCorr, hybScale int
+	zeroBias   []float32
 	// Threading (ops.Node.Parallel) of the float and int8 paths: the
 	// units are blocks of fcRowBlock output rows of each batch row
 	// (block boundaries do not depend on the thread count, so every
@@ -335,7 +339,10 @@ func (k *FullyConnected) Prepare(n *ops.Node) error {
 		k.sfScratch = n.RequestScratch(4 * k.batch)
 		k.offScratch = n.RequestScratch(4 * k.batch)
 		k.accScratch = n.RequestScratch(4 * k.units)
+		k.hybCorr = n.RequestScratch(4 * k.units)
+		k.hybScale = n.RequestScratch(4 * k.units)
 		k.rowSums = make([]int32, k.units)
+		k.zeroBias = make([]float32, k.units)
 	}
 	return nil
 }
@@ -821,71 +828,84 @@ func (k *FullyConnected) evalInt16Ref(in, w, bias, out *ops.Tensor) {
 func (k *FullyConnected) evalHybrid(n *ops.Node, in, w, bias, out *ops.Tensor) error {
 	x, o := in.Float32s(), out.Float32s()
 	total := k.batch * k.units
-	if bias != nil {
-		bv := bias.Float32s()[:k.units]
-		for b := 0; b < k.batch; b++ {
-			copy(o[b*k.units:b*k.units+k.units], bv)
-		}
-	} else {
-		clear(o[:total])
-	}
-	allZero := true
-	for _, v := range x[:k.batch*k.cols] {
-		if v != 0 {
-			allZero = false
-			break
-		}
-	}
-	if !allZero {
-		q, err := scratchInt8(n, k.qScratch, k.batch*k.cols)
-		if err != nil {
-			return err
-		}
-		sf, err := scratchFloat32(n, k.sfScratch, k.batch)
-		if err != nil {
-			return err
-		}
-		offs, err := scratchInt32(n, k.offScratch, k.batch)
-		if err != nil {
-			return err
-		}
-		acc, err := scratchInt32(n, k.accScratch, k.units)
-		if err != nil {
-			return err
-		}
-		for b := 0; b < k.batch; b++ {
-			xs, qs := x[b*k.cols:b*k.cols+k.cols], q[b*k.cols:b*k.cols+k.cols]
-			if k.opts.AsymmetricQuantizeInputs {
-				sf[b], offs[b] = ops.AsymmetricQuantizeFloats(xs, qs)
-			} else {
-				sf[b] = ops.SymmetricQuantizeFloats(xs, qs)
-				offs[b] = 0
+	lo, hi, nan := arch.MinMaxF32(x[:k.batch*k.cols])
+	if !nan && lo == 0 && hi == 0 {
+		// An all-zero input (±0): TFLite skips the product, leaving the
+		// bias (or zeros).
+		if bias != nil {
+			bv := bias.Float32s()[:k.units]
+			for b := 0; b < k.batch; b++ {
+				copy(o[b*k.units:b*k.units+k.units], bv)
 			}
-		}
-		var chanScale []float32
-		if isPerChannel(w) {
-			chanScale = w.Quant.Scale
 		} else {
-			ws := w.Scale()
-			for b := range sf {
-				sf[b] *= ws
+			clear(o[:total])
+		}
+		applyActivationVector(o[:total], k.opts.Activation)
+		return nil
+	}
+	q, err := scratchInt8(n, k.qScratch, k.batch*k.cols)
+	if err != nil {
+		return err
+	}
+	sf, err := scratchFloat32(n, k.sfScratch, k.batch)
+	if err != nil {
+		return err
+	}
+	offs, err := scratchInt32(n, k.offScratch, k.batch)
+	if err != nil {
+		return err
+	}
+	acc, err := scratchInt32(n, k.accScratch, k.units)
+	if err != nil {
+		return err
+	}
+	corr, err := scratchInt32(n, k.hybCorr, k.units)
+	if err != nil {
+		return err
+	}
+	scale, err := scratchFloat32(n, k.hybScale, k.units)
+	if err != nil {
+		return err
+	}
+	for b := 0; b < k.batch; b++ {
+		xs, qs := x[b*k.cols:b*k.cols+k.cols], q[b*k.cols:b*k.cols+k.cols]
+		if k.opts.AsymmetricQuantizeInputs {
+			sf[b], offs[b] = ops.AsymmetricQuantizeFloats(xs, qs)
+		} else {
+			sf[b] = ops.SymmetricQuantizeFloats(xs, qs)
+			offs[b] = 0
+		}
+	}
+	var chanScale []float32
+	if isPerChannel(w) {
+		chanScale = w.Quant.Scale
+	} else {
+		ws := w.Scale()
+		for b := range sf {
+			sf[b] *= ws
+		}
+	}
+	bv := k.zeroBias
+	if bias != nil {
+		bv = bias.Float32s()[:k.units]
+	}
+	m := k.weights8(w)
+	rowSums := k.weightRowSums(w)
+	for b := 0; b < k.batch; b++ {
+		clear(acc)
+		arch.MatVecMulAccInt8(acc, m, k.units, k.cols, q[b*k.cols:b*k.cols+k.cols])
+		for u := range corr {
+			corr[u] = rowSums[u] * offs[b]
+			if chanScale != nil {
+				scale[u] = float32(sf[b] * chanScale[u])
+			} else {
+				scale[u] = sf[b]
 			}
 		}
-		m := k.weights8(w)
-		rowSums := k.weightRowSums(w)
-		for b := 0; b < k.batch; b++ {
-			clear(acc)
-			arch.MatVecMulAccInt8(acc, m, k.units, k.cols, q[b*k.cols:b*k.cols+k.cols])
-			row := o[b*k.units : b*k.units+k.units]
-			for u, dot := range acc {
-				dot -= rowSums[u] * offs[b]
-				scale := sf[b]
-				if chanScale != nil {
-					scale = float32(scale * chanScale[u])
-				}
-				row[u] += float32(float32(dot) * scale)
-			}
-		}
+		// bias + float(dot − Σw·zp)·scale, the product rounded before
+		// the sum as TFLite's (bias first, then the scaled dot product
+		// added to it; a zero bias without one).
+		arch.DequantRowsF32(o[b*k.units:b*k.units+k.units], acc, 1, k.units, corr, scale, bv)
 	}
 	applyActivationVector(o[:total], k.opts.Activation)
 	return nil
@@ -898,9 +918,7 @@ func applyActivationVector(v []float32, a ops.Activation) {
 	switch a {
 	case ops.ActRelu, ops.ActRelu6, ops.ActReluN1To1:
 		lo, hi := ActivationRangeFloat(a)
-		for i, x := range v {
-			v[i] = clampF32(x, lo, hi)
-		}
+		arch.VecClamp(v, lo, hi) // clampF32 bit for bit
 	case ops.ActTanh:
 		for i, x := range v {
 			v[i] = tanhf(x)
