@@ -100,7 +100,7 @@ type FullyConnected struct {
 	// Hybrid path: per-batch zero-point corrections and scales of the
 	// output step (scratch), and the zeros it adds without a bias.
 	hybCorr, hybScale int
-	zeroBias   []float32
+	zeroBias          []float32
 	// Threading (ops.Node.Parallel) of the float and int8 paths: the
 	// units are blocks of fcRowBlock output rows of each batch row
 	// (block boundaries do not depend on the thread count, so every
