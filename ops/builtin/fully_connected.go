@@ -83,8 +83,11 @@ type FullyConnected struct {
 	w4 []int8
 	// Blockwise int4 weights (fully_connected_blockwise.go): the scale of
 	// each block of each row, and the block length.
-	blockScales []float32
+	blockScales []float32 // [blocks, units]
 	blockSize   int
+	blockW      []int8    // unpacked weights, block-major: [blocks, units, blockSize]
+	blockKfsum  []float32 // per unit: Σ_blocks scale·float(Σw)
+	zeroCorr    []int32
 	// packed is the constant float weights in arch's packed layout
 	// (arch.PackMatrix), nil when they are not packed (see fcPackMaxCols).
 	packed []float32

@@ -1,9 +1,9 @@
 package builtin
 
 import (
-	"errors"
 	"fmt"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -53,54 +53,90 @@ func (k *FullyConnected) prepareBlockwise(n *ops.Node, in, w, bias *ops.Tensor) 
 	if len(w.Data) < k.units*k.cols/2 {
 		return fmt.Errorf("%s: %d bytes of packed int4 weights, need %d", fcWeights, len(w.Data), k.units*k.cols/2)
 	}
-	k.blockScales = make([]float32, len(bq.HalfScales))
-	for i, h := range bq.HalfScales {
-		k.blockScales[i] = halfToFloat32(h)
+	bs := bq.BlockSize
+	k.blockSize = bs
+	// The weights unpacked to int8 block by block (block b of every unit,
+	// [units, bs], then block b+1), so that each block is one
+	// arch.MatVecMulAccInt8 over all units; the scales transposed to
+	// [blocks, units] for the vector output step; and each unit's
+	// kfsum = Σ_blocks scale·float(Σw), which depends on the weights
+	// alone, in TFLite's order.
+	var err error
+	if k.blockW, err = ops.Alloc[int8](n, k.units*k.cols, "unpacked blockwise int4 weights"); err != nil {
+		return err
 	}
-	k.blockSize = bq.BlockSize
+	if k.blockScales, err = ops.Alloc[float32](n, len(bq.HalfScales), "blockwise scales"); err != nil {
+		return err
+	}
+	if k.blockKfsum, err = ops.Alloc[float32](n, k.units, "blockwise weight sums"); err != nil {
+		return err
+	}
+	if k.zeroCorr, err = ops.Alloc[int32](n, k.units, "blockwise zero corrections"); err != nil {
+		return err
+	}
+	for u := range k.units {
+		wr := w.Data[u*k.cols/2 : (u+1)*k.cols/2]
+		var kfsum float32
+		for blk := range blocks {
+			scale := halfToFloat32(bq.HalfScales[u*blocks+blk])
+			k.blockScales[blk*k.units+u] = scale
+			dst := k.blockW[(blk*k.units+u)*bs : (blk*k.units+u+1)*bs]
+			var wsum int32
+			for i := range dst {
+				// Element kk of the row: the low nibble of byte kk/2
+				// for even kk, the high one for odd, sign-extended.
+				kk := blk*bs + i
+				v := int8(wr[kk/2]<<(4*(1-kk%2))) >> 4
+				dst[i] = v
+				wsum += int32(v)
+			}
+			kfsum += float32(scale * float32(wsum))
+		}
+		k.blockKfsum[u] = kfsum
+	}
 	k.qScratch = n.RequestScratch(k.batch * k.cols)
+	k.accScratch = n.RequestScratch(4 * k.units)
 	return nil
 }
 
-// evalBlockwise runs the blockwise int4 product (see above).
+// evalBlockwise runs the blockwise int4 product (see above): per block,
+// the integer sums of every unit (arch.MatVecMulAccInt8 over the block's
+// unpacked weights), then acc += float(sum)·scale for every unit
+// (arch.DequantRowsF32 with acc as the addend, block after block as
+// TFLite's loop over a unit's blocks), then the zero-point term, the
+// input scale and the bias in TFLite's order.
 func (k *FullyConnected) evalBlockwise(n *ops.Node, in, w, bias, out *ops.Tensor) error {
 	q, err := scratchInt8(n, k.qScratch, k.batch*k.cols)
 	if err != nil {
 		return err
 	}
-	if len(w.Data) < k.units*k.cols/2 {
-		return errors.New("FULLY_CONNECTED: blockwise int4 weights shorter than at Prepare")
+	sums, err := scratchInt32(n, k.accScratch, k.units)
+	if err != nil {
+		return err
 	}
 	var bv []float32
 	if bias != nil {
 		bv = bias.Float32s()[:k.units]
 	}
 	x, o := in.Float32s(), out.Float32s()
-	packed := w.Data
 	bs, blocks := k.blockSize, k.cols/k.blockSize
 	for b := 0; b < k.batch; b++ {
 		qr := q[b*k.cols : (b+1)*k.cols]
 		sf, zp := ops.AsymmetricQuantizeFloats(x[b*k.cols:(b+1)*k.cols], qr)
 		row := o[b*k.units : (b+1)*k.units]
-		for u := range row {
-			wr := packed[u*k.cols/2 : (u+1)*k.cols/2]
-			scales := k.blockScales[u*blocks : (u+1)*blocks]
-			var acc, kfsum float32
-			for blk, scale := range scales {
-				var sum, wsum int32
-				for kk := blk * bs; kk < (blk+1)*bs; kk++ {
-					// Element kk of the row: the low nibble of byte kk/2
-					// for even kk, the high one for odd, sign-extended.
-					v := int32(int8(wr[kk/2]<<(4*(1-kk%2))) >> 4)
-					sum += int32(qr[kk]) * v
-					wsum += v
-				}
-				// Explicit conversions: each product rounded on its own,
-				// no fused multiply-add.
-				acc += float32(float32(sum) * scale)
-				kfsum += float32(scale * float32(wsum))
-			}
-			acc -= float32(float32(zp) * kfsum)
+		clear(row)
+		for blk := range blocks {
+			clear(sums)
+			arch.MatVecMulAccInt8(sums, k.blockW[blk*k.units*bs:(blk+1)*k.units*bs], k.units, bs, qr[blk*bs:(blk+1)*bs])
+			// row = float(sum)·scale + row: the first block adds to
+			// +0 as TFLite's acc starts there.
+			arch.DequantRowsF32(row, sums, 1, k.units, k.zeroCorr, k.blockScales[blk*k.units:(blk+1)*k.units], row)
+		}
+		fz := float32(zp)
+		for u, acc := range row {
+			// Explicit conversions: each product rounded on its own, no
+			// fused multiply-add.
+			acc -= float32(fz * k.blockKfsum[u])
 			acc *= sf
 			if bv != nil {
 				acc += bv[u]
