@@ -75,3 +75,24 @@ func DequantRowsF32(dst []float32, acc []int32, m, n int, corr []int32, scale, b
 	}
 	dequantRowsF32(dst, acc, m, n, corr, scale, bias)
 }
+
+var (
+	mulAccOffsetInt8      func(acc []int32, w, x []int8, zp int32)
+	mulAccOffsetInt8Impls = newImpls("MulAccOffsetInt8", &mulAccOffsetInt8, mulAccOffsetInt8Generic)
+)
+
+// MulAccOffsetInt8 adds w[i]·(x[i] − zp) to acc[i] for i < len(acc): one
+// filter tap of the hybrid DEPTHWISE_CONV_2D (TFLite's
+// DepthwiseConvHybridPerChannel with depth multiplier 1), exact in int32
+// (wrapping as Go's int32 arithmetic). w and x must be at least as long
+// as acc and zp within [-128, 127] (it panics otherwise), which keeps
+// every product within ±32640. Every implementation gives the same
+// sums.
+func MulAccOffsetInt8(acc []int32, w, x []int8, zp int32) {
+	n := len(acc)
+	_, _ = w[:n], x[:n]
+	if zp < -128 || zp > 127 {
+		panic("arch.MulAccOffsetInt8: zero point outside [-128, 127]")
+	}
+	mulAccOffsetInt8(acc, w, x, zp)
+}

@@ -32,3 +32,11 @@ func dequantRowsF32AVX512(dst []float32, acc []int32, m, n int, corr []int32, sc
 }
 
 var _ = dequantRowsF32Impls.add("avx512", AVX512, nil, dequantRowsF32AVX512)
+
+// mulAccOffsetInt8AVX512 is MulAccOffsetInt8 for any length
+// (quantfloats_avx512_amd64.s).
+//
+//go:noescape
+func mulAccOffsetInt8AVX512(acc []int32, w, x []int8, zp int32)
+
+var _ = mulAccOffsetInt8Impls.add("avx512", AVX512, nil, mulAccOffsetInt8AVX512)

@@ -207,3 +207,53 @@ dqnext:
 	JNZ  row
 	VZEROUPPER
 	RET
+
+// MA(mask16, mask32): sixteen channels at AX: x and w sign-extended to
+// words, x − zp (Z8, words: |x − zp| ≤ 255), VPMULLW (|w·(x − zp)| ≤
+// 32640 fits a word), the products sign-extended to dwords and added
+// to acc. mask16 selects the bytes/words, mask32 the dwords.
+#define MA(mask) \
+	VPMOVSXBW.Z (DX)(AX*1), mask, Y0 \
+	VPMOVSXBW.Z (SI)(AX*1), mask, Y1 \
+	VPSUBW      Y8, Y1, Y1           \
+	VPMULLW     Y1, Y0, Y0           \
+	VPMOVSXWD   Y0, Z0               \
+	VPADDD.Z    (DI)(AX*4), Z0, mask, Z0 \
+	VMOVDQU32   Z0, mask, (DI)(AX*4)
+
+// func mulAccOffsetInt8AVX512(acc []int32, w, x []int8, zp int32)
+//
+// DI acc, DX w, SI x, CX len(acc), AX index, R8 len rounded down to 16;
+// Y8 zp in every word; K4 all lanes, K1 the tail's.
+TEXT ·mulAccOffsetInt8AVX512(SB), NOSPLIT, $0-76
+	MOVQ         acc_base+0(FP), DI
+	MOVQ         acc_len+8(FP), CX
+	MOVQ         w_base+24(FP), DX
+	MOVQ         x_base+48(FP), SI
+	MOVL         zp+72(FP), BX
+	VPBROADCASTW BX, Y8
+	KXNORW       K4, K4, K4
+	MOVQ         CX, R8
+	ANDQ         $-16, R8
+	XORQ         AX, AX
+	CMPQ         AX, R8
+	JGE          matail
+
+maloop:
+	MA(K4)
+	ADDQ $16, AX
+	CMPQ AX, R8
+	JLT  maloop
+
+matail:
+	SUBQ  AX, CX
+	JZ    madone
+	MOVL  $1, BX
+	SHLL  CX, BX
+	DECL  BX
+	KMOVW BX, K1
+	MA(K1)
+
+madone:
+	VZEROUPPER
+	RET

@@ -59,3 +59,11 @@ func dequantRowsF32Generic(dst []float32, acc []int32, m, n int, corr []int32, s
 		}
 	}
 }
+
+// mulAccOffsetInt8Generic is the portable MulAccOffsetInt8.
+func mulAccOffsetInt8Generic(acc []int32, w, x []int8, zp int32) {
+	w, x = w[:len(acc)], x[:len(acc)]
+	for i := range acc {
+		acc[i] += int32(w[i]) * (int32(x[i]) - zp)
+	}
+}

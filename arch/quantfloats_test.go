@@ -205,3 +205,56 @@ func TestTwinDequantRowsF32(t *testing.T) {
 		DequantRowsF32(make([]float32, 4), make([]int32, 4), 1, 4, make([]int32, 4), make([]float32, 3), nil)
 	})
 }
+
+// TestTwinMulAccOffsetInt8: every usable implementation gives the
+// portable sums for lengths 0..200 with extreme weights, inputs and zero
+// points, the inputs ending right before an inaccessible page, acc
+// inside guard bands and with sums near the int32 limits (wrapping).
+func TestTwinMulAccOffsetInt8(t *testing.T) {
+	r := rand.New(rand.NewPCG(97, 98))
+	for _, im := range implsOf(mulAccOffsetInt8Impls) {
+		tw, tx := tailI8(t, 200), tailI8(t, 200)
+		for n := 0; n <= 200; n++ {
+			w, x := tw[200-n:], tx[200-n:]
+			for i := range w {
+				w[i], x[i] = int8(r.IntN(256)-128), int8(r.IntN(256)-128)
+				if r.IntN(5) == 0 {
+					w[i], x[i] = -128, 127
+				}
+			}
+			zp := int32([]int{-128, 127, 0, -3, 55}[n%5])
+			seed := make([]int32, n)
+			for i := range seed {
+				seed[i] = int32(r.Uint32())
+			}
+			want := append([]int32(nil), seed...)
+			mulAccOffsetInt8Generic(want, w, x, zp)
+			const g = 8
+			buf := make([]int32, n+2*g)
+			for i := range buf {
+				buf[i] = 0x5a5a5a5a
+			}
+			acc := buf[g : g+n : g+n]
+			copy(acc, seed)
+			im.fn(acc, w, x, zp)
+			for i, v := range buf {
+				if (i < g || i >= g+n) && v != 0x5a5a5a5a {
+					t.Fatalf("%s n=%d: acc[%d] outside written", im.name, n, i-g)
+				}
+			}
+			for i := range want {
+				if acc[i] != want[i] {
+					t.Fatalf("%s n=%d [%d]: w %d x %d zp %d: got %d, want %d", im.name, n, i, w[i], x[i], zp, acc[i], want[i])
+				}
+			}
+		}
+	}
+	forEachLevel(t, func(t *testing.T) {
+		defer func() {
+			if recover() == nil {
+				t.Error("MulAccOffsetInt8 with zp 128 did not panic")
+			}
+		}()
+		MulAccOffsetInt8(make([]int32, 1), []int8{1}, []int8{1}, 128)
+	})
+}

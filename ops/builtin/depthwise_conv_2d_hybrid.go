@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -97,6 +98,10 @@ func (k *DepthwiseConv2D) evalHybrid(n *ops.Node, in, filter, bias, out *ops.Ten
 						ix := xOrigin + fx*k.w.dilation
 						xs := qb[(iy*k.w.in+ix)*inC:][:inC]
 						ws := w[(fy*fW+fx)*outC:][:outC]
+						if mult == 1 {
+							arch.MulAccOffsetInt8(acc, ws, xs, zp)
+							continue
+						}
 						for ic, v := range xs {
 							xv := int32(v) - zp
 							for m := ic * mult; m < (ic+1)*mult; m++ {

@@ -214,6 +214,7 @@ var dw16Cases = []dw16Case{
 	{1, 25, 5, 64, 1, 3, 3, 1, 1, 1, 1, ops.PaddingSame, ops.ActRelu, true, true}, // DS-CNN's layers
 	{2, 5, 5, 7, 1, 5, 5, 1, 1, 1, 1, ops.PaddingSame, ops.ActReluN1To1, true, false},
 	{1, 8, 4, 1, 5, 2, 2, 3, 1, 1, 2, ops.PaddingSame, ops.ActNone, false, true},
+	{1, 6, 7, 37, 1, 3, 3, 2, 2, 1, 1, ops.PaddingSame, ops.ActRelu6, true, true}, // vector taps and a tail
 }
 
 func TestDepthwiseConv2DInt16Random(t *testing.T) {
