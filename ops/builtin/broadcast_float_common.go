@@ -16,8 +16,8 @@ const (
 // (the fused activation's range) as clampF32 does (arch.VecClamp gives the same
 // bits). Each element is one IEEE float32 operation, as in the per-element
 // path, so the results are identical; what changes is that the innermost
-// broadcast dimension runs as one vector loop (arch.VecAdd and
-// arch.VecMul where both inputs step, a loop against a scalar where one
+// broadcast dimension runs as one vector loop (arch.VecAdd, arch.VecSub
+// and arch.VecMul where both inputs step, arch.VecScalarF32 where one
 // repeats) instead of a function call per element. A per-channel
 // operand [C] against [N, H, W, C] (a batch normalisation after a ReLU,
 // say) becomes N·H·W vector calls of length C.
@@ -50,42 +50,14 @@ func floatRun(op floatBinaryOp, dst, a, b []float32, sa, sb int) {
 		case floatMul:
 			arch.VecMul(dst, a, b)
 		default:
-			for i := range dst {
-				dst[i] = a[i] - b[i]
-			}
+			arch.VecSub(dst, a, b)
 		}
 	case sa == 1 && sb == 0:
-		a, y := a[:n], b[0]
-		switch op {
-		case floatAdd:
-			for i := range dst {
-				dst[i] = a[i] + y
-			}
-		case floatMul:
-			for i := range dst {
-				dst[i] = a[i] * y
-			}
-		default:
-			for i := range dst {
-				dst[i] = a[i] - y
-			}
-		}
+		arch.VecScalarF32(dst, a[:n], b[0], [...]int{floatAdd: arch.ScalarAdd, floatSub: arch.ScalarSub, floatMul: arch.ScalarMul}[op])
 	case sa == 0 && sb == 1:
-		x, b := a[0], b[:n]
-		switch op {
-		case floatAdd:
-			for i := range dst {
-				dst[i] = x + b[i]
-			}
-		case floatMul:
-			for i := range dst {
-				dst[i] = x * b[i]
-			}
-		default:
-			for i := range dst {
-				dst[i] = x - b[i]
-			}
-		}
+		// x op b[i]: addition and multiplication commute bit for bit
+		// (but for which NaN payload survives), subtraction is y − b[i].
+		arch.VecScalarF32(dst, b[:n], a[0], [...]int{floatAdd: arch.ScalarAdd, floatSub: arch.ScalarRSub, floatMul: arch.ScalarMul}[op])
 	default: // both repeat: a single value (only when the run has length 1)
 		v := floatOp(op, a[0], b[0])
 		for i := range dst {
