@@ -32,14 +32,9 @@ func softmaxFloatEigen(x, y []float32, total, depth int, beta float32, lo, hi in
 		s := r * depth
 		xr, yr := x[s:s+depth], y[s:s+depth]
 		mx := rowMaxF32(xr)
-		if beta == 1 {
-			for i, v := range xr {
-				yr[i] = v - mx
-			}
-		} else {
-			for i, v := range xr {
-				yr[i] = float32(v-mx) * beta
-			}
+		arch.VecScalarF32(yr, xr, mx, arch.ScalarSub)
+		if beta != 1 {
+			arch.VecScalarF32(yr, yr, beta, arch.ScalarMul)
 		}
 		p := min(depth, max(0, packets-s))
 		arch.ExpEigenF32(yr[:p], yr[:p])
@@ -47,12 +42,11 @@ func softmaxFloatEigen(x, y []float32, total, depth int, beta float32, lo, hi in
 			yr[i] = float32(math.Exp(float64(yr[i])))
 		}
 		inv := 1 / eigenColumnSum(yr, s)
+		arch.VecScalarF32(yr, yr, inv, arch.ScalarMul)
 		for i, v := range yr {
-			v *= inv
 			if v < 0x1p-126 {
-				v = 0 // flushed, as TensorFlow Lite's subnormal results
+				yr[i] = 0 // flushed, as TensorFlow Lite's subnormal results
 			}
-			yr[i] = v
 		}
 	}
 }
@@ -119,35 +113,13 @@ func eigenColumnSum(e []float32, start int) float32 {
 }
 
 // rowMaxF32 is the largest element of x (len(x) > 0), NaN if any element
-// is NaN (as the max builtin, with four running maxima for speed).
+// is NaN (as the max builtin), through the vector arch.MinMaxF32; which of ±0 that returns changes no
+// result (x − ±0 differs only for x = ±0, whose exponential is 1 either
+// way).
 func rowMaxF32(x []float32) float32 {
-	m0, m1, m2, m3 := x[0], x[0], x[0], x[0]
-	nan := false
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		q := x[i : i+4 : i+4]
-		if q[0] > m0 {
-			m0 = q[0]
-		}
-		if q[1] > m1 {
-			m1 = q[1]
-		}
-		if q[2] > m2 {
-			m2 = q[2]
-		}
-		if q[3] > m3 {
-			m3 = q[3]
-		}
-		nan = nan || q[0] != q[0] || q[1] != q[1] || q[2] != q[2] || q[3] != q[3]
-	}
-	for _, v := range x[i:] {
-		if v > m0 {
-			m0 = v
-		}
-		nan = nan || v != v
-	}
+	_, hi, nan := arch.MinMaxF32(x)
 	if nan {
 		return float32(math.NaN())
 	}
-	return max(m0, m1, m2, m3)
+	return hi
 }
