@@ -8,10 +8,11 @@ import "fmt"
 // (its pixels taken in row order across row ends, the last group padded
 // by repeating its last pixel), so that narrow and short rectangles (the
 // border bands of an image a few pixels wide) run as fast as wide ones.
-// Output channel c reads input channel c/Mult: with one input channel,
-// or a multiplier that is a multiple of 8, each block of 8 channels reads
-// a single input value per tap (one broadcast), and the input needs no
-// repeating.
+// Output channel c reads input channel c/Mult, so the input needs no
+// repeating: with one input channel, or a multiplier that is a multiple
+// of the block's lanes, each block reads a single input value per tap
+// (one broadcast); otherwise the few input channels a block reads are
+// loaded together and permuted onto its lanes.
 
 // DepthwiseMultGeom describes one rectangle for DepthwiseMultF32 and
 // DepthwiseMultF32Int32. Offsets are in elements.
@@ -69,10 +70,7 @@ var (
 )
 
 // DepthwiseMultNative reports whether DepthwiseMultF32 runs vector code
-// at the current level (AVX2 and up) for multipliers of 1 and for those
-// where each block of 8 output channels reads one input channel (one
-// input channel, or a multiplier that is a multiple of 8); other
-// multipliers run the portable code.
+// at the current level (AVX2 and up).
 func DepthwiseMultNative() bool { return dwMultImpls.list[dwMultImpls.cur].name != "generic" }
 
 // DepthwiseMultF32 computes the rectangle g of a float32 depthwise

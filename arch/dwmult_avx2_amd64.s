@@ -7,7 +7,8 @@
 // rectangle in row order, the last pixel repeated once the rectangle
 // ends), then keeps one input pointer per pixel in R8-R15 and runs the
 // taps: a weight vector (masked load) and, per pixel, the input lanes
-// (one broadcast value, a full vector or a masked one, by kind), VMULPS
+// (one broadcast value, a full vector, a masked one, or the block's
+// input channels permuted onto its lanes, by kind), VMULPS
 // then VADDPS (no fused multiply-add: TFLite's order, as dwConvAVX2).
 
 #include "textflag.h"
@@ -32,6 +33,9 @@
 #define A_Q 136
 #define A_XOFF 144
 #define A_DOFF 208
+#define A_IDX 272
+#define A_XMASKV 344
+#define A_INIT 376
 
 // One pixel's tap: broadcast input, full vector, masked vector.
 #define TAPB(P, ACC) \
@@ -45,6 +49,14 @@
 
 #define TAPM(P, ACC) \
 	VMASKMOVPS (P)(AX*1), Y15, Y9 \
+	VMULPS     Y9, Y8, Y9         \
+	VADDPS     Y9, ACC, ACC
+
+// Permuted: the input channels the block reads (mask Y12), lane l
+// taking channel Y11[l] of them.
+#define TAPP(P, ACC) \
+	VMASKMOVPS (P)(AX*1), Y12, Y9 \
+	VPERMPS    Y9, Y11, Y9        \
 	VMULPS     Y9, Y8, Y9         \
 	VADDPS     Y9, ACC, ACC
 
@@ -84,8 +96,15 @@ TEXT ·dwMultAVX2(SB), NOSPLIT, $0-56
 	VMASKMOVPS   (AX), Y15, Y13
 	VXORPS       Y12, Y12, Y12
 	CMPQ         A_MODE(BX), $0
-	JNE          group
+	JNE          keepinit
 	VMOVAPS      Y13, Y12
+
+keepinit:
+	// The sums' start lives in A_INIT; Y12 and Y11 hold kind 3's input
+	// mask and permutation.
+	VMOVUPS Y12, A_INIT(BX)
+	VMOVDQU A_XMASKV(BX), Y12
+	VMOVDQU A_IDX(BX), Y11
 
 group:
 	// The group's pixel offsets: pixel p at (r, q), SI the slot.
@@ -156,19 +175,19 @@ saveWalk:
 	ADDQ    AX, R14
 	MOVQ    A_XOFF+56(BX), R15
 	ADDQ    AX, R15
-	VMOVAPS Y12, Y0
-	VMOVAPS Y12, Y1
-	VMOVAPS Y12, Y2
-	VMOVAPS Y12, Y3
-	VMOVAPS Y12, Y4
-	VMOVAPS Y12, Y5
-	VMOVAPS Y12, Y6
-	VMOVAPS Y12, Y7
+	VMOVUPS A_INIT(BX), Y0
+	VMOVUPS A_INIT(BX), Y1
+	VMOVUPS A_INIT(BX), Y2
+	VMOVUPS A_INIT(BX), Y3
+	VMOVUPS A_INIT(BX), Y4
+	VMOVUPS A_INIT(BX), Y5
+	VMOVUPS A_INIT(BX), Y6
+	VMOVUPS A_INIT(BX), Y7
 	XORQ    AX, AX
 	MOVQ    w+16(FP), DI
 	CMPQ    A_KIND(BX), $1
 	JEQ     kfull
-	JGT     kmask
+	JGT     kmaskp
 	TAPLOOP(TAPB, kbty, kbtx)
 	JMP     taps
 
@@ -176,8 +195,14 @@ kfull:
 	TAPLOOP(TAPF, kfty, kftx)
 	JMP taps
 
-kmask:
+kmaskp:
+	CMPQ A_KIND(BX), $3
+	JEQ  kperm
 	TAPLOOP(TAPM, kmty, kmtx)
+	JMP taps
+
+kperm:
+	TAPLOOP(TAPP, kpty, kptx)
 
 taps:
 	CMPQ   A_MODE(BX), $0

@@ -9,7 +9,8 @@
 // rectangle in row order, the last pixel repeated once the rectangle
 // ends), then keeps one input pointer per pixel in R8-R15 and runs the
 // taps: a weight vector (masked load) and, per pixel, the input lanes
-// (one broadcast value, a full vector or a masked one, by kind), VMULPS
+// (one broadcast value, a full vector, a masked one, or the block's
+// input channels permuted onto its lanes, by kind), VMULPS
 // then VADDPS (no fused multiply-add: TFLite's order, as dwConvAVX512).
 
 #include "textflag.h"
@@ -34,6 +35,8 @@
 #define A_Q 136
 #define A_XOFF 144
 #define A_DOFF 208
+#define A_IDX 272
+#define A_XMASK 336
 
 // One pixel's tap: broadcast input, full vector, masked vector.
 #define TAPB(P, ACC) \
@@ -47,6 +50,14 @@
 
 #define TAPM(P, ACC) \
 	VMOVUPS.Z (P)(AX*1), K1, Z9 \
+	VMULPS    Z9, Z8, Z9        \
+	VADDPS    Z9, ACC, ACC
+
+// Permuted: the input channels the block reads (mask K2), lane l
+// taking channel Z16[l] of them.
+#define TAPP(P, ACC) \
+	VMOVUPS.Z (P)(AX*1), K2, Z9 \
+	VPERMPS   Z9, Z16, Z9       \
 	VMULPS    Z9, Z8, Z9        \
 	VADDPS    Z9, ACC, ACC
 
@@ -80,6 +91,9 @@ TEXT ·dwMultAVX512(SB), NOSPLIT, $0-50
 	MOVQ         a+32(FP), BX
 	MOVWLZX      mask+48(FP), AX
 	KMOVW        AX, K1
+	MOVQ         A_XMASK(BX), AX
+	KMOVW        AX, K2
+	VMOVDQU32    A_IDX(BX), Z16
 	VBROADCASTSS lo+40(FP), Z14
 	VBROADCASTSS hi+44(FP), Z10
 	MOVQ         bias+24(FP), AX
@@ -170,7 +184,7 @@ saveWalk:
 	MOVQ    w+16(FP), DI
 	CMPQ    A_KIND(BX), $1
 	JEQ     kfull
-	JGT     kmask
+	JGT     kmaskp
 	TAPLOOP(TAPB, kbty, kbtx)
 	JMP     taps
 
@@ -178,8 +192,14 @@ kfull:
 	TAPLOOP(TAPF, kfty, kftx)
 	JMP taps
 
-kmask:
+kmaskp:
+	CMPQ A_KIND(BX), $3
+	JEQ  kperm
 	TAPLOOP(TAPM, kmty, kmtx)
+	JMP taps
+
+kperm:
+	TAPLOOP(TAPP, kpty, kptx)
 
 taps:
 	CMPQ   A_MODE(BX), $0
