@@ -29,9 +29,8 @@ import (
 //   - uint8 input, filter and output with per-tensor scales and any zero
 //     points, int32 bias.
 //
-// A depth multiplier over one input channel, or one that is a multiple
-// of 8, with at most dwMultMaxC output channels takes the multiplier
-// path on amd64 (depthwise_conv_2d_mult.go: the input read unrepeated,
+// A depth multiplier m > 1 with at most dwMultMaxC output channels
+// takes the multiplier path on amd64 (depthwise_conv_2d_mult.go: the input read unrepeated,
 // eight output pixels in flight whatever the band's shape), integer
 // filters of more than dwMultQ8Taps taps the byte path below if it
 // applies.

@@ -102,6 +102,7 @@ var dwSmallLayers = []dwSmallLayer{
 	{"audio_32x64x1_m16", ops.Float32, 32, 64, 1, 16, 3, 3, 1, ops.ActRelu},
 	{"knift_32x32x1_m16", ops.Float32, 32, 32, 1, 16, 3, 3, 1, ops.ActRelu6},
 	{"float_40x40x3_m4", ops.Float32, 40, 40, 3, 4, 3, 3, 1, ops.ActNone},
+	{"float_128x3x3_m4", ops.Float32, 128, 3, 3, 4, 4, 3, 1, ops.ActRelu},
 	{"person_detect_96x96x1_m8_s2", ops.Int8, 96, 96, 1, 8, 3, 3, 2, ops.ActRelu6},
 	{"micro_speech_49x40x1_m8_s2", ops.Int8, 49, 40, 1, 8, 10, 8, 2, ops.ActRelu},
 	{"uint8_40x40x3_m4", ops.Uint8, 40, 40, 3, 4, 3, 3, 1, ops.ActRelu6},

@@ -6,14 +6,15 @@ import (
 )
 
 // The multiplier path of DEPTHWISE_CONV_2D: a depth multiplier m > 1
-// over few channels (outC = inC·m ≤ dwMultMaxC) where every block of 8
-// output channels reads one input channel (one input channel, or m a
-// multiple of 8: magic_wand, person_detect, micro_speech, KNIFT). Rect
+// over few channels (outC = inC·m ≤ dwMultMaxC: magic_wand,
+// person_detect, micro_speech, KNIFT, the audio support model). Rect
 // mode spends its time there repeating the input m times and, on images
 // a few pixels wide, in bands of one to three columns (runRectCols).
-// arch.DepthwiseMultF32 reads the input as it is (one broadcast value
-// per tap and block of channels), keeps every output pixel's channels in
-// one vector and eight pixels in flight whatever the rectangle's shape.
+// arch.DepthwiseMultF32 reads the input as it is (with one input
+// channel, or m a multiple of 8, one broadcast value per tap and block
+// of channels; otherwise the block's few input channels permuted onto
+// its lanes), keeps every output pixel's channels in one vector and
+// eight pixels in flight whatever the rectangle's shape.
 //
 //   - float32: the band rectangles of rect mode (rowBands × colBands),
 //     each output value the same sum in the same order as there (bias,
@@ -32,9 +33,6 @@ import (
 //
 // The path is taken when arch.DepthwiseMultNative (AVX2): elsewhere rect
 // mode's NEON kernels fuse their multiply-adds, and its results stand.
-// Other multipliers (blocks of channels reading several input channels)
-// stay in rect mode, whose repeated input the AVX-512 kernel reads as
-// fast.
 type dwMult struct {
 	// Integer paths: the padded band of wp pixels per row, blockRows
 	// output rows per band, tileRows per int32 tile.
@@ -66,7 +64,7 @@ var dwMultUse = 0
 // prepared for the integer paths) and reports whether it does.
 func (k *DepthwiseConv2D) prepareMult(n *ops.Node, filter, bias *ops.Tensor) bool {
 	switch {
-	case dwMultUse < 0, k.mult < 2, k.outC > dwMultMaxC, k.inC > 1 && k.mult%8 != 0:
+	case dwMultUse < 0, k.mult < 2, k.outC > dwMultMaxC:
 		return false
 	case dwMultUse == 0 && !arch.DepthwiseMultNative():
 		return false
