@@ -88,7 +88,10 @@ func BenchmarkDepthwiseQuantLayers(b *testing.B) {
 // the audio support model's float [1, 32, 64, 1] 3x3 multiplier 16,
 // KNIFT's float [1, 32, 32, 1] 3x3 multiplier 16 (one of its 200
 // images), person_detect's int8 [1, 96, 96, 1] 3x3 multiplier 8 stride
-// 2, and micro_speech's int8 [1, 49, 40, 1] 10x8 multiplier 8 stride 2.
+// 2, and micro_speech's int8 [1, 49, 40, 1] 10x8 multiplier 8 stride 2;
+// and three input channels with multiplier 4 (blocks of channels reading
+// several input channels), float and uint8, on a 40x40 image and on one
+// 3 pixels wide.
 type dwSmallLayer struct {
 	name               string
 	typ                ops.DataType
