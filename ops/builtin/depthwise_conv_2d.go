@@ -29,6 +29,12 @@ import (
 //   - uint8 input, filter and output with per-tensor scales and any zero
 //     points, int32 bias.
 //
+// A depth multiplier m > 1 with at most dwMultMaxC output channels
+// takes the multiplier path on amd64 (depthwise_conv_2d_mult.go: the input read unrepeated,
+// eight output pixels in flight whatever the band's shape), integer
+// filters of more than dwMultQ8Taps taps the byte path below if it
+// applies.
+//
 // On AVX-512 with VNNI and VBMI the int8 and uint8 paths with a constant
 // filter take the byte path of depthwise_conv_2d_q8.go (integer dot
 // products over interleaved input rows, no conversion). Otherwise the
@@ -101,6 +107,8 @@ type DepthwiseConv2D struct {
 	run    dwRun
 	// Byte path (depthwise_conv_2d_q8.go), nil when not taken.
 	q8 *dwQ8
+	// Multiplier path (depthwise_conv_2d_mult.go), nil when not taken.
+	dm *dwMult
 }
 
 // dwRun is what one image's row functions read, cleared when Eval
@@ -112,6 +120,7 @@ type dwRun struct {
 	bi      []int32
 	xf      []float32 // the threads' bands (inputMoved)
 	cols    []float32 // the threads' narrow-band tiles (colsID)
+	acc     []int32   // the threads' int32 tiles (multiplier path)
 	srcF    []float32 // one image of the input, by type
 	src8    []int8
 	srcU    []uint8
@@ -351,6 +360,15 @@ func (k *DepthwiseConv2D) Prepare(n *ops.Node) error {
 		if k.cq, err = arch.NewChannelRequant(k.q.mult, k.q.shift); err != nil {
 			return fmt.Errorf("output 0: %v", err)
 		}
+	}
+	manyTaps := k.h.filter*k.w.filter > dwMultQ8Taps && dwMultUse == 0
+	if k.path != convFloat && manyTaps && k.prepareQ8(n, filter) {
+		return nil
+	}
+	if k.prepareMult(n, filter, bias) {
+		return nil
+	}
+	if k.path != convFloat && !manyTaps {
 		if k.prepareQ8(n, filter) {
 			return nil
 		}
@@ -452,6 +470,9 @@ func (k *DepthwiseConv2D) Eval(n *ops.Node) error {
 		return k.evalInt16(n, in, filter, bias, out)
 	case convHybrid:
 		return k.evalHybrid(n, in, filter, bias, out)
+	}
+	if k.dm != nil {
+		return k.evalMult(n, in, filter, bias, out)
 	}
 	if k.q8 != nil {
 		return k.evalQ8(n, in, bias, out)

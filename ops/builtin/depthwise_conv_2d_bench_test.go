@@ -81,3 +81,75 @@ func BenchmarkDepthwiseQuantLayers(b *testing.B) {
 		})
 	}
 }
+
+// Benchmarks of DEPTHWISE_CONV_2D with one input channel and a depth
+// multiplier, at the layer shapes of the corpus models in that class:
+// magic_wand's float [1, 128, 3, 1] with a 4x3 filter and multiplier 8,
+// the audio support model's float [1, 32, 64, 1] 3x3 multiplier 16,
+// KNIFT's float [1, 32, 32, 1] 3x3 multiplier 16 (one of its 200
+// images), person_detect's int8 [1, 96, 96, 1] 3x3 multiplier 8 stride
+// 2, and micro_speech's int8 [1, 49, 40, 1] 10x8 multiplier 8 stride 2;
+// and three input channels with multiplier 4 (blocks of channels reading
+// several input channels), float and uint8, on a 40x40 image and on one
+// 3 pixels wide.
+type dwSmallLayer struct {
+	name               string
+	typ                ops.DataType
+	h, w, c, m, fh, fw int
+	stride             int
+	act                ops.Activation
+}
+
+var dwSmallLayers = []dwSmallLayer{
+	{"magic_wand_128x3x1_m8", ops.Float32, 128, 3, 1, 8, 4, 3, 1, ops.ActRelu},
+	{"audio_32x64x1_m16", ops.Float32, 32, 64, 1, 16, 3, 3, 1, ops.ActRelu},
+	{"knift_32x32x1_m16", ops.Float32, 32, 32, 1, 16, 3, 3, 1, ops.ActRelu6},
+	{"float_40x40x3_m4", ops.Float32, 40, 40, 3, 4, 3, 3, 1, ops.ActNone},
+	{"float_128x3x3_m4", ops.Float32, 128, 3, 3, 4, 4, 3, 1, ops.ActRelu},
+	{"person_detect_96x96x1_m8_s2", ops.Int8, 96, 96, 1, 8, 3, 3, 2, ops.ActRelu6},
+	{"micro_speech_49x40x1_m8_s2", ops.Int8, 49, 40, 1, 8, 10, 8, 2, ops.ActRelu},
+	{"uint8_40x40x3_m4", ops.Uint8, 40, 40, 3, 4, 3, 3, 1, ops.ActRelu6},
+}
+
+func dwSmallBenchNode(l dwSmallLayer) (ops.Kernel, *ops.Node) {
+	if l.typ != ops.Float32 {
+		k, n := dwQuantBenchNode(dwQuantLayer{l.name, l.typ, l.h, l.w, l.c, l.m, l.fh, l.fw, l.stride, 1})
+		n.Options.(*DepthwiseConv2DOptions).Activation = l.act
+		return k, n
+	}
+	r := lcg(1)
+	oc := l.c * l.m
+	in := tensorOf(ops.Float32, []int{1, l.h, l.w, l.c}, randFloats(&r, l.h*l.w*l.c, -1, 1))
+	f := constT(tensorOf(ops.Float32, []int{1, l.fh, l.fw, oc}, randFloats(&r, l.fh*l.fw*oc, -1, 1)))
+	b := constT(tensorOf(ops.Float32, []int{oc}, randFloats(&r, oc, -1, 1)))
+	opts := &DepthwiseConv2DOptions{Padding: ops.PaddingSame, StrideW: l.stride, StrideH: l.stride, DilationWFactor: 1, DilationHFactor: 1, DepthMultiplier: l.m, Activation: l.act}
+	return NewDepthwiseConv2D(), node(opts, []*ops.Tensor{in, f, b}, outTensor(ops.Float32))
+}
+
+// BenchmarkDepthwiseSmallChannels runs each layer on the path Prepare
+// chooses ("auto") and with the multiplier path turned off ("nomult").
+func BenchmarkDepthwiseSmallChannels(b *testing.B) {
+	for _, l := range dwSmallLayers {
+		for _, use := range []int{0, -1} {
+			name := l.name + "/auto"
+			if use < 0 {
+				name = l.name + "/nomult"
+			}
+			b.Run(name, func(b *testing.B) {
+				defer func(v int) { dwMultUse = v }(dwMultUse)
+				dwMultUse = use
+				k, n := dwSmallBenchNode(l)
+				if err := prepare(k, n); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if err := k.Eval(n); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -9,9 +9,10 @@ import (
 // (arch.DepthwiseConvF32) keep four output pixels of a row in flight and
 // take the 1-3 left in a row one at a time, a single chain of dependent
 // additions per channel block. A band of one to three output columns
-// (the edge columns of SAME padding, or every column of an image 3 wide:
-// magic_wand's [1, 128, 3, 8] layer) then runs entirely on that slow
-// path, one pixel per row. runRectCols hands such a band to the kernel
+// (the edge columns of SAME padding, or every column of an image 3 wide)
+// then runs entirely on that slow path, one pixel per row. (magic_wand's
+// [1, 128, 3, 8] layer, a multiplier over one channel, now takes the
+// multiplier path of depthwise_conv_2d_mult.go instead.) runRectCols hands such a band to the kernel
 // one image column at a time with the kernel's rows and columns swapped
 // (the image rows become a kernel row of pixels, four in flight) into a
 // per-thread tile, and copies the tile to the output. Every output value
