@@ -131,6 +131,23 @@ func (r *reduction) collapse() {
 // reduceInto folds every input element into its output slot with f,
 // visiting the input in order (the order TFLite's reducers accumulate in).
 func reduceInto[T, A any](r *reduction, in []T, acc []A, f func(a A, v T) A) {
+	reduceRuns(r, in, acc, func(a A, row []T) A {
+		for _, v := range row {
+			a = f(a, v)
+		}
+		return a
+	}, func(o []A, row []T) {
+		for j, v := range row {
+			o[j] = f(o[j], v)
+		}
+	})
+}
+
+// reduceRuns is reduceInto with the fold given a contiguous run at a
+// time: along(a, row) folds a run whose elements all go to one slot (the
+// last axis reduced), across(o, row) a run whose elements go to the
+// slots o one by one (the last axis kept). Each run is folded in order.
+func reduceRuns[T, A any](r *reduction, in []T, acc []A, along func(a A, row []T) A, across func(o []A, row []T)) {
 	total := 1
 	for _, d := range r.inShape {
 		total *= d
@@ -140,7 +157,7 @@ func reduceInto[T, A any](r *reduction, in []T, acc []A, f func(a A, v T) A) {
 	}
 	rank := len(r.inShape)
 	if rank == 0 {
-		acc[0] = f(acc[0], in[0])
+		acc[0] = along(acc[0], in[:1])
 		return
 	}
 	clear(r.pos)
@@ -154,16 +171,9 @@ func reduceInto[T, A any](r *reduction, in []T, acc []A, f func(a A, v T) A) {
 		}
 		row := in[i : i+inner]
 		if innerStride == 0 {
-			a := acc[base]
-			for _, v := range row {
-				a = f(a, v)
-			}
-			acc[base] = a
+			acc[base] = along(acc[base], row)
 		} else {
-			o := acc[base : base+inner]
-			for j, v := range row {
-				o[j] = f(o[j], v)
-			}
+			across(acc[base:base+inner], row)
 		}
 		i += inner
 		d := last - 1

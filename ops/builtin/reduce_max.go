@@ -25,10 +25,20 @@ var reduceMaxOp = reduceOp{
 
 func maxInto[T float32 | int8 | uint8 | int16 | int32 | int64](r *reduction, in, out []T, lowest, highest T) {
 	fillValue(out, lowest)
-	reduceInto(r, in, out, func(a, v T) T {
-		if v > a {
-			return v
+	// Whole runs per call, the comparison inline (not a call per element).
+	reduceRuns(r, in, out, func(a T, row []T) T {
+		for _, v := range row {
+			if v > a {
+				a = v
+			}
 		}
 		return a
+	}, func(o, row []T) {
+		o = o[:len(row)]
+		for j, v := range row {
+			if v > o[j] {
+				o[j] = v
+			}
+		}
 	})
 }
