@@ -180,6 +180,31 @@ func (bc *broadcast) eachRun(run func(o, ia, ib int)) {
 	}
 }
 
+// eachBlock is eachRun one level out: it calls block for every run of
+// the second-innermost merged dimension, with the offsets of its first
+// element; the block holds bc.dims[4] runs of bc.dims[5] elements, its
+// operands' runs bc.strideA[4] and bc.strideB[4] apart.
+func (bc *broadcast) eachBlock(block func(o, ia, ib int)) {
+	if bc.count == 0 {
+		return
+	}
+	d := &bc.dims
+	o := 0
+	for i0 := 0; i0 < d[0]; i0++ {
+		a0, b0 := i0*bc.strideA[0], i0*bc.strideB[0]
+		for i1 := 0; i1 < d[1]; i1++ {
+			a1, b1 := a0+i1*bc.strideA[1], b0+i1*bc.strideB[1]
+			for i2 := 0; i2 < d[2]; i2++ {
+				a2, b2 := a1+i2*bc.strideA[2], b1+i2*bc.strideB[2]
+				for i3 := 0; i3 < d[3]; i3++ {
+					block(o, a2+i3*bc.strideA[3], b2+i3*bc.strideB[3])
+					o += d[4] * d[5]
+				}
+			}
+		}
+	}
+}
+
 // checkedLog2 is TFLite's CheckedLog2: in float32, log2(x) rounded, and
 // whether x is a power of two to within 1e-3 in the exponent.
 func checkedLog2(x float32) (int, bool) {
