@@ -114,17 +114,26 @@ func (k *Slice) Eval(n *ops.Node) error {
 	}
 	last := rank - 1
 	row := k.outShape[last] * eb
+	if rank == 1 {
+		off := k.begin[0] * eb
+		copy(out.Data[:row], in.Data[off:off+row])
+		return nil
+	}
+	// The rows along the second-to-last axis of each outer position go
+	// as one run (copyRuns: short rows, such as RoPE's pairs, are a few
+	// moves each rather than a memmove call).
+	rows, inRow := k.outShape[last-1], k.inShape[last]*eb
 	clear(k.pos)
 	o := 0
 	for {
-		off, stride := k.begin[last], k.inShape[last]
-		for d := last - 1; d >= 0; d-- {
+		off, stride := k.begin[last]+k.begin[last-1]*k.inShape[last], k.inShape[last]*k.inShape[last-1]
+		for d := last - 2; d >= 0; d-- {
 			off += (k.pos[d] + k.begin[d]) * stride
 			stride *= k.inShape[d]
 		}
-		copy(out.Data[o:o+row], in.Data[off*eb:off*eb+row])
-		o += row
-		d := last - 1
+		copyRuns(out.Data[o:], row, in.Data[off*eb:], inRow, row, rows)
+		o += rows * row
+		d := last - 2
 		for ; d >= 0; d-- {
 			k.pos[d]++
 			if k.pos[d] < k.outShape[d] {
