@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tflrun/tflrun/arch"
 	"github.com/tflrun/tflrun/ops"
 )
 
@@ -153,6 +154,19 @@ func (k *Dequantize) part(lo, hi int) {
 		for i, b := range in.Data[lo:hi] {
 			y[i] = f.toFloat32(b)
 		}
+		return
+	}
+	if k.lut8ok && k.zp >= -1<<16 && k.zp <= 1<<16 {
+		// float32(scale·(v − zp)) with the product in float64 is the
+		// float32 product of float32(v − zp) and the float32 scale: the
+		// float64 product of a 24-bit and a 17-bit integer is exact, so
+		// both round the exact product once. Two vector passes.
+		if in.Type == ops.Int8 {
+			arch.Int8ToF32(y, in.Int8s()[lo:hi], -k.zp)
+		} else {
+			arch.Uint8ToF32(y, in.Data[lo:hi], -k.zp)
+		}
+		arch.VecScalarF32(y, y, float32(k.scale), arch.ScalarMul)
 		return
 	}
 	if k.lut8ok {
