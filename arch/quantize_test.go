@@ -120,3 +120,40 @@ func TestQuantizeF32Panics(t *testing.T) {
 		}()
 	}
 }
+
+// TestQuantizeF32Halves: for float32 scales of every magnitude (random,
+// and typical activation scales), values on the quotient's
+// half-integers wherever (k + 0.5)·scale is a float32, their float32
+// neighbours and quotients up to 2^30, every implementation against the
+// portable division.
+func TestQuantizeF32Halves(t *testing.T) {
+	r := rand.New(rand.NewPCG(73, 74))
+	var scales []float64
+	for range 60 {
+		scales = append(scales, float64(float32(math.Ldexp(1+r.Float64(), r.IntN(60)-40))))
+	}
+	scales = append(scales, float64(float32(0.007843138)), float64(float32(1.0/255)), float64(float32(0.0235294)), 1, 0.5, float64(float32(1e-38)))
+	for _, im := range implsOf(quantizeF32Impls) {
+		for _, s := range scales {
+			var x []float32
+			for range 400 {
+				k := float64(r.IntN(600) - 300)
+				if r.IntN(8) == 0 {
+					k = math.Ldexp(float64(r.IntN(1000)), 17+r.IntN(14)) // up to 2^30
+				}
+				h := float32((k + 0.5) * s)
+				x = append(x, h, math.Nextafter32(h, float32(math.Inf(1))), math.Nextafter32(h, float32(math.Inf(-1))), float32(k*s), -h)
+			}
+			p := QuantizeF32Params{Scale: s, ZeroPoint: int32(r.IntN(256) - 128), Lo: -32768, Hi: 32767}
+			want := make([]int16, len(x))
+			got := make([]int16, len(x))
+			quantizeF32Generic(unsafe.Pointer(&want[0]), x, &p, qkInt16)
+			im.fn(unsafe.Pointer(&got[0]), x, &p, qkInt16)
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%s scale %g: x %v (%#x): got %d, want %d", im.name, s, x[i], math.Float32bits(x[i]), got[i], want[i])
+				}
+			}
+		}
+	}
+}
