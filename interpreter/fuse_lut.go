@@ -34,35 +34,7 @@ func (it *Interpreter) fuseLUTs() {
 		return
 	}
 	sg := it.sg
-	readers := make([]int, len(sg.tensors))
-	producer := make([]int, len(sg.tensors))
-	for i := range producer {
-		producer[i] = -1
-	}
-	for k := range sg.nodes {
-		for _, t := range sg.nodes[k].Inputs {
-			if t != nil {
-				readers[t.Index]++
-			}
-		}
-		for _, t := range sg.nodes[k].Intermediates {
-			if t != nil {
-				readers[t.Index]++
-			}
-		}
-		for _, t := range sg.nodes[k].Outputs {
-			if t != nil {
-				if producer[t.Index] == -1 {
-					producer[t.Index] = k
-				} else {
-					producer[t.Index] = -2
-				}
-			}
-		}
-	}
-	for _, o := range sg.outputs {
-		readers[o]++ // a graph output is read by the caller
-	}
+	readers, producer := it.nodeUses()
 	for j := range sg.nodes {
 		mul := &sg.nodes[j]
 		if mul.Op != ops.OpMul || !fusable(mul) || len(mul.Inputs) != 2 || len(mul.Outputs) != 1 {
@@ -98,6 +70,7 @@ func (it *Interpreter) fuseLUTs() {
 		}
 	}
 	it.fuseScalarTables()
+	it.fuseSiLU()
 }
 
 // scalarByteOps are the elementwise binary operators that become one
@@ -186,6 +159,43 @@ func (it *Interpreter) scalarTable(nd *node, xi int) (*[256]byte, error) {
 	var table [256]byte
 	copy(table[:], ty.Data)
 	return &table, nil
+}
+
+// nodeUses returns, per tensor of the prepared subgraph, how many
+// operators read it (+1 for a subgraph output) and which operator writes
+// it (-1 none, -2 several), from the nodes' current inputs and outputs.
+func (it *Interpreter) nodeUses() (readers, producer []int) {
+	sg := it.sg
+	readers = make([]int, len(sg.tensors))
+	producer = make([]int, len(sg.tensors))
+	for i := range producer {
+		producer[i] = -1
+	}
+	for k := range sg.nodes {
+		for _, t := range sg.nodes[k].Inputs {
+			if t != nil {
+				readers[t.Index]++
+			}
+		}
+		for _, t := range sg.nodes[k].Intermediates {
+			if t != nil {
+				readers[t.Index]++
+			}
+		}
+		for _, t := range sg.nodes[k].Outputs {
+			if t != nil {
+				if producer[t.Index] == -1 {
+					producer[t.Index] = k
+				} else {
+					producer[t.Index] = -2
+				}
+			}
+		}
+	}
+	for _, o := range sg.outputs {
+		readers[o]++ // a graph output is read by the caller
+	}
+	return readers, producer
 }
 
 // fusable reports whether prepared node nd runs at Invoke with fixed

@@ -16,7 +16,7 @@ import (
 // whose operators cover every threaded family: CONV_2D,
 // DEPTHWISE_CONV_2D, FULLY_CONNECTED, ADD, MUL, MAX_POOL_2D, SOFTMAX,
 // RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR and CONCATENATION, in float32,
-// int8 and uint8.
+// int8 and uint8, and hybrid (dynamic-range) CONV_2D.
 var threadCorpusModels = []string{
 	"image_cls/coral_mobilenet_v2_1.0_224_quant.tflite",
 	"image_cls/tiny_pretrainedResnet_float.tflite",
@@ -24,6 +24,8 @@ var threadCorpusModels = []string{
 	"detection/nxp_yolo11n_full_integer_quant.tflite",
 	"segmentation/support_deeplabv3.tflite",
 	"face_hand/mediapipe_palm_detection_lite.tflite",
+	"detection/nxp_yolov8n_int8.tflite",
+	"image_cls/examples_mobilenet_v2_035_96_embedder.tflite",
 }
 
 // threadCorpusDir is the .tflite corpus folder (TFLRUN_TFLITE_CORPUS),
