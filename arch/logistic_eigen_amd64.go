@@ -37,3 +37,21 @@ func logisticEigenAVX2Packets(dst, x []float32) {
 }
 
 var _ = logisticEigenImpls.add("avx2", AVX2, nil, logisticEigenAVX2Packets)
+
+// logisticEigenAVX512 is the AVX-512 kernel (logistic_eigen_avx512_amd64.s)
+// for n a multiple of 16, reading each constant's first lane.
+//
+//go:noescape
+func logisticEigenAVX512(dst, x *float32, n int, c *[13][8]uint32)
+
+// logisticEigenAVX512Packets runs the AVX-512 kernel on the multiples of
+// 16 and the AVX2 one on the rest.
+func logisticEigenAVX512Packets(dst, x []float32) {
+	n16 := len(x) &^ 15
+	if n16 > 0 {
+		logisticEigenAVX512(&dst[0], &x[0], n16, &logisticEigenConsts)
+	}
+	logisticEigenAVX2Packets(dst[n16:len(x)], x[n16:])
+}
+
+var _ = logisticEigenImpls.add("avx512", AVX512, nil, logisticEigenAVX512Packets)
