@@ -5,9 +5,9 @@ package arch
 // (portable_tensor_utils.cc, which x86 builds run), through which the
 // hybrid kernels (float activations, int8 weights) quantise each input:
 // the range of the values, then each value scaled and rounded. Portable
-// code in quantfloats_generic.go, the AVX-512 twins in
-// quantfloats_avx512_amd64.s and the NEON ones in
-// quantfloats_neon_arm64.s.
+// code in quantfloats_generic.go, the AVX2 and AVX-512 twins in
+// quantfloats_avx2_amd64.s and quantfloats_avx512_amd64.s, the NEON ones
+// in quantfloats_neon_arm64.s.
 
 var (
 	minMaxF32           func(x []float32) (lo, hi float32, nan bool)

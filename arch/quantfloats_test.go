@@ -258,3 +258,39 @@ func TestTwinMulAccOffsetInt8(t *testing.T) {
 		MulAccOffsetInt8(make([]int32, 1), []int8{1}, []int8{1}, 128)
 	})
 }
+
+// BenchmarkDequantRowsF32 times every usable implementation of
+// DequantRowsF32 and MulAccOffsetInt8 on a hybrid layer's shapes: 64
+// rows of 100 channels with a bias, and one depthwise tap over 4096
+// channels (go test ./arch -run '^$' -bench 'DequantRowsF32').
+func BenchmarkDequantRowsF32(b *testing.B) {
+	const m, n = 64, 100
+	acc, corr := make([]int32, m*n), make([]int32, n)
+	scale, bias, dst := make([]float32, n), make([]float32, n), make([]float32, m*n)
+	for i := range acc {
+		acc[i] = int32(i*7919%20001 - 10000)
+	}
+	for c := range n {
+		corr[c], scale[c], bias[c] = int32(c-50), 1e-3*float32(c+1), float32(c)*0.1
+	}
+	for _, im := range implsOf(dequantRowsF32Impls) {
+		b.Run(im.name, func(b *testing.B) {
+			b.SetBytes(int64(8 * m * n))
+			for b.Loop() {
+				im.fn(dst, acc, m, n, corr, scale, bias)
+			}
+		})
+	}
+	w, x, a := make([]int8, 4096), make([]int8, 4096), make([]int32, 4096)
+	for i := range w {
+		w[i], x[i] = int8(i*31), int8(i*17)
+	}
+	for _, im := range implsOf(mulAccOffsetInt8Impls) {
+		b.Run("mulaccoffset/"+im.name, func(b *testing.B) {
+			b.SetBytes(int64(len(a)))
+			for b.Loop() {
+				im.fn(a, w, x, -3)
+			}
+		})
+	}
+}

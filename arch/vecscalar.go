@@ -3,8 +3,9 @@ package arch
 // Float elementwise operations against one scalar: the inner loops of
 // float ADD, SUB and MUL when one input is a single value broadcast over
 // the other (a bias, a scale, GELU's and RMSNorm's constants). Portable
-// code in vecscalar_generic.go, the AVX-512 twin in
-// vecscalar_avx512_amd64.s and the NEON one in vecscalar_neon_arm64.s.
+// code in vecscalar_generic.go, the AVX2 and AVX-512 twins in
+// vecscalar_avx2_amd64.s and vecscalar_avx512_amd64.s, the NEON one in
+// vecscalar_neon_arm64.s.
 
 // The operations of VecScalarF32.
 const (

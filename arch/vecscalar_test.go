@@ -56,3 +56,21 @@ func TestTwinVecScalarF32(t *testing.T) {
 		VecScalarF32(make([]float32, 1), []float32{1}, 1, 4)
 	})
 }
+
+// BenchmarkVecScalarF32 times every usable implementation of
+// VecScalarF32 (multiply, in place) on 64K floats (go test ./arch -run
+// '^$' -bench 'VecScalarF32').
+func BenchmarkVecScalarF32(b *testing.B) {
+	a := make([]float32, 1<<16)
+	for i := range a {
+		a[i] = float32(i%97) * 0.25
+	}
+	for _, im := range implsOf(vecScalarF32Impls) {
+		b.Run(im.name, func(b *testing.B) {
+			b.SetBytes(int64(4 * len(a)))
+			for b.Loop() {
+				im.fn(a, a, 1.0000001, ScalarMul)
+			}
+		})
+	}
+}
