@@ -157,31 +157,17 @@ func broadcastApply[T any](bc *broadcast, a, b, out []T, f func(x, y T) T) {
 // run has bc.dims[5] elements; its operands step by bc.strideA[5] and
 // bc.strideB[5] (0 where one repeats).
 func (bc *broadcast) eachRun(run func(o, ia, ib int)) {
-	if bc.count == 0 {
-		return // an empty output has no runs (and its strides index nothing)
-	}
 	d := &bc.dims
-	o := 0
-	for i0 := 0; i0 < d[0]; i0++ {
-		a0, b0 := i0*bc.strideA[0], i0*bc.strideB[0]
-		for i1 := 0; i1 < d[1]; i1++ {
-			a1, b1 := a0+i1*bc.strideA[1], b0+i1*bc.strideB[1]
-			for i2 := 0; i2 < d[2]; i2++ {
-				a2, b2 := a1+i2*bc.strideA[2], b1+i2*bc.strideB[2]
-				for i3 := 0; i3 < d[3]; i3++ {
-					a3, b3 := a2+i3*bc.strideA[3], b2+i3*bc.strideB[3]
-					for i4 := 0; i4 < d[4]; i4++ {
-						run(o, a3+i4*bc.strideA[4], b3+i4*bc.strideB[4])
-						o += d[5]
-					}
-				}
-			}
+	bc.eachBlock(func(o, ia, ib int) {
+		for i4 := 0; i4 < d[4]; i4++ {
+			run(o, ia+i4*bc.strideA[4], ib+i4*bc.strideB[4])
+			o += d[5]
 		}
-	}
+	})
 }
 
-// eachBlock is eachRun one level out: it calls block for every run of
-// the second-innermost merged dimension, with the offsets of its first
+// eachBlock is eachRun one level out (eachRun runs through it): it calls
+// block for every run of the second-innermost merged dimension, with the offsets of its first
 // element; the block holds bc.dims[4] runs of bc.dims[5] elements, its
 // operands' runs bc.strideA[4] and bc.strideB[4] apart.
 func (bc *broadcast) eachBlock(block func(o, ia, ib int)) {

@@ -140,7 +140,11 @@ type Conv2D struct {
 	accStride int // int32s of one thread's accumulator tile
 	sumStride int // int32s of one thread's input sums
 	tilesFn   func(worker, lo, hi int)
-	run       convRun
+	// Hybrid path: the current Eval's state and the tile function
+	// (conv_2d_hybrid.go).
+	hyb      hybridRun
+	hybridFn func(worker, lo, hi int)
+	run      convRun
 	// chBlocks splits the output channels too, in blocks of multiples of
 	// arch.GemmBlock (the last one takes the rest, at least a block),
 	// when there are too few tiles for the threads (a small feature map
@@ -492,6 +496,8 @@ func (k *Conv2D) Prepare(n *ops.Node) error {
 		k.tilesFn = k.floatTiles
 	case convInt8, convUint8:
 		k.tilesFn = k.quantTiles
+	case convHybrid:
+		k.hybridFn = k.hybridTiles
 	}
 	if k.path == convFloat && !k.matVec {
 		size := arch.PackedGemmF32Len(k.outC, k.k)

@@ -85,7 +85,7 @@ func (k *Conv2D) evalHybrid(n *ops.Node, in, filter, bias, out *ops.Tensor) erro
 	}
 	var col []int8
 	if !k.direct {
-		if col, err = scratchInt8(n, k.colID, k.tile*k.k); err != nil {
+		if col, err = scratchInt8(n, k.colID, k.threads*k.colStride); err != nil {
 			return err
 		}
 	}
@@ -94,7 +94,7 @@ func (k *Conv2D) evalHybrid(n *ops.Node, in, filter, bias, out *ops.Tensor) erro
 	var accTile []int32
 	packed := k.packed8
 	if !k.matVec {
-		if accTile, err = scratchInt32(n, k.accTileID, k.tile*k.outC); err != nil {
+		if accTile, err = scratchInt32(n, k.accTileID, k.threads*k.accStride); err != nil {
 			return err
 		}
 		if packed == nil {
@@ -115,6 +115,8 @@ func (k *Conv2D) evalHybrid(n *ops.Node, in, filter, bias, out *ops.Tensor) erro
 	x, o := in.Float32s(), out.Float32s()
 	inImage := k.col.h.in * k.col.inRowStride
 	chanScale := filter.Quant.Scale
+	h := &k.hyb
+	*h = hybridRun{w: w, packed: packed, col: col, accTile: accTile, acc: acc, corr: corr, cs: cs, bias: b, out: o}
 	for batch := 0; batch < k.batches; batch++ {
 		xb, qb := x[batch*inImage:(batch+1)*inImage], q[batch*inImage:(batch+1)*inImage]
 		if k.hybridPerChannel {
@@ -133,32 +135,62 @@ func (k *Conv2D) evalHybrid(n *ops.Node, in, filter, bias, out *ops.Tensor) erro
 				corr[c], cs[c] = 0, sf[batch]
 			}
 		}
-		for p0 := 0; p0 < k.pixels; p0 += k.tile {
-			cnt := min(k.tile, k.pixels-p0)
-			var src []int8
-			if k.direct {
-				src = qb[p0*k.k : (p0+cnt)*k.k]
-			} else {
-				im2colFill(&k.col, col, qb, p0, cnt, int8(offs[batch]))
-				src = col[:cnt*k.k]
-			}
-			rows := o[(batch*k.pixels+p0)*k.outC:][:cnt*k.outC]
-			if !k.matVec {
-				// k.seed is all zeros on the hybrid path.
-				arch.GemmInt8(accTile, k.outC, src, k.k, packed, k.seed, cnt, k.outC, k.k)
-				// float(Σ − zp·Σw)·scale + bias, each step rounded on
-				// its own (no fused multiply-add, as TFLite), then the
-				// activation's clamp.
-				arch.DequantRowsF32(rows, accTile, cnt, k.outC, corr, cs, b)
-			} else {
-				for i := 0; i < cnt; i++ {
-					clear(acc)
-					arch.MatVecMulAccInt8(acc, w, k.outC, k.k, src[i*k.k:(i+1)*k.k])
-					arch.DequantRowsF32(rows[i*k.outC:(i+1)*k.outC], acc, 1, k.outC, corr, cs, b)
-				}
-			}
-			arch.VecClamp(rows, k.fMin, k.fMax)
+		h.batch, h.qb, h.zp = batch, qb, int8(offs[batch])
+		if k.matVec {
+			// One shared accumulator row: on the calling goroutine.
+			k.hybridTiles(0, 0, k.tilesPer)
+			continue
 		}
+		// The image's tiles are independent: split over the threads,
+		// each with its own patches and sums (the same bits for any
+		// split).
+		n.Parallel(k.tilesPer, k.pixels*k.outC*k.k, k.hybridFn)
 	}
+	*h = hybridRun{}
 	return nil
+}
+
+// hybridRun is what the hybrid tiles read during one Eval (held in the
+// kernel, so that handing the tiles to the threads allocates nothing).
+type hybridRun struct {
+	w, packed, col, qb []int8
+	accTile, acc, corr []int32
+	cs, bias, out      []float32
+	batch              int
+	zp                 int8
+}
+
+// hybridTiles computes the pixel tiles [lo, hi) of the current image
+// (k.hyb) with worker's patches and sums.
+func (k *Conv2D) hybridTiles(worker, lo, hi int) {
+	h := &k.hyb
+	for t := lo; t < hi; t++ {
+		p0 := t * k.tile
+		cnt := min(k.tile, k.pixels-p0)
+		var src []int8
+		if k.direct {
+			src = h.qb[p0*k.k : (p0+cnt)*k.k]
+		} else {
+			col := h.col[worker*k.colStride : worker*k.colStride+k.tile*k.k]
+			im2colFill(&k.col, col, h.qb, p0, cnt, h.zp)
+			src = col[:cnt*k.k]
+		}
+		rows := h.out[(h.batch*k.pixels+p0)*k.outC:][:cnt*k.outC]
+		if !k.matVec {
+			accTile := h.accTile[worker*k.accStride : worker*k.accStride+k.tile*k.outC]
+			// k.seed is all zeros on the hybrid path.
+			arch.GemmInt8(accTile, k.outC, src, k.k, h.packed, k.seed, cnt, k.outC, k.k)
+			// float(Σ − zp·Σw)·scale + bias, each step rounded on its own
+			// (no fused multiply-add, as TFLite), then the activation's
+			// clamp.
+			arch.DequantRowsF32(rows, accTile, cnt, k.outC, h.corr, h.cs, h.bias)
+		} else {
+			for i := 0; i < cnt; i++ {
+				clear(h.acc)
+				arch.MatVecMulAccInt8(h.acc, h.w, k.outC, k.k, src[i*k.k:(i+1)*k.k])
+				arch.DequantRowsF32(rows[i*k.outC:(i+1)*k.outC], h.acc, 1, k.outC, h.corr, h.cs, h.bias)
+			}
+		}
+		arch.VecClamp(rows, k.fMin, k.fMax)
+	}
 }

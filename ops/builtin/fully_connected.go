@@ -870,24 +870,7 @@ func (k *FullyConnected) evalHybrid(n *ops.Node, in, w, bias, out *ops.Tensor) e
 	if err != nil {
 		return err
 	}
-	for b := 0; b < k.batch; b++ {
-		xs, qs := x[b*k.cols:b*k.cols+k.cols], q[b*k.cols:b*k.cols+k.cols]
-		if k.opts.AsymmetricQuantizeInputs {
-			sf[b], offs[b] = ops.AsymmetricQuantizeFloats(xs, qs)
-		} else {
-			sf[b] = ops.SymmetricQuantizeFloats(xs, qs)
-			offs[b] = 0
-		}
-	}
-	var chanScale []float32
-	if isPerChannel(w) {
-		chanScale = w.Quant.Scale
-	} else {
-		ws := w.Scale()
-		for b := range sf {
-			sf[b] *= ws
-		}
-	}
+	chanScale := quantizeHybridRows(x, q, sf, offs, k.batch, k.cols, k.opts.AsymmetricQuantizeInputs, w)
 	bv := k.zeroBias
 	if bias != nil {
 		bv = bias.Float32s()[:k.units]
@@ -911,6 +894,31 @@ func (k *FullyConnected) evalHybrid(n *ops.Node, in, w, bias, out *ops.Tensor) e
 		arch.DequantRowsF32(o[b*k.units:b*k.units+k.units], acc, 1, k.units, corr, scale, bv)
 	}
 	applyActivationVector(o[:total], k.opts.Activation)
+	return nil
+}
+
+// quantizeHybridRows quantises each of the rows×cols float inputs x into
+// q, asymmetrically (scale sf[r], zero point offs[r]) or symmetrically
+// (offs[r] = 0), as TFLite's hybrid FULLY_CONNECTED does per batch row.
+// With per-channel weights w it returns their scales; otherwise it folds
+// w's one scale into every sf[r] and returns nil.
+func quantizeHybridRows(x []float32, q []int8, sf []float32, offs []int32, rows, cols int, asym bool, w *ops.Tensor) []float32 {
+	for r := 0; r < rows; r++ {
+		xs, qs := x[r*cols:r*cols+cols], q[r*cols:r*cols+cols]
+		if asym {
+			sf[r], offs[r] = ops.AsymmetricQuantizeFloats(xs, qs)
+		} else {
+			sf[r] = ops.SymmetricQuantizeFloats(xs, qs)
+			offs[r] = 0
+		}
+	}
+	if isPerChannel(w) {
+		return w.Quant.Scale
+	}
+	ws := w.Scale()
+	for r := range sf[:rows] {
+		sf[r] *= ws
+	}
 	return nil
 }
 

@@ -259,24 +259,7 @@ func (k *FullyConnected) evalSparseHybrid(n *ops.Node, in, w, bias, out *ops.Ten
 			return err
 		}
 		asym := k.opts.AsymmetricQuantizeInputs
-		for b := 0; b < k.batch; b++ {
-			xs, qs := x[b*cols:b*cols+cols], q[b*cols:b*cols+cols]
-			if asym {
-				sf[b], offs[b] = ops.AsymmetricQuantizeFloats(xs, qs)
-			} else {
-				sf[b] = ops.SymmetricQuantizeFloats(xs, qs)
-				offs[b] = 0
-			}
-		}
-		var chanScale []float32
-		if isPerChannel(w) {
-			chanScale = w.Quant.Scale
-		} else {
-			ws := w.Scale()
-			for b := range sf {
-				sf[b] *= ws
-			}
-		}
+		chanScale := quantizeHybridRows(x, q, sf, offs, k.batch, cols, asym, w)
 		if asym {
 			for b := 0; b < k.batch; b++ {
 				zp := sf[b] * float32(offs[b])
