@@ -80,6 +80,27 @@ func dwmArgsOf(g *DepthwiseMultGeom, mode int) dwmArgs {
 	}
 }
 
+// block sets a for the channel block starting at c0 of lanes-wide
+// vectors (bc: every block reads one broadcast input channel) and
+// returns the block's channel count and input offset.
+func (a *dwmArgs) block(g *DepthwiseMultGeom, c0, lanes int, bc bool) (nb, xo int) {
+	nb, xo = min(lanes, g.C-c0), c0
+	a.kind, a.full = 1, 0
+	if nb == lanes {
+		a.full = 1
+	} else {
+		a.kind = 2
+	}
+	switch {
+	case bc:
+		a.kind, xo = 0, c0/g.Mult
+	case g.Mult > 1:
+		xo = a.permute(c0, nb, g.Mult)
+	}
+	a.p, a.r, a.q = 0, 0, 0
+	return nb, xo
+}
+
 func dwMultAVX512Go(dst []uint32, x, w []float32, bias []uint32, g DepthwiseMultGeom, mode int, lo, hi float32) {
 	bc := g.dwMultBroadcast(16)
 	if g.C <= 8 || g.TapRows == 0 || g.TapCols == 0 {
@@ -88,21 +109,7 @@ func dwMultAVX512Go(dst []uint32, x, w []float32, bias []uint32, g DepthwiseMult
 	}
 	a := dwmArgsOf(&g, mode)
 	for c0 := 0; c0 < g.C; c0 += 16 {
-		nb := min(16, g.C-c0)
-		xo := c0
-		a.kind, a.full = 1, 0
-		if nb == 16 {
-			a.full = 1
-		} else {
-			a.kind = 2
-		}
-		switch {
-		case bc:
-			a.kind, xo = 0, c0/g.Mult
-		case g.Mult > 1:
-			xo = a.permute(c0, nb, g.Mult)
-		}
-		a.p, a.r, a.q = 0, 0, 0
+		nb, xo := a.block(&g, c0, 16, bc)
 		dwMultAVX512(&dst[c0], &x[xo], &w[c0], &bias[c0], &a, lo, hi, uint16(1<<nb-1))
 	}
 }
@@ -115,21 +122,7 @@ func dwMultAVX2Go(dst []uint32, x, w []float32, bias []uint32, g DepthwiseMultGe
 	}
 	a := dwmArgsOf(&g, mode)
 	for c0 := 0; c0 < g.C; c0 += 8 {
-		nb := min(8, g.C-c0)
-		xo := c0
-		a.kind, a.full = 1, 0
-		if nb == 8 {
-			a.full = 1
-		} else {
-			a.kind = 2
-		}
-		switch {
-		case bc:
-			a.kind, xo = 0, c0/g.Mult
-		case g.Mult > 1:
-			xo = a.permute(c0, nb, g.Mult)
-		}
-		a.p, a.r, a.q = 0, 0, 0
+		nb, xo := a.block(&g, c0, 8, bc)
 		dwMultAVX2(&dst[c0], &x[xo], &w[c0], &bias[c0], &a, lo, hi, &tailMask32[8-nb])
 	}
 }
